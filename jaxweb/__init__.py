@@ -1,0 +1,23 @@
+"""jaxweb: JAX for the browser, in Python.
+
+`import jaxweb as jax; import jaxweb.numpy as jnp` and write JAX code: it runs on
+the reference backend in CPython and (see the README) on WebAssembly or WebGPU
+in a page running Pyodide.
+"""
+from jaxweb._src import backends as _backends  # noqa: F401  (registers the platforms)
+from jaxweb._src.array import Array
+from jaxweb._src.config import config, enable_x64
+from jaxweb._src.core import ShapedArray
+from jaxweb._src.device import (Device, default_backend, device_count, devices, local_devices,
+                                use_device as default_device)
+from jaxweb._src.dispatch import device_put
+from jaxweb._src.numpy import array_methods as _array_methods
+from jaxweb import tree_util, tree  # noqa: F401
+from jaxweb import numpy, lax  # noqa: F401
+
+_array_methods.install_all()
+
+__version__ = "0.1.0"
+__all__ = ["Array", "ShapedArray", "config", "default_backend", "default_device", "device_count",
+           "device_put", "devices", "enable_x64", "local_devices", "lax", "numpy", "tree",
+           "tree_util"]

@@ -1,0 +1,86 @@
+"""Array printing like JAX's (`Array([1., 2.], dtype=float32)`).
+
+numpy's formatter is used when importable (JAX prints through it too); in
+Pyodide without numpy a small formatter gives the same layout for common cases.
+"""
+from __future__ import annotations
+
+import math
+import struct
+from typing import Any
+
+from . import hostdata
+
+
+def array_repr(x: Any) -> str:
+    suffix = f"dtype={x.dtype.name}" + (", weak_type=True" if x.weak_type else "")
+    prefix = "Array("
+    if x.size == 0 and x.ndim > 0 or x.size > 0:
+        body = _format(x, ", ", prefix)
+    else:
+        body = "[]"
+    if x.size == 0:
+        shape = f"shape={x.shape}, " if x.ndim != 1 else ""
+        return f"{prefix}[], {shape}{suffix})"
+    return f"{prefix}{body}, {suffix})"
+
+
+def array_str(x: Any) -> str:
+    return _format(x, " ", "")
+
+
+def _format(x: Any, sep: str, prefix: str) -> str:
+    np = hostdata.numpy_or_none()
+    if np is not None:
+        arr = x.__array__()
+        if x.ndim == 0:
+            return np.array2string(arr, separator=sep)
+        return np.array2string(arr, separator=sep, prefix=prefix)
+    return _plain_format(x._host_flat(), x.shape, x.dtype, sep, prefix)
+
+
+def _float_text(v: float, bits: int) -> str:
+    if math.isnan(v):
+        return "nan"
+    if math.isinf(v):
+        return "inf" if v > 0 else "-inf"
+    if v == int(v) and abs(v) < 1e16:
+        return f"{int(v)}." if v != 0 or math.copysign(1, v) > 0 else "-0."
+    for p in range(1, 18):  # shortest text that round-trips at this precision
+        s = f"{v:.{p}g}"
+        if bits >= 64 or _roundtrips(float(s), v, bits):
+            return s
+    return repr(v)
+
+
+def _roundtrips(a: float, b: float, bits: int) -> bool:
+    fmt = {32: "<f", 16: "<e"}.get(bits)
+    if fmt is None:
+        return struct.pack("<f", a)[:2] == struct.pack("<f", b)[:2]  # bfloat16: top bits
+    try:
+        return struct.pack(fmt, a) == struct.pack(fmt, b)
+    except OverflowError:
+        return False
+
+
+def _plain_format(flat: list, shape: tuple, dtype: Any, sep: str, prefix: str) -> str:
+    if dtype.kind == "b":
+        texts = [" True" if v else "False" for v in flat] if any(not v for v in flat) else ["True"] * len(flat)
+    elif dtype.kind == "f":
+        texts = [_float_text(v, dtype.itemsize * 8 if dtype.name != "bfloat16" else 0) for v in flat]
+    else:
+        texts = [str(v) for v in flat]
+    width = max((len(t) for t in texts), default=0)
+    texts = [t.rjust(width) for t in texts]
+    if not shape:
+        return texts[0]
+    it = iter(texts)
+
+    def build(dims: tuple, depth: int) -> str:
+        if len(dims) == 1:
+            return "[" + sep.join(next(it) for _ in range(dims[0])) + "]"
+        rows = [build(dims[1:], depth + 1) for _ in range(dims[0])]
+        joiner = sep.rstrip() + "\n" * (len(dims) - 1) + " " * (len(prefix) + depth + 1)
+        return "[" + joiner.join(rows) + "]"
+
+    return build(tuple(shape), 0)

@@ -1,0 +1,413 @@
+"""Kernel expressions: hash-consed, typed, simplified on construction.
+
+An `Expr` is a node of the kernel IR: constants, loop indices, loads from input
+buffers (through index and validity expressions that views produce), ALU ops, casts,
+selects and the accumulator of a reduction. Identical expressions are the same
+object, so common subexpressions are shared for free, and a kernel's rendered text
+is a cache key. Integer expressions carry value bounds, which drive the index
+simplifications that keep view arithmetic cheap.
+"""
+from __future__ import annotations
+
+import math
+import weakref
+from typing import Any
+
+from .. import dtypes
+from ..dtypes import DType
+
+UNARY = frozenset("""neg abs sign floor ceil round round_even exp exp2 log log1p expm1 sqrt
+rsqrt cbrt sin cos tan asin acos atan sinh cosh tanh asinh acosh atanh erf erfc erf_inv
+lgamma digamma logistic is_finite not population_count clz imag real conj""".split())
+BINARY = frozenset("""add sub mul div rem pow max min atan2 nextafter and or xor shl shr_logical
+shr_arith lt le gt ge eq ne""".split())
+COMPARISONS = frozenset("lt le gt ge eq ne".split())
+REDUCE_OPS = ("add", "mul", "max", "min")
+
+
+class Expr:
+    """One IR node. Build with the module functions; never mutate."""
+
+    __slots__ = ("op", "dtype", "src", "arg", "vmin", "vmax", "_key", "__weakref__")
+
+    def __repr__(self) -> str:
+        return self.render()
+
+    def render(self) -> str:
+        return _render(self, {})
+
+    # Operator sugar for index arithmetic in views and lowering rules.
+    def __add__(self, o): return binary("add", self, _lift(o, self.dtype))
+    def __radd__(self, o): return binary("add", _lift(o, self.dtype), self)
+    def __sub__(self, o): return binary("sub", self, _lift(o, self.dtype))
+    def __rsub__(self, o): return binary("sub", _lift(o, self.dtype), self)
+    def __mul__(self, o): return binary("mul", self, _lift(o, self.dtype))
+    def __rmul__(self, o): return binary("mul", _lift(o, self.dtype), self)
+    def __floordiv__(self, o): return binary("div", self, _lift(o, self.dtype))
+    def __mod__(self, o): return binary("rem", self, _lift(o, self.dtype))
+    def __neg__(self): return unary("neg", self)
+    def __lt__(self, o): return binary("lt", self, _lift(o, self.dtype))
+    def __le__(self, o): return binary("le", self, _lift(o, self.dtype))
+    def __gt__(self, o): return binary("gt", self, _lift(o, self.dtype))
+    def __ge__(self, o): return binary("ge", self, _lift(o, self.dtype))
+    def __and__(self, o): return binary("and", self, _lift(o, self.dtype))
+    def __or__(self, o): return binary("or", self, _lift(o, self.dtype))
+    __hash__ = object.__hash__
+    __eq__ = object.__eq__
+
+    @property
+    def is_const(self) -> bool:
+        return self.op == "const"
+
+
+_CACHE: "weakref.WeakValueDictionary[tuple, Expr]" = weakref.WeakValueDictionary()
+
+
+def _mk(op: str, dtype: DType, src: tuple = (), arg: Any = None,
+        vmin: Any = None, vmax: Any = None) -> Expr:
+    key = (op, dtype.name, tuple(id(s) for s in src), _hashable(arg))
+    e = _CACHE.get(key)
+    if e is not None:
+        return e
+    e = Expr.__new__(Expr)
+    e.op, e.dtype, e.src, e.arg, e._key = op, dtype, src, arg, key
+    if vmin is None and dtype.kind in "iub":
+        vmin, vmax = _bounds(op, dtype, src, arg)
+    e.vmin, e.vmax = vmin, vmax
+    _CACHE[key] = e
+    return e
+
+
+def _hashable(arg: Any) -> Any:
+    if isinstance(arg, float):  # distinguish -0.0 from 0.0 and keep NaN stable
+        return ("f", math.copysign(1.0, arg), repr(arg))
+    return arg
+
+
+def _lift(x: Any, dtype: DType) -> Expr:
+    return x if isinstance(x, Expr) else const(x, dtype)
+
+
+# ---------------------------------------------------------------- constructors
+def const(value: Any, dtype: DType) -> Expr:
+    """A scalar constant, normalized to the dtype's Python type and range."""
+    value = normalize_scalar(value, dtype)
+    return _mk("const", dtype, (), value, *((value, value) if dtype.kind in "iub" else (None, None)))
+
+
+def normalize_scalar(value: Any, dtype: DType) -> Any:
+    if dtype.kind == "b":
+        return bool(value)
+    if dtype.kind in "iu":
+        v = int(value)
+        bits = dtype.itemsize * 8
+        v &= (1 << bits) - 1
+        if dtype.kind == "i" and v >= 1 << (bits - 1):
+            v -= 1 << bits
+        return v
+    return float(value)
+
+
+def idx(name: str, extent: int) -> Expr:
+    """A loop index in [0, extent)."""
+    return _mk("idx", dtypes.int32, (), (name, extent), 0, max(extent - 1, 0))
+
+
+def load(slot: int, dtype: DType, index: Expr, valid: Expr | None = None) -> Expr:
+    """Read input buffer `slot` at flat element `index`; 0 where `valid` is false."""
+    if valid is not None and valid.is_const:
+        if not valid.arg:
+            return const(0, dtype)
+        valid = None
+    src = (index,) if valid is None else (index, valid)
+    return _mk("load", dtype, src, slot)
+
+
+def acc(dtype: DType) -> Expr:
+    """The accumulated value of the kernel's reduction (used in its epilogue)."""
+    return _mk("acc", dtype)
+
+
+def cast(x: Expr, dtype: DType) -> Expr:
+    if x.dtype is dtype:
+        return x
+    if x.is_const and dtype.kind in "iub" and x.dtype.kind in "iub":
+        return const(x.arg, dtype)
+    if x.is_const and dtype.kind == "f" and x.dtype.kind in "iub":
+        return const(float(x.arg), dtype) if dtype.name in ("float32", "float64") else _mk("cast", dtype, (x,))
+    return _mk("cast", dtype, (x,))
+
+
+def bitcast(x: Expr, dtype: DType) -> Expr:
+    return x if x.dtype is dtype else _mk("bitcast", dtype, (x,))
+
+
+def where(c: Expr, a: Expr, b: Expr) -> Expr:
+    if c.is_const:
+        return a if c.arg else b
+    if a is b:
+        return a
+    return _mk("where", a.dtype, (c, a, b))
+
+
+def unary(op: str, x: Expr) -> Expr:
+    assert op in UNARY, op
+    dt = dtypes.bool_ if op == "is_finite" else x.dtype
+    if x.is_const and x.dtype.kind in "iub":
+        folded = _fold_int(op, (x.arg,), dt)
+        if folded is not None:
+            return const(folded, dt)
+    return _mk(op, dt, (x,))
+
+
+def binary(op: str, a: Expr, b: Expr) -> Expr:
+    assert op in BINARY, op
+    assert a.dtype is b.dtype, f"{op}: {a.dtype} vs {b.dtype}"
+    dt = dtypes.bool_ if op in COMPARISONS else a.dtype
+    simplified = _simplify(op, a, b, dt)
+    if simplified is not None:
+        return simplified
+    if op in ("add", "mul", "max", "min", "and", "or", "xor", "eq", "ne") and _order(a) > _order(b):
+        a, b = b, a  # canonical operand order for commutative ops: constants last
+    return _mk(op, dt, (a, b))
+
+
+def _order(e: Expr) -> int:
+    return 1 if e.is_const else 0
+
+
+# ---------------------------------------------------------------- simplification
+def _simplify(op: str, a: Expr, b: Expr, dt: DType) -> Expr | None:
+    """Integer/boolean algebra for index and mask expressions. Floats are left alone
+    (x*0 is not 0 for NaN, x+0 is not x for -0.0), except exact folds below."""
+    if a.dtype.kind not in "iub":
+        return None
+    if a.is_const and b.is_const:
+        v = _fold_int(op, (a.arg, b.arg), dt)
+        if v is not None:
+            return const(v, dt)
+    if b.is_const:
+        rule = _RIGHT_CONST_RULES.get((op, b.arg))
+        if rule is not None:
+            return rule(a)
+    if a.is_const:
+        rule = _RIGHT_CONST_RULES.get((op, a.arg)) if op in ("add", "mul", "and", "or") else None
+        if rule is not None:
+            return rule(b)
+    if op in COMPARISONS and a.vmin is not None and b.vmin is not None:
+        v = _compare_by_bounds(op, a, b)
+        if v is not None:
+            return const(v, dtypes.bool_)
+    if op in ("div", "rem") and b.is_const and b.arg > 0 and a.vmin is not None and a.vmin >= 0:
+        return _divmod_simplify(op, a, b.arg)
+    if op == "add" and b.is_const and a.op == "add" and a.src[1].is_const:
+        return a.src[0] + (a.src[1].arg + b.arg)
+    if op == "mul" and b.is_const and a.op == "mul" and a.src[1].is_const:
+        return a.src[0] * (a.src[1].arg * b.arg)
+    if op == "mul" and b.is_const and a.op == "add" and a.src[1].is_const:
+        return a.src[0] * b.arg + a.src[1].arg * b.arg
+    if op == "and" and a is b or op == "or" and a is b:
+        return a
+    return None
+
+
+_RIGHT_CONST_RULES = {
+    ("add", 0): lambda x: x, ("sub", 0): lambda x: x, ("mul", 1): lambda x: x,
+    ("mul", 0): lambda x: const(0, x.dtype), ("div", 1): lambda x: x,
+    ("rem", 1): lambda x: const(0, x.dtype),
+    ("and", True): lambda x: x, ("and", False): lambda x: const(False, x.dtype),
+    ("or", False): lambda x: x, ("or", True): lambda x: const(True, x.dtype),
+}
+
+
+def _compare_by_bounds(op: str, a: Expr, b: Expr) -> bool | None:
+    if op == "lt":
+        return True if a.vmax < b.vmin else False if a.vmin >= b.vmax else None
+    if op == "le":
+        return True if a.vmax <= b.vmin else False if a.vmin > b.vmax else None
+    if op == "gt":
+        return _compare_by_bounds("lt", b, a)
+    if op == "ge":
+        return _compare_by_bounds("le", b, a)
+    if op == "eq" and (a.vmax < b.vmin or a.vmin > b.vmax):
+        return False
+    if op == "ne" and (a.vmax < b.vmin or a.vmin > b.vmax):
+        return True
+    return None
+
+
+def _terms(e: Expr) -> list[Expr]:
+    return _terms(e.src[0]) + _terms(e.src[1]) if e.op == "add" else [e]
+
+
+def _coeff(t: Expr) -> tuple[Expr | None, int]:
+    if t.is_const:
+        return None, t.arg
+    if t.op == "mul" and t.src[1].is_const:
+        return t.src[0], t.src[1].arg
+    return t, 1
+
+
+def _sum(terms: list[Expr], dt: DType) -> Expr:
+    out = const(0, dt)
+    for t in terms:
+        out = out + t
+    return out
+
+
+def _divmod_simplify(op: str, a: Expr, c: int) -> Expr | None:
+    """(sum of terms) // c or % c for non-negative a: split off multiples of c."""
+    if a.vmax < c:
+        return const(0, a.dtype) if op == "div" else a
+    terms = _terms(a)
+    whole, rest = [], []
+    for t in terms:
+        base, k = _coeff(t)
+        if k % c == 0:
+            whole.append(const(k // c, a.dtype) if base is None else base * (k // c))
+        else:
+            rest.append(t)
+    if not whole:
+        if a.op == "div" and a.src[1].is_const and op == "div" and a.src[0].vmin >= 0:
+            return a.src[0] // (a.src[1].arg * c)
+        return None
+    r = _sum(rest, a.dtype)
+    if any(_coeff(t)[1] < 0 for t in terms) or r.vmin < 0:
+        return None
+    if op == "rem":
+        return r % c
+    return _sum(whole, a.dtype) + r // c
+
+
+def _fold_int(op: str, args: tuple, dt: DType) -> Any:
+    fn = _INT_FOLDS.get(op)
+    if fn is None:
+        return None
+    try:
+        return fn(*args)
+    except (ZeroDivisionError, ValueError, OverflowError):
+        return None
+
+
+def _trunc_div(a: int, b: int) -> int:
+    q = abs(a) // abs(b)
+    return q if (a >= 0) == (b >= 0) else -q
+
+
+_INT_FOLDS = {
+    "add": lambda a, b: a + b, "sub": lambda a, b: a - b, "mul": lambda a, b: a * b,
+    "div": _trunc_div, "rem": lambda a, b: a - b * _trunc_div(a, b),
+    "max": max, "min": min, "lt": lambda a, b: a < b, "le": lambda a, b: a <= b,
+    "gt": lambda a, b: a > b, "ge": lambda a, b: a >= b, "eq": lambda a, b: a == b,
+    "ne": lambda a, b: a != b, "neg": lambda a: -a, "abs": abs,
+}
+
+
+def _bounds(op: str, dt: DType, src: tuple, arg: Any) -> tuple[Any, Any]:
+    """Conservative [vmin, vmax] of an integer/bool expression."""
+    lo_t, hi_t = _type_range(dt)
+    if op in COMPARISONS or dt.kind == "b":
+        return 0, 1
+    if any(s.vmin is None for s in src) or op not in _BOUND_RULES:
+        return lo_t, hi_t
+    lo, hi = _BOUND_RULES[op](*src)
+    return max(lo, lo_t), min(hi, hi_t)
+
+
+def _type_range(dt: DType) -> tuple[int, int]:
+    if dt.kind == "b":
+        return 0, 1
+    bits = dt.itemsize * 8
+    return (-(1 << (bits - 1)), (1 << (bits - 1)) - 1) if dt.kind == "i" else (0, (1 << bits) - 1)
+
+
+def _mul_bounds(a: Expr, b: Expr) -> tuple[int, int]:
+    c = [a.vmin * b.vmin, a.vmin * b.vmax, a.vmax * b.vmin, a.vmax * b.vmax]
+    return min(c), max(c)
+
+
+def _div_bounds(a: Expr, b: Expr) -> tuple[int, int]:
+    if b.is_const and b.arg > 0 and a.vmin >= 0:
+        return a.vmin // b.arg, a.vmax // b.arg
+    m = max(abs(a.vmin), abs(a.vmax))
+    return -m, m
+
+
+def _rem_bounds(a: Expr, b: Expr) -> tuple[int, int]:
+    if b.is_const and b.arg > 0 and a.vmin >= 0:
+        return 0, min(a.vmax, b.arg - 1)
+    m = max(abs(b.vmin), abs(b.vmax))
+    return -m, m
+
+
+_BOUND_RULES = {
+    "add": lambda a, b: (a.vmin + b.vmin, a.vmax + b.vmax),
+    "sub": lambda a, b: (a.vmin - b.vmax, a.vmax - b.vmin),
+    "mul": _mul_bounds, "div": _div_bounds, "rem": _rem_bounds,
+    "max": lambda a, b: (max(a.vmin, b.vmin), max(a.vmax, b.vmax)),
+    "min": lambda a, b: (min(a.vmin, b.vmin), min(a.vmax, b.vmax)),
+    "neg": lambda a: (-a.vmax, -a.vmin),
+    "where": lambda c, a, b: (min(a.vmin, b.vmin), max(a.vmax, b.vmax)),
+    "cast": lambda a: (a.vmin, a.vmax),
+}
+
+
+# ---------------------------------------------------------------- rendering
+def _render(e: Expr, names: dict) -> str:
+    if e.op == "const":
+        return f"{e.arg!r}:{e.dtype.name}"
+    if e.op == "idx":
+        return e.arg[0]
+    if e.op == "acc":
+        return "acc"
+    inner = ", ".join(_render(s, names) for s in e.src)
+    if e.op == "load":
+        return f"in{e.arg}[{inner}]"
+    if e.op in ("cast", "bitcast"):
+        return f"{e.op}<{e.dtype.name}>({inner})"
+    return f"{e.op}({inner})"
+
+
+def walk(e: Expr, seen: set | None = None):
+    """Post-order traversal of distinct nodes."""
+    seen = set() if seen is None else seen
+    stack = [(e, False)]
+    while stack:
+        n, done = stack.pop()
+        if id(n) in seen:
+            continue
+        if done:
+            seen.add(id(n))
+            yield n
+        else:
+            stack.append((n, True))
+            stack.extend((s, False) for s in reversed(n.src))
+
+
+def substitute(e: Expr, mapping: dict) -> Expr:
+    """Rebuild `e` with nodes replaced per `mapping` (keyed by node id)."""
+    memo: dict[int, Expr] = {}
+    for n in walk(e):
+        if id(n) in mapping:
+            memo[id(n)] = mapping[id(n)]
+            continue
+        if not n.src:
+            memo[id(n)] = n
+            continue
+        srcs = tuple(memo[id(s)] for s in n.src)
+        memo[id(n)] = rebuild(n, srcs)
+    return memo[id(e)]
+
+
+def rebuild(n: Expr, srcs: tuple) -> Expr:
+    if n.op == "load":
+        return load(n.arg, n.dtype, srcs[0], srcs[1] if len(srcs) > 1 else None)
+    if n.op == "cast":
+        return cast(srcs[0], n.dtype)
+    if n.op == "bitcast":
+        return bitcast(srcs[0], n.dtype)
+    if n.op == "where":
+        return where(*srcs)
+    if n.op in UNARY:
+        return unary(n.op, srcs[0])
+    return binary(n.op, *srcs)

@@ -1,0 +1,80 @@
+"""Configuration flags, named and set as in JAX (`jaxweb.config.update(name, value)`).
+
+Flags read their initial value from the environment (`JAX_ENABLE_X64=1`,
+`JAXWEB_PLATFORMS=wasm` or `JAX_PLATFORMS=cpu`), so scripts written for JAX keep working.
+"""
+from __future__ import annotations
+
+import contextlib
+import os
+from typing import Any, Iterator
+
+
+def _env_bool(*names: str) -> bool:
+    for n in names:
+        v = os.environ.get(n)
+        if v is not None:
+            return v.strip().lower() in ("1", "true", "yes", "on")
+    return False
+
+
+_FLAGS: dict[str, Any] = {
+    "jax_enable_x64": _env_bool("JAX_ENABLE_X64", "JAXWEB_ENABLE_X64"),
+    "jax_platforms": os.environ.get("JAXWEB_PLATFORMS") or os.environ.get("JAX_PLATFORMS") or "",
+    "jax_default_device": None,
+    "jax_numpy_rank_promotion": "allow",
+    "jax_debug_nans": False,
+    "jax_disable_jit": False,
+}
+
+
+class Config:
+    """The `jaxweb.config` object: `update`, `read` and attribute access like JAX's."""
+
+    def update(self, name: str, value: Any) -> None:
+        if name not in _FLAGS:
+            raise AttributeError(f"Unrecognized config option: {name}")
+        _FLAGS[name] = value
+        for hook in _HOOKS.get(name, ()):
+            hook(value)
+
+    def read(self, name: str) -> Any:
+        return read(name)
+
+    def __getattr__(self, name: str) -> Any:
+        if name in _FLAGS:
+            return _FLAGS[name]
+        raise AttributeError(name)
+
+    @property
+    def values(self) -> dict[str, Any]:
+        return dict(_FLAGS)
+
+
+_HOOKS: dict[str, list] = {}
+
+
+def read(name: str) -> Any:
+    return _FLAGS[name]
+
+
+def on_update(name: str, hook) -> None:
+    _HOOKS.setdefault(name, []).append(hook)
+
+
+@contextlib.contextmanager
+def override(name: str, value: Any) -> Iterator[None]:
+    """Temporarily set a flag (e.g. `enable_x64` below)."""
+    old = _FLAGS[name]
+    config.update(name, value)
+    try:
+        yield
+    finally:
+        config.update(name, old)
+
+
+def enable_x64(new_val: bool = True):
+    return override("jax_enable_x64", new_val)
+
+
+config = Config()

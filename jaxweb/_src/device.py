@@ -1,0 +1,140 @@
+"""Devices, buffers and the backend registry.
+
+A `Device` pairs a platform name with a Backend instance. `Buffer` owns device
+memory and frees it when the last Python reference dies (weakref.finalize): users
+never dispose anything. Backends register a factory with a priority; the default
+device is the highest-priority available one that is not a software fallback,
+unless `jax_platforms` (or JAXWEB_PLATFORMS / JAX_PLATFORMS) names platforms.
+"""
+from __future__ import annotations
+
+import contextlib
+import weakref
+from typing import Any, Callable, Iterator
+
+from . import config as _config
+from .dtypes import DType
+
+
+class Device:
+    """One device, as `jaxweb.devices()` lists them."""
+
+    def __init__(self, platform: str, id: int, backend: Any):
+        self.platform, self.id, self.backend = platform, id, backend
+
+    @property
+    def device_kind(self) -> str:
+        return getattr(self.backend, "device_kind", self.platform)
+
+    def __repr__(self) -> str:
+        name = {"cpu": "Cpu", "wasm": "Wasm", "webgpu": "WebGPU"}.get(self.platform, self.platform.title())
+        return f"{name}Device(id={self.id})"
+
+    def __str__(self) -> str:
+        return f"{self.platform}:{self.id}"
+
+
+class Buffer:
+    """Device memory for `size` elements of `dtype`. Freed when unreferenced."""
+
+    __slots__ = ("device", "handle", "dtype", "size", "nbytes", "__weakref__")
+
+    def __init__(self, device: Device, size: int, dtype: DType):
+        self.device, self.dtype, self.size = device, dtype, size
+        self.nbytes = size * dtype.itemsize
+        backend = device.backend
+        self.handle = backend.alloc(self.nbytes)
+        weakref.finalize(self, backend.free, self.handle)
+
+    def write(self, data: bytes | memoryview) -> None:
+        self.device.backend.write(self.handle, data)
+
+    def read(self) -> bytes | memoryview:
+        return self.device.backend.read(self.handle, self.nbytes)
+
+    def __repr__(self) -> str:
+        return f"Buffer({self.dtype.name}[{self.size}] on {self.device})"
+
+
+# ---------------------------------------------------------------- registry
+_FACTORIES: dict[str, tuple[int, Callable[[], Any]]] = {}
+_DEVICES: dict[str, list[Device] | None] = {}
+_ERRORS: dict[str, str] = {}
+
+
+def register_backend(platform: str, factory: Callable[[], Any], priority: int) -> None:
+    """Make a platform available; `factory` raises if it cannot start here."""
+    _FACTORIES[platform] = (priority, factory)
+    _DEVICES.pop(platform, None)
+
+
+def _devices_of(platform: str) -> list[Device] | None:
+    if platform not in _DEVICES:
+        try:
+            backend = _FACTORIES[platform][1]()
+            _DEVICES[platform] = [Device(platform, 0, backend)]
+        except Exception as e:  # unavailable here (no numpy, no GPU adapter, ...)
+            _DEVICES[platform] = None
+            _ERRORS[platform] = f"{type(e).__name__}: {e}"
+    return _DEVICES[platform]
+
+
+def _requested_platforms() -> list[str]:
+    spec = _config.read("jax_platforms") or ""
+    return [p.strip() for p in spec.split(",") if p.strip()]
+
+
+def backends() -> list[str]:
+    """Available platforms, in default-preference order."""
+    req = _requested_platforms()
+    if req:
+        unknown = [p for p in req if p not in _FACTORIES]
+        if unknown:
+            raise RuntimeError(f"Unknown backend {unknown[0]!r}; known: {sorted(_FACTORIES)}")
+        return [p for p in req if _devices_of(p)]
+    order = sorted(_FACTORIES, key=lambda p: -_FACTORIES[p][0])
+    return [p for p in order if _devices_of(p)]
+
+
+def default_backend() -> str:
+    names = backends()
+    hardware = [p for p in names if not getattr(_DEVICES[p][0].backend, "software", False)]
+    if hardware or names:
+        return (hardware or names)[0]
+    detail = "; ".join(f"{p}: {e}" for p, e in _ERRORS.items())
+    raise RuntimeError(f"Unable to initialize any jaxweb backend ({detail or 'none registered'})")
+
+
+def devices(backend: str | None = None) -> list[Device]:
+    """`jaxweb.devices()`: the devices of the default (or named) platform."""
+    platform = backend or default_backend()
+    if platform not in _FACTORIES:
+        raise RuntimeError(f"Unknown backend {platform!r}; known: {sorted(_FACTORIES)}")
+    devs = _devices_of(platform)
+    if not devs:
+        raise RuntimeError(f"Backend {platform!r} failed to initialize: {_ERRORS.get(platform)}")
+    return list(devs)
+
+
+local_devices = devices
+
+
+def device_count(backend: str | None = None) -> int:
+    return len(devices(backend))
+
+
+def default_device() -> Device:
+    """The device new arrays go to now (honours `with jaxweb.default_device(...)`)."""
+    d = _config.read("jax_default_device")
+    if d is None:
+        return devices()[0]
+    if isinstance(d, str):
+        return devices(d)[0]
+    return d
+
+
+@contextlib.contextmanager
+def use_device(device: Device | str | None) -> Iterator[None]:
+    """`jaxweb.default_device(device)` as a context manager."""
+    with _config.override("jax_default_device", device):
+        yield

@@ -1,0 +1,1 @@
+"""Transformations as interpreters: jvp (ad), partial evaluation, transpose, batching."""

@@ -1,0 +1,1 @@
+"""lax primitives, grouped by family; each module defines primitives with their rules."""

@@ -1,0 +1,131 @@
+"""Helpers that define primitives in a few lines each (like JAX's `standard_*op`).
+
+An elementwise primitive is a name, the dtype kinds it accepts and an IR op:
+`unop`/`binop` build the Primitive, its shape/dtype rule (JAX's error messages),
+its lowering to the kernel IR, and return it; the caller registers its jvp,
+transpose and batching rules on the next lines.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable, Sequence
+
+from .. import core, dtypes
+from ..compiler import lazy
+from ..compiler.lazy import Sym
+from ..dispatch import def_lowering
+from ..dtypes import DType
+
+FLOAT = "f"
+INT = "iu"
+SIGNED = "i"
+BOOL = "b"
+NUM = "iuf"
+ANY = "biuf"
+INT_OR_BOOL = "biu"
+_KIND_NAMES = {"f": "floating", "i": "signedinteger", "u": "unsignedinteger", "b": "bool"}
+
+#: float dtypes computed in float32 by lowerings (IR math sees f32/f64 only)
+LOW_FLOATS = (dtypes.float16, dtypes.bfloat16)
+
+
+def check_dtype(name: str, aval: core.ShapedArray, kinds: str) -> None:
+    if aval.dtype.kind not in kinds or aval.dtype is dtypes.float0:
+        accepted = ", ".join(_KIND_NAMES[k] for k in kinds if k in _KIND_NAMES)
+        raise TypeError(f"{name} does not accept dtype {aval.dtype.name}. "
+                        f"Accepted dtypes are subtypes of {accepted}.")
+
+
+def check_same(name: str, avals: Sequence[core.ShapedArray]) -> None:
+    if len({a.dtype for a in avals}) > 1:
+        raise TypeError(f"{name} requires arguments to have the same dtypes, got "
+                        f"{', '.join(a.dtype.name for a in avals)}.")
+    shapes = [a.shape for a in avals]
+    if len(set(shapes)) > 1:
+        raise TypeError(f"{name} got incompatible shapes for broadcasting: "
+                        f"{', '.join(str(s) for s in shapes)}.")
+
+
+def in_f32(fn: Callable[..., Sym]) -> Callable[..., Sym]:
+    """Wrap an elementwise lowering so float16/bfloat16 inputs compute in float32."""
+    def lowered(*xs: Sym, **params: Any) -> Sym:
+        dt = xs[0].dtype
+        if dt in LOW_FLOATS:
+            out = fn(*[x.cast(dtypes.float32) if x.dtype is dt else x for x in xs], **params)
+            return out.cast(dt) if out.dtype is dtypes.float32 else out
+        return fn(*xs, **params)
+    return lowered
+
+
+def unop(name: str, kinds: str, ir_op: str | Callable[..., Sym] | None = None,
+         result_dtype: DType | None = None) -> core.Primitive:
+    """A unary elementwise primitive. `ir_op` is an IR op name or a lowering fn."""
+    prim = core.Primitive(name)
+
+    @core.def_abstract_eval(prim)
+    def _abstract(x, **params):
+        check_dtype(name, x, kinds)
+        return x.update(dtype=result_dtype or x.dtype,
+                        weak_type=x.weak_type if result_dtype is None else False)
+
+    op = ir_op or name
+    lower = op if callable(op) else (lambda x, **p: lazy.alu(op, x))
+    def_lowering(prim)(in_f32(lower))
+    return prim
+
+
+def binop(name: str, kinds: str, ir_op: str | Callable[..., Sym] | None = None,
+          result_dtype: DType | None = None) -> core.Primitive:
+    """A binary elementwise primitive on same-shape, same-dtype operands."""
+    prim = core.Primitive(name)
+
+    @core.def_abstract_eval(prim)
+    def _abstract(x, y, **params):
+        check_dtype(name, x, kinds)
+        check_same(name, [x, y])
+        return x.update(dtype=result_dtype or x.dtype, weak_type=x.weak_type and y.weak_type)
+
+    op = ir_op or name
+    lower = op if callable(op) else (lambda x, y, **p: lazy.alu(op, x, y))
+    def_lowering(prim)(in_f32(lower) if result_dtype is None else lower)
+    return prim
+
+
+def naryop_dtype_rule(name: str, avals, kinds: str) -> None:
+    for a in avals:
+        check_dtype(name, a, kinds)
+    check_same(name, avals)
+
+
+# ---------------------------------------------------------------- operand helpers
+def aval_of(x: Any) -> core.ShapedArray:
+    return core.get_aval(x)
+
+
+def full(shape: Sequence[int], fill_value: Any, dtype: Any = None) -> Any:
+    """`lax.full`: a constant array (no device memory until it is needed)."""
+    from ..array import Array
+    from ..device import default_device
+    shape = tuple(int(d) for d in shape)
+    if isinstance(fill_value, core.Tracer) or hasattr(fill_value, "shape") and getattr(fill_value, "ndim", 0):
+        from .structural import broadcast_in_dim
+        from .elementwise import convert_element_type
+        v = convert_element_type(fill_value, dtype) if dtype is not None else fill_value
+        return broadcast_in_dim(v, shape, ())
+    if isinstance(fill_value, Array):
+        fill_value = fill_value.item()
+    weak = dtype is None and core.is_python_scalar(fill_value)
+    dt = dtypes.canonicalize_dtype(dtype) if dtype is not None else core.get_aval(fill_value).dtype
+    if dt is dtypes.float0:
+        return Array(core.ShapedArray(shape, dt), default_device(), const=False)
+    from ..hostdata import coerce_scalar
+    return Array(core.ShapedArray(shape, dt, weak), default_device(), const=coerce_scalar(fill_value, dt))
+
+
+def canonical_axes(axes: Sequence[int], ndim: int, name: str = "axis") -> tuple[int, ...]:
+    out = []
+    for a in axes:
+        a = int(a)
+        if not -ndim <= a < ndim:
+            raise ValueError(f"{name} {a} is out of bounds for array of dimension {ndim}")
+        out.append(a % ndim if ndim else 0)
+    return tuple(out)

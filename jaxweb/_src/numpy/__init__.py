@@ -1,0 +1,1 @@
+"""jaxweb.numpy, implemented with lax primitives (one module per family of functions)."""

@@ -1,0 +1,90 @@
+"""Shared argument handling for jnp functions: type promotion and broadcasting.
+
+`promote_args(name, *args)` is what every numpy-style n-ary function calls: it
+checks the arguments are array-like, promotes them to a common dtype with JAX's
+weak-type rules, and broadcasts them to a common shape, naming the function and
+shapes in any error.
+"""
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+from .. import core, dtypes
+from ..array import Array
+from ..lax import elementwise as lax_ew
+from ..lax import structural as lax_st
+
+
+def is_arraylike(x: Any) -> bool:
+    return isinstance(x, (Array, core.Tracer)) or core.is_python_scalar(x) or \
+        (hasattr(x, "__array__") and hasattr(x, "dtype")) or hasattr(x, "__jax_array__")
+
+
+def check_arraylike(name: str, *args: Any) -> None:
+    for i, a in enumerate(args):
+        if not is_arraylike(a):
+            raise TypeError(f"{name} requires ndarray or scalar arguments, got {type(a).__name__} at position {i}.")
+
+
+def ensure_array(x: Any) -> Any:
+    """Arrays and tracers pass through; scalars and numpy arrays become Arrays."""
+    if isinstance(x, (Array, core.Tracer)):
+        return x
+    from .creation import asarray
+    return asarray(x)
+
+
+def broadcast_shapes(*shapes: Sequence[int], name: str = "broadcast_shapes") -> tuple[int, ...]:
+    nd = max((len(s) for s in shapes), default=0)
+    out = []
+    for i in range(nd):
+        sizes = {s[i - nd + len(s)] for s in shapes if i - nd + len(s) >= 0}
+        sizes.discard(1)
+        if len(sizes) > 1:
+            raise ValueError(f"{name}: incompatible shapes for broadcasting: "
+                             f"{', '.join(str(tuple(s)) for s in shapes)}")
+        out.append(sizes.pop() if sizes else 1)
+    return tuple(out)
+
+
+def broadcast_to_shape(x: Any, shape: tuple[int, ...]) -> Any:
+    aval = core.get_aval(x)
+    if aval.shape == shape:
+        return x
+    nd = len(shape)
+    dims = tuple(range(nd - aval.ndim, nd))
+    squeeze = [i for i, (d, n) in enumerate(zip(aval.shape, shape[nd - aval.ndim:])) if d != n and d != 1]
+    if squeeze:
+        raise ValueError(f"Incompatible shapes for broadcasting: {aval.shape} and requested shape {shape}")
+    return lax_st.broadcast_in_dim(x, shape, dims)
+
+
+def promote_dtypes(*args: Any) -> list:
+    """Convert arguments to their common (JAX-promoted) dtype, keeping weak types."""
+    if len(args) < 2:
+        return [ensure_array(a) for a in args]
+    dt, weak = dtypes.result_type(*args, return_weak_type_flag=True)
+    return [lax_ew.convert_element_type(a, dt, weak) if (core.is_python_scalar(a) or core.get_aval(a).dtype != dt
+                                                          or core.get_aval(a).weak_type != weak)
+            else a for a in args]
+
+
+def promote_args(name: str, *args: Any) -> list:
+    """Promote dtypes, then broadcast shapes (numpy semantics)."""
+    check_arraylike(name, *args)
+    args = [a if isinstance(a, (Array, core.Tracer)) or core.is_python_scalar(a) else ensure_array(a) for a in args]
+    args = promote_dtypes(*args)
+    shapes = [core.get_aval(a).shape for a in args]
+    if len(set(shapes)) > 1:
+        shape = broadcast_shapes(*shapes, name=name)
+        args = [broadcast_to_shape(a, shape) for a in args]
+    return args
+
+
+def promote_args_inexact(name: str, *args: Any) -> list:
+    """Like promote_args, then integers/bools become the default float (jnp.sin(1) is float)."""
+    args = promote_args(name, *args)
+    dt = core.get_aval(args[0]).dtype
+    if dt.kind in "biu":
+        args = [lax_ew.convert_element_type(a, dtypes.default_float(), core.get_aval(a).weak_type) for a in args]
+    return args

@@ -1,0 +1,2 @@
+"""`jaxweb.lax`: the primitives' user-facing functions. Each family module lists `__all__`."""
+from jaxweb._src.lax._modules import *  # noqa: F401,F403
