@@ -12,6 +12,7 @@ from jaxweb._src.device import (Device, default_backend, device_count, devices, 
                                 use_device as default_device)
 from jaxweb._src.dispatch import device_put
 from jaxweb._src.numpy import array_methods as _array_methods
+from jaxweb._src.api import *  # noqa: F401,F403  (grad, vmap, jit, ...)
 from jaxweb import tree_util, tree  # noqa: F401
 from jaxweb import numpy, lax  # noqa: F401
 

@@ -2,4 +2,9 @@
 from .base import full  # noqa: F401
 from .elementwise import *  # noqa: F401,F403
 from .structural import *  # noqa: F401,F403
+from .indexing import *  # noqa: F401,F403
 from .reductions import *  # noqa: F401,F403
+from .dot import *  # noqa: F401,F403
+from .convolution import *  # noqa: F401,F403
+from .windowed import *  # noqa: F401,F403
+from .sorting import *  # noqa: F401,F403

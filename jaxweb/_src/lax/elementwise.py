@@ -5,6 +5,8 @@ its JVP/transpose and batching rules. Float16/bfloat16 compute in float32.
 """
 from __future__ import annotations
 
+__all__ = ["add", "sub", "mul", "neg", "sin", "cos", "exp", "lt", "convert_element_type"]
+
 from typing import Any
 
 from .. import core, dtypes

@@ -1,6 +1,8 @@
 """Reduction primitives: reduce_sum/prod/max/min/and/or, argmax/argmin, cumulative ops."""
 from __future__ import annotations
 
+__all__ = ["reduce_sum"]
+
 from typing import Any, Sequence
 
 from .. import core

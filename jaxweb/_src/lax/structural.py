@@ -5,6 +5,8 @@ eagerly on an Array they return a view of the same buffer and launch no kernel.
 """
 from __future__ import annotations
 
+__all__ = ["broadcast_in_dim", "reshape", "transpose"]
+
 from typing import Any, Sequence
 
 from .. import core

@@ -1,3 +1,8 @@
 """Collects the public names of every jnp family module (each defines `__all__`)."""
 from .creation import *  # noqa: F401,F403
 from .ufuncs import *  # noqa: F401,F403
+from .shape import *  # noqa: F401,F403
+from .indexing import *  # noqa: F401,F403
+from .reductions import *  # noqa: F401,F403
+from .linalg_ops import *  # noqa: F401,F403
+from .sorting import *  # noqa: F401,F403

@@ -1,6 +1,8 @@
 """Array creation: asarray/array from Python values, numpy arrays and Arrays; zeros, ones, full."""
 from __future__ import annotations
 
+__all__ = ["asarray", "array", "full", "zeros", "ones", "empty"]
+
 from typing import Any, Sequence
 
 from .. import core, dtypes, hostdata

@@ -1,6 +1,8 @@
 """Elementwise numpy functions (`jnp.add`, `jnp.sin`, ...) over lax primitives."""
 from __future__ import annotations
 
+__all__ = ["add", "subtract", "multiply", "negative", "sin", "cos", "exp", "less"]
+
 from typing import Any
 
 from ..lax import elementwise as lax
