@@ -53,6 +53,29 @@ def _float_text(v: float, bits: int) -> str:
     return repr(v)
 
 
+def _float_texts(flat: list, bits: int) -> list:
+    """numpy's layout: shortest digits, integer parts right-aligned, fractions padded."""
+    finite = [abs(v) for v in flat if math.isfinite(v) and v != 0]
+    if finite and (max(finite) >= 1e8 or min(finite) < 1e-4 or max(finite) / min(finite) > 1e3):
+        return [_exp_text(v, bits) for v in flat]
+    texts = [_float_text(v, bits) for v in flat]
+    parts = [t.split(".", 1) if "." in t else [t, None] for t in texts]
+    frac_w = max((len(f) for _, f in parts if f is not None), default=0)
+    return [i + "." + f.ljust(frac_w) if f is not None else i.ljust(len(i) + frac_w + 1) for i, f in parts]
+
+
+def _exp_text(v: float, bits: int) -> str:
+    if not math.isfinite(v):
+        return _float_text(v, bits)
+    for p in range(0, 17):
+        s = f"{v:.{p}e}"
+        if bits >= 64 or _roundtrips(float(s), v, bits):
+            break
+    mant, exp = s.split("e")
+    mant = mant if "." in mant else mant + "."
+    return f"{mant}e{exp[0]}{exp[1:].zfill(2)}"
+
+
 def _roundtrips(a: float, b: float, bits: int) -> bool:
     fmt = {32: "<f", 16: "<e"}.get(bits)
     if fmt is None:
@@ -67,7 +90,7 @@ def _plain_format(flat: list, shape: tuple, dtype: Any, sep: str, prefix: str) -
     if dtype.kind == "b":
         texts = [" True" if v else "False" for v in flat] if any(not v for v in flat) else ["True"] * len(flat)
     elif dtype.kind == "f":
-        texts = [_float_text(v, dtype.itemsize * 8 if dtype.name != "bfloat16" else 0) for v in flat]
+        texts = _float_texts(flat, dtype.itemsize * 8 if dtype.name != "bfloat16" else 0)
     else:
         texts = [str(v) for v in flat]
     width = max((len(t) for t in texts), default=0)

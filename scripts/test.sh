@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# The whole test suite, from a fresh machine: installs what it needs (idempotent and
+# quiet when already done), then runs pytest. Extra arguments go to pytest.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+PY=${PYTHON:-python3}
+
+if ! $PY -c "import jaxweb, numpy, pytest, hypothesis, wasmtime" >/dev/null 2>&1 \
+   || [ "$($PY -c 'import jaxweb, os; print(os.path.dirname(os.path.dirname(jaxweb.__file__)))' 2>/dev/null)" != "$PWD" ]; then
+  echo "[setup] pip install -e .[test]"
+  $PY -m pip install -q --disable-pip-version-check -e ".[test]" 2>&1 | grep -v -E "^WARNING: (Location|Running pip)" || true
+fi
+if [ -f scripts/setup_browser.sh ]; then
+  bash scripts/setup_browser.sh
+fi
+exec $PY -m pytest "$@"

@@ -1,0 +1,46 @@
+"""Kernel IR expressions: hash-consing, typing and index simplification."""
+from jaxweb._src import dtypes
+from jaxweb._src.compiler import expr as E
+
+i32 = dtypes.int32
+
+
+def test_hash_consing_shares_identical_nodes():
+    x = E.idx("g0", 10)
+    assert (x * 3 + 1) is (x * 3 + 1)
+    assert E.const(0.0, dtypes.float32) is not E.const(-0.0, dtypes.float32)
+
+
+def test_constant_folding_and_identities():
+    x = E.idx("g0", 10)
+    assert (E.const(2, i32) * 3).arg == 6
+    assert (x + 0) is x and (x * 1) is x and (x * 0).arg == 0
+    assert E.binary("div", E.const(-7, i32), E.const(2, i32)).arg == -3  # truncation, like lax.div
+
+
+def test_bounds_drive_divmod_simplification():
+    x, y = E.idx("g0", 4), E.idx("g1", 6)
+    flat = x * 6 + y
+    assert (flat // 6) is x and (flat % 6) is y
+    assert (y // 6).arg == 0 and (y % 6) is y
+    assert (flat < 24).arg is True and (flat >= 0).arg is True
+
+
+def test_float_ops_are_not_simplified_unsafely():
+    f = E.load(0, dtypes.float32, E.idx("g0", 3))
+    zero = E.const(0.0, dtypes.float32)
+    assert E.binary("mul", f, zero).op == "mul"  # NaN * 0 is NaN
+    assert E.binary("add", f, zero).op == "add"  # -0.0 + 0.0 is 0.0
+
+
+def test_comparisons_are_bool_and_where_folds():
+    x = E.idx("g0", 5)
+    c = E.binary("lt", x, E.const(3, i32))
+    assert c.dtype is dtypes.bool_
+    a, b = E.const(1.0, dtypes.float32), E.const(2.0, dtypes.float32)
+    assert E.where(E.const(True, dtypes.bool_), a, b) is a
+
+
+def test_integer_constants_wrap_to_their_dtype():
+    assert E.const(256 + 5, dtypes.uint8).arg == 5
+    assert E.const(128, dtypes.int8).arg == -128
