@@ -1,2 +1,622 @@
-"""(being written)"""
-__all__: list = []
+"""The public transformations: jvp, linearize, vjp, grad, jacobians, vmap, jit, jaxprs.
+
+Each one flattens its pytree arguments, runs a flat interpreter from
+`interpreters/` (ad, batching) or `jaxpr.py`, and unflattens the result,
+checking arguments the way JAX does (same error types and messages).
+"""
+from __future__ import annotations
+
+import contextlib
+import functools
+import inspect
+from typing import Any, Callable, Sequence
+
+from . import core, dtypes
+from .api_util import (OutStore, abstractify, as_array, flatten_fun, flatten_fun_nokwargs,
+                       normalize_argnums, split_argnums)
+from .checkpoint import checkpoint, checkpoint_policies, remat
+from .custom_derivatives import custom_jvp, custom_vjp
+from .interpreters import ad
+from .interpreters.batching import vmap_flat
+from .interpreters.rules import Zero, instantiate_zeros, tangent_dtype
+from .jaxpr import ClosedJaxpr, convert_constvars_jaxpr, eval_jaxpr, trace_to_closed_jaxpr
+from .lax.ad_util import stop_gradient
+from .pjit import jit_call
+from .tree_util import broadcast_prefix, tree_flatten, tree_map, tree_unflatten
+
+__all__ = ["jvp", "linearize", "vjp", "grad", "value_and_grad", "jacfwd", "jacrev", "jacobian",
+           "hessian", "vmap", "stop_gradient", "make_jaxpr", "eval_shape", "ShapeDtypeStruct", "jit",
+           "checkpoint", "remat", "checkpoint_policies", "closure_convert", "linear_transpose",
+           "custom_jvp", "custom_vjp", "disable_jit", "block_until_ready"]
+
+
+# ---------------------------------------------------------------- forward mode
+def _check_tangent(p: Any, t: Any) -> Any:
+    pa, ta = abstractify(p), abstractify(t)
+    want = tangent_dtype(pa.dtype)
+    if ta.dtype != want:
+        raise TypeError("primal and tangent arguments to jax.jvp do not match; dtypes must be equal, "
+                        "or in case of int/bool primal dtype the tangent dtype must be float0."
+                        f"Got primal dtype {pa.dtype.name} and so expected tangent dtype {want.name}, "
+                        f"but got tangent dtype {ta.dtype.name} instead.")
+    if pa.shape != ta.shape:
+        raise ValueError("jvp called with different primal and tangent shapes;"
+                         f"Got primal shape {pa.shape} and tangent shape as {ta.shape}")
+    return as_array(t)
+
+
+def jvp(fun: Callable, primals: Sequence[Any], tangents: Sequence[Any], has_aux: bool = False) -> tuple:
+    """`(fun(*primals), J(primals) @ tangents)`, plus aux if `has_aux`."""
+    for name, v in (("primal", primals), ("tangent", tangents)):
+        if not isinstance(v, (tuple, list)):
+            raise TypeError(f"{name} arguments to jax.jvp must be tuples or lists; found {type(v).__name__}.")
+    p_flat, p_tree = tree_flatten(tuple(primals))
+    t_flat, t_tree = tree_flatten(tuple(tangents))
+    if p_tree != t_tree:
+        raise TypeError("primal and tangent arguments to jax.jvp must have the same tree structure; "
+                        f"primals have tree structure {p_tree} whereas tangents have tree structure {t_tree}.")
+    t_flat = [_check_tangent(p, t) for p, t in zip(p_flat, t_flat)]
+    store, aux_store = OutStore(), OutStore()
+    flat_fun = flatten_fun_nokwargs(_split_aux(fun, has_aux, aux_store), p_tree, store)
+    outs, t_outs = ad.jvp_flat(flat_fun, [as_array(p) for p in p_flat], t_flat)
+    res = (tree_unflatten(store.tree, outs), tree_unflatten(store.tree, t_outs))
+    return (*res, _lower_aux(aux_store)) if has_aux else res
+
+
+def _split_aux(fun: Callable, has_aux: bool, aux_store: OutStore) -> Callable:
+    """`fun` returning only its main output; the aux part goes to `aux_store.tree`."""
+    if not has_aux:
+        return fun
+
+    def f(*args, **kwargs):
+        out = fun(*args, **kwargs)
+        if not (isinstance(out, (tuple, list)) and len(out) == 2):
+            raise ValueError("has_aux=True requires the function to return a pair (output, aux)")
+        aux_store.tree = out[1]
+        return out[0]
+    return f
+
+
+def _lower_aux(aux_store: OutStore) -> Any:
+    return tree_map(core.full_lower, aux_store.tree)
+
+
+def linearize(fun: Callable, *primals: Any, has_aux: bool = False) -> tuple:
+    """`(fun(*primals), f_jvp)` where `f_jvp(*tangents)` evaluates the linearization."""
+    p_flat, p_tree = tree_flatten(primals)
+    store, aux_store = OutStore(), OutStore()
+    flat_fun = flatten_fun_nokwargs(_split_aux(fun, has_aux, aux_store), p_tree, store)
+    outs, jaxpr, consts = ad.linearize_flat(flat_fun, [as_array(p) for p in p_flat])
+    out_tree = store.tree
+
+    def f_jvp(*tangents: Any) -> Any:
+        t_flat, t_tree = tree_flatten(tangents)
+        if t_tree != p_tree:
+            raise TypeError(f"linearized function called on tangent values inconsistent with the "
+                            f"original primal values: got tree {t_tree}, expected {p_tree}")
+        t_flat = [_check_tangent(p, t) for p, t in zip(p_flat, t_flat)]
+        return tree_unflatten(out_tree, eval_jaxpr(jaxpr, consts, *t_flat))
+
+    res = (tree_unflatten(out_tree, outs), f_jvp)
+    return (*res, _lower_aux(aux_store)) if has_aux else res
+
+
+# ---------------------------------------------------------------- reverse mode
+def vjp(fun: Callable, *primals: Any, has_aux: bool = False) -> tuple:
+    """`(fun(*primals), f_vjp)` where `f_vjp(ct)` returns one cotangent per primal."""
+    p_flat, p_tree = tree_flatten(primals)
+    store, aux_store = OutStore(), OutStore()
+    flat_fun = flatten_fun_nokwargs(_split_aux(fun, has_aux, aux_store), p_tree, store)
+    outs, flat_vjp = ad.vjp_flat(flat_fun, [as_array(p) for p in p_flat])
+    out_tree = store.tree
+    out_avals = [core.get_aval(o) for o in outs]
+
+    def f_vjp(ct: Any) -> tuple:
+        ct_flat, ct_tree = tree_flatten(ct)
+        if ct_tree != out_tree:
+            raise TypeError(f"Tree structure of cotangent input {ct_tree}, does not match structure "
+                            f"of primal output {out_tree}.")
+        for c, a in zip(ct_flat, out_avals):
+            ca = abstractify(c)
+            if ca.shape != a.shape or ca.dtype != tangent_dtype(a.dtype) and not ca.weak_type:
+                raise ValueError(
+                    "unexpected JAX type (e.g. shape/dtype) for argument to VJP function: got "
+                    f"{ca.str_short(False)}, but expected {a.update(dtype=tangent_dtype(a.dtype)).str_short(False)} "
+                    "because the corresponding output of the differentiated function had JAX type "
+                    f"{a.str_short(False)}")
+        return tuple(tree_unflatten(p_tree, flat_vjp(*[_ct_as(c, a) for c, a in zip(ct_flat, out_avals)])))
+
+    res = (tree_unflatten(out_tree, outs), f_vjp)
+    return (*res, _lower_aux(aux_store)) if has_aux else res
+
+
+def _ct_as(ct: Any, aval: core.ShapedArray) -> Any:
+    """A cotangent as an array of the output's tangent dtype (weakly typed scalars convert)."""
+    want = tangent_dtype(aval.dtype)
+    ct = as_array(ct)
+    if core.get_aval(ct).dtype != want and want.name != "float0":
+        from .lax.elementwise import convert_element_type
+        ct = convert_element_type(ct, want)
+    return ct
+
+
+def _check_input_dtype(x: Any, allow_int: bool, name: str = "grad") -> None:
+    dt = abstractify(x).dtype
+    if dt.kind not in "fc" and not allow_int:
+        raise TypeError(f"{name} requires real- or complex-valued inputs (input dtype that is a "
+                        f"sub-dtype of np.inexact), but got {dt.name}. If you want to use Boolean- or "
+                        f"integer-valued inputs, use vjp or set allow_int to True.")
+
+
+def _check_scalar_output(out: Any) -> None:
+    aval = abstractify(out)
+    if aval.shape != ():
+        raise TypeError(f"Gradient only defined for scalar-output functions. Output had shape: {aval.shape}.")
+    if aval.dtype.kind != "f":
+        raise TypeError("grad requires real-valued outputs (output dtype that is a sub-dtype of "
+                        f"np.floating), but got {aval.dtype.name}. For differentiation of functions "
+                        "with integer outputs, use jax.vjp directly.")
+
+
+def value_and_grad(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
+                   holomorphic: bool = False, allow_int: bool = False, reduce_axes: Sequence = ()
+                   ) -> Callable:
+    """A function returning `(fun(*args), gradient)` (`((value, aux), gradient)` with has_aux)."""
+    @functools.wraps(fun)
+    def value_and_grad_f(*args: Any, **kwargs: Any) -> Any:
+        nums = normalize_argnums(argnums, len(args))
+        f_partial, dyn = split_argnums(fun, args, nums, kwargs)
+        for leaf in tree_flatten(dyn)[0]:
+            _check_input_dtype(leaf, allow_int)
+        if has_aux:
+            ans, f_vjp, aux = vjp(f_partial, *dyn, has_aux=True)
+        else:
+            ans, f_vjp = vjp(f_partial, *dyn)
+        _check_scalar_output(ans)
+        from .lax.elementwise import convert_element_type
+        g = f_vjp(convert_element_type(1, abstractify(ans).dtype, abstractify(ans).weak_type))
+        g = g[0] if isinstance(argnums, int) else g
+        return ((ans, aux) if has_aux else ans), g
+
+    return value_and_grad_f
+
+
+def grad(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
+         holomorphic: bool = False, allow_int: bool = False, reduce_axes: Sequence = ()) -> Callable:
+    """The gradient of scalar-valued `fun` with respect to the `argnums` arguments."""
+    vg = value_and_grad(fun, argnums, has_aux, holomorphic, allow_int)
+
+    @functools.wraps(fun)
+    def grad_f(*args: Any, **kwargs: Any) -> Any:
+        (val, g) = vg(*args, **kwargs)
+        return (g, val[1]) if has_aux else g
+
+    return grad_f
+
+
+# ---------------------------------------------------------------- jacobians
+def _basis(aval: core.ShapedArray) -> Any:
+    """The standard basis of a leaf's space, stacked: shape (size, *shape)."""
+    import importlib
+    from .lax.structural import reshape
+    jnp = importlib.import_module("jaxweb.numpy")
+    n = aval.size
+    eye = jnp.eye(n, dtype=aval.dtype) if hasattr(jnp, "eye") else jnp.asarray(
+        [[1 if i == j else 0 for j in range(n)] for i in range(n)], dtype=aval.dtype)
+    return reshape(eye, (n, *aval.shape))
+
+
+def _zeros_like(aval: core.ShapedArray) -> Any:
+    return instantiate_zeros(Zero(aval))
+
+
+def _check_real_inputs(leaves: Sequence[Any], name: str) -> None:
+    for x in leaves:
+        dt = abstractify(x).dtype
+        if dt.kind != "f":
+            raise TypeError(f"{name} requires real-valued inputs (input dtype that is a sub-dtype of "
+                            f"np.floating), but got {dt.name}. For holomorphic differentiation, pass "
+                            f"holomorphic=True. For differentiation of non-holomorphic functions "
+                            f"involving complex inputs or integer inputs, use jax.jvp directly.")
+
+
+def _reshape_jac(j: Any, lead: tuple, trail: tuple) -> Any:
+    from .lax.structural import reshape
+    return reshape(j, (*lead, *trail))
+
+
+def jacfwd(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
+           holomorphic: bool = False) -> Callable:
+    """Jacobian by forward mode: one JVP per input basis vector, vmapped."""
+    def jacfun(*args: Any, **kwargs: Any) -> Any:
+        nums = normalize_argnums(argnums, len(args))
+        f_partial, dyn = split_argnums(fun, args, nums, kwargs)
+        d_flat, d_tree = tree_flatten(dyn)
+        _check_real_inputs(d_flat, "jacfwd")
+        d_flat = [as_array(x) for x in d_flat]
+        store, aux_store = OutStore(), OutStore()
+        flat_f = flatten_fun_nokwargs(_split_aux(f_partial, has_aux, aux_store), d_tree, store)
+        y = flat_f(*d_flat)
+        y_avals = [core.get_aval(o) for o in y]
+        per_input = []  # [input leaf][output leaf] jacobian blocks
+        for i, x in enumerate(d_flat):
+            aval = core.get_aval(x)
+
+            def push(t, i=i):
+                tangents = [t if k == i else _zeros_like(core.get_aval(v)) for k, v in enumerate(d_flat)]
+                return ad.jvp_flat(flat_f, d_flat, tangents)[1]
+
+            cols = vmap_flat(push, [0], [-1] * len(y), aval.size, [_basis(aval)])
+            per_input.append([_reshape_jac(c, ya.shape, aval.shape) for c, ya in zip(cols, y_avals)])
+        jac = _assemble(per_input, store.tree, d_tree, isinstance(argnums, int))
+        return (jac, _lower_aux(aux_store)) if has_aux else jac
+
+    return jacfun
+
+
+def jacrev(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
+           holomorphic: bool = False, allow_int: bool = False) -> Callable:
+    """Jacobian by reverse mode: one VJP per output basis vector, vmapped."""
+    def jacfun(*args: Any, **kwargs: Any) -> Any:
+        nums = normalize_argnums(argnums, len(args))
+        f_partial, dyn = split_argnums(fun, args, nums, kwargs)
+        d_flat, d_tree = tree_flatten(dyn)
+        if not allow_int:
+            _check_real_inputs(d_flat, "jacrev")
+        store, aux_store = OutStore(), OutStore()
+        flat_f = flatten_fun_nokwargs(_split_aux(f_partial, has_aux, aux_store), d_tree, store)
+        y, f_vjp = ad.vjp_flat(flat_f, [as_array(x) for x in d_flat])
+        y_avals = [core.get_aval(o) for o in y]
+        per_output = []  # [output leaf][input leaf]
+        for j, ya in enumerate(y_avals):
+            def pull(ct, j=j):
+                cts = [ct if k == j else _zeros_like(a.update(dtype=tangent_dtype(a.dtype)))
+                       for k, a in enumerate(y_avals)]
+                return f_vjp(*cts)
+
+            rows = vmap_flat(pull, [0], [0] * len(d_flat), ya.size, [_basis(ya)])
+            per_output.append([_reshape_jac(r, ya.shape, core.get_aval(x).shape)
+                               for r, x in zip(rows, d_flat)])
+        per_input = [list(col) for col in zip(*per_output)] if per_output else [[] for _ in d_flat]
+        jac = _assemble(per_input, store.tree, d_tree, isinstance(argnums, int))
+        return (jac, _lower_aux(aux_store)) if has_aux else jac
+
+    return jacfun
+
+
+def _assemble(per_input: list, out_tree: Any, in_tree: Any, single: bool) -> Any:
+    """Jacobian pytree: output structure outside, (argnums) input structure inside."""
+    n_out = out_tree.num_leaves
+    rows = [tree_unflatten(in_tree, [per_input[i][j] for i in range(len(per_input))])
+            for j in range(n_out)]
+    rows = [r[0] if single else r for r in rows]
+    return tree_unflatten(out_tree, rows)
+
+
+jacobian = jacrev
+
+
+def hessian(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
+            holomorphic: bool = False) -> Callable:
+    """The Hessian of scalar `fun`: `jacfwd(jacrev(fun))`."""
+    return jacfwd(jacrev(fun, argnums, has_aux), argnums, has_aux)
+
+
+# ---------------------------------------------------------------- vmap
+def _arg_names(fun: Callable, n: int) -> list[str]:
+    try:
+        params = list(inspect.signature(fun).parameters.values())
+    except (TypeError, ValueError):
+        params = []
+    names = [p.name for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    return [f"argument {names[i]}" if i < len(names) else f"args[{i}]" for i in range(n)]
+
+
+def _mapped_size(fun: Callable, args: tuple, flat: list, dims: list, axis_size: int | None) -> int:
+    """The size of the mapped axis; JAX's errors when the arguments disagree."""
+    sizes = {abstractify(x).shape[d] for x, d in zip(flat, dims) if d is not None}
+    if not sizes and axis_size is None:
+        raise ValueError("vmap must have at least one non-None value in in_axes or axis_size "
+                         "must be specified")
+    if len(sizes | ({axis_size} if axis_size is not None else set())) == 1:
+        return sizes.pop() if sizes else axis_size
+    names = _arg_names(fun, len(args))
+    lines = [f"  * the axis_size argument was {axis_size}"] if axis_size is not None else []
+    k = 0
+    for i, a in enumerate(args):
+        for leaf in tree_flatten(a)[0]:
+            if dims[k] is not None:
+                av = abstractify(leaf)
+                lines.append(f"  * one axis had size {av.shape[dims[k]]}: axis {dims[k]} of {names[i]} "
+                             f"of type {av.str_short(False)}")
+            k += 1
+    raise ValueError("vmap got inconsistent sizes for array axes to be mapped:\n" + ";\n".join(lines))
+
+
+def _check_axes_spec(axes: Any, name: str) -> None:
+    for leaf in tree_flatten(axes, is_leaf=lambda x: x is None)[0]:
+        if leaf is not None and not isinstance(leaf, int):
+            raise ValueError(f"vmap {name} must be an int, None, or (nested) container with those "
+                             f"types as leaves, but got {axes}.")
+
+
+def vmap(fun: Callable, in_axes: Any = 0, out_axes: Any = 0, axis_name: Any = None,
+         axis_size: int | None = None, spmd_axis_name: Any = None) -> Callable:
+    """Vectorize `fun` over the `in_axes` axes of its arguments (pytree prefixes allowed)."""
+    if isinstance(in_axes, list):
+        in_axes = tuple(in_axes)
+    if not (in_axes is None or type(in_axes) in (int, tuple)):
+        raise TypeError("vmap in_axes must be an int, None, or a tuple of entries corresponding to the "
+                        f"positional arguments passed to the function, but got {in_axes}.")
+    _check_axes_spec(in_axes, "in_axes")
+    _check_axes_spec(out_axes, "out_axes")
+
+    @functools.wraps(fun)
+    def vmap_f(*args: Any, **kwargs: Any) -> Any:
+        if isinstance(in_axes, tuple) and len(in_axes) != len(args):
+            raise ValueError(f"vmap in_axes must be an int, None, or a tuple of entries corresponding "
+                             f"to the positional arguments passed to the function, but got "
+                             f"len(in_axes)={len(in_axes)}, len(args)={len(args)}")
+        axes = in_axes if isinstance(in_axes, tuple) else (in_axes,) * len(args)
+        flat, in_tree = tree_flatten((args, kwargs))
+        dims = broadcast_prefix((axes, {k: 0 for k in kwargs}), (args, kwargs), is_leaf=lambda x: x is None)
+        dims = [_canonical_dim(x, d, "in_axes") for x, d in zip(flat, dims)]
+        size = _mapped_size(fun, args, flat, dims, axis_size)
+        store = OutStore()
+        flat_fun = flatten_fun(fun, in_tree, store)
+        out_dims_box: list = []
+
+        def run(*xs):
+            outs = flat_fun(*xs)
+            out_dims_box.append(broadcast_prefix(out_axes, tree_unflatten(store.tree, outs),
+                                                 is_leaf=lambda x: x is None))
+            return outs
+
+        flat = [as_array(x) if d is not None else x for x, d in zip(flat, dims)]
+        outs = vmap_flat(run, dims, lambda: out_dims_box[0], size, flat, axis_name)
+        return tree_unflatten(store.tree, outs)
+
+    return vmap_f
+
+
+def _canonical_dim(x: Any, d: int | None, name: str) -> int | None:
+    if d is None:
+        return None
+    nd = abstractify(x).ndim
+    if not -nd <= d < nd:
+        raise ValueError(f"vmap was requested to map its argument along axis {d}, which implies that "
+                         f"its rank should be at least {(d + 1) if d >= 0 else -d}, but is only {nd} "
+                         f"(its shape is {abstractify(x).shape})")
+    return d % nd
+
+
+# ---------------------------------------------------------------- staging
+class ShapeDtypeStruct:
+    """An abstract array argument or result: shape, dtype (and weak_type)."""
+
+    __slots__ = ("shape", "dtype", "sharding", "weak_type")
+
+    def __init__(self, shape: Sequence[int], dtype: Any, sharding: Any = None, weak_type: bool = False):
+        self.shape = tuple(int(d) for d in shape)
+        self.dtype = dtypes.dtype(dtype)
+        self.sharding, self.weak_type = sharding, weak_type
+
+    ndim = property(lambda self: len(self.shape))
+    size = property(lambda self: core.ShapedArray(self.shape, self.dtype).size)
+
+    def __repr__(self) -> str:
+        weak = ", weak_type=True" if self.weak_type else ""
+        return f"ShapeDtypeStruct(shape={self.shape}, dtype={self.dtype.name}{weak})"
+
+    def __eq__(self, other: Any) -> bool:
+        return isinstance(other, ShapeDtypeStruct) and (self.shape, self.dtype, self.weak_type) == \
+            (other.shape, other.dtype, other.weak_type)
+
+    def __hash__(self) -> int:
+        return hash((self.shape, self.dtype, self.weak_type))
+
+
+def _trace(fun: Callable, args: tuple, kwargs: dict) -> tuple[ClosedJaxpr, Any]:
+    flat, in_tree = tree_flatten((args, kwargs))
+    store = OutStore()
+    closed = trace_to_closed_jaxpr(flatten_fun(fun, in_tree, store), [abstractify(x) for x in flat])
+    return closed, store.tree
+
+
+def _static_split(fun: Callable, args: tuple, kwargs: dict, static_argnums: tuple[int, ...],
+                  static_argnames: tuple[str, ...]) -> tuple[Callable, tuple, dict, tuple]:
+    """`fun` of the dynamic arguments only, those arguments, and the static ones (a cache key)."""
+    nums = tuple(i % len(args) for i in static_argnums if -len(args) <= i < len(args))
+    static_pos = tuple((i, args[i]) for i in nums)
+    static_kw = tuple(sorted((k, v) for k, v in kwargs.items() if k in static_argnames))
+    dyn_args = tuple(a for i, a in enumerate(args) if i not in nums)
+    dyn_kwargs = {k: v for k, v in kwargs.items() if k not in static_argnames}
+
+    def f_dyn(*d_args, **d_kwargs):
+        it = iter(d_args)
+        full = [dict(static_pos)[i] if i in nums else next(it) for i in range(len(args))]
+        return fun(*full, **d_kwargs, **dict(static_kw))
+    return f_dyn, dyn_args, dyn_kwargs, (static_pos, static_kw)
+
+
+def make_jaxpr(fun: Callable, static_argnums: int | Sequence[int] = (), axis_env: Any = None,
+               return_shape: bool = False, abstracted_axes: Any = None) -> Callable:
+    """A function returning the ClosedJaxpr of `fun` at the given (example or abstract) arguments."""
+    nums = (static_argnums,) if isinstance(static_argnums, int) else tuple(static_argnums)
+
+    @functools.wraps(fun)
+    def make_jaxpr_f(*args: Any, **kwargs: Any) -> Any:
+        f_dyn, dyn_args, dyn_kwargs, _ = _static_split(fun, args, kwargs, nums, ())
+        closed, out_tree = _trace(f_dyn, dyn_args, dyn_kwargs)
+        if return_shape:
+            shapes = [ShapeDtypeStruct(a.shape, a.dtype, weak_type=a.weak_type) for a in closed.out_avals]
+            return closed, tree_unflatten(out_tree, shapes)
+        return closed
+
+    return make_jaxpr_f
+
+
+def eval_shape(fun: Callable, *args: Any, **kwargs: Any) -> Any:
+    """The output shapes/dtypes of `fun` as ShapeDtypeStructs, without computing anything."""
+    closed, out_tree = _trace(fun, args, kwargs)
+    return tree_unflatten(out_tree, [ShapeDtypeStruct(a.shape, a.dtype, weak_type=a.weak_type)
+                                     for a in closed.out_avals])
+
+
+class _Jitted:
+    """`jit(fun)`: trace once per (argument structure, avals, static args), then run the jaxpr.
+
+    A placeholder until fusion lands: the jaxpr is evaluated eagerly, equation by equation."""
+
+    def __init__(self, fun: Callable, static_argnums: tuple[int, ...], static_argnames: tuple[str, ...]):
+        functools.update_wrapper(self, fun)
+        self._fun, self._static_argnums, self._static_argnames = fun, static_argnums, static_argnames
+        self._cache: dict = {}
+
+    def __get__(self, obj, objtype=None):
+        return self if obj is None else functools.partial(self, obj)
+
+    def _jaxpr(self, args: tuple, kwargs: dict) -> tuple[ClosedJaxpr, Any, list]:
+        f_dyn, dyn_args, dyn_kwargs, static = _static_split(
+            self._fun, args, kwargs, self._static_argnums, self._static_argnames)
+        flat, in_tree = tree_flatten((dyn_args, dyn_kwargs))
+        flat = [as_array(x) for x in flat]
+        try:
+            key = (in_tree, tuple(core.get_aval(x) for x in flat), static)
+            hash(key)
+        except TypeError as e:
+            raise ValueError(f"Non-hashable static arguments are not supported. An error occurred "
+                             f"while trying to hash an object of type {type(static).__name__}, "
+                             f"{static}. The error was:\n{e}") from None
+        hit = self._cache.get(key)
+        if hit is None:
+            store = OutStore()
+            closed = trace_to_closed_jaxpr(flatten_fun(f_dyn, in_tree, store),
+                                           [core.get_aval(x) for x in flat])
+            hit = (closed, store.tree)
+            if not any(isinstance(c, core.Tracer) for c in closed.consts):
+                self._cache[key] = hit
+        return hit[0], hit[1], flat
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        from .config import read
+        if read("jax_disable_jit"):
+            return self._fun(*args, **kwargs)
+        closed, out_tree, flat = self._jaxpr(args, kwargs)
+        if any(isinstance(c, core.Tracer) for c in closed.consts):  # closes over traced values
+            jaxpr, consts = convert_constvars_jaxpr(closed)
+            closed, flat = ClosedJaxpr(jaxpr, []), [*consts, *flat]
+        outs = jit_call(closed, flat, getattr(self._fun, "__name__", "fun"))
+        return tree_unflatten(out_tree, [as_array(o) for o in outs])
+
+    def eval_shape(self, *args: Any, **kwargs: Any) -> Any:
+        closed, out_tree, _ = self._jaxpr(args, kwargs)
+        return tree_unflatten(out_tree, [ShapeDtypeStruct(a.shape, a.dtype, weak_type=a.weak_type)
+                                         for a in closed.out_avals])
+
+    def trace(self, *args: Any, **kwargs: Any) -> ClosedJaxpr:
+        return self._jaxpr(args, kwargs)[0]
+
+    def clear_cache(self) -> None:
+        self._cache.clear()
+
+
+def _names_to_nums(fun: Callable, names: tuple[str, ...]) -> tuple[int, ...]:
+    try:
+        params = list(inspect.signature(fun).parameters.values())
+    except (TypeError, ValueError):
+        return ()
+    return tuple(i for i, p in enumerate(params) if p.name in names
+                 and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD))
+
+
+def _nums_to_names(fun: Callable, nums: tuple[int, ...]) -> tuple[str, ...]:
+    try:
+        params = list(inspect.signature(fun).parameters.values())
+    except (TypeError, ValueError):
+        return ()
+    return tuple(p.name for i, p in enumerate(params) if i in nums
+                 and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD))
+
+
+def jit(fun: Callable | None = None, *, static_argnums: int | Sequence[int] | None = None,
+        static_argnames: str | Sequence[str] | None = None, donate_argnums: Any = None,
+        donate_argnames: Any = None, keep_unused: bool = False, device: Any = None,
+        backend: Any = None, inline: bool = False, in_shardings: Any = None,
+        out_shardings: Any = None, abstracted_axes: Any = None) -> Any:
+    """`jax.jit`: a traced-and-cached version of `fun` (usable as a decorator, with or without arguments)."""
+    if fun is None:
+        return functools.partial(jit, static_argnums=static_argnums, static_argnames=static_argnames,
+                                 donate_argnums=donate_argnums, donate_argnames=donate_argnames)
+    nums = () if static_argnums is None else (
+        (static_argnums,) if isinstance(static_argnums, int) else tuple(static_argnums))
+    names = () if static_argnames is None else (
+        (static_argnames,) if isinstance(static_argnames, str) else tuple(static_argnames))
+    nums = tuple(sorted(set(nums) | set(_names_to_nums(fun, names))))
+    names = tuple(sorted(set(names) | set(_nums_to_names(fun, nums))))
+    return _Jitted(fun, nums, names)
+
+
+def disable_jit(disable: bool = True) -> contextlib.AbstractContextManager:
+    """Context manager: inside it, jitted functions run their Python code op by op."""
+    from .config import override
+    return override("jax_disable_jit", disable)
+
+
+def block_until_ready(x: Any) -> Any:
+    """Wait for every array in the pytree `x`; returns `x`."""
+    for leaf in tree_flatten(x)[0]:
+        if hasattr(leaf, "block_until_ready"):
+            leaf.block_until_ready()
+    return x
+
+
+# ---------------------------------------------------------------- closure_convert, linear_transpose
+def closure_convert(fun: Callable, *example_args: Any) -> tuple[Callable, list]:
+    """`(converted, consts)`: `converted(*args, *consts)` equals `fun(*args)`, with the
+    values `fun` closes over (floating-point constants) made explicit arguments."""
+    closed, out_tree = _trace(fun, example_args, {})
+    _, in_tree = tree_flatten(example_args)
+    hoisted = [c for c in closed.consts if dtypes.dtype(core.get_aval(c).dtype).kind in "fc"]
+    kept = [c for c in closed.consts if dtypes.dtype(core.get_aval(c).dtype).kind not in "fc"]
+    hoist_mask = [core.get_aval(c).dtype.kind in "fc" for c in closed.consts]
+    n = len(hoisted)
+
+    def converted(*args: Any) -> Any:
+        user, consts = args[:len(args) - n], args[len(args) - n:]
+        it_h, it_k = iter(consts), iter(kept)
+        all_consts = [next(it_h) if h else next(it_k) for h in hoist_mask]
+        flat, tree = tree_flatten(user)
+        if tree != in_tree:
+            raise TypeError(f"closure_convert: arguments have structure {tree}, expected {in_tree}")
+        return tree_unflatten(out_tree, eval_jaxpr(closed.jaxpr, all_consts, *flat))
+
+    return converted, hoisted
+
+
+def linear_transpose(fun: Callable, *primals: Any, reduce_axes: Sequence = ()) -> Callable:
+    """The transpose of linear `fun` (at the shapes/dtypes of `primals`): ct -> input cotangents."""
+    flat, in_tree = tree_flatten(primals)
+    in_avals = [abstractify(x).strip_weak_type() for x in flat]
+    store = OutStore()
+    closed = trace_to_closed_jaxpr(flatten_fun_nokwargs(fun, in_tree, store), in_avals)
+    out_tree, out_avals = store.tree, closed.out_avals
+
+    def transposed(*cts: Any) -> tuple:
+        ct = cts[0] if len(cts) == 1 else cts
+        ct_flat, ct_tree = tree_flatten(ct)
+        if ct_tree != out_tree:
+            raise TypeError("cotangent tree does not match function output, "
+                            f"expected {out_tree} but got {ct_tree}")
+        for c, a in zip(ct_flat, out_avals):
+            if abstractify(c).shape != a.shape or abstractify(c).dtype != a.dtype:
+                raise TypeError("cotangent type does not match function output, expected "
+                                f"{a.str_short()} but got {abstractify(c).str_short()}")
+        from .interpreters.rules import UndefinedPrimal
+        res = ad.backward_pass(closed.jaxpr, closed.consts, [UndefinedPrimal(a) for a in in_avals],
+                               [as_array(c) for c in ct_flat])
+        res = [_zeros_like(a) if isinstance(r, Zero) else r for r, a in zip(res, in_avals)]
+        return tuple(tree_unflatten(in_tree, res))
+
+    return transposed
+

@@ -291,7 +291,10 @@ def result_type(*args: Any, return_weak_type_flag: bool = False):
 
 def promote_types(a: Any, b: Any) -> DType:
     """`jnp.promote_types`: promotion of two dtypes (never weak)."""
-    return canonicalize_dtype(_least_upper_bound([_lookup(a), _lookup(b)]))
+    lub = _least_upper_bound([_lookup(a), _lookup(b)])
+    if isinstance(lub, builtins.str):  # e.g. int8 with uint64 joins at the weak float node
+        lub = {"i*": int64, "f*": float64, "c*": complex128}[lub]
+    return canonicalize_dtype(lub)
 
 
 # ---- finfo / iinfo ----

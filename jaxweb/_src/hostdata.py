@@ -152,7 +152,7 @@ def from_numpy(x: Any, dt: DType) -> bytes:
     if dt is dtypes.bfloat16:
         if x.dtype.name == "bfloat16":
             return np.ascontiguousarray(x).view(np.uint16).astype("<u2").tobytes()
-        from ..backends.reference_ops import f32_to_bf16_bits  # noqa: PLC0415  (numpy present)
+        from .backends.reference_ops import f32_to_bf16_bits  # noqa: PLC0415  (numpy present)
         return f32_to_bf16_bits(x.astype(np.float32)).astype("<u2").tobytes()
     if dt.kind == "c":
         raise TypeError("complex dtypes are not supported by jaxweb yet")

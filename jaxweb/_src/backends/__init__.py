@@ -10,3 +10,11 @@ def _reference():
 
 
 register_backend("cpu", _reference, priority=10)
+
+
+def _wasm():
+    from .wasm.backend import WasmBackend  # raises if no WebAssembly runtime is available
+    return WasmBackend()
+
+
+register_backend("wasm", _wasm, priority=20)

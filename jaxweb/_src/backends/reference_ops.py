@@ -1,9 +1,12 @@
 """numpy implementations of the IR's ALU ops, casts and reductions (reference backend).
 
 Semantics follow XLA/JAX on CPU: integer arithmetic wraps, integer division
-truncates toward zero, float-to-int conversion saturates (NaN gives 0), shifts
-by the bit width or more give 0 (or the sign for arithmetic right shifts), max/min
-propagate NaN. Ops are tables of small functions, keyed by IR op name.
+truncates toward zero (x / 0 is -1, or all ones unsigned; x % 0 is x), integer
+pow with a negative exponent is 0 except for bases 1 and -1, float-to-int
+conversion saturates (NaN gives 0), shifts by the bit width or more give 0 (or
+the sign for arithmetic right shifts), max/min propagate NaN, sign and the odd
+functions keep the sign of zero. Ops are tables of small functions, keyed by IR
+op name.
 """
 from __future__ import annotations
 
@@ -70,8 +73,10 @@ def cast(x: Any, src: DType, dst: DType) -> np.ndarray:
         return x != 0
     if src.kind == "f" and dst.kind in "iu":
         info = np.iinfo(compute_dtype(dst))
-        xf = np.nan_to_num(x.astype(np.float64), nan=0.0)
-        return np.clip(np.trunc(xf), info.min, info.max).astype(compute_dtype(dst))
+        xf = np.trunc(np.nan_to_num(x.astype(np.float64), nan=0.0))
+        hi = xf >= float(info.max)  # float(max) may round up past max for 64-bit types
+        out = np.clip(np.where(hi, 0.0, xf), info.min, info.max).astype(compute_dtype(dst))
+        return np.where(hi, compute_dtype(dst).type(info.max), out)
     if dst is BF16:
         return round_bf16(x.astype(np.float32))
     if dst.kind in "iu" and src.kind in "iub":
@@ -104,6 +109,8 @@ def _erf_inv_scalar(y: float) -> float:
         return math.nan
     if y in (-1.0, 1.0):
         return math.copysign(math.inf, y)
+    if y == 0.0:
+        return y  # keeps the sign of zero
     x = 0.0
     for _ in range(100):  # Newton on erf(x) - y
         err = math.erf(x) - y
@@ -173,6 +180,8 @@ def unary(op: str, x: Any, dt: DType) -> np.ndarray:
     x = np.asarray(x)
     if op == "sign" and dt.kind == "u":
         return (x != 0).astype(x.dtype)
+    if op == "sign" and dt.kind == "f":
+        return fix(np.where(x == 0, x, np.sign(x)), dt)  # sign(-0.0) is -0.0
     if op == "abs" and dt.kind == "i":
         return np.abs(x)  # wraps at the minimum, like XLA
     out = UNARY[op](x)
@@ -182,24 +191,35 @@ def unary(op: str, x: Any, dt: DType) -> np.ndarray:
 
 
 # ---------------------------------------------------------------- binary ops
+def _wide(dt: DType) -> Any:
+    """The numpy type integer division is done in: wide enough, same signedness."""
+    return np.uint64 if dt.kind == "u" else np.int64
+
+
 def _div(a, b, dt: DType):
+    """Truncating division; x / 0 is -1 (signed) or all ones (unsigned), as XLA."""
     if dt.kind == "f":
         return np.true_divide(a, b)
-    a64, b64 = a.astype(np.int64), b.astype(np.int64)
-    safe = np.where(b64 == 0, 1, b64)
-    q = np.abs(a64) // np.abs(safe) * np.sign(a64) * np.sign(safe)
+    w = _wide(dt)
+    a64, b64 = a.astype(w), b.astype(w)
+    zero = b64 == 0
+    safe = np.where(zero, w(1), b64)
     if dt.kind == "u":
         q = a64 // safe
-    q = np.where(b64 == 0, -1 if dt.kind == "i" else np.iinfo(compute_dtype(dt)).max, q)
-    return q
+    else:
+        q = np.abs(a64) // np.abs(safe)  # wraps at the minimum, like the hardware
+        q = np.where((a64 < 0) != (safe < 0), -q, q)
+    return np.where(zero, w(-1) if dt.kind == "i" else np.iinfo(compute_dtype(dt)).max, q)
 
 
 def _rem(a, b, dt: DType):
+    """Remainder with the dividend's sign (C fmod); x % 0 is x."""
     if dt.kind == "f":
         return np.fmod(a, b)
-    a64, b64 = a.astype(np.int64), b.astype(np.int64)
-    safe = np.where(b64 == 0, 1, b64)
-    r = np.fmod(a64, safe)
+    w = _wide(dt)
+    a64, b64 = a.astype(w), b.astype(w)
+    safe = np.where(b64 == 0, w(1), b64)
+    r = np.fmod(a64, safe) if dt.kind == "i" else a64 % safe
     return np.where(b64 == 0, a64, r)
 
 
@@ -223,12 +243,23 @@ def _shift(op: str, a, b, dt: DType):
 
 
 def _pow(a, b, dt: DType):
-    if dt.kind in "iu":
-        return np.power(a.astype(np.int64), np.maximum(b.astype(np.int64), 0))
-    return np.power(a, b)
+    """Float pow, or XLA's integer pow: wraps; negative powers give 0 except for bases 1, -1."""
+    if dt.kind not in "iu":
+        return np.power(a, b)
+    w = _wide(dt)
+    a64, b64 = a.astype(w), b.astype(w)
+    if dt.kind == "u":
+        return np.power(a64, b64)
+    neg = b64 < 0
+    out = np.power(a64, np.where(neg, 0, b64))
+    odd = (b64 % 2) != 0
+    at_neg = np.where(a64 == 1, 1, np.where(a64 == -1, np.where(odd, -1, 1), 0))
+    return np.where(neg, at_neg, out)
 
 
 def _nextafter(a, b, dt: DType):
+    """The next representable value after a toward b, stepping the 16-bit patterns of
+    float16/bfloat16 directly (a float32 detour would step by a float32 ulp)."""
     if dt is BF16 or dt.name == "float16":
         bits_dt = np.uint16
         x = f32_to_bf16_bits(a) if dt is BF16 else np.asarray(a, np.float16).view(np.uint16)
@@ -238,8 +269,8 @@ def _nextafter(a, b, dt: DType):
         step_up = (y > xa) == (sign == 0)
         mag = x & 0x7FFF
         nxt = np.where(mag == 0, np.where(y > xa, 1, 0x8001), np.where(step_up, x + 1, x - 1)).astype(bits_dt)
-        nxt = np.where(xa == y, x, nxt)
         out = bf16_bits_to_f32(nxt) if dt is BF16 else nxt.view(np.float16)
+        out = np.where(xa == y, b, out)  # equal: y itself (so nextafter(-0, 0) is 0)
         return np.where(np.isnan(xa) | np.isnan(y), np.nan, out)
     return np.nextafter(a, b)
 

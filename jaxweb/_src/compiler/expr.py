@@ -187,11 +187,11 @@ def _simplify(op: str, a: Expr, b: Expr, dt: DType) -> Expr | None:
         if v is not None:
             return const(v, dt)
     if b.is_const:
-        rule = _RIGHT_CONST_RULES.get((op, b.arg))
+        rule = _RIGHT_CONST_RULES.get((op, a.dtype.kind == "b", b.arg))
         if rule is not None:
             return rule(a)
-    if a.is_const:
-        rule = _RIGHT_CONST_RULES.get((op, a.arg)) if op in ("add", "mul", "and", "or") else None
+    if a.is_const and op in ("add", "mul", "and", "or"):
+        rule = _RIGHT_CONST_RULES.get((op, a.dtype.kind == "b", a.arg))
         if rule is not None:
             return rule(b)
     if op in COMPARISONS and a.vmin is not None and b.vmin is not None:
@@ -211,12 +211,14 @@ def _simplify(op: str, a: Expr, b: Expr, dt: DType) -> Expr | None:
     return None
 
 
+# (op, operands are bool, constant operand) -> simplification of the other operand
 _RIGHT_CONST_RULES = {
-    ("add", 0): lambda x: x, ("sub", 0): lambda x: x, ("mul", 1): lambda x: x,
-    ("mul", 0): lambda x: const(0, x.dtype), ("div", 1): lambda x: x,
-    ("rem", 1): lambda x: const(0, x.dtype),
-    ("and", True): lambda x: x, ("and", False): lambda x: const(False, x.dtype),
-    ("or", False): lambda x: x, ("or", True): lambda x: const(True, x.dtype),
+    ("add", False, 0): lambda x: x, ("sub", False, 0): lambda x: x, ("mul", False, 1): lambda x: x,
+    ("mul", False, 0): lambda x: const(0, x.dtype), ("div", False, 1): lambda x: x,
+    ("rem", False, 1): lambda x: const(0, x.dtype), ("and", False, 0): lambda x: const(0, x.dtype),
+    ("or", False, 0): lambda x: x, ("xor", False, 0): lambda x: x,
+    ("and", True, True): lambda x: x, ("and", True, False): lambda x: const(False, x.dtype),
+    ("or", True, False): lambda x: x, ("or", True, True): lambda x: const(True, x.dtype),
 }
 
 

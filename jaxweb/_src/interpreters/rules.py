@@ -112,7 +112,8 @@ def deflinear(prim: core.Primitive, transpose_rule: Callable) -> None:
     def jvp(primals, tangents, **params):
         out = prim.bind(*primals, **params)
         if all(isinstance(t, Zero) for t in tangents):
-            return out, Zero(core.get_aval(out))
+            aval = core.get_aval(out)
+            return out, Zero(aval.update(dtype=tangent_dtype(aval.dtype)))
         return out, prim.bind(*[instantiate_zeros(t) for t in tangents], **params)
     primitive_jvps[prim] = jvp
     primitive_transposes[prim] = transpose_rule

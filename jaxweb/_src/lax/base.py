@@ -22,23 +22,44 @@ BOOL = "b"
 NUM = "iuf"
 ANY = "biuf"
 INT_OR_BOOL = "biu"
-_KIND_NAMES = {"f": "floating", "i": "signedinteger", "u": "unsignedinteger", "b": "bool"}
 
 #: float dtypes computed in float32 by lowerings (IR math sees f32/f64 only)
 LOW_FLOATS = (dtypes.float16, dtypes.bfloat16)
 
 
-def check_dtype(name: str, aval: core.ShapedArray, kinds: str) -> None:
+def _category_names(kinds: str) -> str:
+    names = []
+    if "i" in kinds and "u" in kinds:
+        names.append("integer")
+    else:
+        names += [n for k, n in (("i", "signedinteger"), ("u", "unsignedinteger")) if k in kinds]
+    if "f" in kinds:
+        names += ["floating", "complexfloating"]
+    if "b" in kinds:
+        names.append("bool")
+    return ", ".join(names)
+
+
+def check_dtype(name: str, aval: core.ShapedArray, kinds: str, position: int | None = None) -> None:
+    """JAX's message: 'add does not accept dtype bool at position 0. Accepted dtypes ...'."""
     if aval.dtype.kind not in kinds or aval.dtype is dtypes.float0:
-        accepted = ", ".join(_KIND_NAMES[k] for k in kinds if k in _KIND_NAMES)
-        raise TypeError(f"{name} does not accept dtype {aval.dtype.name}. "
-                        f"Accepted dtypes are subtypes of {accepted}.")
+        at = "" if position is None else f" at position {position}"
+        raise TypeError(f"{name} does not accept dtype {aval.dtype.name}{at}. "
+                        f"Accepted dtypes{at} are subtypes of {_category_names(kinds)}.")
+
+
+#: jnp functions that promote, named in lax's dtype-mismatch tip
+_JNP_NAMES = {"sub": "subtract", "mul": "multiply", "div": "divide", "rem": "remainder",
+              "pow": "power", "max": "maximum", "min": "minimum", "and": "bitwise_and",
+              "or": "bitwise_or", "xor": "bitwise_xor", "lt": "less", "le": "less_equal",
+              "gt": "greater", "ge": "greater_equal", "eq": "equal", "ne": "not_equal"}
 
 
 def check_same(name: str, avals: Sequence[core.ShapedArray]) -> None:
     if len({a.dtype for a in avals}) > 1:
-        raise TypeError(f"{name} requires arguments to have the same dtypes, got "
-                        f"{', '.join(a.dtype.name for a in avals)}.")
+        raise TypeError(f"lax.{name} requires arguments to have the same dtypes, got "
+                        f"{', '.join(a.dtype.name for a in avals)}. (Tip: jnp.{_JNP_NAMES.get(name, name)} "
+                        "is a similar function that does automatic type promotion on inputs).")
     shapes = [a.shape for a in avals]
     if len(set(shapes)) > 1:
         raise TypeError(f"{name} got incompatible shapes for broadcasting: "
@@ -80,7 +101,8 @@ def binop(name: str, kinds: str, ir_op: str | Callable[..., Sym] | None = None,
 
     @core.def_abstract_eval(prim)
     def _abstract(x, y, **params):
-        check_dtype(name, x, kinds)
+        check_dtype(name, x, kinds, 0)
+        check_dtype(name, y, kinds, 1)
         check_same(name, [x, y])
         return x.update(dtype=result_dtype or x.dtype, weak_type=x.weak_type and y.weak_type)
 

@@ -1,2 +1,326 @@
-"""(being written)"""
-__all__: list = []
+"""Products: matmul, dot, vdot, inner, outer, tensordot, einsum, kron, vecdot, matvec, vecmat,
+and the 1-d sliding products convolve and correlate.
+
+All are `dot_general` (or `conv_general_dilated`) after type promotion, with
+broadcasting done by views.
+`einsum` parses the subscripts (with `...`), sums out labels private to one
+operand, then contracts operands pairwise left to right (`optimize` is accepted
+and ignored: the order is always left to right).
+"""
+from __future__ import annotations
+
+__all__ = ["matmul", "dot", "vdot", "inner", "outer", "tensordot", "einsum", "kron", "vecdot",
+           "matvec", "vecmat", "convolve", "correlate"]
+
+from typing import Any, Sequence
+
+from .. import core, dtypes
+from ..lax import dot as lax_dot
+from ..lax import reductions as lax_red
+from .reductions import check_no_out
+from .util import broadcast_shapes, broadcast_to_shape, check_arraylike, promote_dtypes
+
+
+def _lax() -> Any:
+    return lax_red.lax_ns()
+
+
+def _shape(x: Any) -> tuple[int, ...]:
+    return core.get_aval(x).shape
+
+
+def _promote(name: str, *args: Any) -> list:
+    check_arraylike(name, *args)
+    return promote_dtypes(*args)
+
+
+def _dot_general(a: Any, b: Any, dn: Any, preferred_element_type: Any = None) -> Any:
+    return lax_dot.dot_general(a, b, dn, preferred_element_type=preferred_element_type)
+
+
+def matmul(a: Any, b: Any, *, precision: Any = None, preferred_element_type: Any = None) -> Any:
+    """`jnp.matmul` / `@`: 1-d operands are promoted to matrices, batch dims broadcast."""
+    a, b = _promote("matmul", a, b)
+    sa, sb = _shape(a), _shape(b)
+    if not sa or not sb:
+        raise ValueError(f"matmul: Input operand {0 if not sa else 1} does not have enough dimensions "
+                         f"(has 0, gufunc core with signature (n?,k),(k,m?)->(n?,m?) requires 1)")
+    L = _lax()
+    a2 = L.reshape(a, (1,) + sa) if len(sa) == 1 else a
+    b2 = L.reshape(b, sb + (1,)) if len(sb) == 1 else b
+    sa2, sb2 = _shape(a2), _shape(b2)
+    batch = broadcast_shapes(sa2[:-2], sb2[:-2], name="matmul")
+    a2 = broadcast_to_shape(a2, batch + sa2[-2:])
+    b2 = broadcast_to_shape(b2, batch + sb2[-2:])
+    nb = len(batch)
+    bd = tuple(range(nb))
+    out = _dot_general(a2, b2, (((nb + 1,), (nb,)), (bd, bd)), preferred_element_type)
+    shape = batch + sa2[-2:-1] * (len(sa) > 1) + sb2[-1:] * (len(sb) > 1)
+    return L.reshape(out, shape) if shape != _shape(out) else out
+
+
+def dot(a: Any, b: Any, *, precision: Any = None, preferred_element_type: Any = None) -> Any:
+    """`jnp.dot`: scalars multiply; otherwise contract a's last axis with b's second-to-last."""
+    a, b = _promote("dot", a, b)
+    sa, sb = _shape(a), _shape(b)
+    if not sa or not sb:
+        from .ufuncs import multiply
+        return multiply(a, b)
+    cb = len(sb) - 2 if len(sb) > 1 else 0
+    return _dot_general(a, b, (((len(sa) - 1,), (cb,)), ((), ())), preferred_element_type)
+
+
+def vdot(a: Any, b: Any, *, precision: Any = None, preferred_element_type: Any = None) -> Any:
+    """`jnp.vdot`: the dot product of the flattened operands."""
+    a, b = _promote("vdot", a, b)
+    L = _lax()
+    a, b = L.reshape(a, (core.get_aval(a).size,)), L.reshape(b, (core.get_aval(b).size,))
+    return _dot_general(a, b, (((0,), (0,)), ((), ())), preferred_element_type)
+
+
+def inner(a: Any, b: Any, *, precision: Any = None, preferred_element_type: Any = None) -> Any:
+    """`jnp.inner`: contract the last axes of both operands."""
+    a, b = _promote("inner", a, b)
+    sa, sb = _shape(a), _shape(b)
+    if not sa or not sb:
+        from .ufuncs import multiply
+        return multiply(a, b)
+    return _dot_general(a, b, (((len(sa) - 1,), (len(sb) - 1,)), ((), ())), preferred_element_type)
+
+
+def outer(a: Any, b: Any, out: None = None) -> Any:
+    """`jnp.outer`: out[i, j] = ravel(a)[i] * ravel(b)[j]."""
+    check_no_out("outer", out)
+    a, b = _promote("outer", a, b)
+    L = _lax()
+    a = L.reshape(a, (core.get_aval(a).size, 1))
+    b = L.reshape(b, (1, core.get_aval(b).size))
+    from .ufuncs import multiply
+    return multiply(a, b)
+
+
+def tensordot(a: Any, b: Any, axes: int | Sequence[Any] = 2, *, precision: Any = None,
+              preferred_element_type: Any = None) -> Any:
+    """`jnp.tensordot`: contract the last `axes` dims of a with the first of b, or given pairs."""
+    a, b = _promote("tensordot", a, b)
+    na, nb = len(_shape(a)), len(_shape(b))
+    if isinstance(axes, int):
+        if axes < 0 or axes > min(na, nb):
+            raise TypeError(f"Number of tensordot axes (axes {axes}) exceeds input ranks ({na} and {nb})")
+        ca, cb = tuple(range(na - axes, na)), tuple(range(axes))
+    else:
+        if len(axes) != 2:
+            raise TypeError(f"tensordot requires axes to be an int or a pair of sequences, got {axes}")
+        xa, xb = axes
+        xa = (xa,) if isinstance(xa, int) else tuple(xa)
+        xb = (xb,) if isinstance(xb, int) else tuple(xb)
+        if len(xa) != len(xb):
+            raise TypeError(f"tensordot requires axes lists to have equal length, got {xa} and {xb}.")
+        ca = tuple(x % na for x in xa)
+        cb = tuple(x % nb for x in xb)
+    return _dot_general(a, b, ((ca, cb), ((), ())), preferred_element_type)
+
+
+def vecdot(x1: Any, x2: Any, /, *, axis: int = -1, precision: Any = None,
+           preferred_element_type: Any = None) -> Any:
+    """`jnp.vecdot`: the dot product along `axis`, broadcasting the other dims."""
+    x1, x2 = _promote("vecdot", x1, x2)
+    s1, s2 = _shape(x1), _shape(x2)
+    ax1, ax2 = axis % len(s1), axis % len(s2)
+    if s1[ax1] != s2[ax2]:
+        raise ValueError(f"axes must match; got shapes {s1} and {s2} with axis={axis}")
+    L = _lax()
+    x1 = L.transpose(x1, tuple(i for i in range(len(s1)) if i != ax1) + (ax1,))
+    x2 = L.transpose(x2, tuple(i for i in range(len(s2)) if i != ax2) + (ax2,))
+    batch = broadcast_shapes(_shape(x1)[:-1], _shape(x2)[:-1], name="vecdot")
+    n = s1[ax1]
+    x1, x2 = broadcast_to_shape(x1, batch + (n,)), broadcast_to_shape(x2, batch + (n,))
+    bd = tuple(range(len(batch)))
+    return _dot_general(x1, x2, (((len(batch),), (len(batch),)), (bd, bd)), preferred_element_type)
+
+
+def matvec(x1: Any, x2: Any, /) -> Any:
+    """`jnp.matvec`: matrix (..., m, n) times vector (..., n)."""
+    x1, x2 = _promote("matvec", x1, x2)
+    L = _lax()
+    out = matmul(x1, L.reshape(x2, _shape(x2) + (1,)))
+    return L.reshape(out, _shape(out)[:-1])
+
+
+def vecmat(x1: Any, x2: Any, /) -> Any:
+    """`jnp.vecmat`: vector (..., m) times matrix (..., m, n)."""
+    x1, x2 = _promote("vecmat", x1, x2)
+    L = _lax()
+    out = matmul(L.reshape(x1, _shape(x1)[:-1] + (1, _shape(x1)[-1])), x2)
+    return L.reshape(out, _shape(out)[:-2] + _shape(out)[-1:])
+
+
+def kron(a: Any, b: Any) -> Any:
+    """`jnp.kron`: the Kronecker product (ranks aligned by leading 1s)."""
+    a, b = _promote("kron", a, b)
+    L = _lax()
+    sa, sb = _shape(a), _shape(b)
+    nd = max(len(sa), len(sb))
+    sa, sb = (1,) * (nd - len(sa)) + sa, (1,) * (nd - len(sb)) + sb
+    ai = L.reshape(a, tuple(d for n in sa for d in (n, 1)))
+    bi = L.reshape(b, tuple(d for n in sb for d in (1, n)))
+    from .ufuncs import multiply
+    return L.reshape(multiply(ai, bi), tuple(x * y for x, y in zip(sa, sb)))
+
+
+# ---------------------------------------------------------------- convolve / correlate
+_CORR_PADDING = {"valid": lambda m: (0, 0), "same": lambda m: (m // 2, m - 1 - m // 2),
+                 "full": lambda m: (m - 1, m - 1)}
+
+
+def _correlate(name: str, a: Any, v: Any, mode: str, flip: bool, pet: Any) -> Any:
+    """c[k] = sum_j a[j + k] * w[j], w = v (reversed for convolve), as a 1-d convolution;
+    numpy swaps the operands when v is longer (reversing a correlation's output)."""
+    from ..lax.convolution import conv_general_dilated
+    check_arraylike(name, a, v)
+    a, v = promote_dtypes(a, v)
+    if core.get_aval(a).dtype.kind != "f":
+        a = _lax().convert_element_type(a, dtypes.default_float())
+        v = _lax().convert_element_type(v, dtypes.default_float())
+    if len(_shape(a)) != 1 or len(_shape(v)) != 1:
+        raise ValueError(f"{name}() only support 1-dimensional inputs.")
+    if not _shape(a)[0] or not _shape(v)[0]:
+        raise ValueError(f"{name}: inputs cannot be empty, got shapes {_shape(a)} and {_shape(v)}.")
+    if mode not in _CORR_PADDING:
+        raise ValueError(f"mode must be one of ['full', 'same', 'valid'], got {mode!r}")
+    L = _lax()
+    swapped = _shape(v)[0] > _shape(a)[0]
+    if swapped:
+        a, v = v, a
+    if flip:
+        v = L.rev(v, (0,))
+    m = _shape(v)[0]
+    out = conv_general_dilated(L.reshape(a, (1, 1, _shape(a)[0])), L.reshape(v, (1, 1, m)),
+                               (1,), (_CORR_PADDING[mode](m),), preferred_element_type=pet)
+    out = L.reshape(out, _shape(out)[2:])
+    return L.rev(out, (0,)) if swapped and not flip else out
+
+
+def correlate(a: Any, v: Any, mode: str = "valid", *, precision: Any = None,
+              preferred_element_type: Any = None) -> Any:
+    """`jnp.correlate` of 1-d arrays (mode 'valid', 'same' or 'full')."""
+    return _correlate("correlate", a, v, mode, False, preferred_element_type)
+
+
+def convolve(a: Any, v: Any, mode: str = "full", *, precision: Any = None,
+             preferred_element_type: Any = None) -> Any:
+    """`jnp.convolve` of 1-d arrays (mode 'full', 'same' or 'valid')."""
+    return _correlate("convolve", a, v, mode, True, preferred_element_type)
+
+
+# ---------------------------------------------------------------- einsum
+def _parse(subscripts: str, shapes: list[tuple[int, ...]]) -> tuple[list[str], str]:
+    """Input label strings and the output labels, with `...` replaced by private labels."""
+    subscripts = subscripts.replace(" ", "")
+    if "->" in subscripts:
+        lhs, out = subscripts.split("->")
+    else:
+        lhs, out = subscripts, None
+    ins = lhs.split(",")
+    if len(ins) != len(shapes):
+        raise ValueError(f"einsum: {len(ins)} operand subscripts given for {len(shapes)} operands")
+    nell = 0
+    for s, shape in zip(ins, shapes):
+        if "..." in s:
+            nell = max(nell, len(shape) - (len(s) - 3))
+    ell = "".join(chr(0x100 + i) for i in range(nell))
+    expanded = []
+    for k, (s, shape) in enumerate(zip(ins, shapes)):
+        if "..." in s:
+            n = len(shape) - (len(s) - 3)
+            s = s.replace("...", ell[nell - n:])
+        if len(s) != len(shape):
+            raise ValueError(f"einsum: operand {k} has {len(shape)} dims but subscripts '{s}' name {len(s)}")
+        expanded.append(s)
+    if out is None:
+        counts: dict[str, int] = {}
+        for s in expanded:
+            for c in s:
+                counts[c] = counts.get(c, 0) + 1
+        out = ell + "".join(sorted(c for c, n in counts.items() if n == 1 and c not in ell))
+    else:
+        out = out.replace("...", ell)
+    return expanded, out
+
+
+def _label_sizes(labels: list[str], shapes: list[tuple[int, ...]]) -> dict[str, int]:
+    sizes: dict[str, int] = {}
+    for k, (s, shape) in enumerate(zip(labels, shapes)):
+        for c, n in zip(s, shape):
+            prev = sizes.get(c, 1)
+            if n != 1 and prev != 1 and n != prev:
+                raise ValueError(f"Size of label '{c}' for operand {k} ({n}) does not match previous "
+                                 f"terms ({prev}).")
+            sizes[c] = max(prev, n) if n != 1 else prev
+    return sizes
+
+
+def _diagonal(x: Any, s: str) -> tuple[Any, str]:
+    """Take diagonals for labels repeated within one operand ('ii' -> 'i')."""
+    L = _lax()
+    jnp_where = __import__("jaxweb.numpy", fromlist=["where"]).where
+    while len(set(s)) != len(s):
+        c = next(c for c in s if s.count(c) > 1)
+        i, j = s.index(c), s.index(c, s.index(c) + 1)
+        shape = _shape(x)
+        mask = L.eq(L.broadcasted_iota(dtypes.int32, shape, i), L.broadcasted_iota(dtypes.int32, shape, j))
+        x = lax_red.reduce_sum(jnp_where(mask, x, L.full((), 0, core.get_aval(x).dtype)), (j,))
+        s = s[:j] + s[j + 1:]
+    return x, s
+
+
+def _sum_private(x: Any, s: str, keep: set) -> tuple[Any, str]:
+    axes = tuple(i for i, c in enumerate(s) if c not in keep)
+    if not axes:
+        return x, s
+    return lax_red.reduce_sum(x, axes), "".join(c for c in s if c in keep)
+
+
+def _expand_to(x: Any, s: str, sizes: dict[str, int]) -> Any:
+    target = tuple(sizes[c] for c in s)
+    return broadcast_to_shape(x, target) if _shape(x) != target else x
+
+
+def _contract(a: Any, sa: str, b: Any, sb: str, keep: set, pet: Any) -> tuple[Any, str]:
+    batch = [c for c in sa if c in sb and c in keep]
+    contract = [c for c in sa if c in sb and c not in keep]
+    fa = [c for c in sa if c not in sb]
+    fb = [c for c in sb if c not in sa]
+    dn = ((tuple(sa.index(c) for c in contract), tuple(sb.index(c) for c in contract)),
+          (tuple(sa.index(c) for c in batch), tuple(sb.index(c) for c in batch)))
+    return _dot_general(a, b, dn, pet), "".join(batch + fa + fb)
+
+
+def einsum(subscripts: str, *operands: Any, out: None = None, optimize: Any = "optimal",
+           precision: Any = None, preferred_element_type: Any = None) -> Any:
+    """`jnp.einsum` with explicit or implicit output, `...`, repeated labels and broadcasting."""
+    check_no_out("einsum", out)
+    if not isinstance(subscripts, str):
+        raise NotImplementedError("einsum: only the subscripts-string form is supported")
+    ops = _promote("einsum", *operands)
+    shapes = [_shape(o) for o in ops]
+    labels, out_labels = _parse(subscripts, shapes)
+    sizes = _label_sizes(labels, shapes)
+    for c in out_labels:
+        if c not in sizes:
+            raise ValueError(f"einsum: output subscript '{c}' does not appear in the inputs")
+    items = []
+    for x, s in zip(ops, labels):
+        x, s = _diagonal(x, s)
+        items.append((_expand_to(x, s, sizes), s))
+    x, s = items[0]
+    for k in range(1, len(items) + 1):
+        later = set(out_labels).union(*(set(t) for _, t in items[k:]))
+        x, s = _sum_private(x, s, later)
+        if k == len(items):
+            break
+        y, t = items[k]
+        y, t = _sum_private(y, t, later | set(s))
+        x, s = _contract(x, s, y, t, later, preferred_element_type)
+    perm = tuple(s.index(c) for c in out_labels)
+    return _lax().transpose(x, perm) if perm != tuple(range(len(perm))) else x

@@ -1,2 +1,432 @@
-"""(being written)"""
-__all__: list = []
+"""numpy reductions: sum, prod, max, min, mean, var, std, all, any, argmax, cumsum, nan*, ...
+
+Every reduction goes through `_reduce`, which handles numpy's arguments the same
+way for all of them: `axis` (None, int, tuple, negative), `keepdims`, `where=`
+(masked elements become the reduction's identity), `initial=`, `dtype=` and JAX's
+default result dtypes (sums and products of bools and small ints accumulate in the
+default int; means of integers are floats).
+"""
+from __future__ import annotations
+
+__all__ = ["sum", "prod", "max", "min", "amax", "amin", "mean", "var", "std", "all", "any",
+           "argmax", "argmin", "ptp", "cumsum", "cumprod", "cumulative_sum", "cumulative_prod",
+           "nancumsum", "nancumprod", "count_nonzero", "average", "nansum", "nanprod",
+           "nanmax", "nanmin", "nanmean", "nanvar", "nanstd", "nanargmax", "nanargmin"]
+
+import builtins
+import importlib
+from typing import Any, Callable, Sequence
+
+from .. import core, dtypes
+from ..lax import base as lax_base
+from ..lax import reductions as lax_red  # (before cumulative: reductions re-exports it)
+from ..lax import cumulative as lax_cum
+from .util import check_arraylike, ensure_array
+
+Axis = int | Sequence[int] | None
+
+
+def _jnp() -> Any:
+    return importlib.import_module("jaxweb.numpy")
+
+
+def _lax() -> Any:
+    return lax_red.lax_ns()
+
+
+def canonical_axis(axis: Axis, ndim: int) -> tuple[int, ...]:
+    """numpy `axis` as sorted non-negative axes; JAX's messages for bad ones."""
+    if axis is None:
+        return tuple(range(ndim))
+    axes = (axis,) if not isinstance(axis, (tuple, list)) else tuple(axis)
+    axes = tuple(core.concrete_or_error(a, "axis") for a in axes)
+    out = lax_base.canonical_axes(axes, ndim)
+    if len(set(out)) != len(out):
+        raise ValueError(f"repeated axis in reduction: {tuple(axes)}")
+    return tuple(sorted(out))
+
+
+def check_no_out(name: str, out: Any) -> None:
+    """JAX arrays are immutable: numpy's `out=` is rejected as JAX does."""
+    if out is not None:
+        raise NotImplementedError(f"The 'out' argument to jnp.{name} is not supported.")
+
+
+def _keepdims(x: Any, axes: tuple[int, ...], shape: tuple[int, ...]) -> Any:
+    kept = tuple(1 if i in axes else d for i, d in enumerate(shape))
+    return _lax().reshape(x, kept)
+
+
+def _sum_dtype(dt: dtypes.DType) -> dtypes.DType:
+    """JAX's default accumulation dtype for sum/prod: small ints and bools widen."""
+    if dt.kind == "b":
+        return dtypes.default_int()
+    if dt.kind in "iu" and dt.itemsize < dtypes.default_int().itemsize:
+        bits = dtypes.default_int().itemsize * 8
+        return dtypes.canonicalize_dtype(f"uint{bits}") if dt.kind == "u" else dtypes.default_int()
+    return dt
+
+
+def _float_dtype(dt: dtypes.DType) -> dtypes.DType:
+    return dt if dt.kind == "f" else dtypes.default_float()
+
+
+def _cast(x: Any, dt: Any) -> Any:
+    return _lax().convert_element_type(x, dt) if core.get_aval(x).dtype != dt else x
+
+
+#: the jnp function folding `initial=` into a reduction's result
+_COMBINE = {"add": "add", "mul": "multiply", "max": "maximum", "min": "minimum"}
+
+
+def _reduce(name: str, a: Any, axis: Axis, dtype: Any, keepdims: bool, initial: Any, where: Any,
+            lax_fn: Callable, monoid: str, result_dtype: Callable[[dtypes.DType], dtypes.DType],
+            has_identity: bool = True) -> Any:
+    """The shared reduction driver (see the module docstring)."""
+    check_arraylike(name, a)
+    x = ensure_array(a)
+    aval = core.get_aval(x)
+    axes = canonical_axis(axis, aval.ndim)
+    dt = dtypes.canonicalize_dtype(dtype) if dtype is not None else result_dtype(aval.dtype)
+    x = _cast(x, dt)
+    if not has_identity and initial is None:
+        if where is not None:
+            raise ValueError(f"reduction operation {name} does not have an identity, so to use a "
+                             f"where mask one has to specify 'initial'")
+        if builtins.any(aval.shape[i] == 0 for i in axes):
+            raise ValueError(f"zero-size array to reduction operation {name} which has no identity")
+    if where is not None:
+        from ..compiler.kernel import REDUCE_IDENTITY
+        ident = REDUCE_IDENTITY[monoid](dt)
+        x = _jnp().where(where, x, _lax().full((), ident, dt))
+        aval = core.get_aval(x)
+        axes = canonical_axis(axis, aval.ndim)
+    out = lax_fn(x, axes)
+    if initial is not None:
+        out = getattr(_jnp(), _COMBINE[monoid])(out, _cast(ensure_array(initial), dt))
+        out = _cast(out, dt)
+    return _keepdims(out, axes, aval.shape) if keepdims else out
+
+
+def sum(a: Any, axis: Axis = None, dtype: Any = None, out: None = None, keepdims: bool = False,
+        initial: Any = None, where: Any = None, promote_integers: bool = True) -> Any:
+    """`jnp.sum`."""
+    check_no_out("sum", out)
+    rd = _sum_dtype if promote_integers else (lambda d: d)
+    return _reduce("sum", a, axis, dtype, keepdims, initial, where, lax_red.reduce_sum, "add", rd)
+
+
+def prod(a: Any, axis: Axis = None, dtype: Any = None, out: None = None, keepdims: bool = False,
+         initial: Any = None, where: Any = None, promote_integers: bool = True) -> Any:
+    """`jnp.prod`."""
+    check_no_out("prod", out)
+    rd = _sum_dtype if promote_integers else (lambda d: d)
+    return _reduce("prod", a, axis, dtype, keepdims, initial, where, lax_red.reduce_prod, "mul", rd)
+
+
+def max(a: Any, axis: Axis = None, out: None = None, keepdims: bool = False, initial: Any = None,
+        where: Any = None) -> Any:
+    """`jnp.max` (NaN propagates)."""
+    check_no_out("max", out)
+    return _reduce("max", a, axis, None, keepdims, initial, where, lax_red.reduce_max, "max",
+                   lambda d: d, has_identity=False)
+
+
+def min(a: Any, axis: Axis = None, out: None = None, keepdims: bool = False, initial: Any = None,
+        where: Any = None) -> Any:
+    """`jnp.min` (NaN propagates)."""
+    check_no_out("min", out)
+    return _reduce("min", a, axis, None, keepdims, initial, where, lax_red.reduce_min, "min",
+                   lambda d: d, has_identity=False)
+
+
+amax, amin = max, min
+
+
+def _bool_reduce(name: str, lax_fn: Callable, monoid: str):
+    def fn(a: Any, axis: Axis = None, out: None = None, keepdims: bool = False, *,
+           where: Any = None) -> Any:
+        check_no_out(name, out)
+        return _reduce(name, a, axis, dtypes.bool_, keepdims, None, where, lax_fn, monoid,
+                       lambda d: dtypes.bool_)
+    fn.__name__ = name
+    fn.__doc__ = f"`jnp.{name}`: logical reduction (nonzero counts as True)."
+    return fn
+
+
+all = _bool_reduce("all", lax_red.reduce_and, "min")
+any = _bool_reduce("any", lax_red.reduce_or, "max")
+
+
+def count_nonzero(a: Any, axis: Axis = None, keepdims: bool = False) -> Any:
+    """`jnp.count_nonzero`: the number of nonzero elements, as the default int."""
+    x = ensure_array(a)
+    nz = _jnp().not_equal(x, _lax().full((), 0, core.get_aval(x).dtype))
+    return sum(nz, axis=axis, dtype=dtypes.default_int(), keepdims=keepdims)
+
+
+def _count(shape: tuple[int, ...], axes: tuple[int, ...]) -> int:
+    n = 1
+    for i in axes:
+        n *= shape[i]
+    return n
+
+
+def _mean_dtype(a: Any, dtype: Any) -> dtypes.DType:
+    if dtype is not None:
+        return dtypes.canonicalize_dtype(dtype)
+    return _float_dtype(core.get_aval(a).dtype)
+
+
+def mean(a: Any, axis: Axis = None, dtype: Any = None, out: None = None, keepdims: bool = False, *,
+         where: Any = None) -> Any:
+    """`jnp.mean`: integers average as the default float; float16 accumulates in float32."""
+    check_no_out("mean", out)
+    check_arraylike("mean", a)
+    x = ensure_array(a)
+    dt = _mean_dtype(x, dtype)
+    acc = dtypes.float32 if dt in lax_base.LOW_FLOATS else dt
+    total = sum(x, axis=axis, dtype=acc, keepdims=keepdims, where=where)
+    if where is None:
+        n = _count(core.get_aval(x).shape, canonical_axis(axis, core.get_aval(x).ndim))
+        out_ = _jnp().true_divide(total, _lax().full((), n, acc))
+    else:
+        mask = _jnp().broadcast_to(where, core.get_aval(x).shape)
+        n = sum(mask, axis=axis, dtype=acc, keepdims=keepdims)
+        out_ = _jnp().true_divide(total, n)
+    return _cast(out_, dt)
+
+
+def var(a: Any, axis: Axis = None, dtype: Any = None, out: None = None, ddof: int = 0,
+        keepdims: bool = False, *, where: Any = None, correction: Any = None) -> Any:
+    """`jnp.var`: mean squared deviation, divided by N - ddof."""
+    check_no_out("var", out)
+    if correction is not None:
+        ddof = correction
+    check_arraylike("var", a)
+    x = ensure_array(a)
+    dt = _mean_dtype(x, dtype)
+    acc = dtypes.float32 if dt in lax_base.LOW_FLOATS else dt
+    x = _cast(x, acc)
+    jnp = _jnp()
+    centered = jnp.subtract(x, mean(x, axis=axis, keepdims=True, where=where))
+    sq = jnp.multiply(centered, centered)
+    total = sum(sq, axis=axis, keepdims=keepdims, where=where)
+    if where is None:
+        n = _count(core.get_aval(x).shape, canonical_axis(axis, core.get_aval(x).ndim))
+        denom: Any = _lax().full((), builtins.max(n - ddof, 0), acc)
+    else:
+        mask = jnp.broadcast_to(where, core.get_aval(x).shape)
+        denom = jnp.maximum(jnp.subtract(sum(mask, axis=axis, dtype=acc, keepdims=keepdims), ddof), 0)
+    return _cast(jnp.true_divide(total, denom), dt)
+
+
+def std(a: Any, axis: Axis = None, dtype: Any = None, out: None = None, ddof: int = 0,
+        keepdims: bool = False, *, where: Any = None, correction: Any = None) -> Any:
+    """`jnp.std`: the square root of `var`."""
+    check_no_out("std", out)
+    return _jnp().sqrt(var(a, axis, dtype, None, ddof, keepdims, where=where, correction=correction))
+
+
+def ptp(a: Any, axis: Axis = None, out: None = None, keepdims: bool = False) -> Any:
+    """`jnp.ptp`: max - min."""
+    check_no_out("ptp", out)
+    return _jnp().subtract(max(a, axis, keepdims=keepdims), min(a, axis, keepdims=keepdims))
+
+
+def _arg(name: str, lax_fn: Callable):
+    def fn(a: Any, axis: int | None = None, out: None = None, keepdims: bool = False) -> Any:
+        check_no_out(name, out)
+        check_arraylike(name, a)
+        x = ensure_array(a)
+        if axis is None:
+            if core.get_aval(x).size == 0:
+                raise ValueError(f"attempt to get {name} of an empty sequence")
+            res = lax_fn(_lax().reshape(x, (core.get_aval(x).size,)), 0, dtypes.default_int())
+            return _lax().reshape(res, (1,) * core.get_aval(x).ndim) if keepdims else res
+        (ax,) = canonical_axis(axis, core.get_aval(x).ndim)
+        if core.get_aval(x).shape[ax] == 0:
+            raise ValueError(f"attempt to get {name} of an empty sequence")
+        res = lax_fn(x, ax, dtypes.default_int())
+        return _keepdims(res, (ax,), core.get_aval(x).shape) if keepdims else res
+    fn.__name__ = name
+    fn.__doc__ = f"`jnp.{name}`: index of the first extremum (NaN counts as one)."
+    return fn
+
+
+argmax = _arg("argmax", lax_red.argmax)
+argmin = _arg("argmin", lax_red.argmin)
+
+
+# ---------------------------------------------------------------- cumulative
+def _cumulative(name: str, lax_fn: Callable, nan_fill: Any = None):
+    def fn(a: Any, axis: int | None = None, dtype: Any = None, out: None = None) -> Any:
+        check_no_out(name, out)
+        check_arraylike(name, a)
+        x = ensure_array(a)
+        if nan_fill is not None:
+            x = _nan_to(x, nan_fill)
+        if axis is None:
+            x = _lax().reshape(x, (core.get_aval(x).size,))
+            axis = 0
+        (ax,) = lax_base.canonical_axes([axis], core.get_aval(x).ndim)
+        dt = dtypes.canonicalize_dtype(dtype) if dtype is not None else _sum_dtype(core.get_aval(x).dtype)
+        return lax_fn(_cast(x, dt), ax)
+    fn.__name__ = name
+    fn.__doc__ = f"`jnp.{name}` along `axis` (flattened if None)."
+    return fn
+
+
+cumsum = _cumulative("cumsum", lax_cum.cumsum)
+cumprod = _cumulative("cumprod", lax_cum.cumprod)
+nancumsum = _cumulative("nancumsum", lax_cum.cumsum, 0)
+nancumprod = _cumulative("nancumprod", lax_cum.cumprod, 1)
+
+
+def _cumulative_with_initial(name: str, lax_fn: Callable, ident: int):
+    def fn(x: Any, /, *, axis: int | None = None, dtype: Any = None, include_initial: bool = False) -> Any:
+        check_arraylike(name, x)
+        x = ensure_array(x)
+        nd = core.get_aval(x).ndim
+        if axis is None:
+            if nd > 1:
+                raise ValueError(f"The array has {nd} dimensions: axis must be specified.")
+            axis = 0
+        (ax,) = lax_base.canonical_axes([axis], builtins.max(nd, 1))
+        dt = dtypes.canonicalize_dtype(dtype) if dtype is not None else _sum_dtype(core.get_aval(x).dtype)
+        out = lax_fn(_cast(x, dt), ax)
+        if include_initial:
+            pad = [(0, 0, 0)] * nd
+            pad[ax] = (1, 0, 0)
+            out = _lax().pad(out, _lax().full((), ident, dt), pad)
+        return out
+    fn.__name__ = name
+    fn.__doc__ = f"`jnp.{name}` (array API): optionally with the identity prepended."
+    return fn
+
+
+cumulative_sum = _cumulative_with_initial("cumulative_sum", lax_cum.cumsum, 0)
+cumulative_prod = _cumulative_with_initial("cumulative_prod", lax_cum.cumprod, 1)
+
+
+# ---------------------------------------------------------------- nan-ignoring
+def _nan_to(x: Any, value: Any) -> Any:
+    if core.get_aval(x).dtype.kind != "f":
+        return x
+    jnp = _jnp()
+    return jnp.where(jnp.isnan(x), _lax().full((), value, core.get_aval(x).dtype), x)
+
+
+def nansum(a: Any, axis: Axis = None, dtype: Any = None, out: None = None, keepdims: bool = False,
+           initial: Any = None, where: Any = None) -> Any:
+    """`jnp.nansum`: NaNs count as zero."""
+    check_no_out("nansum", out)
+    return sum(_nan_to(ensure_array(a), 0), axis, dtype, None, keepdims, initial, where)
+
+
+def nanprod(a: Any, axis: Axis = None, dtype: Any = None, out: None = None, keepdims: bool = False,
+            initial: Any = None, where: Any = None) -> Any:
+    """`jnp.nanprod`: NaNs count as one."""
+    check_no_out("nanprod", out)
+    return prod(_nan_to(ensure_array(a), 1), axis, dtype, None, keepdims, initial, where)
+
+
+def _nan_extremum(name: str, fn: Callable, fill: float):
+    def nanfn(a: Any, axis: Axis = None, out: None = None, keepdims: bool = False, initial: Any = None,
+              where: Any = None) -> Any:
+        check_no_out(name, out)
+        x = ensure_array(a)
+        res = fn(_nan_to(x, fill), axis, None, keepdims, initial, where)
+        if core.get_aval(x).dtype.kind != "f":
+            return res
+        jnp = _jnp()
+        all_nan = all(jnp.isnan(x), axis=axis, keepdims=keepdims)
+        return jnp.where(all_nan, _lax().full((), float("nan"), core.get_aval(res).dtype), res)
+    nanfn.__name__ = name
+    nanfn.__doc__ = f"`jnp.{name}`: ignores NaNs (NaN only where every element is NaN)."
+    return nanfn
+
+
+nanmax = _nan_extremum("nanmax", max, float("-inf"))
+nanmin = _nan_extremum("nanmin", min, float("inf"))
+
+
+def _nan_mask(x: Any, where: Any) -> Any:
+    jnp = _jnp()
+    ok = jnp.logical_not(jnp.isnan(x))
+    return ok if where is None else jnp.logical_and(ok, where)
+
+
+def nanmean(a: Any, axis: Axis = None, dtype: Any = None, out: None = None, keepdims: bool = False, *,
+            where: Any = None) -> Any:
+    """`jnp.nanmean`: the mean of the non-NaN elements."""
+    check_no_out("nanmean", out)
+    x = ensure_array(a)
+    if core.get_aval(x).dtype.kind != "f":
+        return mean(x, axis, dtype, None, keepdims, where=where)
+    return mean(x, axis, dtype, None, keepdims, where=_nan_mask(x, where))
+
+
+def nanvar(a: Any, axis: Axis = None, dtype: Any = None, out: None = None, ddof: int = 0,
+           keepdims: bool = False, *, where: Any = None) -> Any:
+    """`jnp.nanvar`: the variance of the non-NaN elements."""
+    check_no_out("nanvar", out)
+    x = ensure_array(a)
+    if core.get_aval(x).dtype.kind != "f":
+        return var(x, axis, dtype, None, ddof, keepdims, where=where)
+    return var(_nan_to(x, 0), axis, dtype, None, ddof, keepdims, where=_nan_mask(x, where))
+
+
+def nanstd(a: Any, axis: Axis = None, dtype: Any = None, out: None = None, ddof: int = 0,
+           keepdims: bool = False, *, where: Any = None) -> Any:
+    """`jnp.nanstd`."""
+    check_no_out("nanstd", out)
+    return _jnp().sqrt(nanvar(a, axis, dtype, None, ddof, keepdims, where=where))
+
+
+def _nanarg(name: str, fn: Callable, fill: float):
+    def nanfn(a: Any, axis: int | None = None, out: None = None, keepdims: bool = False) -> Any:
+        check_no_out(name, out)
+        x = ensure_array(a)
+        return fn(_nan_to(x, fill), axis, None, keepdims)
+    nanfn.__name__ = name
+    nanfn.__doc__ = f"`jnp.{name}`: ignores NaNs."
+    return nanfn
+
+
+nanargmax = _nanarg("nanargmax", argmax, float("-inf"))
+nanargmin = _nanarg("nanargmin", argmin, float("inf"))
+
+
+# ---------------------------------------------------------------- average
+def average(a: Any, axis: Axis = None, weights: Any = None, returned: bool = False,
+            keepdims: bool = False) -> Any:
+    """`jnp.average`: the (weighted) mean; with `returned`, also the sum of weights."""
+    x = ensure_array(a)
+    if weights is None:
+        avg = mean(x, axis, keepdims=keepdims)
+        if not returned:
+            return avg
+        n = _count(core.get_aval(x).shape, canonical_axis(axis, core.get_aval(x).ndim))
+        return avg, _lax().full(core.get_aval(avg).shape, n, core.get_aval(avg).dtype)
+    jnp = _jnp()
+    w = ensure_array(weights)
+    xs, ws = core.get_aval(x).shape, core.get_aval(w).shape
+    if xs != ws:
+        if axis is None:
+            raise ValueError("Axis must be specified when shapes of a and weights differ.")
+        axes = canonical_axis(axis, len(xs))
+        if len(ws) != 1 or len(axes) != 1 or ws[0] != xs[axes[0]]:
+            raise ValueError("Length of weights not compatible with specified axis.")
+        w = _lax().broadcast_in_dim(w, xs, axes)
+    dt = dtypes.result_type(_float_dtype(core.get_aval(x).dtype), core.get_aval(w).dtype)
+    x, w = _cast(x, dt), _cast(w, dt)
+    wsum = sum(w, axis, keepdims=keepdims)
+    avg = jnp.true_divide(sum(jnp.multiply(x, w), axis, keepdims=keepdims), wsum)
+    return (avg, _jnp().broadcast_to(wsum, core.get_aval(avg).shape)) if returned else avg
+
+
+from .statistics import *  # noqa: E402,F401,F403  (cov, histogram & co., listed in jaxweb.numpy)
+from .statistics import __all__ as _statistics_all  # noqa: E402
+
+__all__ = __all__ + _statistics_all

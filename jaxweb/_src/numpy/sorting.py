@@ -1,2 +1,251 @@
-"""(being written)"""
-__all__: list = []
+"""numpy sorting and order statistics over `lax.sort`: sort, argsort, lexsort, partition,
+searchsorted, median, quantile, percentile and their nan-ignoring versions.
+
+Descending order reverses the axis, sorts ascending (stable), and reverses back,
+which keeps equal elements in their original order, as JAX does. Quantiles sort
+the reduced elements into one trailing axis and pick (and interpolate) order
+statistics with a gather along it.
+"""
+from __future__ import annotations
+
+__all__ = ["sort", "argsort", "lexsort", "partition", "argpartition", "searchsorted", "median",
+           "nanmedian", "quantile", "nanquantile", "percentile", "nanpercentile"]
+
+import importlib
+from typing import Any, Sequence
+
+from .. import core, dtypes
+from ..lax import base as lax_base
+from ..lax import reductions as lax_red
+from ..lax import sorting as lax_sort
+from .reductions import canonical_axis, check_no_out
+from .util import check_arraylike, ensure_array, promote_dtypes
+
+
+def _lax() -> Any:
+    return lax_red.lax_ns()
+
+
+def _jnp() -> Any:
+    return importlib.import_module("jaxweb.numpy")
+
+
+def _shape(x: Any) -> tuple[int, ...]:
+    return core.get_aval(x).shape
+
+
+def _prepare(name: str, a: Any, axis: int | None) -> tuple[Any, int]:
+    check_arraylike(name, a)
+    x = ensure_array(a)
+    if axis is None:
+        return _lax().reshape(x, (core.get_aval(x).size,)), 0
+    if core.get_aval(x).ndim == 0:
+        raise ValueError(f"axis {axis} is out of bounds for array of dimension 0")
+    (ax,) = lax_base.canonical_axes([axis], core.get_aval(x).ndim)
+    return x, ax
+
+
+def sort(a: Any, axis: int | None = -1, *, kind: Any = None, order: Any = None, stable: bool = True,
+         descending: bool = False) -> Any:
+    """`jnp.sort`: ascending with NaNs last (descending: NaNs first)."""
+    if order is not None:
+        raise TypeError("'order' argument to sort is not supported.")
+    x, ax = _prepare("sort", a, axis)
+    if descending:
+        return _lax().rev(lax_sort.sort(_lax().rev(x, (ax,)), dimension=ax), (ax,))
+    return lax_sort.sort(x, dimension=ax)
+
+
+def argsort(a: Any, axis: int | None = -1, *, kind: Any = None, order: Any = None, stable: bool = True,
+            descending: bool = False) -> Any:
+    """`jnp.argsort`: the stable sorting permutation, as the default int."""
+    if order is not None:
+        raise TypeError("'order' argument to argsort is not supported.")
+    x, ax = _prepare("argsort", a, axis)
+    L = _lax()
+    shape = _shape(x)
+    iota = L.broadcasted_iota(dtypes.default_int(), shape, ax)
+    if not descending:
+        return lax_sort.sort((x, iota), dimension=ax, num_keys=1)[1]
+    perm = lax_sort.sort((L.rev(x, (ax,)), iota), dimension=ax, num_keys=1)[1]
+    return _jnp().subtract(L.full((), shape[ax] - 1, dtypes.default_int()), L.rev(perm, (ax,)))
+
+
+def lexsort(keys: Sequence[Any], axis: int = -1) -> Any:
+    """`jnp.lexsort`: sort by the last key first, then the one before it, and so on."""
+    keys = [ensure_array(k) for k in keys]
+    if not keys:
+        raise TypeError("need sequence of keys with len > 0 in lexsort")
+    if len({_shape(k) for k in keys}) != 1:
+        raise ValueError("all keys need to be the same shape")
+    shape = _shape(keys[0])
+    if not shape:
+        raise TypeError("lexsort keys must have at least one dimension")
+    (ax,) = lax_base.canonical_axes([axis], len(shape))
+    iota = _lax().broadcasted_iota(dtypes.default_int(), shape, ax)
+    return lax_sort.sort(tuple(keys[::-1]) + (iota,), dimension=ax, num_keys=len(keys))[-1]
+
+
+def _partition_sorted(a: Any, kth: int, axis: int, operand_is_index: bool) -> Any:
+    """JAX's partition order: the kth+1 smallest ascending, then the rest descending
+    (both stable), as one sort keyed by (group, rank within the group)."""
+    x, ax = _prepare("partition", a, axis)
+    n = _shape(x)[ax]
+    kth = int(core.concrete_or_error(kth, "kth in partition"))
+    if not -n <= kth < n:
+        raise ValueError(f"kth(={kth}) out of bounds {n}")
+    kth %= n
+    jnp = _jnp()
+    rank_up = argsort(argsort(x, axis=ax), axis=ax)
+    rank_down = argsort(argsort(x, axis=ax, descending=True), axis=ax)
+    top = jnp.greater(rank_up, kth)
+    key = jnp.where(top, rank_down, rank_up)
+    payload = _lax().broadcasted_iota(dtypes.default_int(), _shape(x), ax) if operand_is_index else x
+    return lax_sort.sort((top, key, payload), dimension=ax, num_keys=2)[-1]
+
+
+def partition(a: Any, kth: int, axis: int = -1) -> Any:
+    """`jnp.partition`: element kth in its sorted place, smaller ones before, larger after."""
+    return _partition_sorted(a, kth, axis, False)
+
+
+def argpartition(a: Any, kth: int, axis: int = -1) -> Any:
+    """`jnp.argpartition`: the indices that `partition` would take."""
+    return _partition_sorted(a, kth, axis, True)
+
+
+def searchsorted(a: Any, v: Any, side: str = "left", sorter: Any = None, *, method: str = "scan") -> Any:
+    """`jnp.searchsorted`: insertion indices of v into sorted 1-d a (NaNs sort last)."""
+    if side not in ("left", "right"):
+        raise ValueError(f"{side!r} is an invalid value for keyword 'side'. Expected one of ['left', 'right']")
+    jnp = _jnp()
+    a, v = ensure_array(a), ensure_array(v)
+    if core.get_aval(a).ndim != 1:
+        raise ValueError("a should be 1-dimensional")
+    if sorter is not None:
+        a = lax_sort.gather_along(a, ensure_array(sorter), 0)
+    a, v = promote_dtypes(a, v)
+    vb = _lax().reshape(v, _shape(v) + (1,))
+    if side == "left":
+        before = jnp.less(a, vb)
+        if core.get_aval(a).dtype.kind == "f":
+            before = jnp.logical_or(before, jnp.logical_and(jnp.isnan(vb), jnp.logical_not(jnp.isnan(a))))
+    else:
+        before = jnp.less_equal(a, vb)
+        if core.get_aval(a).dtype.kind == "f":
+            before = jnp.logical_or(before, jnp.isnan(vb))
+    return jnp.sum(before, axis=-1, dtype=dtypes.default_int())
+
+
+# ---------------------------------------------------------------- order statistics
+_METHODS = ("linear", "lower", "higher", "midpoint", "nearest")
+
+
+def _quantile(name: str, a: Any, q: Any, axis: Any, method: str, keepdims: bool, ignore_nan: bool) -> Any:
+    if method not in _METHODS:
+        raise ValueError(f"{name}: method must be one of {list(_METHODS)}, got {method!r}")
+    check_arraylike(name, a, q)
+    jnp, L = _jnp(), _lax()
+    x = ensure_array(a)
+    dt = dtypes.result_type(core.get_aval(x).dtype, core.get_aval(ensure_array(q)).dtype, dtypes.default_float())
+    dt = dt if dt.kind == "f" else dtypes.default_float()
+    x, qa = L.convert_element_type(x, dt), L.convert_element_type(ensure_array(q), dt)
+    shape = _shape(x)
+    axes = canonical_axis(axis, len(shape))
+    keep = tuple(i for i in range(len(shape)) if i not in axes)
+    rest = tuple(shape[i] for i in keep)
+    n = 1
+    for i in axes:
+        n *= shape[i]
+    qs = _shape(qa)
+    out_rest = tuple(1 if i in axes else d for i, d in enumerate(shape)) if keepdims else rest
+    if n == 0:
+        return L.full(qs + out_rest, float("nan"), dt)
+    flat = L.reshape(L.transpose(x, keep + axes), rest + (n,))
+    s = lax_sort.sort(flat, dimension=len(rest))
+    nq = core.get_aval(qa).size
+    qf = L.broadcast_in_dim(L.reshape(qa, (nq,)), rest + (nq,), (len(rest),))
+    if ignore_nan:
+        count = jnp.sum(jnp.logical_not(jnp.isnan(flat)), axis=-1, dtype=dt)
+        valid = L.broadcast_in_dim(count, rest + (nq,), tuple(range(len(rest))))
+    else:
+        valid = L.full(rest + (nq,), n, dt)
+    pos = jnp.multiply(qf, jnp.subtract(valid, L.full((), 1, dt)))
+
+    def at(p):
+        idx = jnp.clip(L.convert_element_type(p, dtypes.int32), 0, n - 1)
+        return lax_sort.gather_along(s, idx, len(rest))
+    lo, hi = jnp.floor(pos), jnp.ceil(pos)
+    v_lo, v_hi = at(lo), at(hi)
+    if method == "linear":
+        res = jnp.add(v_lo, jnp.multiply(jnp.subtract(v_hi, v_lo), jnp.subtract(pos, lo)))
+    elif method == "lower":
+        res = v_lo
+    elif method == "higher":
+        res = v_hi
+    elif method == "midpoint":
+        res = jnp.multiply(jnp.add(v_lo, v_hi), L.full((), 0.5, dt))
+    else:  # JAX rounds exact halves down (numpy rounds them to the even index)
+        res = jnp.where(jnp.greater(jnp.subtract(pos, lo), L.full((), 0.5, dt)), v_hi, v_lo)
+    nan = L.full((), float("nan"), dt)
+    if ignore_nan:
+        res = jnp.where(jnp.equal(valid, L.full((), 0, dt)), nan, res)
+    else:
+        any_nan = jnp.any(jnp.isnan(flat), axis=-1)
+        res = jnp.where(L.broadcast_in_dim(any_nan, rest + (nq,), tuple(range(len(rest)))), nan, res)
+    res = L.transpose(res, (len(rest),) + tuple(range(len(rest))))
+    return L.reshape(res, qs + out_rest)
+
+
+def quantile(a: Any, q: Any, axis: Any = None, out: None = None, overwrite_input: bool = False,
+             method: str = "linear", keepdims: bool = False, *, interpolation: Any = None) -> Any:
+    """`jnp.quantile` (q in [0, 1]); NaN where the data has a NaN."""
+    check_no_out("quantile", out)
+    return _quantile("quantile", a, q, axis, interpolation or method, keepdims, False)
+
+
+def nanquantile(a: Any, q: Any, axis: Any = None, out: None = None, overwrite_input: bool = False,
+                method: str = "linear", keepdims: bool = False, *, interpolation: Any = None) -> Any:
+    """`jnp.nanquantile`: quantiles of the non-NaN elements."""
+    check_no_out("nanquantile", out)
+    return _quantile("nanquantile", a, q, axis, interpolation or method, keepdims, True)
+
+
+def _percent(q: Any) -> Any:
+    q = ensure_array(q)
+    dt = core.get_aval(q).dtype if core.get_aval(q).dtype.kind == "f" else dtypes.default_float()
+    return _jnp().true_divide(_lax().convert_element_type(q, dt), _lax().full((), 100, dt))
+
+
+def percentile(a: Any, q: Any, axis: Any = None, out: None = None, overwrite_input: bool = False,
+               method: str = "linear", keepdims: bool = False, *, interpolation: Any = None) -> Any:
+    """`jnp.percentile` (q in [0, 100])."""
+    check_no_out("percentile", out)
+    return quantile(a, _percent(q), axis, method=interpolation or method, keepdims=keepdims)
+
+
+def nanpercentile(a: Any, q: Any, axis: Any = None, out: None = None, overwrite_input: bool = False,
+                  method: str = "linear", keepdims: bool = False, *, interpolation: Any = None) -> Any:
+    """`jnp.nanpercentile`."""
+    check_no_out("nanpercentile", out)
+    return nanquantile(a, _percent(q), axis, method=interpolation or method, keepdims=keepdims)
+
+
+def median(a: Any, axis: Any = None, out: None = None, overwrite_input: bool = False,
+           keepdims: bool = False) -> Any:
+    """`jnp.median`: the mean of the middle order statistics; NaN if any element is NaN."""
+    check_no_out("median", out)
+    return quantile(a, 0.5, axis, keepdims=keepdims)
+
+
+def nanmedian(a: Any, axis: Any = None, out: None = None, overwrite_input: bool = False,
+              keepdims: bool = False) -> Any:
+    """`jnp.nanmedian`: the median of the non-NaN elements."""
+    check_no_out("nanmedian", out)
+    return nanquantile(a, 0.5, axis, keepdims=keepdims)
+
+
+from .setops import *  # noqa: E402,F401,F403  (unique, isin & co., listed in jaxweb.numpy)
+from .setops import __all__ as _setops_all  # noqa: E402
+
+__all__ = __all__ + _setops_all

@@ -1,49 +1,345 @@
-"""Elementwise numpy functions (`jnp.add`, `jnp.sin`, ...) over lax primitives."""
+"""Elementwise numpy functions (`jnp.add`, `jnp.floor_divide`, `jnp.left_shift`, ...).
+
+numpy semantics with JAX's type promotion: arguments are promoted with
+`promote_args` (or `promote_args_inexact` where numpy returns floats for integer
+input, e.g. true_divide) and broadcast, then mapped onto lax primitives. Integer
+floor division and remainder follow Python's floor semantics. Math functions
+(exp, sin, hypot, logaddexp, isclose, where, clip, ...) live in `ufuncs_math.py`
+and are re-exported here.
+"""
 from __future__ import annotations
 
-__all__ = ["add", "subtract", "multiply", "negative", "sin", "cos", "exp", "less"]
+__all__ = [
+    "add", "subtract", "multiply", "divide", "true_divide", "floor_divide", "remainder", "mod",
+    "fmod", "divmod", "power", "pow", "float_power", "negative", "positive", "abs", "absolute",
+    "fabs", "sign", "floor", "ceil", "round", "around", "rint", "trunc", "fix", "square",
+    "reciprocal", "maximum", "minimum", "fmax", "fmin", "equal", "not_equal", "less",
+    "less_equal", "greater", "greater_equal", "logical_and", "logical_or", "logical_xor",
+    "logical_not", "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not", "invert",
+    "bitwise_invert", "bitwise_count", "left_shift", "right_shift", "bitwise_left_shift",
+    "bitwise_right_shift", "astype", "real", "imag", "conj", "conjugate", "iscomplexobj",
+    "isrealobj",
+]
 
-from typing import Any
+import builtins
+from typing import Any, Callable
 
+from .. import core, dtypes
 from ..lax import elementwise as lax
-from .util import promote_args, promote_args_inexact
+from .util import check_arraylike, promote_args, promote_args_inexact
 
 
-def add(x: Any, y: Any, /) -> Any:
-    x, y = promote_args("add", x, y)
-    return lax.add_p.bind(x, y)
+def _dtype(x: Any) -> dtypes.DType:
+    return core.get_aval(x).dtype
 
 
-def subtract(x: Any, y: Any, /) -> Any:
-    x, y = promote_args("subtract", x, y)
-    return lax.sub_p.bind(x, y)
+def _bool_to_int(*xs: Any) -> list:
+    """numpy's integer ops on bools compute in the default integer type."""
+    return [lax.convert_element_type(x, dtypes.default_int(), core.get_aval(x).weak_type)
+            if _dtype(x).kind == "b" else x for x in xs]
 
 
-def multiply(x: Any, y: Any, /) -> Any:
-    x, y = promote_args("multiply", x, y)
-    return lax.mul_p.bind(x, y)
+def _binary(name: str, prim: Any, promote: Callable = promote_args, bool_op: Any = None,
+            bools_as_int: bool = False) -> Callable:
+    """A numpy binary function: promote, broadcast, bind `prim` (or `bool_op` for bools)."""
+    def fn(x: Any, y: Any, /) -> Any:
+        x, y = promote(name, x, y)
+        if bools_as_int:
+            x, y = _bool_to_int(x, y)
+        if bool_op is not None and _dtype(x).kind == "b":
+            return bool_op.bind(x, y)
+        return prim.bind(x, y)
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = f"`jnp.{name}`: elementwise, with numpy broadcasting and JAX type promotion."
+    return fn
 
 
-def negative(x: Any, /) -> Any:
-    (x,) = promote_args("negative", x)
-    return lax.neg_p.bind(x)
+def _unary(name: str, prim: Any, promote: Callable = promote_args, identity_kinds: str = "",
+           **params: Any) -> Callable:
+    """A numpy unary function; inputs whose dtype kind is in `identity_kinds` pass through."""
+    def fn(x: Any, /) -> Any:
+        (x,) = promote(name, x)
+        if _dtype(x).kind in identity_kinds:
+            return x
+        return prim.bind(x, **params)
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = f"`jnp.{name}`: elementwise."
+    return fn
 
 
-def sin(x: Any, /) -> Any:
-    (x,) = promote_args_inexact("sin", x)
-    return lax.sin_p.bind(x)
+# ---------------------------------------------------------------- arithmetic
+add = _binary("add", lax.add_p, bool_op=lax.or_p)
+subtract = _binary("subtract", lax.sub_p)
+multiply = _binary("multiply", lax.mul_p, bool_op=lax.and_p)
+true_divide = _binary("true_divide", lax.div_p, promote_args_inexact)
+divide = true_divide
+fmod = _binary("fmod", lax.rem_p, bools_as_int=True)
+maximum = _binary("maximum", lax.max_p)
+minimum = _binary("minimum", lax.min_p)
+negative = _unary("negative", lax.neg_p)
+sign = _unary("sign", lax.sign_p)
+floor = _unary("floor", lax.floor_p, identity_kinds="biu")
+ceil = _unary("ceil", lax.ceil_p, identity_kinds="biu")
+rint = _unary("rint", lax.round_p, promote_args_inexact,
+              rounding_method=lax.RoundingMethod.TO_NEAREST_EVEN)
+fabs = _unary("fabs", lax.abs_p, promote_args_inexact)
 
 
-def cos(x: Any, /) -> Any:
-    (x,) = promote_args_inexact("cos", x)
-    return lax.cos_p.bind(x)
+def positive(x: Any, /) -> Any:
+    """`jnp.positive`: x itself (promoted to an array)."""
+    (x,) = promote_args("positive", x)
+    return x
 
 
-def exp(x: Any, /) -> Any:
-    (x,) = promote_args_inexact("exp", x)
-    return lax.exp_p.bind(x)
+def absolute(x: Any, /) -> Any:
+    """`jnp.absolute`: |x|; unsigned and bool inputs are returned unchanged."""
+    (x,) = promote_args("absolute", x)
+    return x if _dtype(x).kind in "bu" else lax.abs_p.bind(x)
 
 
-def less(x: Any, y: Any, /) -> Any:
-    x, y = promote_args("less", x, y)
-    return lax.lt_p.bind(x, y)
+abs = absolute  # noqa: A001
+
+
+def trunc(x: Any, /) -> Any:
+    """`jnp.trunc`: round toward zero (integers unchanged)."""
+    (x,) = promote_args("trunc", x)
+    if _dtype(x).kind in "biu":
+        return x
+    return lax.select(lax.lt(x, 0), lax.ceil_p.bind(x), lax.floor_p.bind(x))
+
+
+fix = trunc
+
+
+def round(a: Any, decimals: int = 0, out: None = None) -> Any:
+    """`jnp.round`: round half to even, at `decimals` decimal places."""
+    if out is not None:
+        raise NotImplementedError("The 'out' argument to jnp.round is not supported.")
+    decimals = int(core.concrete_or_error(decimals, "'decimals' argument of jnp.round"))
+    (a,) = promote_args("round", a)
+    dt = _dtype(a)
+    if dt.kind in "biu":
+        if decimals < 0:
+            raise NotImplementedError("integer np.round not implemented for decimals < 0")
+        return a
+    even = lax.RoundingMethod.TO_NEAREST_EVEN
+    if decimals == 0:
+        return lax.round(a, even)
+    factor = 10.0 ** builtins.abs(decimals)
+    if decimals > 0:
+        return lax.div(lax.round(lax.mul(a, factor), even), factor)
+    return lax.mul(lax.round(lax.div(a, factor), even), factor)
+
+
+around = round
+
+
+def square(x: Any, /) -> Any:
+    """`jnp.square`: x * x (bools become integers)."""
+    (x,) = _bool_to_int(*promote_args("square", x))
+    return lax.integer_pow(x, 2)
+
+
+def reciprocal(x: Any, /) -> Any:
+    """`jnp.reciprocal`: 1 / x, as floating point."""
+    (x,) = promote_args_inexact("reciprocal", x)
+    return lax.integer_pow(x, -1)
+
+
+def floor_divide(x: Any, y: Any, /) -> Any:
+    """`jnp.floor_divide`: x // y with Python's floor semantics (numpy's for floats)."""
+    x, y = _bool_to_int(*promote_args("floor_divide", x, y))
+    if _dtype(x).kind in "iu":
+        q = lax.div(x, y)
+        if _dtype(x).kind == "u":
+            return q
+        adjust = lax.bitwise_and(lax.ne(lax.sign(x), lax.sign(y)), lax.ne(lax.rem(x, y), 0))
+        return lax.select(adjust, lax.sub(q, 1), q)
+    return _float_divmod(x, y)[0]
+
+
+def _float_divmod(x: Any, y: Any) -> tuple[Any, Any]:
+    """numpy's float floor division and modulus: q = floor((x - fmod(x, y)) / y),
+    corrected by one where fmod's sign differs from y's; x / y when y == 0."""
+    mod = lax.rem(x, y)
+    q = lax.div(lax.sub(x, mod), y)
+    fix_ = lax.bitwise_and(lax.ne(mod, 0), lax.ne(lax.lt(y, 0), lax.lt(mod, 0)))
+    q = lax.select(fix_, lax.sub(q, 1), q)
+    fq = lax.floor(q)
+    fq = lax.select(lax.gt(lax.sub(q, fq), 0.5), lax.add(fq, 1), fq)
+    fq = lax.select(lax.eq(q, 0), lax.mul(lax.abs(q), lax.sign(lax.div(x, y))), fq)
+    fq = lax.select(lax.eq(y, 0), lax.div(x, y), fq)
+    return fq, _trunc_mod_fix(mod, y)
+
+
+def _trunc_mod_fix(mod: Any, y: Any) -> Any:
+    """Turn a truncated remainder into a floored one (the sign of y), as JAX does."""
+    do_plus = lax.bitwise_and(lax.ne(lax.lt(mod, 0), lax.lt(y, 0)), lax.ne(mod, 0))
+    return lax.select(do_plus, lax.add(mod, y), mod)
+
+
+def remainder(x: Any, y: Any, /) -> Any:
+    """`jnp.remainder`: x mod y with the sign of y (Python's %); 0 for integer y == 0."""
+    x, y = _bool_to_int(*promote_args("remainder", x, y))
+    r = _trunc_mod_fix(lax.rem(x, y), y)
+    if _dtype(x).kind in "iu":
+        r = lax.select(lax.eq(y, 0), lax.zeros_like(r), r)
+    return r
+
+
+mod = remainder
+
+
+def divmod(x: Any, y: Any, /) -> tuple[Any, Any]:
+    """`jnp.divmod`: (floor_divide(x, y), remainder(x, y))."""
+    return floor_divide(x, y), remainder(x, y)
+
+
+def power(x: Any, y: Any, /) -> Any:
+    """`jnp.power`: integer exponents that are Python ints use repeated multiplication;
+    integer arrays to integer powers stay integers (negative powers give 0, as XLA)."""
+    check_arraylike("power", x, y)
+    if type(y) is int:
+        (x,) = _bool_to_int(*promote_args("power", x))
+        return lax.integer_pow(x, y)
+    x, y = _bool_to_int(*promote_args("power", x, y))
+    return lax.pow_p.bind(x, y)
+
+
+pow = power  # noqa: A001
+
+
+def float_power(x: Any, y: Any, /) -> Any:
+    """`jnp.float_power`: power in the default float type (or wider float input)."""
+    x, y = promote_args_inexact("float_power", x, y)
+    return lax.pow_p.bind(x, y)
+
+
+def _nan_ignoring(name: str, prim: Any) -> Callable:
+    """fmax/fmin: like maximum/minimum, but a NaN loses unless both are NaN."""
+    def fn(x: Any, y: Any, /) -> Any:
+        x, y = promote_args(name, x, y)
+        if _dtype(x).kind != "f":
+            return prim.bind(x, y)
+        return lax.select(lax.ne(x, x), y, lax.select(lax.ne(y, y), x, prim.bind(x, y)))
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = f"`jnp.{name}`: elementwise, ignoring NaN unless both operands are NaN."
+    return fn
+
+
+fmax = _nan_ignoring("fmax", lax.max_p)
+fmin = _nan_ignoring("fmin", lax.min_p)
+
+
+# ---------------------------------------------------------------- comparisons, logic
+equal = _binary("equal", lax.eq_p)
+not_equal = _binary("not_equal", lax.ne_p)
+less = _binary("less", lax.lt_p)
+less_equal = _binary("less_equal", lax.le_p)
+greater = _binary("greater", lax.gt_p)
+greater_equal = _binary("greater_equal", lax.ge_p)
+
+
+def _to_bool(x: Any) -> Any:
+    return x if _dtype(x).kind == "b" else lax.ne(x, 0)
+
+
+def _logical(name: str, prim: Any) -> Callable:
+    def fn(x: Any, y: Any, /) -> Any:
+        x, y = promote_args(name, x, y)
+        return prim.bind(_to_bool(x), _to_bool(y))
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = f"`jnp.{name}`: elementwise truth-value logic (nonzero is True)."
+    return fn
+
+
+logical_and = _logical("logical_and", lax.and_p)
+logical_or = _logical("logical_or", lax.or_p)
+logical_xor = _logical("logical_xor", lax.xor_p)
+
+
+def logical_not(x: Any, /) -> Any:
+    """`jnp.logical_not`: True where x is zero."""
+    (x,) = promote_args("logical_not", x)
+    return lax.not_p.bind(_to_bool(x))
+
+
+bitwise_and = _binary("bitwise_and", lax.and_p)
+bitwise_or = _binary("bitwise_or", lax.or_p)
+bitwise_xor = _binary("bitwise_xor", lax.xor_p)
+bitwise_not = _unary("bitwise_not", lax.not_p)
+invert = bitwise_invert = bitwise_not
+
+
+def bitwise_count(x: Any, /) -> Any:
+    """`jnp.bitwise_count`: number of 1 bits in |x|, as uint8."""
+    (x,) = promote_args("bitwise_count", x)
+    if _dtype(x).kind == "b":
+        return lax.convert_element_type(x, dtypes.uint8)
+    if _dtype(x).kind == "i":
+        x = lax.abs(x)
+    return lax.convert_element_type(lax.population_count(x), dtypes.uint8)
+
+
+def left_shift(x: Any, y: Any, /) -> Any:
+    """`jnp.left_shift`: x << y (shifts of the bit width or more give 0)."""
+    x, y = _bool_to_int(*promote_args("left_shift", x, y))
+    return lax.shift_left_p.bind(x, y)
+
+
+def right_shift(x: Any, y: Any, /) -> Any:
+    """`jnp.right_shift`: arithmetic shift for signed integers, logical for unsigned."""
+    x, y = _bool_to_int(*promote_args("right_shift", x, y))
+    prim = lax.shift_right_arithmetic_p if _dtype(x).kind == "i" else lax.shift_right_logical_p
+    return prim.bind(x, y)
+
+
+bitwise_left_shift, bitwise_right_shift = left_shift, right_shift
+
+
+# ---------------------------------------------------------------- dtype and complex parts
+def astype(x: Any, dtype: Any, /, *, copy: bool = False, device: Any = None) -> Any:
+    """`jnp.astype`: convert to `dtype` (float to int truncates and saturates)."""
+    check_arraylike("astype", x)
+    (x,) = promote_args("astype", x)
+    dt = dtypes.canonicalize_dtype(dtype)
+    if dt.kind == "c":
+        raise TypeError("jaxweb does not support complex dtypes yet.")
+    return lax.convert_element_type(x, dt)
+
+
+def real(x: Any, /) -> Any:
+    """`jnp.real`: x itself for real dtypes (jaxweb has no complex dtypes yet)."""
+    (x,) = promote_args("real", x)
+    return x
+
+
+def imag(x: Any, /) -> Any:
+    """`jnp.imag`: zeros for real dtypes."""
+    (x,) = promote_args("imag", x)
+    return lax.zeros_like(x)
+
+
+def conjugate(x: Any, /) -> Any:
+    """`jnp.conjugate`: x itself for real dtypes."""
+    (x,) = promote_args("conjugate", x)
+    return x
+
+
+conj = conjugate
+
+
+def iscomplexobj(x: Any) -> bool:
+    """`jnp.iscomplexobj`: whether x has a complex dtype."""
+    return dtypes.dtype(x).kind == "c" if not core.is_python_scalar(x) else isinstance(x, complex)
+
+
+def isrealobj(x: Any) -> bool:
+    """`jnp.isrealobj`: not iscomplexobj(x)."""
+    return not iscomplexobj(x)
+
+
+from .ufuncs_math import *  # noqa: E402,F401,F403
+from .ufuncs_math import __all__ as _math_all  # noqa: E402
+
+__all__ += _math_all

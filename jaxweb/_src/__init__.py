@@ -1,0 +1,1 @@
+"""jaxweb internals. Public names live in jaxweb, jaxweb.numpy, jaxweb.lax, ..."""

@@ -1,0 +1,74 @@
+"""Argument plumbing shared by the public transformations: pytree flattening of
+functions, argnums selection, abstract values of example arguments."""
+from __future__ import annotations
+
+from typing import Any, Callable, Sequence
+
+from . import core, dtypes
+from .tree_util import PyTreeDef, tree_flatten, tree_unflatten
+
+
+class OutStore:
+    """Receives the output tree of a flattened function once it has run."""
+
+    def __init__(self):
+        self.tree: PyTreeDef | None = None
+
+
+def flatten_fun(fun: Callable, in_tree: PyTreeDef, store: OutStore) -> Callable[..., list]:
+    """`fun(*args, **kwargs)` as a function of the flat leaves of `(args, kwargs)`."""
+    def flat_fun(*leaves: Any) -> list:
+        args, kwargs = tree_unflatten(in_tree, list(leaves))
+        out_leaves, store.tree = tree_flatten(fun(*args, **kwargs))
+        return out_leaves
+    return flat_fun
+
+
+def flatten_fun_nokwargs(fun: Callable, in_tree: PyTreeDef, store: OutStore) -> Callable[..., list]:
+    def flat_fun(*leaves: Any) -> list:
+        out_leaves, store.tree = tree_flatten(fun(*tree_unflatten(in_tree, list(leaves))))
+        return out_leaves
+    return flat_fun
+
+
+def normalize_argnums(argnums: int | Sequence[int], nargs: int, name: str = "argnums") -> tuple[int, ...]:
+    nums = (argnums,) if isinstance(argnums, int) else tuple(argnums)
+    for a in nums:
+        if not isinstance(a, int):
+            raise TypeError(f"{name} must be an int or a tuple of ints, got {argnums!r}")
+        if not -nargs <= a < nargs:
+            raise TypeError(f"differentiating with respect to {name}={argnums} requires at least "
+                            f"{max(a + 1, -a)} positional arguments to be passed by the caller, "
+                            f"but got only {nargs} positional arguments.")
+    return tuple(a % nargs for a in nums)
+
+
+def split_argnums(fun: Callable, args: tuple, argnums: tuple[int, ...], kwargs: dict
+                  ) -> tuple[Callable, tuple]:
+    """`fun` as a function of only the `argnums` arguments (others fixed), and those arguments."""
+    def f_partial(*dyn: Any) -> Any:
+        full = list(args)
+        for i, v in zip(argnums, dyn):
+            full[i] = v
+        return fun(*full, **kwargs)
+    return f_partial, tuple(args[i] for i in argnums)
+
+
+def abstractify(x: Any) -> core.ShapedArray:
+    """Abstract value of an argument: arrays, tracers, scalars, ShapeDtypeStructs."""
+    if isinstance(x, core.ShapedArray):
+        return x
+    aval = getattr(x, "aval", None)
+    if isinstance(aval, core.ShapedArray):
+        return aval
+    if hasattr(x, "shape") and hasattr(x, "dtype") and not hasattr(x, "__array__"):
+        return core.ShapedArray(x.shape, dtypes.canonicalize_dtype(x.dtype), getattr(x, "weak_type", False))
+    return core.get_aval(x)
+
+
+def as_array(x: Any) -> Any:
+    """Python scalars and numpy values become (weakly typed where JAX says so) Arrays."""
+    if isinstance(x, core.Tracer) or hasattr(x, "_buf"):
+        return x
+    from .numpy.creation import asarray
+    return asarray(x)

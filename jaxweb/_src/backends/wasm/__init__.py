@@ -1,0 +1,1 @@
+"""The `wasm` device: kernel IR compiled to WebAssembly (see backend.py)."""

@@ -1,0 +1,75 @@
+"""The runtime protocol: what the wasm backend needs from a WebAssembly engine.
+
+Codegen and scheduling are Python; a runtime only holds one linear memory and
+the instantiated kernel modules, and runs them. Everything crossing the boundary
+is an int or bytes, so a JavaScript implementation (Pyodide: `js_shim`, calling
+`WebAssembly.Module`/`Instance` on a `Memory`) is a few lines per method.
+
+Contract (all sizes in bytes; pages are 64 KiB):
+
+- Every module imports its memory as `env.memory` (min pages = the size at
+  codegen time, no maximum, not shared unless `shared` is true) and exports one
+  function `run` taking only i32 parameters and returning nothing.
+- `load(wasm) -> int`: compile and instantiate against the runtime's memory;
+  return a handle. Raise (any exception) if the bytes do not validate.
+- `validate(wasm) -> bool`: whether the engine accepts the bytes (feature probes:
+  SIMD128, relaxed SIMD). Never raises.
+- `call(handle, args)`: call export `run` with `args` (a tuple of ints, each
+  taken modulo 2**32 as i32). Synchronous; may trap (raise) only on a bug.
+- `memory_size() -> int`: current size of the linear memory in bytes.
+- `grow(pages) -> int`: grow by `pages`; returns the new size in bytes. Existing
+  instances keep working on the grown memory.
+- `read(ptr, nbytes) -> bytes` and `write(ptr, data)`: copy out of / into memory.
+
+Threads (optional): the first two args of every kernel's `run` are the
+[start, end) range of its outermost loop, so disjoint ranges may run at once.
+
+- `workers -> int`: how many can run at once (1 for a single-threaded runtime).
+- `call_split(handle, total, args, align=1)`: run(start, end, *args) over
+  [0, total) split into up to `workers` chunks (boundaries multiples of `align`
+  where possible), in parallel; returns when all are done. A runtime with
+  `workers > 1` uses a shared memory (modules then import `env.memory` as shared
+  with maximum 65536 pages: the backend asks codegen for that when `workers > 1`)
+  and one instance of each module per worker. In the browser: Web Workers, each
+  instantiating the same `WebAssembly.Module` on the same shared `Memory`
+  (needs crossOriginIsolated); without it, `workers = 1`.
+"""
+from __future__ import annotations
+
+from typing import Protocol
+
+PAGE = 65536
+
+
+class Runtime(Protocol):
+    name: str
+
+    def load(self, wasm: bytes) -> int: ...
+    def validate(self, wasm: bytes) -> bool: ...
+    def call(self, handle: int, args: tuple) -> None: ...
+    def memory_size(self) -> int: ...
+    def grow(self, pages: int) -> int: ...
+    def read(self, ptr: int, nbytes: int) -> bytes: ...
+    def write(self, ptr: int, data: bytes) -> None: ...
+    # optional (threads): workers: int; call_split(handle, total, args, align=1) -> None
+
+
+def default_runtime() -> Runtime:
+    """The best runtime available here; raises ImportError if there is none.
+
+    In Pyodide (sys.platform "emscripten") that is the JS engine itself, through
+    js_shim (`runtime_pyodide`); in CPython, wasmtime."""
+    import sys
+    errors = []
+    if sys.platform == "emscripten":
+        try:
+            from .runtime_pyodide import PyodideRuntime
+            return PyodideRuntime()
+        except Exception as e:  # not loaded through js_shim
+            errors.append(f"pyodide: {type(e).__name__}: {e}")
+    try:
+        from .runtime_wasmtime import WasmtimeRuntime
+        return WasmtimeRuntime()
+    except ImportError as e:
+        errors.append(f"wasmtime: {e}")
+    raise ImportError("no WebAssembly runtime available (" + "; ".join(errors) + ")")

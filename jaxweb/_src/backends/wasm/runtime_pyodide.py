@@ -1,0 +1,97 @@
+"""The wasm runtime protocol (see runtime.py) in Pyodide, through js_shim/wasm.mjs.
+
+The JS engine that runs Pyodide (V8 in Chrome and Node) compiles and runs the
+kernels: there is no second Wasm engine. The shim holds the Memory and the
+instances; this class holds their int handles and each kernel's exported `run`
+function, which it calls directly with ints (one FFI call per kernel launch).
+
+Threads: when the loader started the shim's worker pool (crossOriginIsolated
+pages, Node), `workers > 1`, the memory is shared, every module is also
+instantiated in each worker, and `call_split` runs chunks of a kernel's outer
+loop on all of them at once, still as one synchronous call from Python.
+"""
+from __future__ import annotations
+
+import array
+from typing import Any
+
+from ... import host
+from .runtime import PAGE
+
+_I32 = 1 << 32
+MAX_PAGES = 65536  # shared memories need a maximum: 4 GiB (a reservation, not a commitment)
+
+
+class PyodideRuntime:
+    name = "pyodide"
+
+    def __init__(self, initial_pages: int = 16, threads: int | None = None):
+        self._shim = host.shim().wasm  # HostError outside a page loaded by js_shim
+        pool = int(self._shim.poolSize())
+        self.workers = 1 + (pool if threads is None else max(0, min(pool, threads - 1)))
+        self.shared = self.workers > 1
+        # No maximum (the contract) unless shared: a shared memory needs one (4 GiB).
+        self._mem = self._shim.createMemory(initial_pages, MAX_PAGES if self.shared else None, self.shared)
+        if self.shared:
+            self._shim.poolAttachMemory(self._mem)
+        self._instances: list[int] = []
+        self._runs: list[Any] = []
+
+    def validate(self, wasm: bytes) -> bool:
+        try:
+            return bool(self._shim.validate(host.to_js_bytes(wasm)))
+        except Exception:
+            return False
+
+    def load(self, wasm: bytes) -> int:
+        shim = self._shim
+        module = shim.compile(host.to_js_bytes(wasm))
+        try:
+            inst = shim.instantiate(module, self._mem)
+            if self.shared:
+                shim.poolInstantiate(module, inst, self._mem)
+        finally:
+            shim.release("module", module)  # the instance keeps what it needs
+        self._instances.append(inst)
+        self._runs.append(shim.exportFunction(inst, "run"))
+        return len(self._runs) - 1
+
+    def call(self, handle: int, args: tuple) -> None:
+        self._runs[handle](*[((a + (1 << 31)) % _I32) - (1 << 31) for a in args])
+
+    def call_split(self, handle: int, total: int, args: tuple, align: int = 1) -> None:
+        """run(start, end, *args) over [0, total) in up to `workers` chunks at once
+        (boundaries multiples of `align` where possible)."""
+        n = min(self.workers, max(1, total // max(align, 1)))
+        if n <= 1:
+            self.call(handle, (0, total, *args))
+            return
+        bounds = [min(total, (total * i // n + align - 1) // align * align) for i in range(n)] + [total]
+        from pyodide.ffi import to_js  # noqa: PLC0415
+        self._shim.callSplit(self._instances[handle], to_js(array.array("i", bounds)),
+                             *[((a + (1 << 31)) % _I32) - (1 << 31) for a in args])
+
+    def memory_size(self) -> int:
+        return int(self._shim.memoryBytes(self._mem))
+
+    def grow(self, pages: int) -> int:
+        self._shim.growMemory(self._mem, pages)
+        return self.memory_size()
+
+    # Python buffers cross as PyProxies that the shim reads or fills in place
+    # (one copy each way, none through an intermediate JS array).
+    def read(self, ptr: int, nbytes: int) -> bytes:
+        assert 0 <= ptr and ptr + nbytes <= self.memory_size()
+        out = bytearray(nbytes)
+        if nbytes:
+            self._shim.readInto(self._mem, ptr, out)
+        return bytes(out)
+
+    def write(self, ptr: int, data) -> None:
+        data = memoryview(data).cast("B")
+        assert 0 <= ptr and ptr + len(data) <= self.memory_size()
+        if len(data):
+            self._shim.write(self._mem, ptr, data)
+
+
+assert PAGE == 65536

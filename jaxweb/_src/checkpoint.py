@@ -1,0 +1,154 @@
+"""`checkpoint` / `remat`: recompute a function's intermediates in the backward pass.
+
+`checkpoint(f)` stages `f` into a jaxpr and binds the `checkpoint` primitive on it.
+Its rules make reverse mode save only the inputs: partial evaluation computes the
+known outputs and stages the *whole* differentiated jaxpr into the linear program,
+and the transpose rule re-runs its non-linear part (the recomputation) before
+transposing the rest. `policy` is accepted for API compatibility; nothing is saved.
+"""
+from __future__ import annotations
+
+import functools
+from types import SimpleNamespace
+from typing import Any, Callable, Sequence
+
+from . import core
+from .api_util import OutStore, abstractify, flatten_fun
+from .interpreters import ad, partial_eval as pe, rules as R
+from .interpreters.batching import batch_fun_at_front, bdim_at_front
+from .jaxpr import Jaxpr, JaxprEqn, Var, convert_constvars_jaxpr, eval_jaxpr, trace_to_closed_jaxpr
+from .tree_util import tree_flatten, tree_unflatten
+
+__all__ = ["checkpoint", "remat", "checkpoint_policies"]
+
+checkpoint_p = core.Primitive("checkpoint")
+checkpoint_p.multiple_results = True
+
+
+def _run(jaxpr: Jaxpr) -> Callable[..., list]:
+    return lambda *args: eval_jaxpr(jaxpr, [], *args)
+
+
+def _stage(fun: Callable[..., Sequence[Any]], avals: Sequence[core.ShapedArray]) -> tuple[Jaxpr, list]:
+    """An open jaxpr of `fun` whose captured constants are leading inputs."""
+    return convert_constvars_jaxpr(trace_to_closed_jaxpr(fun, avals))
+
+
+@core.def_abstract_eval(checkpoint_p)
+def _checkpoint_abstract(*avals, jaxpr, **_):
+    return [v.aval for v in jaxpr.outvars]
+
+
+def _checkpoint_impl(*args, jaxpr, **_):
+    return eval_jaxpr(jaxpr, [], *args)
+
+
+def _checkpoint_jvp(primals, tangents, *, jaxpr, **params):
+    n = len(primals)
+    tangents = [R.instantiate_zeros(t) for t in tangents]
+
+    def jvp_fun(*pt):
+        outs, t_outs = ad.jvp_flat(_run(jaxpr), pt[:n], pt[n:])
+        return [*outs, *t_outs]
+
+    jvp_jaxpr, consts = _stage(jvp_fun, [core.get_aval(x) for x in (*primals, *tangents)])
+    outs = checkpoint_p.bind(*consts, *primals, *tangents, jaxpr=jvp_jaxpr, **{**params, "differentiated": True})
+    m = len(outs) // 2
+    return outs[:m], outs[m:]
+
+
+def _checkpoint_partial_eval(trace, tracers, *, jaxpr, **params):
+    """Known outputs now (from known inputs only); unknown ones by staging the whole jaxpr."""
+    in_unknowns = [not t.pval.is_known for t in tracers]
+    jaxpr_known, _, out_unknowns, num_res = pe.partial_eval_jaxpr(jaxpr, in_unknowns)
+    n_known_out = len(jaxpr_known.outvars) - num_res
+    known_only = pe.dce_jaxpr(jaxpr_known, [True] * n_known_out + [False] * num_res)
+    known_vals = iter(checkpoint_p.bind(*[t.pval.const for t in tracers if t.pval.is_known],
+                                        jaxpr=known_only, **params))
+    staged = trace.stage(checkpoint_p, tracers, dict(jaxpr=jaxpr, **params))
+    return [s if u else trace.lift(next(known_vals)) for s, u in zip(staged, out_unknowns)]
+
+
+def _checkpoint_partial_eval_jaxpr(eqn: JaxprEqn, unks: Sequence[bool]) -> tuple:
+    """Known outputs from a checkpoint of the known part; unknown ones recompute it all."""
+    jaxpr = eqn.params["jaxpr"]
+    known, _, out_unks, num_res = pe.partial_eval_jaxpr(jaxpr, unks)
+    n_known_out = len(known.outvars) - num_res
+    known_only = pe.dce_jaxpr(known, [True] * n_known_out + [False] * num_res)
+    known_eqn = JaxprEqn(checkpoint_p, [v for v, u in zip(eqn.invars, unks) if not u],
+                         {**eqn.params, "jaxpr": known_only},
+                         [v for v, u in zip(eqn.outvars, out_unks) if not u])
+    unknown_eqn = JaxprEqn(checkpoint_p, eqn.invars, eqn.params,
+                           [v if u else Var(v.aval) for v, u in zip(eqn.outvars, out_unks)])
+    return known_eqn, unknown_eqn, out_unks
+
+
+def _checkpoint_transpose(cts, *args, jaxpr, **params):
+    """Recompute the residuals from the known inputs, then transpose the linear part."""
+    in_unknowns = [R.is_undefined_primal(a) for a in args]
+    jaxpr_known, jaxpr_unknown, out_unknowns, num_res = pe.partial_eval_jaxpr(jaxpr, in_unknowns)
+    n_known_out = len(jaxpr_known.outvars) - num_res
+    res_only = pe.dce_jaxpr(jaxpr_known, [False] * n_known_out + [True] * num_res)
+    res = eval_jaxpr(res_only, [], *[a for a, u in zip(args, in_unknowns) if not u])
+    lin_args = [a for a, u in zip(args, in_unknowns) if u]
+    lin_cts = [c for c, u in zip(cts, out_unknowns) if u]
+    cts_lin = iter(ad.backward_pass(jaxpr_unknown, [], [*res, *lin_args], lin_cts)[num_res:])
+    return [next(cts_lin) if u else None for u in in_unknowns]
+
+
+def _checkpoint_batch(args, dims, *, jaxpr, **params):
+    size = next(core.get_aval(a).shape[d] for a, d in zip(args, dims) if d is not None)
+    args = [bdim_at_front(a, d, size) for a, d in zip(args, dims)]
+    batched, consts = _stage(batch_fun_at_front(_run(jaxpr), [0] * len(args), size),
+                             [core.get_aval(a) for a in args])
+    outs = checkpoint_p.bind(*consts, *args, jaxpr=batched, **params)
+    return outs, [0] * len(outs)
+
+
+core.impl_rules[checkpoint_p] = _checkpoint_impl
+R.primitive_jvps[checkpoint_p] = _checkpoint_jvp
+R.primitive_transposes[checkpoint_p] = _checkpoint_transpose
+R.primitive_batchers[checkpoint_p] = _checkpoint_batch
+pe.custom_partial_eval_rules[checkpoint_p] = _checkpoint_partial_eval
+pe.partial_eval_jaxpr_rules[checkpoint_p] = _checkpoint_partial_eval_jaxpr
+
+
+def checkpoint(fun: Callable, *, prevent_cse: bool = True, policy: Callable | None = None,
+               static_argnums: int | tuple[int, ...] = ()) -> Callable:
+    """`jax.checkpoint`: same values as `fun`; its reverse mode recomputes `fun`'s
+    intermediates from the inputs instead of storing them."""
+    static = (static_argnums,) if isinstance(static_argnums, int) else tuple(static_argnums)
+
+    @functools.wraps(fun)
+    def wrapped(*args: Any, **kwargs: Any) -> Any:
+        fixed = {i: args[i] for i in static}
+        dyn = tuple(a for i, a in enumerate(args) if i not in fixed)
+
+        def f_dyn(*dyn_args, **kw):
+            it = iter(dyn_args)
+            return fun(*[fixed[i] if i in fixed else next(it) for i in range(len(args))], **kw)
+
+        flat, in_tree = tree_flatten((dyn, kwargs))
+        store = OutStore()
+        jaxpr, consts = _stage(flatten_fun(f_dyn, in_tree, store), [abstractify(x) for x in flat])
+        outs = checkpoint_p.bind(*consts, *flat, jaxpr=jaxpr, prevent_cse=prevent_cse,
+                                 differentiated=False, policy=policy)
+        return tree_unflatten(store.tree, outs)
+
+    return wrapped
+
+
+remat = checkpoint
+
+
+def _policy(save: bool) -> Callable[..., bool]:
+    return lambda *_, **__: save
+
+
+checkpoint_policies = SimpleNamespace(
+    everything_saveable=_policy(True), nothing_saveable=_policy(False),
+    dots_saveable=_policy(False), checkpoint_dots=_policy(False),
+    dots_with_no_batch_dims_saveable=_policy(False),
+    save_anything_except_these_names=lambda *names: _policy(False),
+    save_only_these_names=lambda *names: _policy(False),
+)

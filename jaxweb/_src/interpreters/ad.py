@@ -1,0 +1,204 @@
+"""Automatic differentiation: forward mode (JVPTrace), linearize and reverse mode.
+
+Forward mode carries (primal, tangent) pairs through `rules.primitive_jvps`;
+tangents may be symbolic `Zero`s so unused inputs cost nothing. Reverse mode is
+Autodidax's: linearize = JVP under partial evaluation with the primals known and
+the tangents unknown, which stages the linear part into a jaxpr; `vjp` transposes
+that jaxpr with `backward_pass`, which runs `rules.primitive_transposes` in reverse.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable, Sequence
+
+from .. import core
+from ..jaxpr import Jaxpr, Literal, Var
+from . import partial_eval as pe
+from .leaks import ensure_live
+from .rules import (UndefinedPrimal, Zero, instantiate_zeros, is_undefined_primal,
+                    primitive_jvps, primitive_transposes, tangent_dtype)
+
+
+# ---------------------------------------------------------------- forward mode
+class JVPTracer(core.Tracer):
+    __slots__ = ("_trace", "primal", "tangent")
+
+    def __init__(self, trace: "JVPTrace", primal: Any, tangent: Any):
+        self._trace, self.primal, self.tangent = trace, primal, tangent
+
+    @property
+    def aval(self) -> core.ShapedArray:
+        return core.get_aval(self.primal)
+
+    def to_concrete_value(self) -> Any:
+        p = self.primal
+        return p.to_concrete_value() if isinstance(p, core.Tracer) else p
+
+
+def zero_tangent(x: Any) -> Zero:
+    aval = core.get_aval(x)
+    return Zero(aval.update(dtype=tangent_dtype(aval.dtype)))
+
+
+class JVPTrace(core.Trace):
+    def pure(self, val: Any) -> JVPTracer:
+        return JVPTracer(self, val, zero_tangent(val))
+
+    lift = pure
+
+    def process_primitive(self, primitive, tracers, params):
+        ensure_live(self)
+        primals = [t.primal for t in tracers]
+        tangents = [t.tangent for t in tracers]
+        rule = primitive_jvps.get(primitive)
+        if rule is None:
+            raise NotImplementedError(
+                f"Differentiation rule for '{primitive.name}' not implemented")
+        out, t_out = rule(primals, tangents, **params)
+        if primitive.multiple_results:
+            return [JVPTracer(self, p, t) for p, t in zip(out, t_out)]
+        return JVPTracer(self, out, t_out)
+
+    def process_custom_jvp_call(self, primitive, fun, jvp, tracers, *, symbolic_zeros=False, **_):
+        primals = [t.primal for t in tracers]
+        tangents = [t.tangent for t in tracers]
+        if all(isinstance(t, Zero) for t in tangents):
+            outs = primitive.bind(*primals, call_jaxpr=fun, jvp=jvp, symbolic_zeros=symbolic_zeros)
+            return [self.pure(o) for o in outs]
+        if not symbolic_zeros:
+            tangents = [instantiate_zeros(t) for t in tangents]
+        outs, t_outs = jvp(primals, tangents)
+        return [JVPTracer(self, p, t) for p, t in zip(outs, t_outs)]
+
+    def process_custom_vjp_call(self, primitive, fun, fwd, bwd, tracers, **params):
+        from ..custom_derivatives import custom_vjp_jvp
+        primals = [t.primal for t in tracers]
+        tangents = [t.tangent for t in tracers]
+        if all(isinstance(t, Zero) for t in tangents):
+            outs = primitive.bind(*primals, call_jaxpr=fun, fwd=fwd, bwd=bwd, **params)
+            return [self.pure(o) for o in outs]
+        outs, t_outs = custom_vjp_jvp(fwd, bwd, primals, tangents)
+        return [JVPTracer(self, p, t) for p, t in zip(outs, t_outs)]
+
+
+def jvp_flat(fun: Callable[..., Sequence[Any]], primals: Sequence[Any], tangents: Sequence[Any],
+             instantiate: bool = True) -> tuple[list, list]:
+    """Primal and tangent outputs of a flat function; zeros instantiated unless asked not to."""
+    tangents = [_float0_to_zero(t) for t in tangents]
+    with core.new_main(JVPTrace) as main:
+        trace = JVPTrace(main)
+        tracers_in = [JVPTracer(trace, x, t) for x, t in zip(primals, tangents)]
+        outs = [trace.full_raise(o) for o in fun(*tracers_in)]
+        primals_out = [core.full_lower(t.primal) for t in outs]
+        tangents_out = [t.tangent if isinstance(t.tangent, Zero) else core.full_lower(t.tangent)
+                        for t in outs]
+    if instantiate:
+        tangents_out = [instantiate_zeros(t) for t in tangents_out]
+    return primals_out, tangents_out
+
+
+def _float0_to_zero(t: Any) -> Any:
+    """Tangents of integer/bool inputs (float0) are symbolic zeros inside, as in JAX."""
+    if isinstance(t, Zero):
+        return t
+    aval = core.get_aval(t)
+    return Zero(aval) if aval.dtype.name == "float0" else t
+
+
+# ---------------------------------------------------------------- linearize
+def linearize_flat(fun: Callable[..., Sequence[Any]], primals: Sequence[Any]
+                   ) -> tuple[list, Jaxpr, list]:
+    """Primal outputs and the linear map as (jaxpr over tangent inputs, its consts)."""
+    n = len(primals)
+    pvals = [pe.PartialVal.known(x) for x in primals] + \
+            [pe.PartialVal.unknown(core.get_aval(x).update(dtype=tangent_dtype(core.get_aval(x).dtype)))
+             for x in primals]
+
+    def fun_jvp(*args):
+        outs, t_outs = jvp_flat(fun, args[:n], args[n:])
+        return [*outs, *t_outs]
+
+    jaxpr, pvals_out, consts = pe.partial_eval_flat(fun_jvp, pvals)
+    m = len(pvals_out) // 2
+    primals_out = [pv.const for pv in pvals_out[:m]]
+    return primals_out, jaxpr, consts
+
+
+# ---------------------------------------------------------------- transposition
+def vjp_flat(fun: Callable[..., Sequence[Any]], primals: Sequence[Any]
+             ) -> tuple[list, Callable[..., list]]:
+    primals_out, jaxpr, consts = linearize_flat(fun, primals)
+    in_avals = [v.aval for v in jaxpr.invars]
+
+    def f_vjp(*cts: Any) -> list:
+        undefined = [UndefinedPrimal(a) for a in in_avals]
+        out = backward_pass(jaxpr, consts, undefined, cts)
+        return [instantiate_zeros(Zero(a)) if isinstance(c, Zero) else c for c, a in zip(out, in_avals)]
+
+    return primals_out, f_vjp
+
+
+def add_cotangents(a: Any, b: Any) -> Any:
+    if isinstance(a, Zero):
+        return b
+    if isinstance(b, Zero):
+        return a
+    if core.get_aval(a).dtype.name == "float0":
+        return a
+    from ..lax.elementwise import add_p
+    return add_p.bind(a, b)
+
+
+def backward_pass(jaxpr: Jaxpr, consts: Sequence[Any], args: Sequence[Any], cts: Sequence[Any]
+                  ) -> list:
+    """Cotangents of the jaxpr's invars (UndefinedPrimal in `args`) given output cotangents.
+
+    Equations that do not touch a linear input are evaluated forward first (they
+    compute residuals); the others are transposed in reverse order."""
+    primal_env: dict[Var, Any] = dict(zip(jaxpr.constvars, consts))
+    linear: set[int] = set()
+    for v, a in zip(jaxpr.invars, args):
+        if is_undefined_primal(a):
+            linear.add(id(v))
+        else:
+            primal_env[v] = a
+
+    def read_primal(a: Any) -> Any:
+        if isinstance(a, Literal):
+            return a.val
+        return UndefinedPrimal(a.aval) if id(a) in linear else primal_env[a]
+
+    linear_eqns = []
+    for eqn in jaxpr.eqns:
+        if any(isinstance(v, Var) and id(v) in linear for v in eqn.invars):
+            linear.update(id(v) for v in eqn.outvars)
+            linear_eqns.append(eqn)
+        else:
+            out = eqn.primitive.bind(*[read_primal(v) for v in eqn.invars], **eqn.params)
+            primal_env.update(zip(eqn.outvars, out if eqn.primitive.multiple_results else [out]))
+
+    ct_env: dict[int, Any] = {}
+
+    def write_ct(v: Any, ct: Any) -> None:
+        if isinstance(v, Var) and id(v) in linear and ct is not None and not isinstance(ct, Zero):
+            ct_env[id(v)] = add_cotangents(ct_env[id(v)], ct) if id(v) in ct_env else ct
+
+    def read_ct(v: Var) -> Any:
+        ct = ct_env.pop(id(v), None)
+        return Zero(v.aval) if ct is None else ct
+
+    for v, ct in zip(jaxpr.outvars, cts):
+        write_ct(v, ct)
+    for eqn in reversed(linear_eqns):
+        cts_out = [read_ct(v) for v in eqn.outvars]
+        if all(isinstance(c, Zero) for c in cts_out):
+            continue
+        rule = primitive_transposes.get(eqn.primitive)
+        if rule is None:
+            raise NotImplementedError(
+                f"Transpose rule (for reverse-mode differentiation) for '{eqn.primitive.name}' "
+                "not implemented")
+        ct = cts_out if eqn.primitive.multiple_results else cts_out[0]
+        cts_in = rule(ct, *[read_primal(v) for v in eqn.invars], **eqn.params)
+        for v, c in zip(eqn.invars, cts_in):
+            write_ct(v, c)
+    return [read_ct(v) if id(v) in linear else Zero(v.aval) for v in jaxpr.invars]

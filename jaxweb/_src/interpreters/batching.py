@@ -1,0 +1,162 @@
+"""Vectorization: BatchTrace carries (value, batch dimension) pairs through
+`rules.primitive_batchers`, plus helpers the batching rules share.
+
+A batch dim is an int (the axis of the value holding the batch) or `not_mapped`
+(None): unbatched values pass through primitives untouched.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable, Sequence
+
+from .. import core
+from .leaks import ensure_live
+from .rules import not_mapped, primitive_batchers
+
+
+# ---------------------------------------------------------------- helpers for rules
+def moveaxis(x: Any, src: int, dst: int) -> Any:
+    """`x` with axis `src` moved to position `dst` (a lax.transpose; no-op if equal)."""
+    from ..lax.structural import transpose
+    nd = core.get_aval(x).ndim
+    src, dst = src % nd, dst % nd
+    if src == dst:
+        return x
+    perm = [i for i in range(nd) if i != src]
+    perm.insert(dst, src)
+    return transpose(x, perm)
+
+
+def moveaxis_to_front(x: Any, dim: int | None) -> Any:
+    return x if dim is None or dim == 0 else moveaxis(x, dim, 0)
+
+
+def bdim_at_front(x: Any, dim: int | None, size: int) -> Any:
+    """`x` with its batch axis first; an unbatched `x` is broadcast along a new first axis."""
+    from ..lax.structural import broadcast_in_dim
+    if dim is None:
+        shape = core.get_aval(x).shape
+        return broadcast_in_dim(x, (size, *shape), tuple(range(1, len(shape) + 1)))
+    return moveaxis_to_front(x, dim)
+
+
+def broadcast_batched(args: Sequence[Any], dims: Sequence[int | None]) -> tuple[list, int]:
+    """Align operands of an elementwise primitive: every result has the batch at one axis.
+
+    Batched operands keep (or move to) the first batched operand's batch position;
+    unbatched ones (and lower-rank per-example ones, right-aligned) are broadcast."""
+    from ..lax.structural import broadcast_in_dim
+    batched = [(x, d) for x, d in zip(args, dims) if d is not None]
+    size = core.get_aval(batched[0][0]).shape[batched[0][1]]
+    per_ex = [_unbatched_shape(x, d) for x, d in zip(args, dims)]
+    shape = max(per_ex, key=len)
+    nd = len(shape)
+    bd = min(batched[0][1], nd)
+    full = (*shape[:bd], size, *shape[bd:])
+    example_axes = [i if i < bd else i + 1 for i in range(nd)]
+    out = []
+    for x, d, pe_shape in zip(args, dims, per_ex):
+        if d is not None and len(pe_shape) == nd:
+            out.append(moveaxis(x, d, bd))
+            continue
+        if d is not None:
+            x = moveaxis_to_front(x, d)
+        axes = example_axes[nd - len(pe_shape):]
+        out.append(broadcast_in_dim(x, full, ((bd,) if d is not None else ()) + tuple(axes)))
+    return out, bd
+
+
+def _unbatched_shape(x: Any, d: int | None) -> tuple[int, ...]:
+    shape = core.get_aval(x).shape
+    return shape if d is None else shape[:d] + shape[d + 1:]
+
+
+# ---------------------------------------------------------------- the trace
+class BatchTracer(core.Tracer):
+    __slots__ = ("_trace", "val", "batch_dim")
+
+    def __init__(self, trace: "BatchTrace", val: Any, batch_dim: int | None):
+        self._trace, self.val, self.batch_dim = trace, val, batch_dim
+
+    @property
+    def aval(self) -> core.ShapedArray:
+        aval = core.get_aval(self.val)
+        if self.batch_dim is not_mapped:
+            return aval
+        shape = list(aval.shape)
+        del shape[self.batch_dim]
+        return aval.update(shape=tuple(shape))
+
+    def full_lower(self) -> Any:
+        return core.full_lower(self.val) if self.batch_dim is not_mapped else self
+
+
+class BatchTrace(core.Trace):
+    """The trace of one vmap; `main.global_data` is (axis_size, axis_name)."""
+
+    def pure(self, val: Any) -> BatchTracer:
+        return BatchTracer(self, val, not_mapped)
+
+    lift = pure
+
+    @property
+    def axis_size(self) -> int:
+        return self.main.global_data[0]
+
+    def process_primitive(self, primitive, tracers, params):
+        ensure_live(self)
+        vals = [t.val for t in tracers]
+        dims = [t.batch_dim for t in tracers]
+        if all(d is not_mapped for d in dims):
+            return primitive.bind(*vals, **params)
+        rule = primitive_batchers.get(primitive)
+        if rule is None:
+            raise NotImplementedError(f"Batching rule for '{primitive.name}' not implemented")
+        out, out_dim = rule(vals, dims, **params)
+        if primitive.multiple_results:
+            return [BatchTracer(self, o, d) for o, d in zip(out, out_dim)]
+        return BatchTracer(self, out, out_dim)
+
+    def process_custom_jvp_call(self, primitive, fun, jvp, tracers, **params):
+        from ..custom_derivatives import batch_custom_jvp
+        return batch_custom_jvp(self, primitive, fun, jvp, tracers, **params)
+
+    def process_custom_vjp_call(self, primitive, fun, fwd, bwd, tracers, **params):
+        from ..custom_derivatives import batch_custom_vjp
+        return batch_custom_vjp(self, primitive, fun, fwd, bwd, tracers, **params)
+
+
+def _vmap_trace(fun: Callable[..., Sequence[Any]], in_dims: Sequence[int | None], axis_size: int,
+                args: Sequence[Any], axis_name: Any) -> list[tuple[Any, int | None]]:
+    with core.new_main(BatchTrace, (axis_size, axis_name)) as main:
+        trace = BatchTrace(main)
+        tracers = [BatchTracer(trace, x, d) if d is not not_mapped else x for x, d in zip(args, in_dims)]
+        outs = [trace.full_raise(o) for o in fun(*tracers)]
+        return [(o.val, o.batch_dim) for o in outs]
+
+
+def vmap_flat(fun: Callable[..., Sequence[Any]], in_dims: Sequence[int | None],
+              out_dims: Sequence[int | None] | Callable[[], Sequence[int | None]], axis_size: int,
+              args: Sequence[Any], axis_name: Any = None) -> list:
+    """Apply `fun` to each slice along `in_dims`; outputs stacked along `out_dims` (or along
+    `out_dims()`, for output axes that are known only once `fun` has run)."""
+    vals_dims = _vmap_trace(fun, in_dims, axis_size, args, axis_name)
+    dims = out_dims() if callable(out_dims) else out_dims
+    return [_move_out(v, d, od, axis_size) for (v, d), od in zip(vals_dims, dims)]
+
+
+def _move_out(x: Any, dim: int | None, out_dim: int | None, size: int) -> Any:
+    if out_dim is None:
+        if dim is not_mapped:
+            return x
+        raise ValueError(f"at vmap out_axes, got axis spec None but output was batched on axis {dim}")
+    x = bdim_at_front(x, dim, size)
+    return moveaxis(x, 0, out_dim)
+
+
+def batch_fun_at_front(fun: Callable[..., Sequence[Any]], in_dims: Sequence[int | None],
+                       axis_size: int) -> Callable[..., list]:
+    """`fun` vectorized over `in_dims`, every output batched along axis 0."""
+    def run(*args: Any) -> list:
+        vals_dims = _vmap_trace(fun, in_dims, axis_size, args, None)
+        return [bdim_at_front(v, d, axis_size) for v, d in vals_dims]
+    return run

@@ -1,0 +1,513 @@
+"""Index helpers of jnp built on static slicing, joins, gather and scatter: append,
+insert, delete, compress/extract, put/put_along_axis, fill_diagonal, choose, block,
+ix_, indices, (un)ravel_index and the diagonal/triangle index generators.
+
+Functions whose result shape depends on index values (insert, delete, compress)
+need those values concrete, as in JAX.
+"""
+from __future__ import annotations
+
+__all__ = ["append", "insert", "delete", "compress", "extract", "place", "trim_zeros", "put", "put_along_axis",
+           "fill_diagonal", "choose", "block", "ix_", "indices", "unravel_index",
+           "ravel_multi_index", "diag_indices", "diag_indices_from", "tril_indices",
+           "triu_indices", "tril_indices_from", "triu_indices_from", "mask_indices", "mgrid", "ogrid",
+           "r_", "c_", "s_", "index_exp"]
+
+import importlib
+import operator
+from typing import Any, Sequence
+
+from .. import core, dtypes
+from ..compiler.shapetracker import prod
+from ..lax import gather_scatter as gs
+from ..lax import structural as lax
+from ..lax.base import canonical_axes
+from . import util
+
+
+def _jnp() -> Any:
+    return importlib.import_module("jaxweb.numpy")
+
+
+def _ints(x: Any, what: str) -> list[int]:
+    """Concrete integer values of a scalar/sequence/array, flattened."""
+    x = core.concrete_or_error(x, what)
+    if hasattr(x, "tolist"):
+        x = x.tolist()
+    if not isinstance(x, (list, tuple)):
+        return [operator.index(x)]
+    out: list[int] = []
+    for v in x:
+        out.extend(_ints(v, what) if isinstance(v, (list, tuple)) else [operator.index(v)])
+    return out
+
+
+def _i32(values: Sequence[int]) -> Any:
+    return _jnp().asarray(list(values), dtype=dtypes.int32)
+
+
+def _take_static(a: Any, positions: Sequence[int], axis: int) -> Any:
+    """Elements at static `positions` along `axis`: runs of consecutive positions become
+    slices, joined once (no gather)."""
+    runs: list[list[int]] = []
+    for p in positions:
+        if runs and p == runs[-1][1]:
+            runs[-1][1] += 1
+        else:
+            runs.append([p, p + 1])
+    if not runs:
+        return lax.slice_in_dim(a, 0, 0, 1, axis)
+    parts = [lax.slice_in_dim(a, lo, hi, 1, axis) for lo, hi in runs]
+    return lax.concatenate(parts, axis) if len(parts) > 1 else parts[0]
+
+
+def _flat_or_axis(arr: Any, axis: int | None) -> tuple[Any, int]:
+    a = util.ensure_array(arr)
+    if axis is None:
+        return lax.reshape(a, (a.size,)), 0
+    return a, canonical_axes((axis,), a.ndim)[0]
+
+
+# ---------------------------------------------------------------- append / insert / delete
+def append(arr: Any, values: Any, axis: int | None = None) -> Any:
+    """`jnp.append`: `values` joined after `arr` (both flattened if axis is None)."""
+    util.check_arraylike("append", arr, values)
+    cat = _jnp().concatenate
+    if axis is None:
+        return cat([_jnp().ravel(arr), _jnp().ravel(values)])
+    return cat([arr, values], axis=axis)
+
+
+def delete(arr: Any, obj: Any, axis: int | None = None, *, assume_unique_indices: bool = False) -> Any:
+    """`jnp.delete`: `arr` without the entries `obj` (int, slice or concrete indices) on `axis`."""
+    util.check_arraylike("delete", arr)
+    a, axis = _flat_or_axis(arr, axis)
+    n = a.shape[axis]
+    if isinstance(obj, slice):
+        drop = set(range(*obj.indices(n)))
+    else:
+        drop = set()
+        for i in _ints(obj, "jnp.delete indices"):
+            if not -n <= i < n:
+                raise IndexError(f"index {i} is out of bounds for axis {axis} with size {n}")
+            drop.add(i % n)
+    return _take_static(a, [i for i in range(n) if i not in drop], axis)
+
+
+def insert(arr: Any, obj: Any, values: Any, axis: int | None = None) -> Any:
+    """`jnp.insert`: `values` inserted before the (concrete) indices `obj` on `axis`;
+    out-of-range indices clamp to the ends, as in JAX."""
+    util.check_arraylike("insert", arr, 0 if isinstance(obj, slice) else obj, values)
+    a, axis = _flat_or_axis(arr, axis)
+    n = a.shape[axis]
+    scalar = not isinstance(obj, slice) and getattr(obj, "ndim", 0) == 0 and not isinstance(obj, (list, tuple))
+    idx = list(range(*obj.indices(n))) if isinstance(obj, slice) else _ints(obj, "jnp.insert indices")
+    idx = [min(max(i + n if i < 0 else i, 0), n) for i in idx]
+    v = _jnp().asarray(values, dtype=a.dtype)
+    if scalar:
+        v = lax.reshape(v, (1,) * (a.ndim - v.ndim) + v.shape) if v.ndim < a.ndim else v
+        v = _jnp().moveaxis(v, 0, axis) if v.ndim else v
+        count = v.shape[axis] if v.ndim else 1
+    else:
+        count = len(idx)
+    shape = list(a.shape)
+    shape[axis] = count
+    v = _jnp().broadcast_to(v, tuple(shape))
+    if scalar:
+        idx = idx * count
+    order = sorted(range(count), key=lambda k: idx[k])
+    parts, prev = [], 0
+    for k in order:
+        if idx[k] > prev:
+            parts.append(lax.slice_in_dim(a, prev, idx[k], 1, axis))
+        parts.append(lax.slice_in_dim(v, k, k + 1, 1, axis))
+        prev = idx[k]
+    if prev < n or not parts:
+        parts.append(lax.slice_in_dim(a, prev, n, 1, axis))
+    return lax.concatenate(parts, axis)
+
+
+def compress(condition: Any, a: Any, axis: int | None = None, *, size: int | None = None,
+             fill_value: Any = 0, out: None = None) -> Any:
+    """`jnp.compress`: the slices along `axis` where the (concrete) condition holds."""
+    util.check_arraylike("compress", condition, a)
+    cond = [bool(c) for c in _ints(_jnp().asarray(condition).astype("int32"), "jnp.compress condition")]
+    arr, axis = _flat_or_axis(a, axis)
+    n = arr.shape[axis]
+    keep = [i for i, c in enumerate(cond[:n]) if c]
+    if any(cond[n:]):
+        raise IndexError(f"condition contains entries that are out of bounds for axis {axis} with size {n}")
+    out_ = _take_static(arr, keep, axis)
+    if size is None:
+        return out_
+    if size <= len(keep):
+        return lax.slice_in_dim(out_, 0, size, 1, axis)
+    cfg = [(0, 0, 0)] * arr.ndim
+    cfg[axis] = (0, size - len(keep), 0)
+    return lax.pad(out_, _jnp().asarray(fill_value, dtype=arr.dtype), cfg)
+
+
+def extract(condition: Any, arr: Any, *, size: int | None = None, fill_value: Any = 0) -> Any:
+    """`jnp.extract`: the flattened elements of `arr` where `condition` holds."""
+    return compress(_jnp().ravel(condition), _jnp().ravel(arr), size=size, fill_value=fill_value)
+
+
+def trim_zeros(filt: Any, trim: str = "fb") -> Any:
+    """`jnp.trim_zeros`: a 1-D array without its leading ('f') / trailing ('b') zeros
+    (needs concrete values: the result shape depends on them)."""
+    a = util.ensure_array(filt)
+    if a.ndim != 1:
+        raise ValueError(f"trim_zeros requires a 1-D input, got shape {a.shape}")
+    nz = [i for i, v in enumerate(_ints(_jnp().not_equal(a, 0).astype("int32"), "jnp.trim_zeros")) if v]
+    if not nz:
+        return lax.slice_in_dim(a, 0, 0, 1, 0)
+    lo = nz[0] if "f" in trim.lower() else 0
+    hi = nz[-1] + 1 if "b" in trim.lower() else a.shape[0]
+    return lax.slice_in_dim(a, lo, hi, 1, 0)
+
+
+def place(arr: Any, mask: Any, vals: Any, *, inplace: bool = True) -> Any:
+    """`jnp.place(..., inplace=False)`: `arr` with the (concrete) masked positions set to
+    `vals`, cycled in order."""
+    _no_inplace("place", inplace)
+    jnp = _jnp()
+    a = util.ensure_array(arr)
+    hits = [i for i, v in enumerate(_ints(jnp.ravel(jnp.asarray(mask)).astype("int32"), "jnp.place mask")) if v]
+    if not hits:
+        return a
+    v = jnp.resize(jnp.ravel(jnp.asarray(vals, dtype=a.dtype)), (len(hits),))
+    return lax.reshape(jnp.ravel(a).at[_i32(hits)].set(v), a.shape)
+
+
+# ---------------------------------------------------------------- functional puts
+def _no_inplace(name: str, inplace: bool) -> None:
+    if inplace:
+        raise ValueError(f"jax.numpy.{name} cannot modify arrays in-place, because JAX arrays are "
+                         "immutable. Pass inplace=False to instead return an updated array.")
+
+
+def put(a: Any, ind: Any, v: Any, mode: str | None = None, *, inplace: bool = True) -> Any:
+    """`jnp.put(..., inplace=False)`: the flattened `a` with `v` (repeated as needed)
+    written at `ind`; out-of-bounds indices are dropped (mode=None), clipped or wrapped."""
+    _no_inplace("put", inplace)
+    jnp = _jnp()
+    arr = util.ensure_array(a)
+    flat = jnp.ravel(arr)
+    idx = jnp.ravel(jnp.asarray(ind))
+    vals = jnp.resize(jnp.asarray(v, dtype=arr.dtype), idx.shape) if idx.size else jnp.zeros((0,), arr.dtype)
+    if mode == "raise":
+        raise NotImplementedError("The 'raise' mode to jnp.put is not supported.")
+    if mode == "wrap":
+        idx, mode = jnp.mod(idx, flat.size), "clip"
+    dn = gs.ScatterDimensionNumbers((), (0,), (0,))
+    if mode != "clip":
+        from ..lax.indexing import normalize_index
+        idx = normalize_index(idx.astype(dtypes.int32), flat.size)
+    out = gs.scatter(flat, lax.reshape(idx, (idx.size, 1)), vals, dn, mode="clip" if mode == "clip" else None)
+    return lax.reshape(out, arr.shape)
+
+
+def put_along_axis(arr: Any, indices: Any, values: Any, axis: int | None, inplace: bool = True,
+                   *, mode: str | None = None) -> Any:
+    """`jnp.put_along_axis(..., inplace=False)`: the scatter counterpart of take_along_axis."""
+    if inplace:
+        raise ValueError("jax.numpy.put_along_axis cannot modify arrays in-place, because JAX arrays"
+                         "are immutable. Pass inplace=False to instead return an updated array.")
+    jnp = _jnp()
+    a = util.ensure_array(arr)
+    idx = util.ensure_array(indices)
+    if axis is None:
+        return lax.reshape(put_along_axis(jnp.ravel(a), jnp.ravel(idx), jnp.ravel(jnp.asarray(values)), 0,
+                                          inplace=False, mode=mode), a.shape)
+    axis = canonical_axes((axis,), a.ndim)[0]
+    shape = tuple(idx.shape[d] if d == axis else a.shape[d] for d in range(a.ndim))
+    idx = jnp.broadcast_to(idx, shape)
+    vals = jnp.broadcast_to(jnp.asarray(values, dtype=a.dtype), shape)
+    from ..lax.indexing import normalize_index
+    idx = normalize_index(idx.astype(dtypes.int32), a.shape[axis])
+    others = tuple(d for d in range(a.ndim) if d != axis)
+    dn = gs.ScatterDimensionNumbers((), (axis,), (axis,), others, others)
+    return gs.scatter(a, lax.reshape(idx, shape + (1,)), vals, dn, mode=mode)
+
+
+def fill_diagonal(a: Any, val: Any, wrap: bool = False, *, inplace: bool = True) -> Any:
+    """`jnp.fill_diagonal(..., inplace=False)`: `a` with its main diagonal set to `val`."""
+    _no_inplace("fill_diagonal", inplace)
+    if wrap:
+        raise NotImplementedError("wrap=True is not implemented, must use wrap=False")
+    jnp = _jnp()
+    arr = util.ensure_array(a)
+    if arr.ndim < 2:
+        raise ValueError("array must be at least 2-d")
+    if arr.ndim > 2 and len(set(arr.shape)) != 1:
+        raise ValueError("All dimensions of input must be of equal length")
+    n = min(arr.shape)
+    step = sum(prod(arr.shape[d + 1:]) for d in range(arr.ndim))
+    vals = jnp.resize(jnp.ravel(jnp.asarray(val, dtype=arr.dtype)), (n,))
+    flat = jnp.ravel(arr).at[_i32([i * step for i in range(n)])].set(vals)
+    return lax.reshape(flat, arr.shape)
+
+
+def choose(a: Any, choices: Sequence[Any], out: None = None, mode: str = "raise") -> Any:
+    """`jnp.choose`: out[i] = choices[a[i]][i], all broadcast together."""
+    jnp = _jnp()
+    util.check_arraylike("choose", a, *choices)
+    arrs = jnp.broadcast_arrays(a, *choices)
+    idx, cs = arrs[0], arrs[1:]
+    n = len(cs)
+    if mode == "wrap":
+        idx = jnp.mod(idx, n)
+    elif mode == "raise":
+        if not isinstance(idx, core.Tracer) and any(not 0 <= i < n for i in _ints(idx, "jnp.choose")):
+            raise ValueError("invalid entry in choice array")
+    elif mode != "clip":
+        raise ValueError(f"mode={mode!r} not understood. Must be 'raise', 'wrap', or 'clip'")
+    stacked = jnp.stack(cs)
+    got = jnp.take_along_axis(stacked, lax.expand_dims(idx.astype(dtypes.int32), (0,)), 0, mode="clip")
+    return lax.squeeze(got, (0,))
+
+
+def block(arrays: Any) -> Any:
+    """`jnp.block`: assemble an array from nested lists of blocks (innermost on the last axis)."""
+    jnp = _jnp()
+
+    def depth(x):
+        return 1 + depth(x[0]) if isinstance(x, list) and x else (1 if isinstance(x, list) else 0)
+
+    def max_ndim(x):
+        return max((max_ndim(e) for e in x), default=0) if isinstance(x, list) else jnp.ndim(x)
+    d = depth(arrays)
+    nd = max(d, max_ndim(arrays))
+
+    def build(x, level):
+        if not isinstance(x, list):
+            v = util.ensure_array(x)
+            return lax.reshape(v, (1,) * (nd - v.ndim) + v.shape) if v.ndim < nd else v
+        if not x:
+            raise ValueError("Lists cannot be empty")
+        return jnp.concatenate([build(e, level + 1) for e in x], axis=nd - d + level)
+    if isinstance(arrays, tuple):
+        raise TypeError("jnp.block does not allow tuples")
+    return build(arrays, 0)
+
+
+# ---------------------------------------------------------------- index generators
+def ix_(*args: Any) -> tuple:
+    """`jnp.ix_`: open-mesh index arrays from 1-D integer sequences."""
+    out = []
+    for k, a in enumerate(args):
+        a = util.ensure_array(a)
+        if a.ndim != 1:
+            raise ValueError(f"Cross index must be 1 dimensional, got shape {a.shape}")
+        if a.dtype.kind == "b":
+            raise NotImplementedError("Boolean arguments to jax.numpy.ix_ are not implemented")
+        shape = [1] * len(args)
+        shape[k] = a.shape[0]
+        out.append(lax.reshape(a, tuple(shape)))
+    return tuple(out)
+
+
+def indices(dimensions: Sequence[int], dtype: Any = None, sparse: bool = False) -> Any:
+    """`jnp.indices`: grids of each dimension's index."""
+    jnp = _jnp()
+    dims = tuple(operator.index(d) for d in dimensions)
+    dtype = dtype or dtypes.int32
+    grids = []
+    for k, n in enumerate(dims):
+        shape = [1] * len(dims)
+        shape[k] = n
+        g = lax.reshape(jnp.arange(n, dtype=dtype), tuple(shape))
+        grids.append(g if sparse else jnp.broadcast_to(g, dims))
+    if sparse:
+        return tuple(grids)
+    return jnp.stack(grids) if grids else jnp.zeros((0,), dtype)
+
+
+def unravel_index(indices: Any, shape: Sequence[int]) -> tuple:
+    """`jnp.unravel_index`: coordinates of flat indices (clipped to [-size, size), then
+    negatives counted from the end)."""
+    jnp = _jnp()
+    shape = tuple(operator.index(d) for d in shape)
+    size = prod(shape)
+    idx = jnp.asarray(indices)
+    if idx.dtype.kind not in "iu":
+        raise TypeError("only int indices permitted")
+    idx = jnp.clip(idx, -size, max(size - 1, 0))
+    idx = jnp.where(idx < 0, idx + size, idx)
+    out = []
+    for d in range(len(shape)):
+        stride = prod(shape[d + 1:])
+        out.append((idx // stride) % shape[d] if shape[d] else idx * 0)
+    return tuple(out)
+
+
+def ravel_multi_index(multi_index: Sequence[Any], dims: Sequence[int], mode: str = "raise",
+                      order: str = "C") -> Any:
+    """`jnp.ravel_multi_index`: flat indices of coordinates ('raise' needs concrete input)."""
+    jnp = _jnp()
+    dims = tuple(operator.index(d) for d in dims)
+    if len(multi_index) != len(dims):
+        raise ValueError(f"parameter multi_index must be a sequence of length {len(dims)}")
+    idxs = [jnp.asarray(i) for i in multi_index]
+    if mode == "raise":
+        for i, n in zip(idxs, dims):
+            if any(not 0 <= v < n for v in _ints(i, "jnp.ravel_multi_index")):
+                raise ValueError("invalid entry in coordinates array")
+    elif mode == "clip":
+        idxs = [jnp.clip(i, 0, n - 1) for i, n in zip(idxs, dims)]
+    elif mode == "wrap":
+        idxs = [jnp.mod(i, n) for i, n in zip(idxs, dims)]
+    else:
+        raise ValueError(f"invalid mode={mode!r}. Expected 'raise', 'wrap', or 'clip'")
+    order_dims = range(len(dims)) if order == "C" else reversed(range(len(dims)))
+    out, stride = None, 1
+    for d in reversed(list(order_dims)):
+        term = idxs[d] * stride
+        out = term if out is None else out + term
+        stride *= dims[d]
+    return out
+
+
+def diag_indices(n: int, ndim: int = 2) -> tuple:
+    """`jnp.diag_indices`: index arrays of the main diagonal of an n^ndim array."""
+    if n < 0:
+        raise ValueError(f"n argument to diag_indices must be nonnegative, got {n}")
+    return tuple(_i32(range(n)) for _ in range(ndim))
+
+
+def diag_indices_from(arr: Any) -> tuple:
+    a = util.ensure_array(arr)
+    if a.ndim < 2 or len(set(a.shape)) != 1:
+        raise ValueError("All dimensions of input must be of equal length")
+    return diag_indices(a.shape[0], a.ndim)
+
+
+def _tri_indices(n: int, k: int, m: int | None, lower: bool) -> tuple:
+    m = n if m is None else m
+    pairs = [(i, j) for i in range(n) for j in range(m) if (j - i <= k if lower else j - i >= k)]
+    return _i32([p[0] for p in pairs]), _i32([p[1] for p in pairs])
+
+
+def tril_indices(n: int, k: int = 0, m: int | None = None) -> tuple:
+    """`jnp.tril_indices`: (row, col) indices of the lower triangle."""
+    return _tri_indices(operator.index(n), operator.index(k), m, True)
+
+
+def triu_indices(n: int, k: int = 0, m: int | None = None) -> tuple:
+    """`jnp.triu_indices`: (row, col) indices of the upper triangle."""
+    return _tri_indices(operator.index(n), operator.index(k), m, False)
+
+
+def tril_indices_from(arr: Any, k: int = 0) -> tuple:
+    s = core.get_aval(arr).shape
+    if len(s) != 2:
+        raise ValueError("input array must be 2-d")
+    return tril_indices(s[0], k, s[1])
+
+
+def triu_indices_from(arr: Any, k: int = 0) -> tuple:
+    s = core.get_aval(arr).shape
+    if len(s) != 2:
+        raise ValueError("input array must be 2-d")
+    return triu_indices(s[0], k, s[1])
+
+
+def mask_indices(n: int, mask_func: Any, k: int = 0, *, size: int | None = None) -> tuple:
+    """`jnp.mask_indices`: indices where `mask_func(ones((n, n)), k)` is non-zero."""
+    jnp = _jnp()
+    return jnp.nonzero(mask_func(jnp.ones((n, n), dtype=dtypes.int32), k), size=size)
+
+
+# ---------------------------------------------------------------- index expression objects
+def _range_of(s: slice) -> Any:
+    """A slice as numpy's grid/concatenation helpers read it: arange, or linspace for
+    a complex (imaginary) step giving the number of points."""
+    jnp = _jnp()
+    start = 0 if s.start is None else s.start
+    step = 1 if s.step is None else s.step
+    if isinstance(step, complex):
+        return jnp.linspace(start, s.stop, int(abs(step)))
+    return jnp.arange(start, s.stop, step)
+
+
+class _Grid:
+    """`jnp.mgrid` (dense) / `jnp.ogrid` (open, broadcastable) from slices."""
+
+    def __init__(self, sparse: bool):
+        self.sparse = sparse
+
+    def __getitem__(self, key: Any) -> Any:
+        jnp = _jnp()
+        if isinstance(key, slice):
+            return _range_of(key)
+        axes = [_range_of(k) for k in key]
+        dt = dtypes.result_type(*[a.dtype for a in axes])
+        axes = [a.astype(dt) for a in axes]
+        nd = len(axes)
+        shaped = []
+        for i, a in enumerate(axes):
+            shape = [1] * nd
+            shape[i] = a.shape[0]
+            shaped.append(lax.reshape(a, tuple(shape)))
+        if self.sparse:
+            return shaped
+        full = tuple(a.shape[0] for a in axes)
+        return jnp.stack([jnp.broadcast_to(a, full) for a in shaped])
+
+
+mgrid = _Grid(sparse=False)
+ogrid = _Grid(sparse=True)
+
+
+class _Concatenator:
+    """`jnp.r_` / `jnp.c_`: concatenate slices (ranges), scalars and arrays; a leading
+    "axis[,ndmin[,trans1d]]" string sets how items are upgraded and joined."""
+
+    def __init__(self, axis: int, ndmin: int, trans1d: int):
+        self.axis, self.ndmin, self.trans1d = axis, ndmin, trans1d
+
+    def __getitem__(self, key: Any) -> Any:
+        jnp = _jnp()
+        key = key if isinstance(key, tuple) else (key,)
+        axis, ndmin, trans1d = self.axis, self.ndmin, self.trans1d
+        if key and isinstance(key[0], str):
+            spec = [int(v) for v in key[0].split(",")]
+            axis, ndmin, trans1d = spec + [axis, ndmin, trans1d][len(spec):]
+            key = key[1:]
+        items = []
+        for item in key:
+            a = _range_of(item) if isinstance(item, slice) else jnp.asarray(item)
+            items.append(self._upgrade(jnp.atleast_1d(a), ndmin, trans1d))
+        items = util.promote_dtypes(*items) if len(items) > 1 else items
+        return jnp.concatenate(items, axis=axis)
+
+    @staticmethod
+    def _upgrade(a: Any, ndmin: int, trans1d: int) -> Any:
+        k = a.ndim
+        if k >= ndmin:
+            return a
+        a = lax.reshape(a, (1,) * (ndmin - k) + a.shape)
+        if trans1d == -1:
+            return a
+        k2 = ndmin - k
+        k1 = trans1d + k2 + 1 if trans1d < 0 else trans1d
+        axes = list(range(ndmin))
+        return lax.transpose(a, axes[:k1] + axes[k2:] + axes[k1:k2])
+
+
+r_ = _Concatenator(0, 1, -1)
+c_ = _Concatenator(-1, 2, 0)
+
+
+class _IndexExpression:
+    """`jnp.s_` / `jnp.index_exp`: build index tuples with slice syntax."""
+
+    def __init__(self, maketuple: bool):
+        self.maketuple = maketuple
+
+    def __getitem__(self, item: Any) -> Any:
+        return (item,) if self.maketuple and not isinstance(item, tuple) else item
+
+
+s_ = _IndexExpression(maketuple=False)
+index_exp = _IndexExpression(maketuple=True)

@@ -1,0 +1,194 @@
+"""Set operations over sorting: unique, isin, union1d, intersect1d, setdiff1d, setxor1d.
+
+Results have data-dependent sizes, so (as in JAX) they need concrete inputs unless
+`size=` is given; then results are truncated or padded with `fill_value` (by
+default the smallest unique value). Everything is 1-d (flattened), like numpy
+without `axis`. The one primitive idea: `_compact` keeps the elements of a mask,
+in order, by locating the j-th kept element with a searchsorted over the running
+count of kept elements.
+"""
+from __future__ import annotations
+
+__all__ = ["unique", "unique_values", "unique_counts", "unique_inverse", "unique_all", "isin",
+           "union1d", "intersect1d", "setdiff1d", "setxor1d"]
+
+import importlib
+from typing import Any, NamedTuple
+
+from .. import core, dtypes
+from ..lax import cumulative as lax_cum
+from ..lax import reductions as lax_red
+from ..lax import sorting as lax_sort
+from .util import check_arraylike, ensure_array
+
+_I32 = dtypes.int32
+
+
+def _jnp() -> Any:
+    return importlib.import_module("jaxweb.numpy")
+
+
+def _lax() -> Any:
+    return lax_red.lax_ns()
+
+
+def _flat(x: Any) -> Any:
+    x = ensure_array(x)
+    return _lax().reshape(x, (core.get_aval(x).size,))
+
+
+def _count(mask: Any, size: int | None, what: str) -> int:
+    if size is not None:
+        return int(size)
+    total = _jnp().sum(mask, dtype=_I32)
+    return int(core.concrete_or_error(total, f"the size of {what} (pass size= to use it under jit)"))
+
+
+def _compact(mask: Any, size: int | None, what: str) -> tuple[Any, Any, int]:
+    """(positions of the first `k` True entries of 1-d `mask`, validity of each, k)."""
+    jnp, L = _jnp(), _lax()
+    n = core.get_aval(mask).shape[0]
+    k = _count(mask, size, what)
+    ids = jnp.subtract(lax_cum.cumsum(L.convert_element_type(mask, _I32), 0), L.full((), 1, _I32))
+    j = L.broadcasted_iota(_I32, (k,), 0)
+    pos = _search(ids, j, "left")
+    valid = jnp.less(pos, L.full((), n, _I32))
+    return jnp.clip(pos, 0, max(n - 1, 0)), valid, k
+
+
+def _search(sorted_ids: Any, values: Any, side: str) -> Any:
+    from .sorting import searchsorted
+    return _lax().convert_element_type(searchsorted(sorted_ids, values, side=side), _I32)
+
+
+def _take(x: Any, pos: Any) -> Any:
+    return lax_sort.gather_along(x, pos, 0)
+
+
+def _fill(values: Any, valid: Any, fill_value: Any, default: Any) -> Any:
+    jnp, L = _jnp(), _lax()
+    dt = core.get_aval(values).dtype
+    fill = default if fill_value is None else L.full((), fill_value, dt)
+    return jnp.where(valid, values, fill)
+
+
+class _Unique(NamedTuple):
+    values: Any
+    indices: Any
+    inverse_indices: Any
+    counts: Any
+
+
+def _unique_parts(ar: Any, equal_nan: bool, size: int | None, fill_value: Any) -> _Unique:
+    jnp, L = _jnp(), _lax()
+    x = _flat(ar)
+    n = core.get_aval(x).shape[0]
+    shape = core.get_aval(ensure_array(ar)).shape
+    iota = L.broadcasted_iota(_I32, (n,), 0)
+    if n == 0:
+        empty = L.full((0,), 0, _I32)
+        return _Unique(x, empty, L.reshape(empty, shape), empty)
+    s, perm = lax_sort.sort((x, iota), dimension=0, num_keys=1)
+    first = jnp.not_equal(s[1:], s[:-1])
+    if equal_nan and core.get_aval(s).dtype.kind == "f":
+        first = jnp.logical_and(first, jnp.logical_not(jnp.logical_and(jnp.isnan(s[1:]), jnp.isnan(s[:-1]))))
+    first = jnp.concatenate([L.full((1,), True, dtypes.bool_), first])
+    pos, valid, k = _compact(first, size, "unique")
+    values = _fill(_take(s, pos), valid, fill_value, s[0])
+    ids = jnp.subtract(lax_cum.cumsum(L.convert_element_type(first, _I32), 0), L.full((), 1, _I32))
+    ends = _search(ids, L.broadcasted_iota(_I32, (k,), 0), "right")
+    counts = jnp.where(valid, jnp.subtract(ends, pos), L.full((), 0, _I32))
+    inverse = _take(ids, lax_sort.sort((perm, iota), dimension=0, num_keys=1)[1])
+    return _Unique(values, jnp.where(valid, _take(perm, pos), L.full((), 0, _I32)),
+                   L.reshape(inverse, shape), counts)
+
+
+def unique(ar: Any, return_index: bool = False, return_inverse: bool = False, return_counts: bool = False,
+           axis: int | None = None, *, equal_nan: bool = True, size: int | None = None,
+           fill_value: Any = None, sorted: bool = True) -> Any:
+    """`jnp.unique` of the flattened array: sorted distinct values (NaNs merged if equal_nan)."""
+    check_arraylike("unique", ar)
+    if axis is not None:
+        raise NotImplementedError("jnp.unique with axis is not supported yet")
+    u = _unique_parts(ar, equal_nan, size, fill_value)
+    extra = [v for flag, v in ((return_index, u.indices), (return_inverse, u.inverse_indices),
+                               (return_counts, u.counts)) if flag]
+    return tuple([u.values] + extra) if extra else u.values
+
+
+def unique_values(x: Any, /, *, size: int | None = None, fill_value: Any = None) -> Any:
+    """`jnp.unique_values` (array API)."""
+    return unique(x, size=size, fill_value=fill_value)
+
+
+def unique_counts(x: Any, /, *, size: int | None = None, fill_value: Any = None) -> tuple:
+    """`jnp.unique_counts` (array API): (values, counts)."""
+    return unique(x, return_counts=True, size=size, fill_value=fill_value)
+
+
+def unique_inverse(x: Any, /, *, size: int | None = None, fill_value: Any = None) -> tuple:
+    """`jnp.unique_inverse` (array API): (values, inverse_indices)."""
+    return unique(x, return_inverse=True, size=size, fill_value=fill_value)
+
+
+def unique_all(x: Any, /, *, size: int | None = None, fill_value: Any = None) -> _Unique:
+    """`jnp.unique_all` (array API): values, indices, inverse_indices, counts."""
+    check_arraylike("unique_all", x)
+    return _unique_parts(x, True, size, fill_value)
+
+
+def isin(element: Any, test_elements: Any, assume_unique: bool = False, invert: bool = False, *,
+         method: str = "auto") -> Any:
+    """`jnp.isin`: whether each element occurs in `test_elements` (NaN never does)."""
+    check_arraylike("isin", element, test_elements)
+    jnp, L = _jnp(), _lax()
+    e, t = ensure_array(element), _flat(test_elements)
+    shape = core.get_aval(e).shape
+    m = core.get_aval(t).shape[0]
+    eb = L.broadcast_in_dim(e, shape + (m,), tuple(range(len(shape))))
+    hit = jnp.any(jnp.equal(eb, L.broadcast_in_dim(t, shape + (m,), (len(shape),))), axis=-1)
+    return jnp.logical_not(hit) if invert else hit
+
+
+def _masked_unique(values: Any, mask: Any, size: int | None, fill_value: Any, what: str) -> Any:
+    pos, valid, _ = _compact(mask, size, what)
+    default = values[0] if core.get_aval(values).shape[0] else _lax().full((), 0, core.get_aval(values).dtype)
+    return _fill(_take(values, pos), valid, fill_value, default)
+
+
+def union1d(ar1: Any, ar2: Any, *, size: int | None = None, fill_value: Any = None) -> Any:
+    """`jnp.union1d`: the sorted distinct values of both arrays."""
+    return unique(_jnp().concatenate([_flat(ar1), _flat(ar2)]), size=size, fill_value=fill_value)
+
+
+def intersect1d(ar1: Any, ar2: Any, assume_unique: bool = False, return_indices: bool = False, *,
+                size: int | None = None, fill_value: Any = None) -> Any:
+    """`jnp.intersect1d`: sorted values in both arrays (and their first indices in each)."""
+    u1, i1 = unique(ar1, return_index=True)
+    u2, i2 = unique(ar2, return_index=True)
+    keep = isin(u1, u2)
+    values = _masked_unique(u1, keep, size, fill_value, "intersect1d")
+    if not return_indices:
+        return values
+    pos, valid, _ = _compact(keep, size, "intersect1d")
+    jnp, L = _jnp(), _lax()
+    zero = L.full((), 0, _I32)
+    idx1 = jnp.where(valid, _take(i1, pos), zero)
+    at2 = jnp.clip(_search(u2, values, "left"), 0, max(core.get_aval(u2).shape[0] - 1, 0))
+    idx2 = jnp.where(valid, _take(i2, at2), zero)
+    return values, idx1, idx2
+
+
+def setdiff1d(ar1: Any, ar2: Any, assume_unique: bool = False, *, size: int | None = None,
+              fill_value: Any = None) -> Any:
+    """`jnp.setdiff1d`: sorted distinct values of ar1 that are not in ar2."""
+    u1 = unique(ar1)
+    return _masked_unique(u1, isin(u1, ar2, invert=True), size, fill_value, "setdiff1d")
+
+
+def setxor1d(ar1: Any, ar2: Any, assume_unique: bool = False, *, size: int | None = None,
+             fill_value: Any = None) -> Any:
+    """`jnp.setxor1d`: sorted values in exactly one of the arrays."""
+    both = _jnp().concatenate([unique(ar1), unique(ar2)])
+    values, counts = unique(both, return_counts=True)
+    return _masked_unique(values, _jnp().equal(counts, 1), size, fill_value, "setxor1d")

@@ -1,0 +1,200 @@
+// WebGPU handles for jaxweb's webgpu device, driven from Python in Pyodide.
+//
+// Building WebGPU descriptor objects from Python through the FFI costs ~50-75 µs
+// per dispatch; calling a JS function with ints costs ~1 µs. So Python hands
+// over ints, strings (WGSL) and typed arrays only, and a whole batch of work as
+// one command list (an Int32Array) executed with one queue.submit. GPU objects
+// live in tables here and cross the boundary as small ints. No numerics here.
+
+let adapter = null;
+let device = null;
+let lastError = null;
+const buffers = [null];    // id 0 is never valid
+const pipelines = [null];
+const bindGroups = [null];
+
+function put(table, obj) {
+  table.push(obj);
+  return table.length - 1;
+}
+
+function get(table, id, what) {
+  const obj = table[id];
+  if (obj == null) throw new RangeError(`jaxweb gpu shim: no ${what} with handle ${id}`);
+  return obj;
+}
+
+function need() {
+  if (!device) throw new Error('jaxweb gpu shim: call init() first');
+  return device;
+}
+
+/** Whether this host exposes WebGPU at all (navigator.gpu). */
+export function available() {
+  return typeof navigator !== 'undefined' && !!navigator.gpu;
+}
+
+const WANTED_FEATURES = ['shader-f16', 'subgroups', 'timestamp-query'];
+
+/**
+ * Request an adapter and a device with the adapter's full limits.
+ * Resolves to a JSON string describing them (null when there is no adapter),
+ * which Python parses: one crossing instead of a walk over JS objects.
+ */
+export async function init(powerPreference = 'high-performance', adapterName = '') {
+  if (!available()) return null;
+  const opts = { powerPreference };
+  if (adapterName === 'fallback') opts.forceFallbackAdapter = true;
+  adapter = await navigator.gpu.requestAdapter(opts);
+  if (!adapter) return null;
+  const features = WANTED_FEATURES.filter((f) => adapter.features.has(f));
+  const requiredLimits = {};
+  for (const key in adapter.limits) {
+    if (typeof adapter.limits[key] === 'number') requiredLimits[key] = adapter.limits[key];
+  }
+  device = await adapter.requestDevice({ requiredFeatures: features, requiredLimits });
+  device.addEventListener?.('uncapturederror', (ev) => { lastError = String(ev.error?.message ?? ev.error); });
+  device.lost?.then((info) => console.warn(`jaxweb: WebGPU device lost: ${info.message}`));
+  const info = adapter.info ?? {};
+  const limits = {};
+  for (const key in device.limits) {
+    if (typeof device.limits[key] === 'number') limits[key] = device.limits[key];
+  }
+  return JSON.stringify({
+    vendor: info.vendor ?? '', architecture: info.architecture ?? '',
+    device: info.device ?? '', description: info.description ?? '',
+    isFallbackAdapter: !!(info.isFallbackAdapter ?? adapter.isFallbackAdapter),
+    features: [...device.features], limits,
+  });
+}
+
+/** The last uncaptured device error message, then cleared ('' if none). */
+export function takeError() {
+  const e = lastError ?? '';
+  lastError = null;
+  return e;
+}
+
+// Usage bits are WebGPU's numbers (GPUBufferUsage), so Python passes plain ints.
+export function createBuffer(size, usage) {
+  const u = usage || (GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_SRC | GPUBufferUsage.COPY_DST);
+  return put(buffers, need().createBuffer({ size: Math.max(4, (size + 3) & ~3), usage: u }));
+}
+
+export function destroyBuffer(id) {
+  if (buffers[id]) {
+    buffers[id].destroy();
+    buffers[id] = null;
+  }
+}
+
+/**
+ * Queue a write of `data` (length a multiple of 4) at `offset`: a Uint8Array, or a
+ * Python buffer passed as a PyProxy, read in place from Pyodide's heap (one copy).
+ */
+export function writeBuffer(id, offset, data) {
+  const target = get(buffers, id, 'buffer');
+  const q = need().queue;
+  if (typeof data?.getBuffer !== 'function') {
+    q.writeBuffer(target, offset, data);
+    return;
+  }
+  const view = data.getBuffer('u8');
+  try {
+    q.writeBuffer(target, offset, view.data);
+  } finally {
+    view.release();
+  }
+}
+
+/** A compute pipeline from WGSL text (layout 'auto'); errors surface in takeError(). */
+export function createPipeline(code, entryPoint = 'main') {
+  const d = need();
+  const module = d.createShaderModule({ code });
+  return put(pipelines, d.createComputePipeline({ layout: 'auto', compute: { module, entryPoint } }));
+}
+
+/** Same, but the promise rejects with the compiler's message on bad WGSL. */
+export async function createPipelineAsync(code, entryPoint = 'main') {
+  const d = need();
+  const module = d.createShaderModule({ code });
+  const info = await module.getCompilationInfo?.();
+  const errors = (info?.messages ?? []).filter((m) => m.type === 'error');
+  if (errors.length) {
+    throw new Error(errors.map((m) => `${m.lineNum}:${m.linePos}: ${m.message}`).join('\n'));
+  }
+  return put(pipelines, await d.createComputePipelineAsync({ layout: 'auto', compute: { module, entryPoint } }));
+}
+
+/** Bind buffers `ids` (Int32Array) to bindings 0..n-1 of group 0 of a pipeline. */
+export function createBindGroup(pipelineId, ids) {
+  const pipeline = get(pipelines, pipelineId, 'pipeline');
+  const entries = Array.from(ids, (id, binding) => ({ binding, resource: { buffer: get(buffers, id, 'buffer') } }));
+  return put(bindGroups, need().createBindGroup({ layout: pipeline.getBindGroupLayout(0), entries }));
+}
+
+export function release(kind, id) {
+  const table = { pipeline: pipelines, bindGroup: bindGroups }[kind];
+  if (table && id > 0 && id < table.length) table[id] = null;
+}
+
+// Command list opcodes, each followed by its int operands:
+export const OP = Object.freeze({
+  DISPATCH: 1,   // pipeline, bindGroup, x, y, z
+  COPY: 2,       // srcBuffer, srcOffset, dstBuffer, dstOffset, size
+  CLEAR: 3,      // buffer, offset, size
+});
+const ARITY = { 1: 5, 2: 5, 3: 3 };
+
+/**
+ * Execute a command list (Int32Array) in one command buffer and one submit.
+ * Consecutive dispatches share one compute pass. Returns the number of commands.
+ */
+export function run(cmds) {
+  const d = need();
+  const enc = d.createCommandEncoder();
+  let pass = null;
+  let n = 0;
+  for (let i = 0; i < cmds.length; n++) {
+    const op = cmds[i];
+    const a = cmds.subarray(i + 1, i + 1 + (ARITY[op] ?? 0));
+    if (!(op in ARITY)) throw new RangeError(`jaxweb gpu shim: bad opcode ${op} at ${i}`);
+    i += 1 + ARITY[op];
+    if (op === OP.DISPATCH) {
+      pass ??= enc.beginComputePass();
+      pass.setPipeline(get(pipelines, a[0], 'pipeline'));
+      pass.setBindGroup(0, get(bindGroups, a[1], 'bind group'));
+      pass.dispatchWorkgroups(a[2], a[3], a[4]);
+      continue;
+    }
+    if (pass) { pass.end(); pass = null; }
+    if (op === OP.COPY) {
+      enc.copyBufferToBuffer(get(buffers, a[0], 'buffer'), a[1], get(buffers, a[2], 'buffer'), a[3], a[4]);
+    } else {
+      enc.clearBuffer(get(buffers, a[0], 'buffer'), a[1], a[2]);
+    }
+  }
+  if (pass) pass.end();
+  d.queue.submit([enc.finish()]);
+  return n;
+}
+
+/** Resolves to a copy of `size` bytes of buffer `id` from `offset` (a Uint8Array). */
+export async function read(id, offset, size) {
+  const d = need();
+  const padded = (size + 3) & ~3;
+  const staging = d.createBuffer({ size: Math.max(4, padded), usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST });
+  const enc = d.createCommandEncoder();
+  enc.copyBufferToBuffer(get(buffers, id, 'buffer'), offset, staging, 0, padded);
+  d.queue.submit([enc.finish()]);
+  await staging.mapAsync(GPUMapMode.READ);
+  const out = new Uint8Array(staging.getMappedRange(0, padded).slice(0, size));
+  staging.unmap();
+  staging.destroy();
+  return out;
+}
+
+/** Resolves when all submitted work has finished. */
+export function finish() {
+  return need().queue.onSubmittedWorkDone();
+}

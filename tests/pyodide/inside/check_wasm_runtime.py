@@ -1,0 +1,105 @@
+"""The wasm runtime protocol (backends/wasm/runtime.py) on PyodideRuntime, in the JS engine."""
+import struct
+
+import pytest
+
+from jaxweb._src.backends.wasm.runtime import PAGE
+from jaxweb._src.backends.wasm.runtime_pyodide import PyodideRuntime
+
+# imports env.memory (min 1 page), exports run(ptr, value) = i32.store
+RUN_STORE = bytes.fromhex(
+    "0061736d01000000" "01060160027f7f00" "020f0103656e76066d656d6f7279020001"
+    "03020100" "070701037275 6e0000".replace(" ", "") + "0a0b010900200020013602000b")
+
+
+@pytest.fixture
+def rt():
+    return PyodideRuntime(initial_pages=2, threads=1)  # the hand-made modules import unshared memory
+
+
+def test_load_call_read_write(rt):
+    assert rt.validate(RUN_STORE)
+    h = rt.load(RUN_STORE)
+    rt.call(h, (256, -5))
+    assert struct.unpack("<i", rt.read(256, 4))[0] == -5
+    rt.call(h, (260, 0xFFFFFFFF))  # taken modulo 2**32 as i32
+    assert rt.read(260, 4) == b"\xff\xff\xff\xff"
+    rt.write(300, b"abcd")
+    assert rt.read(300, 4) == b"abcd"
+    rt.write(0, b"")
+
+
+def test_validate_never_raises(rt):
+    assert rt.validate(b"\x00asm") is False
+    assert rt.validate(b"not wasm") is False
+    with pytest.raises(Exception):
+        rt.load(b"not wasm")
+
+
+def test_grow_keeps_instances_working(rt):
+    h = rt.load(RUN_STORE)
+    assert rt.memory_size() == 2 * PAGE
+    assert rt.grow(3) == 5 * PAGE
+    rt.call(h, (4 * PAGE + 8, 77))
+    assert struct.unpack("<i", rt.read(4 * PAGE + 8, 4))[0] == 77
+
+
+def test_two_modules_share_memory(rt):
+    a, b = rt.load(RUN_STORE), rt.load(RUN_STORE)
+    rt.call(a, (64, 1))
+    rt.call(b, (68, 2))
+    assert struct.unpack("<2i", rt.read(64, 8)) == (1, 2)
+
+
+def test_large_roundtrip_is_exact_and_quick(rt):
+    import time
+    n = 8 << 20
+    rt.grow(n // PAGE + 1)
+    data = bytes(range(256)) * (n // 256)
+    t0 = time.perf_counter()
+    rt.write(PAGE, data)
+    back = rt.read(PAGE, n)
+    dt = time.perf_counter() - t0
+    assert back == data
+    print(f"8 MiB write+read: {dt * 1e3:.1f} ms")
+    assert dt < 2.0
+    buf = bytearray(16)
+    rt.write(PAGE + 3, memoryview(b"xyz"))
+    assert rt.read(PAGE + 3, 3) == b"xyz" and len(buf) == 16
+
+
+def _fill_module(shared: bool) -> bytes:
+    """run(start, end, ptr): for i in [start, end): i32 at ptr + 4 i = 3 i."""
+    from jaxweb._src.backends.wasm.assembler import Func, Module
+    f = Func(["i32", "i32", "i32"])
+    i = f.local("i32")
+    f.get(0).set(i)
+    f.block().loop()
+    f.get(i).get(1).emit("i32.ge_s").br_if(1)
+    f.get(2).get(i).i32(4).emit("i32.mul").emit("i32.add")
+    f.get(i).i32(3).emit("i32.mul")
+    f.mem("i32.store", 0)
+    f.get(i).i32(1).emit("i32.add").set(i)
+    f.br(0)
+    f.end().end()
+    m = Module(memory_pages=1, shared=shared, max_pages=65536 if shared else None)
+    m.add(f, "run")
+    return m.encode()
+
+
+def test_call_split_over_the_worker_pool():
+    from jaxweb._src import host
+    rt = PyodideRuntime(initial_pages=4)
+    if rt.workers < 2:
+        pytest.skip(f"no wasm worker pool here (crossOriginIsolated: {host.shim().host.crossOriginIsolated})")
+    assert rt.shared
+    h = rt.load(_fill_module(shared=True))
+    n = 50_000
+    for total, align in ((n, 4), (7, 1), (1, 1)):
+        rt.write(1024, bytes(4 * n))
+        rt.call_split(h, total, (1024,), align=align)
+        got = struct.unpack(f"<{total}i", rt.read(1024, 4 * total))
+        assert list(got) == [3 * i for i in range(total)], (total, align)
+    h2 = rt.load(_fill_module(shared=True))  # a module loaded later reaches the workers too
+    rt.call_split(h2, 8, (4096,), align=1)
+    assert struct.unpack("<8i", rt.read(4096, 32)) == tuple(3 * i for i in range(8))

@@ -1,0 +1,152 @@
+"""serve.py: cross-origin isolation headers, MIME types, no path escape, loopback only."""
+import http.client
+import importlib.util
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+_spec = importlib.util.spec_from_file_location("jaxweb_serve", ROOT / "serve.py")
+serve = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(serve)
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory):
+    """A server over two small folders (no fetching), plus a secret beside them."""
+    base = tmp_path_factory.mktemp("site")
+    (base / "secret.txt").write_text("do not serve")
+    demos, shim = base / "demos", base / "shim"
+    for d in (demos, shim, demos / "sub"):
+        d.mkdir()
+    (demos / "index.html").write_text("<!doctype html><title>x</title>")
+    (demos / "sub" / "index.html").write_text("sub")
+    (shim / "jaxweb.mjs").write_text("export const x = 1;")
+    (shim / "k.wasm").write_bytes(b"\x00asm\x01\x00\x00\x00")
+    (shim / "jaxweb-0.1.0-py3-none-any.whl").write_bytes(b"PK\x05\x06" + b"\x00" * 18)
+    (shim / "a.json").write_text("{}")
+    (shim / "escape").symlink_to(base / "secret.txt")
+    srv = serve.start("127.0.0.1", 0, {"/": demos, "/js_shim/": shim})
+    yield srv
+    srv.shutdown()
+    srv.server_close()
+
+
+def get(srv, path, method="GET"):
+    host, port = srv.server_address[:2]
+    conn = http.client.HTTPConnection(host, port, timeout=10)
+    conn.request(method, path)  # sent verbatim: no client-side '..' normalisation
+    resp = conn.getresponse()
+    body = resp.read()
+    conn.close()
+    return resp.status, {k.lower(): v for k, v in resp.getheaders()}, body
+
+
+def test_cross_origin_isolation_headers_on_every_response(site):
+    for path in ("/", "/js_shim/jaxweb.mjs", "/missing"):
+        _, headers, _ = get(site, path)
+        assert headers["cross-origin-opener-policy"] == "same-origin"
+        assert headers["cross-origin-embedder-policy"] == "require-corp"
+        assert headers["cross-origin-resource-policy"] == "same-origin"
+
+
+@pytest.mark.parametrize("path,mime", [
+    ("/js_shim/jaxweb.mjs", "text/javascript"),
+    ("/js_shim/k.wasm", "application/wasm"),
+    ("/js_shim/jaxweb-0.1.0-py3-none-any.whl", "application/zip"),
+    ("/js_shim/a.json", "application/json"),
+    ("/", "text/html"),
+])
+def test_mime_types(site, path, mime):
+    status, headers, body = get(site, path)
+    assert status == 200 and headers["content-type"].split(";")[0] == mime
+    assert int(headers["content-length"]) == len(body)
+
+
+def test_head_has_no_body(site):
+    status, headers, body = get(site, "/js_shim/k.wasm", "HEAD")
+    assert status == 200 and body == b"" and headers["content-length"] == "8"
+
+
+@pytest.mark.parametrize("path", [
+    "/../secret.txt", "/js_shim/../../secret.txt", "/js_shim/%2e%2e/%2e%2e/secret.txt",
+    "/js_shim/..%2f..%2fsecret.txt", "/js_shim/%2e%2e%5csecret.txt", "/js_shim/escape",
+    "/js_shim/a.json%00.html",
+])
+def test_path_traversal_refused(site, path):
+    status, _, body = get(site, path)
+    assert status in (400, 403, 404) and b"do not serve" not in body
+
+
+def test_missing_file_404_and_directory_redirect(site):
+    assert get(site, "/nope.html")[0] == 404
+    status, headers, _ = get(site, "/sub")
+    assert status == 301 and headers["location"] == "/sub/"
+    assert get(site, "/sub/")[2] == b"sub"
+
+
+def test_binds_loopback_only(site):
+    assert site.server_address[0] == "127.0.0.1"
+    assert serve.is_loopback("127.0.0.1") and serve.is_loopback("::1") and serve.is_loopback("localhost")
+    assert not serve.is_loopback("0.0.0.0") and not serve.is_loopback("192.168.1.2")
+    with pytest.raises(PermissionError):
+        serve.start("0.0.0.0", 0, {"/": ROOT})
+
+
+def test_cli_refuses_non_loopback_without_flag(capsys):
+    assert serve.main(["--host", "0.0.0.0", "--port", "0"]) == 2
+    assert "--allow-remote" in capsys.readouterr().err
+
+
+
+def test_missing_npm_is_a_clear_fetch_error(tmp_path, monkeypatch):
+    monkeypatch.setattr(serve, "CACHE", tmp_path)
+    monkeypatch.setattr(serve.shutil, "which", lambda name: None)
+    with pytest.raises(serve.FetchError, match="npm"):
+        serve.ensure_pyodide()
+
+
+def test_wheel_is_pure_python_and_indexed(tmp_path, monkeypatch):
+    import json
+    import zipfile
+    monkeypatch.setattr(serve, "CACHE", tmp_path)
+    wheel = serve.build_wheel(tmp_path / "wheels")
+    assert wheel.name.endswith("-py3-none-any.whl")
+    assert json.loads((tmp_path / "wheels" / "index.json").read_text()) == {"jaxweb": wheel.name}
+    names = zipfile.ZipFile(wheel).namelist()
+    assert "jaxweb/__init__.py" in names and "jaxweb/_src/host.py" in names
+    assert "jaxweb/_src/backends/wasm/runtime_pyodide.py" in names
+    assert not any("__pycache__" in n or n.endswith(".pyc") for n in names)
+
+
+def test_cli_serves_demos_and_prints_urls():
+    """`python serve.py` end to end (offline: from the cache the setup script filled)."""
+    import subprocess
+    import sys
+    import time
+    if not (serve.CACHE / f"pyodide-{serve.PYODIDE_VERSION}" / ".complete").exists():
+        pytest.skip("Pyodide not cached yet (bash scripts/setup_browser.sh)")
+    proc = subprocess.Popen([sys.executable, str(ROOT / "serve.py"), "--port", "0", "--offline", "--no-build"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        first = proc.stdout.readline()
+        assert first.startswith("jaxweb demos:") and "http://127.0.0.1:" in first, first
+        url = first.split()[-1]
+        host, port = url[len("http://"):].rstrip("/").split(":")
+        srv = type("S", (), {"server_address": (host, int(port))})
+        deadline = time.time() + 10
+        while True:
+            try:
+                status, headers, body = get(srv, "/")
+                break
+            except OSError:
+                if time.time() > deadline:
+                    raise
+                time.sleep(0.1)
+        assert status == 200 and b"loadJaxweb" in body
+        assert get(srv, "/pyodide/pyodide.asm.wasm", "HEAD")[1]["content-type"] == "application/wasm"
+        assert get(srv, "/js_shim/jaxweb.mjs", "HEAD")[1]["content-type"].startswith("text/javascript")
+        assert get(srv, "/wheels/index.json")[0] == 200
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
