@@ -42,7 +42,7 @@ def _rng(seed: int = 0) -> np.random.RandomState:
 
 
 def _as_jax(x: Any) -> Any:
-    return x if isinstance(x, (jaxweb.Array,)) else jnp.asarray(x)
+    return x if isinstance(x, jaxweb.Array) else jnp.asarray(x)
 
 
 def _dtype_name(x: Any) -> str:
@@ -51,6 +51,10 @@ def _dtype_name(x: Any) -> str:
 
 def _is_float(x: Any) -> bool:
     return dtypes.dtype(x.dtype).kind == "f"
+
+
+def _is_float0(x: Any) -> bool:
+    return dtypes.dtype(x.dtype) is dtypes.float0
 
 
 def _np64(x: Any) -> np.ndarray:
@@ -83,30 +87,29 @@ def _leaves(tree: Any) -> list:
 
 def _assert_close(actual: Any, expected: Any, atol: float, rtol: float, what: str) -> None:
     for i, (a, e) in enumerate(zip(_leaves(actual), _leaves(expected))):
-        if getattr(a, "dtype", None) is not None and dtypes.dtype(a.dtype) is dtypes.float0:
+        if hasattr(a, "dtype") and _is_float0(a):
             continue
         np.testing.assert_allclose(_np64(a), _np64(e), atol=atol, rtol=rtol, equal_nan=True,
                                    err_msg=f"{what} (output leaf {i})")
 
 
 # ---------------------------------------------------------------- jvp
-def _is_float0(x: Any) -> bool:
-    return dtypes.dtype(x.dtype) is dtypes.float0
-
-
 def _perturbed(args: Sequence[Any], tangents: Sequence[Any], eps: float) -> tuple[list, list, list]:
     """x + eps t and x - eps t rounded to each argument's dtype, and the tangent they
     really differ by, (x+ - x-) / 2 eps (exact even when rounding moved the points)."""
     plus, minus, t_eff = [], [], []
     for x, t in zip(args, tangents):
         if not _is_float(x):
-            plus.append(x), minus.append(x), t_eff.append(t)
-            continue
-        host = np.float64 if _dtype_name(x) == "float64" else np.float32
-        xp = jnp.asarray((_np64(x) + eps * _np64(t)).astype(host), dtype=x.dtype)
-        xm = jnp.asarray((_np64(x) - eps * _np64(t)).astype(host), dtype=x.dtype)
-        plus.append(xp), minus.append(xm)
-        t_eff.append(jnp.asarray(((_np64(xp) - _np64(xm)) / (2 * eps)).astype(host), dtype=x.dtype))
+            xp = xm = x
+            te = t
+        else:
+            host = np.float64 if _dtype_name(x) == "float64" else np.float32
+            xp = jnp.asarray((_np64(x) + eps * _np64(t)).astype(host), dtype=x.dtype)
+            xm = jnp.asarray((_np64(x) - eps * _np64(t)).astype(host), dtype=x.dtype)
+            te = jnp.asarray(((_np64(xp) - _np64(xm)) / (2 * eps)).astype(host), dtype=x.dtype)
+        plus.append(xp)
+        minus.append(xm)
+        t_eff.append(te)
     return plus, minus, t_eff
 
 
@@ -141,7 +144,7 @@ def _inner(xs: Sequence[Any], ys: Sequence[Any]) -> tuple[float, float]:
     """Sum of elementwise products over float leaves, and the sum of their magnitudes."""
     total, scale = 0.0, 0.0
     for x, y in zip(xs, ys):
-        if dtypes.dtype(x.dtype) is dtypes.float0 or dtypes.dtype(y.dtype) is dtypes.float0:
+        if _is_float0(x) or _is_float0(y):
             continue
         p = _np64(x) * _np64(y)
         total += float(np.sum(p))

@@ -186,6 +186,20 @@ def test_unique():
     eq(r.values, np.array([0, 2])), eq(r.counts, np.array([1, 2], np.int32))
 
 
+def test_unique_axis():
+    a = rng.randint(0, 3, size=(8, 2))
+    got = jnp.unique(a, axis=0, return_index=True, return_inverse=True, return_counts=True)
+    expect = np.unique(a, axis=0, return_index=True, return_inverse=True, return_counts=True)
+    for g, e in zip(got, expect):
+        eq(g, np.asarray(e).reshape(-1) if np.asarray(e).ndim == 1 or g.ndim == 1 else e)
+    b = rng.randint(0, 2, size=(2, 6, 1))
+    eq(jnp.unique(b, axis=1), np.unique(b, axis=1))
+    # padding repeats the smallest row unless fill_value is given (values from JAX)
+    rows = np.array([[1, 2], [1, 2], [0, 5]])
+    eq(jnp.unique(rows, axis=0, size=4), [[0, 5], [1, 2], [0, 5], [0, 5]])
+    eq(jnp.unique(rows, axis=0, size=3, fill_value=9), [[0, 5], [1, 2], [9, 9]])
+
+
 def test_isin_and_set_ops():
     a, b = rng.randint(0, 8, size=10), rng.randint(0, 8, size=6)
     eq(jnp.isin(a.reshape(2, 5), b), np.isin(a.reshape(2, 5), b))

@@ -385,3 +385,14 @@ def test_disable_jit_and_block_until_ready():
     assert seen == [False, True]
     tree = {"a": jnp.ones(2), "b": (jnp.zeros(()),)}
     assert jax.block_until_ready(tree) is tree
+
+
+def test_tracers_support_len_and_iteration():
+    close(jax.grad(lambda x: sum(x))(jnp.ones(3)), np.ones(3))
+    np.testing.assert_array_equal(np.asarray(jax.vmap(lambda x: len(x))(jnp.ones((2, 3)))), [3, 3])
+    rows = jax.jit(lambda x: [r * 2.0 for r in x])(jnp.ones((2, 3)))
+    assert len(rows) == 2 and rows[0].shape == (3,)
+    with pytest.raises(TypeError, match="len\\(\\) of unsized object"):
+        jax.grad(lambda x: len(x))(1.0)
+    with pytest.raises(TypeError, match="iteration over a 0-d array"):
+        jax.make_jaxpr(lambda x: list(x))(1.0)

@@ -114,3 +114,24 @@ def test_long_concatenation_is_a_tree_of_small_kernels():
     from jaxweb._src.lax.structural import MAX_CONCAT_OPERANDS
     assert max(inputs) <= MAX_CONCAT_OPERANDS
     np.testing.assert_array_equal(np.asarray(y), np.arange(300, dtype=np.float32))
+
+
+def test_leading_index_update_reduces_over_indices_only():
+    backend = jaxweb.devices("cpu")[0].backend
+    orig, kernels = backend.run, []
+
+    def run(kernel, *args, **kwargs):
+        kernels.append(kernel)
+        return orig(kernel, *args, **kwargs)
+    x = jnp.asarray(np.zeros((50, 8), np.float32))
+    idx = jnp.asarray(np.int32([3, -1, 3, 60]))
+    backend.run = run
+    try:
+        y = x.at[idx].add(np.float32(1))
+    finally:
+        backend.run = orig
+    assert kernels[-1].name == "scatter-add" and kernels[-1].reduce_shape == (4,)
+    e = np.zeros((50, 8), np.float32)
+    e[3] += 2
+    e[49] += 1
+    np.testing.assert_array_equal(np.asarray(y), e)

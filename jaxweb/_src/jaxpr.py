@@ -14,7 +14,7 @@ from typing import Any, Callable, Sequence
 
 from . import core
 from .core import ShapedArray
-from .interpreters.leaks import ensure_live
+from .interpreters.trace_util import SequenceProtocol, ensure_live
 
 
 # ---------------------------------------------------------------- data structures
@@ -117,7 +117,7 @@ def jaxpr_as_fun(closed: ClosedJaxpr) -> Callable[..., list]:
 
 
 # ---------------------------------------------------------------- tracing
-class JaxprTracer(core.Tracer):
+class JaxprTracer(SequenceProtocol, core.Tracer):
     __slots__ = ("_trace", "_aval")
 
     def __init__(self, trace: "JaxprTrace", aval: ShapedArray):

@@ -13,13 +13,13 @@ from typing import Any, Callable, Sequence
 from .. import core
 from ..jaxpr import Jaxpr, Literal, Var
 from . import partial_eval as pe
-from .leaks import ensure_live
+from .trace_util import SequenceProtocol, ensure_live
 from .rules import (UndefinedPrimal, Zero, instantiate_zeros, is_undefined_primal,
                     primitive_jvps, primitive_transposes, tangent_dtype)
 
 
 # ---------------------------------------------------------------- forward mode
-class JVPTracer(core.Tracer):
+class JVPTracer(SequenceProtocol, core.Tracer):
     __slots__ = ("_trace", "primal", "tangent")
 
     def __init__(self, trace: "JVPTrace", primal: Any, tangent: Any):

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any, Callable, Sequence
 
 from .. import core
-from .leaks import ensure_live
+from .trace_util import SequenceProtocol, ensure_live
 from .rules import not_mapped, primitive_batchers
 
 
@@ -71,7 +71,7 @@ def _unbatched_shape(x: Any, d: int | None) -> tuple[int, ...]:
 
 
 # ---------------------------------------------------------------- the trace
-class BatchTracer(core.Tracer):
+class BatchTracer(SequenceProtocol, core.Tracer):
     __slots__ = ("_trace", "val", "batch_dim")
 
     def __init__(self, trace: "BatchTrace", val: Any, batch_dim: int | None):

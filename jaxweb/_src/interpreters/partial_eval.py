@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any, Callable, NamedTuple, Sequence
 
 from .. import core
-from .leaks import ensure_live
+from .trace_util import SequenceProtocol, ensure_live
 from ..jaxpr import Jaxpr, JaxprEqn, Var
 
 #: prim -> rule(trace, tracers, **params) -> out tracer(s)
@@ -54,7 +54,7 @@ class JaxprEqnRecipe(NamedTuple):
     tracers_out: list
 
 
-class PartialEvalTracer(core.Tracer):
+class PartialEvalTracer(SequenceProtocol, core.Tracer):
     __slots__ = ("_trace", "pval", "recipe")
 
     def __init__(self, trace: "PartialEvalTrace", pval: PartialVal, recipe: Any):

@@ -8,6 +8,7 @@ default), or filled with `mode='fill'`.
 
 `.at[idx]` updates through static indices only (ints, slices, None, Ellipsis) place
 the values with the adjoint movement of the slicing (a view) and select: O(size).
+Integer arrays on the leading dims (embedding-style) are one windowed scatter.
 Other updates index a flat iota of the operand's positions with the getitem
 machinery (fill value -1 marks out-of-bounds positions), then scatter the values
 into the flattened operand: every index form numpy allows works for updates too,
@@ -232,17 +233,23 @@ def _basic(x: Any, entries: list) -> Any:
     return lax.squeeze(x, ints) if ints else x
 
 
-def _advanced(x: Any, entries: list, pos: list[int], mode: Any, fill_value: Any, sorted_: bool,
-              unique: bool) -> Any:
-    adv = [d for d, e in enumerate(entries) if isinstance(e, _Adv)]
-    rest = [d for d in range(x.ndim) if d not in adv]
-    arrays = [_normalize_index_array(entries[d].arr, x.shape[d]) for d in adv]
+def _index_vectors(shape: tuple[int, ...], entries: list, adv: list[int]) -> tuple[Any, tuple[int, ...]]:
+    """The advanced index arrays (negatives normalized) broadcast together and stacked
+    into index vectors along a new last axis, and their broadcast shape."""
+    arrays = [_normalize_index_array(entries[d].arr, shape[d]) for d in adv]
     bshape = util.broadcast_shapes(*[a.shape for a in arrays], name="indexing")
     idt = dtypes.result_type(*[a.dtype for a in arrays])
     cols = [lax.broadcast_in_dim(lax_ew.convert_element_type(a, idt), bshape + (1,),
                                  tuple(range(len(bshape) - a.ndim, len(bshape))))
             for a in arrays]
-    indices = lax.concatenate(cols, len(bshape)) if len(cols) > 1 else cols[0]
+    return (lax.concatenate(cols, len(bshape)) if len(cols) > 1 else cols[0]), bshape
+
+
+def _advanced(x: Any, entries: list, pos: list[int], mode: Any, fill_value: Any, sorted_: bool,
+              unique: bool) -> Any:
+    adv = [d for d, e in enumerate(entries) if isinstance(e, _Adv)]
+    rest = [d for d in range(x.ndim) if d not in adv]
+    indices, bshape = _index_vectors(x.shape, entries, adv)
     xt = lax.transpose(x, adv + rest)
     k, nb = len(adv), len(bshape)
     dn = gs.GatherDimensionNumbers(offset_dims=tuple(range(nb, nb + len(rest))),
@@ -328,16 +335,38 @@ def _scatter_update(x: Any, idx: Any, values: Any, prim: Callable, mode: Any,
     basic = _basic_update(x, idx, values, prim)
     if basic is not None:
         return basic
+    scatter_mode = gs.GatherScatterMode.CLIP if mode == "clip" else gs.GatherScatterMode.FILL_OR_DROP
+    kw = dict(indices_are_sorted=indices_are_sorted, unique_indices=unique_indices, mode=scatter_mode)
+    front = _front_advanced_update(x, idx, values, prim, kw)
+    if front is not None:
+        return front
     pos = _positions(x, idx, mode)
     vals = _values_for(x, pos.shape, values)
     m = prod(pos.shape)
     flat_x = lax.reshape(x, (prod(x.shape),))
     dn = gs.ScatterDimensionNumbers(update_window_dims=(), inserted_window_dims=(0,),
                                     scatter_dims_to_operand_dims=(0,))
-    out = prim(flat_x, lax.reshape(pos, (m, 1)), lax.reshape(vals, (m,)), dn,
-               indices_are_sorted=indices_are_sorted, unique_indices=unique_indices,
-               mode=gs.GatherScatterMode.CLIP if mode == "clip" else gs.GatherScatterMode.FILL_OR_DROP)
+    out = prim(flat_x, lax.reshape(pos, (m, 1)), lax.reshape(vals, (m,)), dn, **kw)
     return lax.reshape(out, x.shape)
+
+
+def _front_advanced_update(x: Any, idx: Any, values: Any, prim: Callable, kw: dict) -> Any | None:
+    """`x.at[i, j, ...]` with integer arrays/ints on the leading dims and whole slices
+    after them (embedding-style updates): one windowed scatter whose reduction runs
+    over the index vectors only. None for other index forms."""
+    entries, shape, _ = _parse(x.shape, idx)
+    k = next((d for d, e in enumerate(entries) if not isinstance(e, (_Adv, int))), len(entries))
+    if shape != x.shape or k == 0 or not any(isinstance(e, _Adv) for e in entries[:k]) or \
+            any(e != slice(None) for e in entries[k:]):
+        return None
+    entries = [_Adv(_const_int(e)) if isinstance(e, int) else e for e in entries]
+    indices, bshape = _index_vectors(x.shape, entries, list(range(k)))
+    nb, window = len(bshape), x.shape[k:]
+    vals = _values_for(x, bshape + window, values)
+    dn = gs.ScatterDimensionNumbers(update_window_dims=tuple(range(nb, nb + len(window))),
+                                    inserted_window_dims=tuple(range(k)),
+                                    scatter_dims_to_operand_dims=tuple(range(k)))
+    return prim(x, indices, vals, dn, **kw)
 
 
 class _IndexUpdateRef:

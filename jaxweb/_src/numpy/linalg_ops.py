@@ -12,6 +12,7 @@ from __future__ import annotations
 __all__ = ["matmul", "dot", "vdot", "inner", "outer", "tensordot", "einsum", "kron", "vecdot",
            "matvec", "vecmat", "convolve", "correlate"]
 
+import importlib
 from typing import Any, Sequence
 
 from .. import core, dtypes
@@ -263,7 +264,7 @@ def _label_sizes(labels: list[str], shapes: list[tuple[int, ...]]) -> dict[str, 
 def _diagonal(x: Any, s: str) -> tuple[Any, str]:
     """Take diagonals for labels repeated within one operand ('ii' -> 'i')."""
     L = _lax()
-    jnp_where = __import__("jaxweb.numpy", fromlist=["where"]).where
+    jnp_where = importlib.import_module("jaxweb.numpy").where
     while len(set(s)) != len(s):
         c = next(c for c in s if s.count(c) > 1)
         i, j = s.index(c), s.index(c, s.index(c) + 1)

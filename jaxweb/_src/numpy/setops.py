@@ -16,6 +16,7 @@ import importlib
 from typing import Any, NamedTuple
 
 from .. import core, dtypes
+from ..lax import base as lax_base
 from ..lax import cumulative as lax_cum
 from ..lax import reductions as lax_red
 from ..lax import sorting as lax_sort
@@ -79,38 +80,61 @@ class _Unique(NamedTuple):
     counts: Any
 
 
-def _unique_parts(ar: Any, equal_nan: bool, size: int | None, fill_value: Any) -> _Unique:
+def _unique_parts(ar: Any, equal_nan: bool, size: int | None, fill_value: Any, axis: int | None = None) -> _Unique:
+    """Sort the slices along `axis` (elements if None) lexicographically, mark the first
+    of each run of equal ones, and compact."""
     jnp, L = _jnp(), _lax()
-    x = _flat(ar)
-    n = core.get_aval(x).shape[0]
-    shape = core.get_aval(ensure_array(ar)).shape
+    x = ensure_array(ar)
+    shape = core.get_aval(x).shape
+    if axis is None:
+        rows = _flat(x)
+        keys = [rows]
+    else:
+        (axis,) = lax_base.canonical_axes([axis], len(shape))
+        moved = L.transpose(x, (axis,) + tuple(i for i in range(len(shape)) if i != axis))
+        rest = core.get_aval(moved).shape[1:]
+        rows = L.reshape(moved, (shape[axis], core.get_aval(moved).size // max(shape[axis], 1)))
+        keys = [L.index_in_dim(rows, c, 1, keepdims=False) for c in range(core.get_aval(rows).shape[1])]
+    n = core.get_aval(rows).shape[0]
     iota = L.broadcasted_iota(_I32, (n,), 0)
-    if n == 0:
+    if n == 0 or not keys:
         empty = L.full((0,), 0, _I32)
-        return _Unique(x, empty, L.reshape(empty, shape), empty)
-    s, perm = lax_sort.sort((x, iota), dimension=0, num_keys=1)
-    first = jnp.not_equal(s[1:], s[:-1])
-    if equal_nan and core.get_aval(s).dtype.kind == "f":
-        first = jnp.logical_and(first, jnp.logical_not(jnp.logical_and(jnp.isnan(s[1:]), jnp.isnan(s[:-1]))))
-    first = jnp.concatenate([L.full((1,), True, dtypes.bool_), first])
+        return _Unique(rows if axis is None else x, empty, empty if axis is not None else L.reshape(empty, shape),
+                       empty)
+    *sorted_keys, perm = lax_sort.sort(tuple(keys) + (iota,), dimension=0, num_keys=len(keys))
+    differs = None
+    for s in sorted_keys:
+        d = jnp.not_equal(s[1:], s[:-1])
+        if equal_nan and core.get_aval(s).dtype.kind == "f":
+            d = jnp.logical_and(d, jnp.logical_not(jnp.logical_and(jnp.isnan(s[1:]), jnp.isnan(s[:-1]))))
+        differs = d if differs is None else jnp.logical_or(differs, d)
+    first = jnp.concatenate([L.full((1,), True, dtypes.bool_), differs])
     pos, valid, k = _compact(first, size, "unique")
-    values = _fill(_take(s, pos), valid, fill_value, s[0])
+    # padding entries (size= beyond the count) repeat the smallest slice unless fill_value is given
+    src = jnp.where(valid, _take(perm, pos), _take(perm, L.full((k,), 0, _I32)))
+    picked = lax_sort.gather_along(rows, L.broadcast_in_dim(src, (k,) + core.get_aval(rows).shape[1:], (0,)), 0)
+    if fill_value is not None:
+        picked = jnp.where(L.broadcast_in_dim(valid, core.get_aval(picked).shape, (0,)), picked,
+                           L.full((), fill_value, core.get_aval(picked).dtype))
+    if axis is None:
+        values = picked
+    else:
+        picked = L.reshape(picked, (k,) + rest)
+        values = L.transpose(picked, tuple(range(1, axis + 1)) + (0,) + tuple(range(axis + 1, len(shape))))
     ids = jnp.subtract(lax_cum.cumsum(L.convert_element_type(first, _I32), 0), L.full((), 1, _I32))
     ends = _search(ids, L.broadcasted_iota(_I32, (k,), 0), "right")
     counts = jnp.where(valid, jnp.subtract(ends, pos), L.full((), 0, _I32))
     inverse = _take(ids, lax_sort.sort((perm, iota), dimension=0, num_keys=1)[1])
     return _Unique(values, jnp.where(valid, _take(perm, pos), L.full((), 0, _I32)),
-                   L.reshape(inverse, shape), counts)
+                   L.reshape(inverse, shape) if axis is None else inverse, counts)
 
 
 def unique(ar: Any, return_index: bool = False, return_inverse: bool = False, return_counts: bool = False,
            axis: int | None = None, *, equal_nan: bool = True, size: int | None = None,
            fill_value: Any = None, sorted: bool = True) -> Any:
-    """`jnp.unique` of the flattened array: sorted distinct values (NaNs merged if equal_nan)."""
+    """`jnp.unique`: the sorted distinct elements (or slices along `axis`); NaNs merge if equal_nan."""
     check_arraylike("unique", ar)
-    if axis is not None:
-        raise NotImplementedError("jnp.unique with axis is not supported yet")
-    u = _unique_parts(ar, equal_nan, size, fill_value)
+    u = _unique_parts(ar, equal_nan, size, fill_value, axis)
     extra = [v for flag, v in ((return_index, u.indices), (return_inverse, u.inverse_indices),
                                (return_counts, u.counts)) if flag]
     return tuple([u.values] + extra) if extra else u.values
