@@ -6,10 +6,7 @@ import jaxweb as jax
 import jaxweb.numpy as jnp
 
 
-@pytest.fixture(autouse=True)
-def _reference_backend():
-    with jax.default_device(jax.devices("cpu")[0]):
-        yield
+pytestmark = pytest.mark.on_every_device  # see conftest.py
 
 
 def check(got, want, dtype, rtol=1e-6):

@@ -236,3 +236,23 @@ def test_custom_rule_output_type_errors():
         jax.grad(g)(1.0)
     g.defvjp(lambda x: (x, None), lambda r, c: [c])  # a list is accepted like a tuple
     close(jax.grad(g)(1.0), 1.0)
+
+
+def test_custom_jvp_symbolic_zeros():
+    from jaxweb._src.custom_derivatives import SymbolicZero
+    seen = []
+
+    @jax.custom_jvp
+    def f(x, y):
+        return x * y
+
+    def f_jvp(primals, tangents):
+        (x, y), (tx, ty) = primals, tangents
+        seen.append((type(tx).__name__, type(ty).__name__))
+        out_t = ty * x if isinstance(tx, SymbolicZero) else tx * y + ty * x
+        return f(x, y), out_t
+
+    f.defjvp(f_jvp, symbolic_zeros=True)
+    close(jax.grad(f, argnums=1)(2.0, 3.0), 2.0)
+    assert seen[-1][0] == "SymbolicZero" and seen[-1][1] != "SymbolicZero"
+    close(jax.grad(f, argnums=(0, 1))(2.0, 3.0), (3.0, 2.0))

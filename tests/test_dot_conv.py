@@ -9,10 +9,7 @@ import jaxweb.numpy as jnp
 from jaxweb import lax
 
 
-@pytest.fixture(autouse=True)
-def _cpu():
-    with jaxweb.default_device(jaxweb.devices("cpu")[0]):
-        yield
+pytestmark = pytest.mark.on_every_device  # see conftest.py
 
 
 rng = np.random.RandomState(1)

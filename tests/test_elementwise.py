@@ -11,11 +11,7 @@ import jaxweb.numpy as jnp
 from jaxweb import lax
 
 
-@pytest.fixture(autouse=True)
-def _reference_backend():
-    """Values are checked on the reference backend (the oracle other backends match)."""
-    with jax.default_device(jax.devices("cpu")[0]):
-        yield
+pytestmark = pytest.mark.on_every_device  # see conftest.py
 
 
 RNG = np.random.default_rng(0)

@@ -213,3 +213,15 @@ def test_nested_jit_and_checkpoint_under_reverse_mode():
                                rtol=1e-5)
     text = str(jax.make_jaxpr(jax.grad(h))(1.0))
     assert "differentiated=True" in text and "name=jvp(<lambda>)" in text
+
+
+def test_non_array_arguments_are_errors():
+    with pytest.raises(TypeError, match="Error interpreting argument to .* as an abstract array. The "
+                                        "problematic value is of type <class 'function'> and was passed "
+                                        "to the function at path f"):
+        jax.jit(lambda x, f: f(x))(1.0, jnp.sin)
+    assert float(jax.jit(lambda x, f: f(x), static_argnums=1)(0.0, lax.neg)) == 0.0
+    with pytest.raises(TypeError, match="Argument 'a' of type <class 'str'> is not a valid JAX type"):
+        jax.grad(lambda x: x)("a")
+    with pytest.raises(TypeError, match="is not a valid JAX type"):
+        jax.vmap(lambda x: x)("a")

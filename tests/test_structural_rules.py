@@ -14,10 +14,7 @@ sys.path.insert(0, os.path.dirname(__file__))
 from rule_checker import check_grads, check_vmap  # noqa: E402
 
 
-@pytest.fixture(autouse=True)
-def _reference_backend():
-    with jax.default_device(jax.devices("cpu")[0]):
-        yield
+pytestmark = pytest.mark.on_every_device  # see conftest.py
 
 
 RNG = np.random.default_rng(5)

@@ -396,3 +396,68 @@ def test_tracers_support_len_and_iteration():
         jax.grad(lambda x: len(x))(1.0)
     with pytest.raises(TypeError, match="iteration over a 0-d array"):
         jax.make_jaxpr(lambda x: list(x))(1.0)
+
+
+def test_aux_outputs_are_plain_values():
+    x = jnp.asarray([1.0, 2.0])
+    f = lambda a: (jnp.sum(jnp.sin(a)), a * 2.0)  # noqa: E731
+    results = [jax.vjp(f, x, has_aux=True)[2], jax.jvp(f, (x,), (x,), has_aux=True)[2],
+               jax.grad(f, has_aux=True)(x)[1], jax.jacrev(f, has_aux=True)(x)[1],
+               jax.jacfwd(f, has_aux=True)(x)[1], jax.linearize(f, x, has_aux=True)[2]]
+    for aux in results:
+        assert isinstance(aux, jax.Array)
+        close(aux, [2.0, 4.0])
+    # an aux that depends on an outer transformation's input stays differentiable
+    g = jax.grad(lambda b: jnp.sum(jax.grad(lambda a: (jnp.sum(a * b), a * b), has_aux=True)(b)[1]))(x)
+    close(g, 2 * np.asarray(x))
+
+
+def test_transformations_work_without_numpy():
+    import subprocess
+    import sys
+    import textwrap
+    code = textwrap.dedent("""
+        import sys
+        sys.modules['numpy'] = None
+        import jaxweb as jax, jaxweb.numpy as jnp
+        x = jnp.asarray([1.0, 2.0])
+        assert jax.hessian(lambda a: jnp.sum(a * a * a))(x).tolist() == [[6.0, 0.0], [0.0, 12.0]]
+        assert jax.vmap(jax.grad(lambda a: a * a))(x).tolist() == [2.0, 4.0]
+        assert jax.jit(lambda a: a * 2.0)(x).tolist() == [2.0, 4.0]
+        print('ok')
+    """)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip().endswith("ok")
+
+
+# ---------------------------------------------------------------- named-axis collectives
+def test_collectives_over_named_vmap_axes():
+    from jaxweb._src.lax import parallel as P
+    x = jnp.asarray([1.0, 2.0, 3.0])
+    close(jax.vmap(lambda v: v / P.psum(v, "i"), axis_name="i")(x), np.array([1, 2, 3]) / 6)
+    close(jax.vmap(lambda v: P.pmean(v, "i"), axis_name="i")(x), [2.0, 2.0, 2.0])
+    np.testing.assert_array_equal(np.asarray(jax.vmap(lambda v: P.psum(1, "i"), axis_name="i")(x)), [3, 3, 3])
+    close(jax.vmap(lambda v: P.pmax(v, "i") - P.pmin(v, "i"), axis_name="i")(x), [2.0, 2.0, 2.0])
+    np.testing.assert_array_equal(np.asarray(jax.vmap(lambda v: P.axis_index("i"), axis_name="i")(x)),
+                                  [0, 1, 2])
+    xx = jnp.asarray(np.arange(6.0, dtype=np.float32).reshape(2, 3))
+    inner = jax.vmap(jax.vmap(lambda v: P.psum(v, "j"), axis_name="j"), axis_name="i")(xx)
+    outer = jax.vmap(jax.vmap(lambda v: P.psum(v, "i"), axis_name="j"), axis_name="i")(xx)
+    both = jax.vmap(jax.vmap(lambda v: P.psum(v, ("i", "j")), axis_name="j"), axis_name="i")(xx)
+    close(inner, [[3, 3, 3], [12, 12, 12]])
+    close(outer, [[3, 5, 7], [3, 5, 7]])
+    close(both, np.full((2, 3), 15.0))
+    with pytest.raises(NameError, match="unbound axis name: i"):
+        P.psum(x, "i")
+
+
+def test_collectives_under_autodiff_jit_and_checkpoint():
+    from jaxweb._src.lax import parallel as P
+    x = jnp.asarray([1.0, 2.0, 3.0])
+    close(jax.vmap(jax.grad(lambda v: P.psum(v * v, "i")), axis_name="i")(x), [6.0, 12.0, 18.0])
+    f = lambda v: v * P.psum(v, "i")  # noqa: E731
+    close(jax.grad(lambda a: jnp.sum(jax.vmap(f, axis_name="i")(a)))(x), [12.0, 12.0, 12.0])
+    close(jax.grad(lambda a: jnp.sum(jax.vmap(jax.jit(f), axis_name="i")(a)))(x), [12.0, 12.0, 12.0])
+    close(jax.vmap(jax.checkpoint(lambda v: v / P.psum(v, "i")), axis_name="i")(x), np.array([1, 2, 3]) / 6)
+    close(jax.grad(lambda a: jnp.sum(jax.vmap(lambda v: P.pmax(v, "i"), axis_name="i")(a)))(x), [0, 0, 3])

@@ -8,17 +8,15 @@ import pytest
 import jaxweb
 import jaxweb.numpy as jnp
 from jaxweb import lax
+from jaxweb._src.device import default_device
 
 
-@pytest.fixture(autouse=True)
-def _cpu():
-    with jaxweb.default_device(jaxweb.devices("cpu")[0]):
-        yield
+pytestmark = pytest.mark.on_every_device  # see conftest.py
 
 
 @contextlib.contextmanager
 def count_kernels():
-    backend = jaxweb.devices("cpu")[0].backend
+    backend = default_device().backend
     orig = backend.run
     names = []
 
@@ -99,7 +97,7 @@ def test_replacing_scatter_is_one_kernel():
 
 
 def test_long_concatenation_is_a_tree_of_small_kernels():
-    backend = jaxweb.devices("cpu")[0].backend
+    backend = default_device().backend
     orig, inputs = backend.run, []
 
     def run(kernel, *args, **kwargs):
@@ -117,7 +115,7 @@ def test_long_concatenation_is_a_tree_of_small_kernels():
 
 
 def test_leading_index_update_reduces_over_indices_only():
-    backend = jaxweb.devices("cpu")[0].backend
+    backend = default_device().backend
     orig, kernels = backend.run, []
 
     def run(kernel, *args, **kwargs):

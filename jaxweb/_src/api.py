@@ -12,8 +12,8 @@ import inspect
 from typing import Any, Callable, Sequence
 
 from . import core, dtypes
-from .api_util import (OutStore, abstractify, as_array, flatten_fun, flatten_fun_nokwargs,
-                       normalize_argnums, split_argnums)
+from .api_util import (OutStore, abstractify, as_array, check_jit_args, flatten_fun,
+                       flatten_fun_nokwargs, normalize_argnums, split_argnums)
 from .checkpoint import checkpoint, checkpoint_policies, remat
 from .custom_derivatives import custom_jvp, custom_vjp
 from .interpreters import ad
@@ -78,7 +78,7 @@ def _split_aux(fun: Callable, has_aux: bool, aux_store: OutStore) -> Callable:
 
 
 def _lower_aux(aux_store: OutStore) -> Any:
-    return tree_map(core.full_lower, aux_store.tree)
+    return tree_map(ad.lower_finished, aux_store.tree)
 
 
 def linearize(fun: Callable, *primals: Any, has_aux: bool = False) -> tuple:
@@ -237,6 +237,7 @@ def jacfwd(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = Fals
         store, aux_store = OutStore(), OutStore()
         flat_f = flatten_fun_nokwargs(_split_aux(f_partial, has_aux, aux_store), d_tree, store)
         y = flat_f(*d_flat)
+        aux = aux_store.tree  # before the JVPs below trace flat_f again
         y_avals = [core.get_aval(o) for o in y]
         per_input = []  # [input leaf][output leaf] jacobian blocks
         for i, x in enumerate(d_flat):
@@ -249,7 +250,7 @@ def jacfwd(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = Fals
             cols = vmap_flat(push, [0], [-1] * len(y), aval.size, [_basis(aval)])
             per_input.append([_reshape_jac(c, ya.shape, aval.shape) for c, ya in zip(cols, y_avals)])
         jac = _assemble(per_input, store.tree, d_tree, isinstance(argnums, int))
-        return (jac, _lower_aux(aux_store)) if has_aux else jac
+        return (jac, aux) if has_aux else jac
 
     return jacfun
 
@@ -479,6 +480,7 @@ class _Jitted:
     def _jaxpr(self, args: tuple, kwargs: dict) -> tuple[ClosedJaxpr, Any, list]:
         f_dyn, dyn_args, dyn_kwargs, static = _static_split(
             self._fun, args, kwargs, self._static_argnums, self._static_argnames)
+        check_jit_args(self._fun, args, kwargs, self._static_argnums, self._static_argnames)
         flat, in_tree = tree_flatten((dyn_args, dyn_kwargs))
         flat = [as_array(x) for x in flat]
         try:

@@ -2,9 +2,11 @@
 functions, argnums selection, abstract values of example arguments."""
 from __future__ import annotations
 
+import inspect
 from typing import Any, Callable, Sequence
 
 from . import core, dtypes
+from .array import Array
 from .tree_util import PyTreeDef, tree_flatten, tree_unflatten
 
 
@@ -25,6 +27,7 @@ def flatten_fun(fun: Callable, in_tree: PyTreeDef, store: OutStore) -> Callable[
 
 
 def flatten_fun_nokwargs(fun: Callable, in_tree: PyTreeDef, store: OutStore) -> Callable[..., list]:
+    """`fun(*args)` as a function of the flat leaves of `args`."""
     def flat_fun(*leaves: Any) -> list:
         out_leaves, store.tree = tree_flatten(fun(*tree_unflatten(in_tree, list(leaves))))
         return out_leaves
@@ -32,6 +35,7 @@ def flatten_fun_nokwargs(fun: Callable, in_tree: PyTreeDef, store: OutStore) -> 
 
 
 def normalize_argnums(argnums: int | Sequence[int], nargs: int, name: str = "argnums") -> tuple[int, ...]:
+    """`argnums` as a tuple of non-negative ints, with JAX's error when out of range."""
     nums = (argnums,) if isinstance(argnums, int) else tuple(argnums)
     for a in nums:
         if not isinstance(a, int):
@@ -63,12 +67,41 @@ def abstractify(x: Any) -> core.ShapedArray:
         return aval
     if hasattr(x, "shape") and hasattr(x, "dtype") and not hasattr(x, "__array__"):
         return core.ShapedArray(x.shape, dtypes.canonicalize_dtype(x.dtype), getattr(x, "weak_type", False))
+    if not core.valid_jaxtype(x):
+        raise TypeError(f"Argument {x!r} of type {type(x)} is not a valid JAX type.")
     return core.get_aval(x)
 
 
 def as_array(x: Any) -> Any:
     """Python scalars and numpy values become (weakly typed where JAX says so) Arrays."""
-    if isinstance(x, core.Tracer) or hasattr(x, "_buf"):
+    if isinstance(x, (core.Tracer, Array)):
         return x
+    if not core.valid_jaxtype(x):
+        raise TypeError(f"Argument {x!r} of type {type(x)} is not a valid JAX type.")
     from .numpy.creation import asarray
     return asarray(x)
+
+
+def check_jit_args(fun: Callable, args: tuple, kwargs: dict, static_argnums: Sequence[int],
+                   static_argnames: Sequence[str]) -> None:
+    """JAX's error for a non-array argument of a jitted function (one not marked static)."""
+    names = _positional_names(fun)
+    static = {i % len(args) for i in static_argnums if -len(args) <= i < len(args)}
+    named = [(names[i] if i < len(names) else f"args[{i}]", a) for i, a in enumerate(args) if i not in static]
+    for path, leaf in named + [(k, v) for k, v in kwargs.items() if k not in static_argnames]:
+        for x in tree_flatten(leaf)[0]:
+            if not (isinstance(x, (core.Tracer, Array)) or core.valid_jaxtype(x)):
+                raise TypeError(
+                    f"Error interpreting argument to {fun} as an abstract array. The problematic value "
+                    f"is of type {type(x)} and was passed to the function at path {path}.\nThis "
+                    "typically means that a jit-wrapped function was called with a non-array argument, "
+                    "and this argument was not marked as static using the static_argnums or "
+                    "static_argnames parameters of jax.jit.")
+
+
+def _positional_names(fun: Callable) -> list[str]:
+    try:
+        params = inspect.signature(fun).parameters.values()
+    except (TypeError, ValueError):
+        return []
+    return [p.name for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]

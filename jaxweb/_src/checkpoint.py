@@ -15,7 +15,7 @@ from typing import Any, Callable, Sequence
 from . import core
 from .api_util import OutStore, abstractify, flatten_fun
 from .interpreters import ad, partial_eval as pe, rules as R
-from .interpreters.batching import batch_fun_at_front, bdim_at_front
+from .interpreters.batching import batch_fun_at_front, bdim_at_front, current_axis_name
 from .jaxpr import Jaxpr, JaxprEqn, Var, convert_constvars_jaxpr, eval_jaxpr, trace_to_closed_jaxpr
 from .tree_util import tree_flatten, tree_unflatten
 
@@ -99,7 +99,7 @@ def _checkpoint_transpose(cts, *args, jaxpr, **params):
 def _checkpoint_batch(args, dims, *, jaxpr, **params):
     size = next(core.get_aval(a).shape[d] for a, d in zip(args, dims) if d is not None)
     args = [bdim_at_front(a, d, size) for a, d in zip(args, dims)]
-    batched, consts = _stage(batch_fun_at_front(_run(jaxpr), [0] * len(args), size),
+    batched, consts = _stage(batch_fun_at_front(_run(jaxpr), [0] * len(args), size, current_axis_name()),
                              [core.get_aval(a) for a in args])
     outs = checkpoint_p.bind(*consts, *args, jaxpr=batched, **params)
     return outs, [0] * len(outs)

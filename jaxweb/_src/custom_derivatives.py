@@ -20,7 +20,7 @@ from .interpreters.batching import batch_fun_at_front, bdim_at_front
 from .jaxpr import ClosedJaxpr, JaxprEqn, jaxpr_as_fun, trace_to_closed_jaxpr
 from .tree_util import tree_flatten, tree_unflatten
 
-__all__ = ["custom_jvp", "custom_vjp"]
+__all__ = ["custom_jvp", "custom_vjp", "SymbolicZero"]
 
 
 # ---------------------------------------------------------------- the call primitives
@@ -105,14 +105,14 @@ def _tangent_aval(x: Any) -> core.ShapedArray:
 # ---------------------------------------------------------------- per-interpreter handling
 def batch_custom_jvp(trace, primitive, fun, jvp, tracers, *, symbolic_zeros=False):
     """vmap of a custom_jvp call: every input batched at axis 0, function and rule vmapped."""
-    size = trace.axis_size
+    size, name = trace.main.global_data
     vals = [bdim_at_front(t.val, t.batch_dim, size) for t in tracers]
     n = len(vals)
-    fun_b = batch_fun_at_front(fun, [0] * n, size)
+    fun_b = batch_fun_at_front(fun, [0] * n, size, name)
 
     def jvp_b(primals, tangents):
         tangents = [R.instantiate_zeros(t) for t in tangents]
-        outs = batch_fun_at_front(lambda *pt: _concat(jvp(pt[:n], pt[n:])), [0] * (2 * n), size)(
+        outs = batch_fun_at_front(lambda *pt: _concat(jvp(pt[:n], pt[n:])), [0] * (2 * n), size, name)(
             *primals, *tangents)
         return outs[:len(outs) // 2], outs[len(outs) // 2:]
 
@@ -122,10 +122,10 @@ def batch_custom_jvp(trace, primitive, fun, jvp, tracers, *, symbolic_zeros=Fals
 
 def batch_custom_vjp(trace, primitive, fun, fwd, bwd, tracers, *, symbolic_zeros=False):
     """vmap of a custom_vjp call: fun, fwd and bwd all vmapped along axis 0."""
-    size = trace.axis_size
+    size, name = trace.main.global_data
     vals = [bdim_at_front(t.val, t.batch_dim, size) for t in tracers]
     n = len(vals)
-    fun_b = batch_fun_at_front(fun, [0] * n, size)
+    fun_b = batch_fun_at_front(fun, [0] * n, size, name)
     n_out: list[int] = []
 
     def fwd_flat(*xs):
@@ -134,14 +134,14 @@ def batch_custom_vjp(trace, primitive, fun, fwd, bwd, tracers, *, symbolic_zeros
         return [*outs, *res]
 
     def fwd_b(*xs):
-        both = batch_fun_at_front(fwd_flat, [0] * n, size)(*xs)
+        both = batch_fun_at_front(fwd_flat, [0] * n, size, name)(*xs)
         return both[:n_out[0]], both[n_out[0]:]
 
     def bwd_b(res, cts):
         nr = len(res)
         cts = [R.instantiate_zeros(c) for c in cts]
         return batch_fun_at_front(lambda *rc: list(bwd(list(rc[:nr]), list(rc[nr:]))),
-                                  [0] * (nr + len(cts)), size)(*res, *cts)
+                                  [0] * (nr + len(cts)), size, name)(*res, *cts)
 
     outs = primitive.bind(*vals, call_jaxpr=fun_b, fwd=fwd_b, bwd=bwd_b, symbolic_zeros=symbolic_zeros)
     return [_batched(trace, o) for o in outs]
@@ -165,6 +165,7 @@ def _stage(trace, fun: Callable, tracers: Sequence[Any]) -> ClosedJaxpr | None:
 
 
 def stage_custom_jvp(trace, primitive, fun, jvp, tracers, *, symbolic_zeros=False):
+    """Jaxpr tracing of a custom_jvp call: a `custom_jvp_call` equation keeping the rule."""
     closed = _stage(trace, fun, tracers)
     if closed is None:
         return fun(*tracers)
@@ -173,6 +174,7 @@ def stage_custom_jvp(trace, primitive, fun, jvp, tracers, *, symbolic_zeros=Fals
 
 
 def stage_custom_vjp(trace, primitive, fun, fwd, bwd, tracers, *, symbolic_zeros=False):
+    """Jaxpr tracing of a custom_vjp call: a `custom_vjp_call` equation keeping fwd/bwd."""
     closed = _stage(trace, fun, tracers)
     if closed is None:
         return fun(*tracers)
@@ -188,6 +190,16 @@ def _emit(trace, primitive, tracers, closed: ClosedJaxpr, params: dict) -> list:
 
 
 # ---------------------------------------------------------------- the user-facing decorators
+class SymbolicZero(R.Zero):
+    """A zero tangent given to a `defjvp(..., symbolic_zeros=True)` rule: shape and dtype only."""
+
+    __slots__ = ()
+    shape = property(lambda self: self.aval.shape)
+    dtype = property(lambda self: self.aval.dtype)
+    ndim = property(lambda self: self.aval.ndim)
+
+
+
 def _resolve_args(fun: Callable, args: tuple, kwargs: dict) -> tuple:
     """Positional arguments only, as JAX's custom derivatives require (keywords bound by name)."""
     if not kwargs:
@@ -267,7 +279,8 @@ class custom_jvp(_CustomBase):
 
         def flat_jvp(primals, tangents):
             p = tree_unflatten(in_tree, list(primals))
-            t = tree_unflatten(in_tree, list(tangents))
+            t = tree_unflatten(in_tree, [SymbolicZero(z.aval) if isinstance(z, R.Zero) else z
+                                         for z in tangents])
             out, t_out = user_jvp(*nondiff, tuple(p), tuple(t))
             leaves, store["out_tree"] = tree_flatten(out)
             t_leaves, t_tree = tree_flatten(t_out)
@@ -350,9 +363,17 @@ def _flatten_cts(cts: Any, in_tree, in_avals: list, name: str) -> list:
                     f"tuple of the primal function, but at output[{i}] the bwd rule produced an "
                     f"output of type {core.get_aval(leaf).str_short(False)} corresponding to an input "
                     f"of type {in_avals[i].str_short(False)}, so the shapes do not match")
-            out[i] = leaf
+            out[i] = _as_cotangent(leaf, in_avals[i])
     return [R.instantiate_zeros(R.Zero(a.update(dtype=R.tangent_dtype(a.dtype)))) if c is None else c
             for c, a in zip(out, in_avals)]
+
+
+def _as_cotangent(ct: Any, aval: core.ShapedArray) -> Any:
+    """A bwd output as an array (Python scalars take the input's tangent dtype)."""
+    if core.is_python_scalar(ct):
+        from .lax.base import full
+        return full(aval.shape, ct, R.tangent_dtype(aval.dtype))
+    return ct
 
 
 def _check_tangent_type(primal: Any, tangent: Any) -> None:

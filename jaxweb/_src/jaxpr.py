@@ -46,6 +46,8 @@ Atom = Var | Literal
 
 
 class JaxprEqn:
+    """`outvars = primitive[params] invars`."""
+
     __slots__ = ("primitive", "invars", "params", "outvars")
 
     def __init__(self, primitive: core.Primitive, invars: list, params: dict, outvars: list):
@@ -118,6 +120,8 @@ def jaxpr_as_fun(closed: ClosedJaxpr) -> Callable[..., list]:
 
 # ---------------------------------------------------------------- tracing
 class JaxprTracer(SequenceProtocol, core.Tracer):
+    """A value being staged: only its abstract value is known."""
+
     __slots__ = ("_trace", "_aval")
 
     def __init__(self, trace: "JaxprTrace", aval: ShapedArray):
@@ -249,6 +253,7 @@ def trace_to_jaxpr_flat(fun: Callable[..., Sequence[Any]], in_avals: Sequence[Sh
 
 def trace_to_closed_jaxpr(fun: Callable[..., Sequence[Any]], in_avals: Sequence[ShapedArray]
                           ) -> ClosedJaxpr:
+    """Like trace_to_jaxpr_flat, with the constants attached."""
     jaxpr, consts = trace_to_jaxpr_flat(fun, in_avals)
     return ClosedJaxpr(jaxpr, consts)
 
@@ -314,6 +319,7 @@ def _param_str(v: Any, names: _Namer, indent: int) -> str:
 
 
 def pp_eqn(eqn: JaxprEqn, names: _Namer, indent: int, used: set | None = None) -> str:
+    """One equation; parameters go on their own lines when it does not fit."""
     lhs = " ".join(_binder(v, names, used) for v in eqn.outvars)
     args = " ".join(_atom(a, names) for a in eqn.invars)
     params = [(k, _param_str(v, names, indent + 2)) for k, v in sorted(eqn.params.items())]

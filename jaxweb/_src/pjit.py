@@ -14,7 +14,7 @@ from typing import Any, Callable, Sequence
 
 from . import core
 from .interpreters import ad, partial_eval as pe, rules as R
-from .interpreters.batching import batch_fun_at_front, bdim_at_front
+from .interpreters.batching import batch_fun_at_front, bdim_at_front, current_axis_name
 from .jaxpr import ClosedJaxpr, JaxprEqn, Var, eval_jaxpr, jaxpr_as_fun, trace_to_closed_jaxpr
 
 jit_p = core.Primitive("jit")
@@ -62,8 +62,9 @@ def _jit_batch(args, dims, *, jaxpr, name):
     size = next(core.get_aval(a).shape[d] for a, d in zip(args, dims) if d is not None)
     args = [bdim_at_front(a, d, size) for a, d in zip(args, dims)]
     avals = tuple(core.get_aval(a) for a in args)
-    batched = _cached(_batch_cache, jaxpr, avals, lambda: trace_to_closed_jaxpr(
-        batch_fun_at_front(jaxpr_as_fun(jaxpr), [0] * len(args), size), avals))
+    axis_name = current_axis_name()
+    batched = _cached(_batch_cache, jaxpr, (avals, axis_name), lambda: trace_to_closed_jaxpr(
+        batch_fun_at_front(jaxpr_as_fun(jaxpr), [0] * len(args), size, axis_name), avals))
     outs = jit_p.bind(*args, jaxpr=batched, name=f"vmap({name})")
     return outs, [0] * len(outs)
 

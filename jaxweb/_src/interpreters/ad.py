@@ -13,13 +13,15 @@ from typing import Any, Callable, Sequence
 from .. import core
 from ..jaxpr import Jaxpr, Literal, Var
 from . import partial_eval as pe
-from .trace_util import SequenceProtocol, ensure_live
+from .trace_util import SequenceProtocol, ensure_live, is_live
 from .rules import (UndefinedPrimal, Zero, instantiate_zeros, is_undefined_primal,
                     primitive_jvps, primitive_transposes, tangent_dtype)
 
 
 # ---------------------------------------------------------------- forward mode
 class JVPTracer(SequenceProtocol, core.Tracer):
+    """A primal value with its tangent (possibly a symbolic Zero)."""
+
     __slots__ = ("_trace", "primal", "tangent")
 
     def __init__(self, trace: "JVPTrace", primal: Any, tangent: Any):
@@ -35,11 +37,14 @@ class JVPTracer(SequenceProtocol, core.Tracer):
 
 
 def zero_tangent(x: Any) -> Zero:
+    """The symbolic zero tangent of `x` (float0 for integers and bools)."""
     aval = core.get_aval(x)
     return Zero(aval.update(dtype=tangent_dtype(aval.dtype)))
 
 
 class JVPTrace(core.Trace):
+    """Forward mode: each primitive runs its JVP rule on (primals, tangents)."""
+
     def pure(self, val: Any) -> JVPTracer:
         return JVPTracer(self, val, zero_tangent(val))
 
@@ -104,6 +109,18 @@ def _float0_to_zero(t: Any) -> Any:
     return Zero(aval) if aval.dtype.name == "float0" else t
 
 
+def lower_finished(x: Any) -> Any:
+    """A value computed inside a finished jvp/linearize (an `aux` output), as its primal."""
+    while isinstance(x, core.Tracer) and not is_live(x._trace.main):
+        if isinstance(x, JVPTracer):
+            x = x.primal
+        elif isinstance(x, pe.PartialEvalTracer) and x.pval.is_known:
+            x = x.pval.const
+        else:
+            break
+    return core.full_lower(x)
+
+
 # ---------------------------------------------------------------- linearize
 def linearize_flat(fun: Callable[..., Sequence[Any]], primals: Sequence[Any]
                    ) -> tuple[list, Jaxpr, list]:
@@ -119,6 +136,9 @@ def linearize_flat(fun: Callable[..., Sequence[Any]], primals: Sequence[Any]
 
     jaxpr, pvals_out, consts = pe.partial_eval_flat(fun_jvp, pvals)
     m = len(pvals_out) // 2
+    if not all(pv.is_known for pv in pvals_out[:m]):
+        raise AssertionError("linearize: a primal output was staged with the tangents; a partial "
+                             "evaluation rule is wrong")
     primals_out = [pv.const for pv in pvals_out[:m]]
     return primals_out, jaxpr, consts
 
@@ -126,6 +146,7 @@ def linearize_flat(fun: Callable[..., Sequence[Any]], primals: Sequence[Any]
 # ---------------------------------------------------------------- transposition
 def vjp_flat(fun: Callable[..., Sequence[Any]], primals: Sequence[Any]
              ) -> tuple[list, Callable[..., list]]:
+    """Primal outputs and the pullback (output cotangents -> input cotangents)."""
     primals_out, jaxpr, consts = linearize_flat(fun, primals)
     in_avals = [v.aval for v in jaxpr.invars]
 
@@ -138,6 +159,7 @@ def vjp_flat(fun: Callable[..., Sequence[Any]], primals: Sequence[Any]
 
 
 def add_cotangents(a: Any, b: Any) -> Any:
+    """Sum of two cotangents of one variable (symbolic zeros and float0 absorb)."""
     if isinstance(a, Zero):
         return b
     if isinstance(b, Zero):

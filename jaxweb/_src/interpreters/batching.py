@@ -27,6 +27,7 @@ def moveaxis(x: Any, src: int, dst: int) -> Any:
 
 
 def moveaxis_to_front(x: Any, dim: int | None) -> Any:
+    """`x` with axis `dim` first (unchanged when `dim` is None or 0)."""
     return x if dim is None or dim == 0 else moveaxis(x, dim, 0)
 
 
@@ -70,8 +71,32 @@ def _unbatched_shape(x: Any, d: int | None) -> tuple[int, ...]:
     return shape if d is None else shape[:d] + shape[d + 1:]
 
 
+#: collective prim -> rule(trace, vals, dims, **params) -> (out, out_dim), applied by the
+#: BatchTrace whose axis_name the collective names (see lax/parallel.py)
+collective_rules: dict[core.Primitive, Callable] = {}
+
+
+_rule_axis_name: Any = None
+
+
+def current_axis_name() -> Any:
+    """The axis name of the vmap whose batching rule is running (for rules that batch a
+    whole jaxpr, so collectives inside it still see their axis)."""
+    return _rule_axis_name
+
+
+def find_named_axis(name: Any) -> core.MainTrace | None:
+    """The innermost vmap's main whose axis_name is `name`."""
+    for main in reversed(core.trace_stack):
+        if main.trace_type is BatchTrace and main.global_data[1] == name:
+            return main
+    return None
+
+
 # ---------------------------------------------------------------- the trace
 class BatchTracer(SequenceProtocol, core.Tracer):
+    """A batch of values stacked along `batch_dim` (None: the same value for all)."""
+
     __slots__ = ("_trace", "val", "batch_dim")
 
     def __init__(self, trace: "BatchTrace", val: Any, batch_dim: int | None):
@@ -106,14 +131,30 @@ class BatchTrace(core.Trace):
         ensure_live(self)
         vals = [t.val for t in tracers]
         dims = [t.batch_dim for t in tracers]
+        if primitive in collective_rules:
+            return self.process_collective(primitive, vals, dims, params)
         if all(d is not_mapped for d in dims):
             return primitive.bind(*vals, **params)
         rule = primitive_batchers.get(primitive)
         if rule is None:
             raise NotImplementedError(f"Batching rule for '{primitive.name}' not implemented")
-        out, out_dim = rule(vals, dims, **params)
+        global _rule_axis_name
+        prev, _rule_axis_name = _rule_axis_name, self.main.global_data[1]
+        try:
+            out, out_dim = rule(vals, dims, **params)
+        finally:
+            _rule_axis_name = prev
         if primitive.multiple_results:
             return [BatchTracer(self, o, d) for o, d in zip(out, out_dim)]
+        return BatchTracer(self, out, out_dim)
+
+    def process_collective(self, primitive, vals, dims, params):
+        """A collective over this vmap's axis reduces along the batch; over another
+        (outer) axis it acts on each example alike, so the batch dim passes through."""
+        if self.main.global_data[1] in params["axis_name"]:
+            out, out_dim = collective_rules[primitive](self, vals, dims, **params)
+        else:
+            out, out_dim = primitive.bind(*vals, **params), (dims[0] if dims else not_mapped)
         return BatchTracer(self, out, out_dim)
 
     def process_custom_jvp_call(self, primitive, fun, jvp, tracers, **params):
@@ -154,9 +195,9 @@ def _move_out(x: Any, dim: int | None, out_dim: int | None, size: int) -> Any:
 
 
 def batch_fun_at_front(fun: Callable[..., Sequence[Any]], in_dims: Sequence[int | None],
-                       axis_size: int) -> Callable[..., list]:
+                       axis_size: int, axis_name: Any = None) -> Callable[..., list]:
     """`fun` vectorized over `in_dims`, every output batched along axis 0."""
     def run(*args: Any) -> list:
-        vals_dims = _vmap_trace(fun, in_dims, axis_size, args, None)
+        vals_dims = _vmap_trace(fun, in_dims, axis_size, args, axis_name)
         return [bdim_at_front(v, d, axis_size) for v, d in vals_dims]
     return run

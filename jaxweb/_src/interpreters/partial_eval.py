@@ -24,6 +24,8 @@ partial_eval_jaxpr_rules: dict[core.Primitive, Callable] = {}
 
 
 class PartialVal(NamedTuple):
+    """A known value, or only the abstract value of an unknown one."""
+
     aval: core.ShapedArray
     const: Any  # None when unknown
 
@@ -39,14 +41,18 @@ class PartialVal(NamedTuple):
 
 
 class LambdaBindingRecipe(NamedTuple):
-    pass
+    """An unknown input of the staged jaxpr."""
 
 
 class ConstRecipe(NamedTuple):
+    """A known value used by a staged equation: a constant (residual) of the jaxpr."""
+
     val: Any
 
 
 class JaxprEqnRecipe(NamedTuple):
+    """A staged equation and the tracers of its outputs."""
+
     prim: core.Primitive
     tracers_in: list
     params: dict
@@ -55,6 +61,8 @@ class JaxprEqnRecipe(NamedTuple):
 
 
 class PartialEvalTracer(SequenceProtocol, core.Tracer):
+    """A partially known value and, if unknown, the recipe that produces it."""
+
     __slots__ = ("_trace", "pval", "recipe")
 
     def __init__(self, trace: "PartialEvalTrace", pval: PartialVal, recipe: Any):
@@ -75,6 +83,8 @@ class PartialEvalTracer(SequenceProtocol, core.Tracer):
 
 
 class PartialEvalTrace(core.Trace):
+    """Evaluates primitives whose inputs are all known; stages the others."""
+
     def new_arg(self, pval: PartialVal) -> PartialEvalTracer:
         return PartialEvalTracer(self, pval, LambdaBindingRecipe())
 

@@ -15,10 +15,16 @@ from typing import Any, Iterator
 from .. import core
 
 
-def ensure_live(trace: core.Trace) -> None:
-    main = trace.main
+def is_live(main: core.MainTrace) -> bool:
+    """Whether `main`'s transformation is still running (on the interpreter stack)."""
     stack = core.trace_stack
-    if main.level >= len(stack) or stack[main.level] is not main:
+    return main.level < len(stack) and stack[main.level] is main
+
+
+def ensure_live(trace: core.Trace) -> None:
+    """UnexpectedTracerError if `trace` belongs to a finished transformation."""
+    main = trace.main
+    if not is_live(main):
         raise core.UnexpectedTracerError(
             f"Encountered an unexpected tracer. A function transformed by JAX had a side effect, "
             f"allowing for a reference to an intermediate value wrapped in a "

@@ -384,10 +384,20 @@ UNARY_F64 = {
     "digamma": digamma, "logistic": logistic,
 }
 BINARY_F64 = {"pow": pow_f, "atan2": atan2}
+#: functions with f(±0) = ±0: the expansions lose the sign of zero, so it is restored
+SIGNED_ZERO = frozenset("sin tan asin atan sinh tanh asinh atanh expm1 log1p erf erf_inv cbrt".split())
 
 
 def expand_node(n: E.Expr, srcs: tuple) -> E.Expr | None:
     """The primitive-only replacement of one node (with expanded sources), or None."""
+    out = _expand_node(n, srcs)
+    if out is not None and n.op in SIGNED_ZERO:
+        x = srcs[0]
+        out = E.where(E.binary("eq", x, E.const(0.0, x.dtype)), x, out)
+    return out
+
+
+def _expand_node(n: E.Expr, srcs: tuple) -> E.Expr | None:
     op, dt = n.op, n.dtype
     if op == "rsqrt" and dt.kind == "f":  # as the reference rounds: f16 twice, bf16 once (in f32)
         if dt is dtypes.bfloat16:

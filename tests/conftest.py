@@ -1,0 +1,41 @@
+"""Test configuration: run kernel tests on every available device.
+
+Modules marked `on_every_device` run each test once per platform in
+KERNEL_PLATFORMS (the reference `cpu` backend and every code generator available
+here), under `jaxweb.default_device(...)`. Their expected values come from numpy
+or hand derivation, so each device is checked against the same oracle.
+"""
+import pytest
+
+import jaxweb
+from jaxweb._src import device as _device
+
+
+def _available(platform: str) -> bool:
+    try:
+        return bool(_device._FACTORIES.get(platform)) and bool(jaxweb.devices(platform))
+    except RuntimeError:
+        return False
+
+
+KERNEL_PLATFORMS = [p for p in ("cpu", "wasm", "webgpu") if _available(p)]
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "on_every_device: run the test on every available platform")
+
+
+def pytest_generate_tests(metafunc):
+    if metafunc.definition.get_closest_marker("on_every_device"):
+        metafunc.parametrize("kernel_platform", KERNEL_PLATFORMS, indirect=True)
+
+
+@pytest.fixture(autouse=True)
+def kernel_platform(request):
+    """The platform a marked test runs on (None, and no device override, when unmarked)."""
+    platform = getattr(request, "param", None)
+    if platform is None:
+        yield None
+        return
+    with jaxweb.default_device(jaxweb.devices(platform)[0]):
+        yield platform
