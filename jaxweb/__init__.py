@@ -14,7 +14,7 @@ from jaxweb._src.dispatch import device_put
 from jaxweb._src.numpy import array_methods as _array_methods
 from jaxweb._src.api import *  # noqa: F401,F403  (grad, vmap, jit, ...)
 from jaxweb import tree_util, tree  # noqa: F401
-from jaxweb import numpy, lax  # noqa: F401
+from jaxweb import numpy, lax, errors  # noqa: F401
 
 _array_methods.install_all()
 

@@ -10,7 +10,7 @@ if ! $PY -c "import jaxweb, numpy, pytest, hypothesis, wasmtime" >/dev/null 2>&1
   echo "[setup] pip install -e .[test]"
   $PY -m pip install -q --disable-pip-version-check -e ".[test]" 2>&1 | grep -v -E "^WARNING: (Location|Running pip)" || true
 fi
-if [ -f scripts/setup_browser.sh ]; then
-  bash scripts/setup_browser.sh
-fi
+# Browser hosts (Chromium, Node 24, Pyodide): a failed step is reported, and the
+# in-Pyodide tests then skip the missing host with its name, rather than stopping here.
+bash scripts/setup_browser.sh || echo "test.sh: browser set-up incomplete (see above)" >&2
 exec $PY -m pytest "$@"

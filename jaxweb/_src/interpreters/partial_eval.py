@@ -199,11 +199,14 @@ def toposort(out_nodes: list) -> list:
 
 
 # ---------------------------------------------------------------- jaxpr-level
-def partial_eval_jaxpr(jaxpr: Jaxpr, in_unknowns: Sequence[bool]
+def partial_eval_jaxpr(jaxpr: Jaxpr, in_unknowns: Sequence[bool],
+                       recompute: Callable[[JaxprEqn], bool] | None = None
                        ) -> tuple[Jaxpr, Jaxpr, list[bool], int]:
     """Split `jaxpr` into a known part (known ins -> known outs + residuals) and an
     unknown part (residuals + unknown ins -> unknown outs). An equation with any
-    unknown input goes to the unknown part whole; its known inputs become residuals."""
+    unknown input goes to the unknown part whole; its known inputs become residuals.
+    Known equations for which `recompute(eqn)` holds are also copied into the unknown
+    part when it needs them (rematerialization): their outputs are then not residuals."""
     unknown: set[int] = {id(v) for v, u in zip(jaxpr.invars, in_unknowns) if u}
     known_eqns, unknown_eqns = [], []
     for eqn in jaxpr.eqns:
@@ -211,6 +214,8 @@ def partial_eval_jaxpr(jaxpr: Jaxpr, in_unknowns: Sequence[bool]
         rule = partial_eval_jaxpr_rules.get(eqn.primitive)
         if not any(unks):
             known_eqns.append(eqn)
+            if recompute is not None and recompute(eqn):
+                unknown_eqns.append(eqn)
         elif rule is None:
             unknown_eqns.append(eqn)
             unknown.update(id(v) for v in eqn.outvars)
@@ -220,30 +225,35 @@ def partial_eval_jaxpr(jaxpr: Jaxpr, in_unknowns: Sequence[bool]
             unknown_eqns.append(unknown_eqn)
             unknown.update(id(v) for v, u in zip(eqn.outvars, out_unks) if u)
     out_unknowns = [isinstance(v, Var) and id(v) in unknown for v in jaxpr.outvars]
-    known_defined = {id(v) for v in jaxpr.constvars} | \
-        {id(v) for v, u in zip(jaxpr.invars, in_unknowns) if not u} | \
-        {id(v) for e in known_eqns for v in e.outvars}
+    unknown_ins = [v for v, u in zip(jaxpr.invars, in_unknowns) if u]
+    unknown_outs = [v for v, u in zip(jaxpr.outvars, out_unknowns) if u]
+    unknown_eqns = _live_eqns(unknown_eqns, unknown_outs)
+    defined = {id(v) for v in unknown_ins} | {id(v) for e in unknown_eqns for v in e.outvars}
     residuals: dict[int, Var] = {}
     for eqn in unknown_eqns:
         for v in eqn.invars:
-            if isinstance(v, Var) and id(v) in known_defined:
+            if isinstance(v, Var) and id(v) not in defined:
                 residuals.setdefault(id(v), v)
     res = list(residuals.values())
     known_outs = [v for v, u in zip(jaxpr.outvars, out_unknowns) if not u]
     jaxpr_known = Jaxpr(jaxpr.constvars, [v for v, u in zip(jaxpr.invars, in_unknowns) if not u],
-                        known_outs + res, known_eqns)
-    jaxpr_unknown = Jaxpr([], res + [v for v, u in zip(jaxpr.invars, in_unknowns) if u],
-                          [v for v, u in zip(jaxpr.outvars, out_unknowns) if u], unknown_eqns)
+                        known_outs + res, _live_eqns(known_eqns, known_outs + res))
+    jaxpr_unknown = Jaxpr([], res + unknown_ins, unknown_outs, unknown_eqns)
     return jaxpr_known, jaxpr_unknown, out_unknowns, len(res)
+
+
+def _live_eqns(eqns: Sequence[JaxprEqn], outvars: Sequence[Any]) -> list[JaxprEqn]:
+    """The equations that the given outputs depend on, in order."""
+    live = {id(v) for v in outvars if isinstance(v, Var)}
+    kept = []
+    for eqn in reversed(eqns):
+        if any(id(v) in live for v in eqn.outvars):
+            kept.append(eqn)
+            live.update(id(v) for v in eqn.invars if isinstance(v, Var))
+    return kept[::-1]
 
 
 def dce_jaxpr(jaxpr: Jaxpr, used_outputs: Sequence[bool]) -> Jaxpr:
     """`jaxpr` keeping only the selected outputs and the equations they need."""
     outvars = [v for v, u in zip(jaxpr.outvars, used_outputs) if u]
-    live = {id(v) for v in outvars if isinstance(v, Var)}
-    eqns = []
-    for eqn in reversed(jaxpr.eqns):
-        if any(id(v) in live for v in eqn.outvars):
-            eqns.append(eqn)
-            live.update(id(v) for v in eqn.invars if isinstance(v, Var))
-    return Jaxpr(jaxpr.constvars, jaxpr.invars, outvars, eqns[::-1])
+    return Jaxpr(jaxpr.constvars, jaxpr.invars, outvars, _live_eqns(jaxpr.eqns, outvars))

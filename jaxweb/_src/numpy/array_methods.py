@@ -28,7 +28,7 @@ _METHODS = {  # method -> jnp function taking the array first
     "prod": "prod", "ptp": "ptp", "ravel": "ravel", "repeat": "repeat", "round": "round",
     "searchsorted": "searchsorted", "sort": "sort", "squeeze": "squeeze", "std": "std",
     "sum": "sum", "swapaxes": "swapaxes", "take": "take", "trace": "trace", "var": "var",
-    "view": "view",
+    "copy": "copy", "argpartition": "argpartition",
 }
 
 
@@ -73,6 +73,14 @@ def _transpose(self, *axes):
     return _jnp().transpose(self, axes or None)
 
 
+def _compress(self, condition, axis=None, **kwargs):
+    return _jnp().compress(condition, self, axis, **kwargs)
+
+
+def _choose(self, choices, mode="raise"):
+    return _jnp().choose(self, choices, mode=mode)
+
+
 def _getitem(self, idx):
     from .indexing import getitem
     return getitem(self, idx)
@@ -99,6 +107,8 @@ def install(cls: type) -> None:
         setattr(cls, name, _method(fname))
     cls.reshape = _reshape
     cls.transpose = _transpose
+    cls.compress = _compress
+    cls.choose = _choose
     cls.__getitem__ = _getitem
     cls.at = property(_at)
     cls.T = property(lambda self: _jnp().transpose(self))

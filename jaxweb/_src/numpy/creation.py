@@ -1,7 +1,7 @@
 """Array creation: asarray/array from Python values, numpy arrays and Arrays; zeros, ones, full."""
 from __future__ import annotations
 
-__all__ = ["asarray", "array", "full", "zeros", "ones", "empty", "arange", "linspace", "logspace",
+__all__ = ["copy", "asarray", "array", "full", "zeros", "ones", "empty", "arange", "linspace", "logspace",
            "geomspace", "eye", "identity", "tri", "tril", "triu", "meshgrid", "full_like",
            "zeros_like", "ones_like", "empty_like"]
 
@@ -387,3 +387,9 @@ def ones_like(a: Any, dtype: Any = None, shape: Any = None, *, device: Any = Non
 def empty_like(a: Any, dtype: Any = None, shape: Any = None, *, device: Any = None) -> Any:
     """`jnp.empty_like` (zeros: jaxweb arrays are always initialized)."""
     return full_like(a, 0, dtype, shape)
+
+
+def copy(a: Any, order: str | None = None) -> Any:
+    """`jnp.copy`: a new array with the same values (arrays are immutable, so rarely needed)."""
+    from ..lax.structural import copy as lax_copy
+    return lax_copy(asarray(a))
