@@ -5,7 +5,7 @@ the reference backend in CPython and (see the README) on WebAssembly or WebGPU
 in a page running Pyodide.
 """
 from jaxweb._src import backends as _backends  # noqa: F401  (registers the platforms)
-from jaxweb._src.array import Array
+from jaxweb._src.array import ArrayType as Array
 from jaxweb._src.config import config, enable_x64
 from jaxweb._src.core import ShapedArray
 from jaxweb._src.device import (Device, default_backend, device_count, devices, local_devices,

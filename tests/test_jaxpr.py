@@ -225,3 +225,18 @@ def test_non_array_arguments_are_errors():
         jax.grad(lambda x: x)("a")
     with pytest.raises(TypeError, match="is not a valid JAX type"):
         jax.vmap(lambda x: x)("a")
+
+
+def test_ensure_compile_time_eval_named_call_and_scope():
+    seen = []
+
+    def f(x):
+        with jax.ensure_compile_time_eval():
+            c = lax.mul(jnp.ones(3), 2.0)
+            seen.append(type(c).__name__)
+        with jax.named_scope("scale"):
+            return lax.mul(x, c)
+
+    closed = jax.make_jaxpr(f)(jnp.ones(3))
+    assert seen == ["Array"] and len(closed.consts) == 1  # computed while tracing, captured
+    np.testing.assert_array_equal(np.asarray(jax.jit(jax.named_call(f, name="g"))(jnp.ones(3))), [2.0] * 3)

@@ -461,3 +461,43 @@ def test_collectives_under_autodiff_jit_and_checkpoint():
     close(jax.grad(lambda a: jnp.sum(jax.vmap(jax.jit(f), axis_name="i")(a)))(x), [12.0, 12.0, 12.0])
     close(jax.vmap(jax.checkpoint(lambda v: v / P.psum(v, "i")), axis_name="i")(x), np.array([1, 2, 3]) / 6)
     close(jax.grad(lambda a: jnp.sum(jax.vmap(lambda v: P.pmax(v, "i"), axis_name="i")(a)))(x), [0, 0, 3])
+
+
+def test_checkpoint_policies_choose_residuals():
+    from jaxweb._src.interpreters import ad
+    pols = jax.checkpoint_policies
+    x = jnp.asarray(0.7)
+    expected = jax.grad(lambda b: jnp.sin(jnp.sin(b)))(x)
+    counts = {}
+    for name, pol in [("none", None), ("all", pols.everything_saveable), ("nothing", pols.nothing_saveable)]:
+        f = jax.checkpoint(lambda b: jnp.sin(jnp.sin(b)), policy=pol)
+        _, _, consts = ad.linearize_flat(lambda a: [f(a)], [x])
+        counts[name] = len(consts)
+        close(jax.grad(f)(x), expected, 1e-6)
+        close(jax.grad(jax.grad(f))(x), jax.grad(jax.grad(lambda b: jnp.sin(jnp.sin(b))))(x), 1e-5)
+    assert counts == {"none": 1, "all": 2, "nothing": 1}  # all: cos(x), cos(sin x); else just x
+    w = jnp.asarray(randn(3, 3))
+    g = jax.checkpoint(lambda a: jnp.sum(jnp.sin(a @ w)), policy=pols.dots_saveable)
+    close(jax.grad(g)(jnp.ones((2, 3))), jax.grad(lambda a: jnp.sum(jnp.sin(a @ w)))(jnp.ones((2, 3))), 1e-5)
+
+
+def test_checkpoint_name_policies():
+    from jaxweb._src.interpreters import ad
+    from jaxweb.ad_checkpoint import checkpoint_name
+    pols = jax.checkpoint_policies
+
+    def f(b):
+        h = checkpoint_name(jnp.sin(b), "h")
+        return jnp.sin(h) * jnp.cos(b)
+
+    assert "name[name=h]" in str(jax.make_jaxpr(f)(1.0))
+    saved = {}
+    for key, pol in [("only_h", pols.save_only_these_names("h")),
+                     ("all_but_h", pols.save_anything_except_these_names("h")), ("none", None)]:
+        g = jax.checkpoint(f, policy=pol)
+        _, _, consts = ad.linearize_flat(lambda a: [g(a)], [jnp.asarray(0.7)])
+        saved[key] = consts
+        close(jax.grad(g)(0.7), jax.grad(f)(0.7), 1e-6)
+    assert len(saved["none"]) == 1
+    assert any(np.allclose(np.asarray(c), np.sin(0.7)) for c in saved["only_h"])  # h itself is saved
+    assert len(saved["all_but_h"]) > len(saved["only_h"]) > len(saved["none"])

@@ -27,7 +27,8 @@ from .tree_util import broadcast_prefix, tree_flatten, tree_map, tree_unflatten
 __all__ = ["jvp", "linearize", "vjp", "grad", "value_and_grad", "jacfwd", "jacrev", "jacobian",
            "hessian", "vmap", "stop_gradient", "make_jaxpr", "eval_shape", "ShapeDtypeStruct", "jit",
            "checkpoint", "remat", "checkpoint_policies", "closure_convert", "linear_transpose",
-           "custom_jvp", "custom_vjp", "disable_jit", "block_until_ready"]
+           "custom_jvp", "custom_vjp", "disable_jit", "block_until_ready", "named_call", "named_scope",
+           "ensure_compile_time_eval"]
 
 
 # ---------------------------------------------------------------- forward mode
@@ -563,6 +564,22 @@ def disable_jit(disable: bool = True) -> contextlib.AbstractContextManager:
     """Context manager: inside it, jitted functions run their Python code op by op."""
     from .config import override
     return override("jax_disable_jit", disable)
+
+
+def ensure_compile_time_eval() -> contextlib.AbstractContextManager:
+    """Context manager: operations on non-traced values run now, even while tracing for jit."""
+    return core.new_dynamic(None)  # type: ignore[arg-type]
+
+
+def named_call(fun: Callable, *, name: str | None = None) -> Callable:
+    """`fun` under a name for profiles (accepted; jaxprs do not record it yet)."""
+    return fun
+
+
+@contextlib.contextmanager
+def named_scope(name: str):
+    """A name scope for profiles (accepted; jaxprs do not record it yet)."""
+    yield
 
 
 def block_until_ready(x: Any) -> Any:

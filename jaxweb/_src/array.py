@@ -151,3 +151,16 @@ class Array:
             raise TypeError("pickling jaxweb arrays needs numpy")
         from .numpy.creation import asarray
         return (asarray, (self.__array__(),))
+
+
+class _ArrayMeta(type):
+    def __instancecheck__(cls, x: Any) -> bool:
+        return isinstance(x, (Array, core.Tracer))
+
+
+class ArrayType(metaclass=_ArrayMeta):
+    """`jaxweb.Array` as users see it: concrete arrays and tracers are both instances,
+    as with `jax.Array`, so `isinstance(x, jax.Array)` works inside transformations."""
+
+    def __new__(cls, *args, **kwargs):
+        raise TypeError("jaxweb.Array cannot be instantiated; use jaxweb.numpy.asarray")

@@ -1,10 +1,12 @@
 """`checkpoint` / `remat`: recompute a function's intermediates in the backward pass.
 
 `checkpoint(f)` stages `f` into a jaxpr and binds the `checkpoint` primitive on it.
-Its rules make reverse mode save only the inputs: partial evaluation computes the
-known outputs and stages the *whole* differentiated jaxpr into the linear program,
-and the transpose rule re-runs its non-linear part (the recomputation) before
-transposing the rest. `policy` is accepted for API compatibility; nothing is saved.
+Its rules decide what reverse mode keeps: partial evaluation computes the known
+outputs plus only the residuals that `policy(prim, *avals, **params)` saves (none
+by default), and stages the rest of the differentiated jaxpr, recomputation
+included, as a new checkpoint; its transpose rule re-runs the non-linear part
+before transposing the linear one. `checkpoint_name(x, "h")` tags values for the
+`save_only_these_names` / `save_anything_except_these_names` policies.
 """
 from __future__ import annotations
 
@@ -17,9 +19,10 @@ from .api_util import OutStore, abstractify, flatten_fun
 from .interpreters import ad, partial_eval as pe, rules as R
 from .interpreters.batching import batch_fun_at_front, bdim_at_front, current_axis_name
 from .jaxpr import Jaxpr, JaxprEqn, Var, convert_constvars_jaxpr, eval_jaxpr, trace_to_closed_jaxpr
-from .tree_util import tree_flatten, tree_unflatten
+from .dispatch import def_lowering
+from .tree_util import tree_flatten, tree_map, tree_unflatten
 
-__all__ = ["checkpoint", "remat", "checkpoint_policies"]
+__all__ = ["checkpoint", "remat", "checkpoint_policies", "checkpoint_name"]
 
 checkpoint_p = core.Primitive("checkpoint")
 checkpoint_p.multiple_results = True
@@ -57,29 +60,42 @@ def _checkpoint_jvp(primals, tangents, *, jaxpr, **params):
     return outs[:m], outs[m:]
 
 
+def _recompute(policy: Callable | None) -> Callable[[JaxprEqn], bool]:
+    """Which equations the backward pass recomputes: those `policy` does not save."""
+    if policy is None:
+        return lambda eqn: True
+    return lambda eqn: not policy(eqn.primitive, *[v.aval for v in eqn.invars], **eqn.params)
+
+
+def _split(jaxpr: Jaxpr, unks: Sequence[bool], policy: Callable | None) -> tuple:
+    return pe.partial_eval_jaxpr(jaxpr, unks, recompute=_recompute(policy))
+
+
 def _checkpoint_partial_eval(trace, tracers, *, jaxpr, **params):
-    """Known outputs now (from known inputs only); unknown ones by staging the whole jaxpr."""
-    in_unknowns = [not t.pval.is_known for t in tracers]
-    jaxpr_known, _, out_unknowns, num_res = pe.partial_eval_jaxpr(jaxpr, in_unknowns)
-    n_known_out = len(jaxpr_known.outvars) - num_res
-    known_only = pe.dce_jaxpr(jaxpr_known, [True] * n_known_out + [False] * num_res)
-    known_vals = iter(checkpoint_p.bind(*[t.pval.const for t in tracers if t.pval.is_known],
-                                        jaxpr=known_only, **params))
-    staged = trace.stage(checkpoint_p, tracers, dict(jaxpr=jaxpr, **params))
-    return [s if u else trace.lift(next(known_vals)) for s, u in zip(staged, out_unknowns)]
+    """Known outputs and the residuals the policy saves now; the unknown part, which
+    recomputes everything else from them, staged as a checkpoint of its own."""
+    known, unknown, out_unks, num_res = _split(jaxpr, [not t.pval.is_known for t in tracers],
+                                               params["policy"])
+    known_outs = checkpoint_p.bind(*[t.pval.const for t in tracers if t.pval.is_known],
+                                   jaxpr=known, **params)
+    n_known = len(known_outs) - num_res
+    residuals = [trace.lift(r) for r in known_outs[n_known:]]
+    staged = iter(trace.stage(checkpoint_p, residuals + [t for t in tracers if not t.pval.is_known],
+                              dict(jaxpr=unknown, **params)))
+    it_known = iter(known_outs[:n_known])
+    return [next(staged) if u else trace.lift(next(it_known)) for u in out_unks]
 
 
 def _checkpoint_partial_eval_jaxpr(eqn: JaxprEqn, unks: Sequence[bool]) -> tuple:
-    """Known outputs from a checkpoint of the known part; unknown ones recompute it all."""
-    jaxpr = eqn.params["jaxpr"]
-    known, _, out_unks, num_res = pe.partial_eval_jaxpr(jaxpr, unks)
-    n_known_out = len(known.outvars) - num_res
-    known_only = pe.dce_jaxpr(known, [True] * n_known_out + [False] * num_res)
+    """The same split on a checkpoint equation inside a jaxpr being partially evaluated."""
+    known, unknown, out_unks, num_res = _split(eqn.params["jaxpr"], unks, eqn.params["policy"])
+    res = [Var(v.aval) for v in known.outvars[len(known.outvars) - num_res:]]
     known_eqn = JaxprEqn(checkpoint_p, [v for v, u in zip(eqn.invars, unks) if not u],
-                         {**eqn.params, "jaxpr": known_only},
-                         [v for v, u in zip(eqn.outvars, out_unks) if not u])
-    unknown_eqn = JaxprEqn(checkpoint_p, eqn.invars, eqn.params,
-                           [v if u else Var(v.aval) for v, u in zip(eqn.outvars, out_unks)])
+                         {**eqn.params, "jaxpr": known},
+                         [v for v, u in zip(eqn.outvars, out_unks) if not u] + res)
+    unknown_eqn = JaxprEqn(checkpoint_p, res + [v for v, u in zip(eqn.invars, unks) if u],
+                           {**eqn.params, "jaxpr": unknown},
+                           [v for v, u in zip(eqn.outvars, out_unks) if u])
     return known_eqn, unknown_eqn, out_unks
 
 
@@ -141,14 +157,46 @@ def checkpoint(fun: Callable, *, prevent_cse: bool = True, policy: Callable | No
 remat = checkpoint
 
 
+# ---------------------------------------------------------------- names and policies
+checkpoint_name_p = core.Primitive("name")
+core.def_abstract_eval(checkpoint_name_p)(lambda x, *, name: x)
+def_lowering(checkpoint_name_p)(lambda x, *, name: x)
+R.defvectorized(checkpoint_name_p)
+R.deflinear(checkpoint_name_p, lambda ct, x, *, name: [ct])
+
+
+def checkpoint_name(x: Any, name: str) -> Any:
+    """`x` (a pytree), tagged `name` for the `save_*_these_names` checkpoint policies."""
+    return tree_map(lambda v: checkpoint_name_p.bind(v, name=name), x)
+
+
 def _policy(save: bool) -> Callable[..., bool]:
     return lambda *_, **__: save
 
 
+def _save_names(names: tuple[str, ...], inside: bool) -> Callable[..., bool]:
+    """Save values tagged with one of `names` (inside) or everything but them (not inside)."""
+    def policy(prim: core.Primitive, *_: Any, **params: Any) -> bool:
+        if prim is checkpoint_name_p:
+            return (params["name"] in names) == inside
+        return not inside
+    return policy
+
+
+def _dots(prim: core.Primitive, *_: Any, **params: Any) -> bool:
+    return prim.name == "dot_general"
+
+
+def _dots_no_batch(prim: core.Primitive, *_: Any, **params: Any) -> bool:
+    dims = params.get("dimension_numbers")
+    return prim.name == "dot_general" and dims is not None and not any(dims[1])
+
+
 checkpoint_policies = SimpleNamespace(
     everything_saveable=_policy(True), nothing_saveable=_policy(False),
-    dots_saveable=_policy(False), checkpoint_dots=_policy(False),
-    dots_with_no_batch_dims_saveable=_policy(False),
-    save_anything_except_these_names=lambda *names: _policy(False),
-    save_only_these_names=lambda *names: _policy(False),
+    dots_saveable=_dots, checkpoint_dots=_dots,
+    dots_with_no_batch_dims_saveable=_dots_no_batch,
+    checkpoint_dots_with_no_batch_dims=_dots_no_batch,
+    save_anything_except_these_names=lambda *names: _save_names(names, False),
+    save_only_these_names=lambda *names: _save_names(names, True),
 )

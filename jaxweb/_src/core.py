@@ -273,6 +273,18 @@ class Tracer:
     def __index__(self) -> int:
         return operator.index(self._concrete("__index__()", TracerIntegerConversionError))
 
+    def __len__(self) -> int:
+        if not self.aval.shape:
+            raise TypeError("len() of unsized object")
+        return self.aval.shape[0]
+
+    def __iter__(self):
+        # Without this, Python would iterate via __getitem__ with growing indices, which
+        # never raises IndexError on a tracer (indices clamp), so `sum(x)` would not end.
+        if not self.aval.shape:
+            raise TypeError("iteration over a 0-d array")
+        return (self[i] for i in range(self.aval.shape[0]))  # type: ignore[index]
+
     def __array__(self, *args, **kwargs):
         raise TracerArrayConversionError(
             f"The numpy.ndarray conversion method __array__() was called on traced array "

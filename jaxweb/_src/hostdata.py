@@ -116,6 +116,8 @@ def coerce_scalar(v: Any, dt: DType) -> Any:
 # ---------------------------------------------------------------- packing
 def pack(flat: Sequence, dt: DType) -> bytes:
     """Little-endian bytes of Python scalars in dtype `dt`."""
+    if dt is dtypes.float0:  # the tangent type of integers: zero bytes per element
+        return b""
     if dt is dtypes.bfloat16:
         return _array_bytes("H", [bf16_bits(float(v)) for v in flat])
     if dt.kind == "b":
@@ -137,6 +139,8 @@ def unpack(data: bytes | memoryview, dt: DType, count: int) -> list:
     """Python scalars from little-endian bytes."""
     if count == 0:
         return []
+    if dt is dtypes.float0:
+        return [b""] * count
     data = bytes(data[: count * dt.itemsize]) if not isinstance(data, bytes) else data[: count * dt.itemsize]
     if dt.kind == "b":
         return [b != 0 for b in data]
@@ -163,6 +167,8 @@ def from_numpy(x: Any, dt: DType) -> bytes:
 
 def to_numpy(data: bytes | memoryview, dt: DType, shape: tuple[int, ...]) -> Any:
     np = numpy_or_none()
+    if dt is dtypes.float0:
+        return np.zeros(shape, dtype=[("float0", "V")])
     if dt is dtypes.bfloat16:
         bits = np.frombuffer(data, dtype="<u2", count=_prod(shape))
         try:

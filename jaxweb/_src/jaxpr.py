@@ -14,7 +14,7 @@ from typing import Any, Callable, Sequence
 
 from . import core
 from .core import ShapedArray
-from .interpreters.trace_util import SequenceProtocol, ensure_live
+from .interpreters.trace_util import ensure_live
 
 
 # ---------------------------------------------------------------- data structures
@@ -119,7 +119,7 @@ def jaxpr_as_fun(closed: ClosedJaxpr) -> Callable[..., list]:
 
 
 # ---------------------------------------------------------------- tracing
-class JaxprTracer(SequenceProtocol, core.Tracer):
+class JaxprTracer(core.Tracer):
     """A value being staged: only its abstract value is known."""
 
     __slots__ = ("_trace", "_aval")
@@ -139,8 +139,8 @@ class JaxprBuilder:
         self.eqns: list[JaxprEqn] = []
         self.tracer_to_var: dict[int, Var] = {}
         self.const_tracers: dict[int, JaxprTracer] = {}
-        self.constvals: dict[int, Any] = {}  # var id -> value (keeps consts alive too)
-        self.tracers: list[JaxprTracer] = []  # keeps ids stable while tracing
+        self.constvals: dict[int, tuple[Var, Any]] = {}  # var id -> (var, value)
+        self.tracers: list[Any] = []  # tracers and captured values: keeps their ids unique
 
     def new_tracer(self, trace: "JaxprTrace", aval: ShapedArray) -> JaxprTracer:
         t = JaxprTracer(trace, aval)

@@ -1,6 +1,6 @@
 """`jaxweb.numpy`: JAX's numpy API. Each family module lists its public names in `__all__`."""
 from jaxweb._src import dtypes as _dtypes
-from jaxweb._src.array import Array as ndarray
+from jaxweb._src.array import ArrayType as ndarray
 from jaxweb._src.dtypes import (
     DType as _DType, bfloat16, bool_, complex64, complex128, finfo, float16, float32, float64,
     floating, generic, iinfo, inexact, int8, int16, int32, int64, integer, issubdtype, number,

@@ -13,13 +13,13 @@ from typing import Any, Callable, Sequence
 from .. import core
 from ..jaxpr import Jaxpr, Literal, Var
 from . import partial_eval as pe
-from .trace_util import SequenceProtocol, ensure_live, is_live
+from .trace_util import ensure_live, is_live
 from .rules import (UndefinedPrimal, Zero, instantiate_zeros, is_undefined_primal,
                     primitive_jvps, primitive_transposes, tangent_dtype)
 
 
 # ---------------------------------------------------------------- forward mode
-class JVPTracer(SequenceProtocol, core.Tracer):
+class JVPTracer(core.Tracer):
     """A primal value with its tangent (possibly a symbolic Zero)."""
 
     __slots__ = ("_trace", "primal", "tangent")

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any, Callable, Sequence
 
 from .. import core
-from .trace_util import SequenceProtocol, ensure_live
+from .trace_util import ensure_live
 from .rules import not_mapped, primitive_batchers
 
 
@@ -94,7 +94,7 @@ def find_named_axis(name: Any) -> core.MainTrace | None:
 
 
 # ---------------------------------------------------------------- the trace
-class BatchTracer(SequenceProtocol, core.Tracer):
+class BatchTracer(core.Tracer):
     """A batch of values stacked along `batch_dim` (None: the same value for all)."""
 
     __slots__ = ("_trace", "val", "batch_dim")

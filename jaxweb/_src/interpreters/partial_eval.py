@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any, Callable, NamedTuple, Sequence
 
 from .. import core
-from .trace_util import SequenceProtocol, ensure_live
+from .trace_util import ensure_live
 from ..jaxpr import Jaxpr, JaxprEqn, Var
 
 #: prim -> rule(trace, tracers, **params) -> out tracer(s)
@@ -60,7 +60,7 @@ class JaxprEqnRecipe(NamedTuple):
     tracers_out: list
 
 
-class PartialEvalTracer(SequenceProtocol, core.Tracer):
+class PartialEvalTracer(core.Tracer):
     """A partially known value and, if unknown, the recipe that produces it."""
 
     __slots__ = ("_trace", "pval", "recipe")

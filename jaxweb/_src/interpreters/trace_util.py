@@ -4,13 +4,8 @@
   created on demand from a MainTrace; if that main is no longer on the interpreter
   stack, a tracer of it leaked out (stored in a global, returned through a side
   channel), and computing with it would silently give wrong results.
-- `SequenceProtocol`: `len()` and iteration over the leading axis, as on Arrays.
-  Without them Python falls back to `__getitem__` with growing indices, which never
-  raises IndexError on a tracer (indices are clamped), so `sum(x)` would not end.
 """
 from __future__ import annotations
-
-from typing import Any, Iterator
 
 from .. import core
 
@@ -31,19 +26,3 @@ def ensure_live(trace: core.Trace) -> None:
             f"{main.trace_type.__name__} to escape the scope of the transformation. JAX "
             "transformations require that functions explicitly return their outputs, and disallow "
             "saving intermediate values to global state.")
-
-
-class SequenceProtocol:
-    """Mixin for Tracer subclasses: `len(x)` and `iter(x)` over the first axis."""
-
-    def __len__(self) -> int:
-        shape = self.aval.shape  # type: ignore[attr-defined]
-        if not shape:
-            raise TypeError("len() of unsized object")
-        return shape[0]
-
-    def __iter__(self) -> Iterator[Any]:
-        shape = self.aval.shape  # type: ignore[attr-defined]
-        if not shape:
-            raise TypeError("iteration over a 0-d array")
-        return (self[i] for i in range(shape[0]))  # type: ignore[index]

@@ -8,3 +8,5 @@ from .dot import *  # noqa: F401,F403
 from .convolution import *  # noqa: F401,F403
 from .windowed import *  # noqa: F401,F403
 from .sorting import *  # noqa: F401,F403
+from .ad_util import *  # noqa: F401,F403
+from .parallel import *  # noqa: F401,F403

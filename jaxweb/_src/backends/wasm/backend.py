@@ -18,7 +18,7 @@ from ..base import Backend
 from ...compiler.kernel import Kernel
 from ...compiler.shapetracker import prod
 from .allocator import Allocator
-from . import codegen
+from . import codegen, matmul
 from .runtime import Runtime, default_runtime
 
 
@@ -42,11 +42,13 @@ PARALLEL_WORK = 1 << 20  # element-steps above which a kernel is split over work
 
 
 class Program:
-    __slots__ = ("handle", "rows", "size", "work", "nbytes_code", "codegen_s", "compile_s", "mode", "fallback")
+    __slots__ = ("handle", "rows", "size", "work", "nbytes_code", "codegen_s", "compile_s", "mode", "fallback",
+                 "pack", "mm")
 
     def __init__(self, handle, rows, size, nbytes_code, codegen_s, compile_s, mode=None, work=0, fallback=None):
         self.handle, self.rows, self.size, self.mode, self.work = handle, rows, size, mode, work
         self.fallback = fallback
+        self.pack = self.mm = None  # packed matmul (matmul.py): B-packing program, Spec
         self.nbytes_code, self.codegen_s, self.compile_s = nbytes_code, codegen_s, compile_s
 
 
@@ -76,6 +78,10 @@ class WasmBackend(Backend):
         return memoryview(self.rt.read(handle, nbytes))
 
     def compile(self, kernel: Kernel) -> Program:
+        if "simd" in self.features:
+            spec = matmul.match(kernel)
+            if spec is not None:
+                return self._compile_matmul(kernel, spec)
         t0 = time.perf_counter()
         try:
             wasm, mode = codegen.build_info(kernel, self.features)
@@ -98,8 +104,38 @@ class WasmBackend(Backend):
         work = kernel.size * (prod(kernel.reduce_shape) if kernel.reduce_op else 1)
         return Program(handle, rows, kernel.size, len(wasm), t1 - t0, t2 - t1, mode, work)
 
+    def _compile_matmul(self, kernel: Kernel, spec) -> Program:
+        t0 = time.perf_counter()
+        wasm = matmul.build(spec, self.features)
+        t1 = time.perf_counter()
+        handle = self.rt.load(wasm)
+        t2 = time.perf_counter()
+        self.stats["codegen_s"] += t1 - t0
+        self.stats["compile_s"] += t2 - t1
+        self.stats["kernels"] += 1
+        p = Program(handle, spec.M, kernel.size, len(wasm), t1 - t0, t2 - t1, "matmul",
+                    kernel.size * spec.K)
+        p.pack, p.mm = self.program(matmul.pack_kernel(spec)), spec
+        return p
+
+    def _execute_matmul(self, program: Program, out: int, inputs: list[Any]) -> None:
+        spec = program.mm
+        packed = self.allocator.alloc(spec.N * spec.K * 4)
+        try:
+            self.execute(program.pack, packed, [inputs[spec.b_slot]])
+            args = (out, inputs[spec.a_slot], packed)
+            if program.work >= PARALLEL_WORK and getattr(self.rt, "workers", 1) > 1:
+                self.rt.call_split(program.handle, program.rows, args, align=1)
+            else:
+                self.rt.call(program.handle, (0, program.rows, *args))
+        finally:
+            self.allocator.free(packed)
+
     def execute(self, program: Program, out: int, inputs: list[Any]) -> None:
         if program.size == 0:
+            return
+        if program.mm is not None:
+            self._execute_matmul(program, out, inputs)
             return
         if program.fallback is not None:
             self._interpret(program.fallback, out, inputs)
