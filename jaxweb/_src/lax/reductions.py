@@ -14,6 +14,7 @@ __all__ = ["reduce_sum", "reduce_prod", "reduce_max", "reduce_min", "reduce_and"
 from typing import Any, Callable, Sequence
 
 from .. import core, dtypes
+from ..interpreters.batching import bdim_at_front as to_front, moveaxis  # noqa: F401  (shared helpers)
 from ..compiler import lazy
 from ..compiler.kernel import REDUCE_IDENTITY
 from ..compiler.lazy import Sym
@@ -37,25 +38,9 @@ def batched_axes(axes: Sequence[int], bdim: int) -> tuple[int, ...]:
     return tuple(a + (a >= bdim) for a in axes)
 
 
-def moveaxis(x: Any, src: int, dst: int) -> Any:
-    """Move axis `src` of x to position `dst` (a transpose, free as a view)."""
-    nd = core.get_aval(x).ndim
-    order = [i for i in range(nd) if i != src]
-    order.insert(dst, src)
-    return lax_ns().transpose(x, order)
-
-
 def batch_size(args: Sequence[Any], dims: Sequence[int | None]) -> int:
     """The size of the vmapped axis, from the first batched argument."""
     return next(core.get_aval(a).shape[d] for a, d in zip(args, dims) if d is not None)
-
-
-def to_front(x: Any, d: int | None, size: int) -> Any:
-    """x with its batch dim first (broadcast along a new one if unbatched)."""
-    if d is None:
-        shape = core.get_aval(x).shape
-        return lax_ns().broadcast_in_dim(x, (size,) + shape, tuple(range(1, len(shape) + 1)))
-    return moveaxis(x, d, 0) if d else x
 
 
 def linear_in_first_jvp(prim: core.Primitive) -> Callable:

@@ -18,7 +18,7 @@ from ..base import Backend
 from ...compiler.kernel import Kernel
 from ...compiler.shapetracker import prod
 from .allocator import Allocator
-from . import codegen, matmul
+from . import codegen, conv, matmul
 from .runtime import Runtime, default_runtime
 
 
@@ -79,9 +79,10 @@ class WasmBackend(Backend):
 
     def compile(self, kernel: Kernel) -> Program:
         if "simd" in self.features:
-            spec = matmul.match(kernel)
-            if spec is not None:
-                return self._compile_matmul(kernel, spec)
+            for special in (matmul, conv):
+                spec = special.match(kernel)
+                if spec is not None:
+                    return self._compile_special(kernel, special, spec)
         t0 = time.perf_counter()
         try:
             wasm, mode = codegen.build_info(kernel, self.features)
@@ -104,38 +105,47 @@ class WasmBackend(Backend):
         work = kernel.size * (prod(kernel.reduce_shape) if kernel.reduce_op else 1)
         return Program(handle, rows, kernel.size, len(wasm), t1 - t0, t2 - t1, mode, work)
 
-    def _compile_matmul(self, kernel: Kernel, spec) -> Program:
+    def _compile_special(self, kernel: Kernel, special, spec) -> Program:
+        """matmul.py / conv.py: a staging kernel (packed B / padded input) + a compute module."""
         t0 = time.perf_counter()
-        wasm = matmul.build(spec, self.features)
+        wasm = special.build(spec, self.features)
         t1 = time.perf_counter()
         handle = self.rt.load(wasm)
         t2 = time.perf_counter()
         self.stats["codegen_s"] += t1 - t0
         self.stats["compile_s"] += t2 - t1
         self.stats["kernels"] += 1
-        p = Program(handle, spec.M, kernel.size, len(wasm), t1 - t0, t2 - t1, "matmul",
-                    kernel.size * spec.K)
-        p.pack, p.mm = self.program(matmul.pack_kernel(spec)), spec
+        if special is matmul:
+            p = Program(handle, spec.M, kernel.size, len(wasm), t1 - t0, t2 - t1, "matmul", kernel.size * spec.K)
+            p.pack = self.program(matmul.pack_kernel(spec))
+        else:
+            p = Program(handle, spec.M, kernel.size, len(wasm), t1 - t0, t2 - t1, "conv", spec.work)
+            p.pack = self.program(conv.pad_kernel(spec))
+        p.mm = spec
         return p
 
-    def _execute_matmul(self, program: Program, out: int, inputs: list[Any]) -> None:
-        spec = program.mm
-        packed = self.allocator.alloc(spec.N * spec.K * 4)
+    def _execute_special(self, program: Program, out: int, inputs: list[Any]) -> None:
+        spec, pack = program.mm, program.pack
+        staged = self.allocator.alloc(pack.size * 4)
         try:
-            self.execute(program.pack, packed, [inputs[spec.b_slot]])
-            args = (out, inputs[spec.a_slot], packed)
+            if program.mode == "matmul":
+                self.execute(pack, staged, [inputs[spec.b_slot]])
+                args = (out, inputs[spec.a_slot], staged)
+            else:
+                self.execute(pack, staged, list(inputs))
+                args = (out, inputs[spec.w_slot], staged)
             if program.work >= PARALLEL_WORK and getattr(self.rt, "workers", 1) > 1:
                 self.rt.call_split(program.handle, program.rows, args, align=1)
             else:
                 self.rt.call(program.handle, (0, program.rows, *args))
         finally:
-            self.allocator.free(packed)
+            self.allocator.free(staged)
 
     def execute(self, program: Program, out: int, inputs: list[Any]) -> None:
         if program.size == 0:
             return
         if program.mm is not None:
-            self._execute_matmul(program, out, inputs)
+            self._execute_special(program, out, inputs)
             return
         if program.fallback is not None:
             self._interpret(program.fallback, out, inputs)

@@ -96,7 +96,8 @@ def match(kernel: Kernel) -> Spec | None:
 
 def _at(spec: Spec, n, c, h, kh, w, kw):
     """The X factor at one point, folded to a constant: ("zero",) or ("load", slot, index)."""
-    ix = {nm: E.const(v, E.idx(nm, 1).dtype) for nm, v in
+    from ... import dtypes
+    ix = {nm: E.const(v, dtypes.int32) for nm, v in
           (("g0", n), ("r0", c), ("g2", h), ("r1", kh), ("g3", w), ("r2", kw))}
     mapping = {}
     for node in E.walk(spec.xexpr):
