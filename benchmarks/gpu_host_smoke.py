@@ -1,0 +1,56 @@
+"""The Node host on a GPU machine: jaxweb in Pyodide + Node 24 + Dawn, end to end.
+
+Run inside Pyodide (no numpy) by `bash scripts/run_on_gpu.sh benchmarks/gpu_host_smoke.py`.
+Prints the WebGPU adapter Dawn found, checks a WGSL dispatch through js_shim/gpu.mjs,
+measures the per-dispatch cost of a command list handed over in one call, and runs a
+jnp matmul on the wasm device. Prints figures; asserts only correctness.
+"""
+import array
+import json
+import struct
+import time
+
+import jaxweb
+import jaxweb.numpy as jnp
+from jaxweb._src import host
+
+print("host:", host.kind(), "| devices:", jaxweb.devices())
+if host.webgpu_available():
+    from pyodide.ffi import to_js
+    g = host.shim().gpu
+    info = json.loads(host.wait(g.init("high-performance", "")))
+    print("adapter:", {k: info.get(k) for k in ("vendor", "architecture", "device", "description")})
+    code = """
+@group(0) @binding(0) var<storage, read_write> a: array<u32>;
+@compute @workgroup_size(64) fn main(@builtin(global_invocation_id) i: vec3u) {
+  if (i.x < arrayLength(&a)) { a[i.x] = a[i.x] * 2u + 1u; }
+}"""
+    buf = g.createBuffer(16, 0)
+    g.writeBuffer(buf, 0, struct.pack("<4I", 1, 2, 3, 4))
+    pipe = host.wait(g.createPipelineAsync(code, "main"))
+    bg = g.createBindGroup(pipe, to_js(array.array("i", [buf])))
+    g.run(to_js(array.array("i", [g.OP.DISPATCH, pipe, bg, 1, 1, 1] * 2)))
+    out = struct.unpack("<4I", host.js_bytes(host.wait(g.read(buf, 0, 16))))
+    assert out == (7, 11, 15, 19), out
+    print("dispatch roundtrip: ok", out)
+    for n in (1, 100, 1000):
+        cmds = to_js(array.array("i", [g.OP.DISPATCH, pipe, bg, 1, 1, 1] * n))
+        t = time.perf_counter()
+        g.run(cmds)
+        host.wait(g.read(buf, 0, 16))
+        dt = time.perf_counter() - t
+        print(f"{n:5d} dispatches in one call + 16-byte readback: {dt * 1e3:8.2f} ms "
+              f"({dt / n * 1e6:7.1f} us per dispatch)")
+else:
+    print("no WebGPU adapter found")
+
+for n in (256, 512):
+    a = jnp.ones((n, n)) * 0.5
+    b = jnp.ones((n, n))
+    (a @ b).block_until_ready()
+    t = time.perf_counter()
+    c = (a @ b).block_until_ready()
+    dt = time.perf_counter() - t
+    assert c[0, 0].item() == n * 0.5
+    print(f"wasm matmul n={n}: {2 * n ** 3 / dt / 1e9:6.1f} GFLOP/s")
+print("gpu_host_smoke: done")
