@@ -1,7 +1,10 @@
 """Kernel IR expressions: hash-consing, typing and index simplification."""
+import pytest
+
 from jaxweb._src import dtypes
 from jaxweb._src.compiler import expr as E
 
+pytestmark = pytest.mark.pyodide  # numpy-free: also runs inside Pyodide
 i32 = dtypes.int32
 
 

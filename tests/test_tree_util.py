@@ -16,6 +16,9 @@ from jaxweb.tree_util import (
 Point = collections.namedtuple("Point", ["x", "y"])
 
 
+pytestmark = pytest.mark.pyodide  # numpy-free: also runs inside Pyodide
+
+
 class Pair(tuple):
     """A tuple subclass without `_fields`: a leaf, as in JAX."""
 

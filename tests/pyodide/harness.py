@@ -9,7 +9,6 @@ loopback server. One Pyodide start per host runs every selected test:
 
 - tests/pyodide/inside/check_*.py: host checks that need Pyodide;
 - tests/test_*.py files that use the `pyodide` marker (their marked tests run);
-- WHOLE_FILES below: numpy-free suite files run entirely (until they are marked).
 
 `tests/test_pyodide_host.py` drives this from the normal CPython test run.
 """
@@ -31,7 +30,6 @@ ROOT = Path(__file__).resolve().parents[2]
 HERE = Path(__file__).resolve().parent
 MARK = "@@JAXWEB_RESULT@@"
 PYTEST_VERSION = "9.0.2"  # the version in Pyodide 314.0.7's lock file
-WHOLE_FILES = ("test_expr.py", "test_tree_util.py")
 CHROMIUM = "/usr/bin/chromium"
 CHROMEDRIVER = "/usr/bin/chromedriver"
 SWIFTSHADER_ICD = "/usr/lib/chromium/vk_swiftshader_icd.json"
@@ -91,7 +89,7 @@ def select_files() -> list[tuple[Path, str]]:
     numpy_import = re.compile(r"^\s*(import numpy|from numpy)", re.M)
     for p in sorted((ROOT / "tests").glob("test_*.py")):
         text = p.read_text()
-        if p.name in WHOLE_FILES and not numpy_import.search(text) or "mark.pyodide" in text:
+        if "mark.pyodide" in text and not numpy_import.search(text):
             files.append((p, p.name))
     return files
 
@@ -99,7 +97,6 @@ def select_files() -> list[tuple[Path, str]]:
 def pytest_args(files: list[tuple[Path, str]], verbose: bool = False) -> list[str]:
     args = ["-q" if not verbose else "-v", "-p", "pyodide_plugin", "-p", "no:cacheprovider",
             "-o", "python_files=check_*.py test_*.py", "-o", "addopts=", "-rfE"]
-    args += [f"--pyodide-whole-file={name}" for _, name in files if name in WHOLE_FILES]
     return args + [name for _, name in files if name != "pyodide_plugin.py"]
 
 

@@ -1,7 +1,7 @@
 """pytest plugin loaded inside Pyodide by the harness (`-p pyodide_plugin`).
 
 Not a conftest.py on purpose: CPython's own test run must never pick it up.
-It keeps the tests marked `pyodide` (plus whole files the harness names),
+It keeps the tests marked `pyodide` (and the harness's own check_*.py),
 runs `async def` tests through JSPI, and writes results.json for the host.
 """
 from __future__ import annotations
@@ -14,21 +14,15 @@ import pytest
 _results: list[dict] = []
 
 
-def pytest_addoption(parser):
-    parser.addoption("--pyodide-whole-file", action="append", default=[],
-                     help="a test file run entirely, marked or not")
-
-
 def pytest_configure(config):
     config.addinivalue_line("markers", "pyodide: also runs inside Pyodide (no numpy there)")
 
 
 def pytest_collection_modifyitems(config, items):
-    whole = set(config.getoption("--pyodide-whole-file"))
     keep, drop = [], []
     for item in items:
         name = item.path.name
-        ok = name.startswith("check_") or name in whole or item.get_closest_marker("pyodide")
+        ok = name.startswith("check_") or item.get_closest_marker("pyodide")
         (keep if ok else drop).append(item)
     if drop:
         config.hook.pytest_deselected(items=drop)
