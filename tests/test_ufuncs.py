@@ -287,3 +287,10 @@ def test_empty_and_scalar_inputs():
     assert jnp.floor_divide(e, jnp.ones(3)).shape == (0, 3)
     assert float(jnp.exp(0)) == 1.0 and jnp.exp(0).dtype == jnp.float32
     assert math.isclose(float(jnp.arctan2(1, 1)), math.pi / 4, rel_tol=1e-6)
+
+
+def test_fmax_fmin_gradient_at_ties_goes_to_the_second_operand():
+    # as JAX (a select, not max's even split): d/dx = 0, d/dy = 1 at x == y
+    for fn in (jnp.fmax, jnp.fmin):
+        gx, gy = jax.grad(fn, argnums=(0, 1))(1.0, 1.0)
+        assert (float(gx), float(gy)) == (0.0, 1.0)

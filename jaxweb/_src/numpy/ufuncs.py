@@ -215,20 +215,21 @@ def float_power(x: Any, y: Any, /) -> Any:
     return lax.pow_p.bind(x, y)
 
 
-def _nan_ignoring(name: str, prim: Any) -> Callable:
-    """fmax/fmin: like maximum/minimum, but a NaN loses unless both are NaN."""
+def _nan_ignoring(name: str, prim: Any, wins: Any) -> Callable:
+    """fmax/fmin: like maximum/minimum, but a NaN loses unless both are NaN. As in JAX, a
+    select (x wins if strictly better or y is NaN), so at a tie the gradient goes to y."""
     def fn(x: Any, y: Any, /) -> Any:
         x, y = promote_args(name, x, y)
         if _dtype(x).kind != "f":
             return prim.bind(x, y)
-        return lax.select(lax.ne(x, x), y, lax.select(lax.ne(y, y), x, prim.bind(x, y)))
+        return lax.select(lax.bitwise_or(wins(x, y), lax.ne(y, y)), x, y)
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = f"`jnp.{name}`: elementwise, ignoring NaN unless both operands are NaN."
     return fn
 
 
-fmax = _nan_ignoring("fmax", lax.max_p)
-fmin = _nan_ignoring("fmin", lax.min_p)
+fmax = _nan_ignoring("fmax", lax.max_p, lax.gt)
+fmin = _nan_ignoring("fmin", lax.min_p, lax.lt)
 
 
 # ---------------------------------------------------------------- comparisons, logic
