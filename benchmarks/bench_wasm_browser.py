@@ -64,7 +64,7 @@ def ensure_jaxjs() -> Path:
     return dist
 
 
-def run_page(sizes: list[int], reps: int, rounds: int, timeout: float) -> dict:
+def run_page(sizes: list[int], reps: int, rounds: int, timeout: float, extra: str = "") -> dict:
     dist = ensure_jaxjs()
     pyodide_dir = serve.ensure_pyodide(offline=False)
     wheel = serve.build_wheel(serve.CACHE / "wheels", offline=True)
@@ -73,7 +73,7 @@ def run_page(sizes: list[int], reps: int, rounds: int, timeout: float) -> dict:
     driver = harness._chrome()
     srv = serve.start("127.0.0.1", 0, mounts)
     try:
-        driver.get(f"{srv.url}index.html?sizes={','.join(map(str, sizes))}&reps={reps}&rounds={rounds}")
+        driver.get(f"{srv.url}index.html?sizes={','.join(map(str, sizes))}&reps={reps}&rounds={rounds}{extra}")
         deadline, result = time.time() + timeout, None
         while time.time() < deadline:
             result = driver.execute_script("return window.__benchResult ?? null")
@@ -145,13 +145,19 @@ def median(ts):
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--sizes", default="256,512,1024,2048")
-    ap.add_argument("--reps", type=int, default=5)
-    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--reps", type=int, default=3, help="timed runs per side per round")
+    ap.add_argument("--rounds", type=int, default=5, help="interleaved rounds (jaxweb, jax-js, ...)")
     ap.add_argument("--timeout", type=float, default=900)
     ap.add_argument("--json", help="also write the raw result here")
+    ap.add_argument("--diag", type=int, default=0, help="only print where an n x n matmul's time goes")
     args = ap.parse_args(argv)
     sizes = [int(s) for s in args.sizes.split(",")]
-    res = run_page(sizes, args.reps, args.rounds, args.timeout)
+    res = run_page(sizes, args.reps, args.rounds, args.timeout, f"&diag={args.diag}" if args.diag else "")
+    if args.diag and "diag" in res:
+        prof = res["diag"].pop("profile", "")
+        print(res["diag"])
+        print(prof)
+        return 0
     if "error" in res:
         print(res["error"])
         print("\n".join(res.get("console", [])[-20:]))
@@ -159,8 +165,10 @@ def main(argv=None) -> int:
     nps = numpy_times(sizes, args.reps)
     print(f"headless Chromium, crossOriginIsolated={res['crossOriginIsolated']}, "
           f"hardwareConcurrency={res['hardwareConcurrency']}, jaxweb wasm threads={res['jaxwebThreads']} "
-          f"{res.get('jaxwebInfo')}; medians of {args.rounds}x{args.reps} runs, interleaved")
-    head = f"{'case':34s} {'unit':8s} {'jaxweb':>8s} {'jax-js':>8s} {'ratio':>6s} {'numpy':>8s}"
+          f"{res.get('jaxwebInfo')}; medians (and best) of {args.rounds}x{args.reps} runs per side, "
+          f"interleaved; rel.err = max|jaxweb - jax-js| / max|jax-js|")
+    head = (f"{'case':34s} {'unit':8s} {'jaxweb':>8s} {'jax-js':>8s} {'ratio':>6s} {'numpy':>8s}"
+            f"  {'best: jaxweb':>12s} {'jax-js':>7s} {'ratio':>6s}  {'rel.err':>7s}")
     print(head)
     print("-" * len(head))
     for row in res["rows"]:
@@ -168,7 +176,10 @@ def main(argv=None) -> int:
         w, unit = figure(op, n, median(row["jaxweb"]))
         j, _ = figure(op, n, median(row["jaxjs"]))
         p, _ = figure(op, n, nps[(op, n)])
-        print(f"{label(op, n):34s} {unit:8s} {w:8.1f} {j:8.1f} {w / j:5.2f}x {p:8.1f}")
+        bw, _ = figure(op, n, min(row["jaxweb"]))
+        bj, _ = figure(op, n, min(row["jaxjs"]))
+        print(f"{label(op, n):34s} {unit:8s} {w:8.1f} {j:8.1f} {w / j:5.2f}x {p:8.1f}"
+              f"  {bw:12.1f} {bj:7.1f} {bw / bj:5.2f}x  {row.get('relErr', float('nan')):7.1e}")
     if args.json:
         Path(args.json).write_text(json.dumps(res, indent=1))
     return 0

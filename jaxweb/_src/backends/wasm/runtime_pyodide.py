@@ -36,6 +36,7 @@ class PyodideRuntime:
             self._shim.poolAttachMemory(self._mem)
         self._instances: list[int] = []
         self._runs: list[Any] = []
+        self._bounds: dict[tuple, Any] = {}
 
     def validate(self, wasm: bytes) -> bool:
         try:
@@ -66,9 +67,14 @@ class PyodideRuntime:
         if n <= 1:
             self.call(handle, (0, total, *args))
             return
-        bounds = [min(total, (total * i // n + align - 1) // align * align) for i in range(n)] + [total]
-        from pyodide.ffi import to_js  # noqa: PLC0415
-        self._shim.callSplit(self._instances[handle], to_js(array.array("i", bounds)),
+        key = (total, n, align)
+        bounds = self._bounds.get(key)
+        if bounds is None:  # a JS Int32Array, made once per split shape
+            from pyodide.ffi import to_js  # noqa: PLC0415
+            b = array.array("i", [min(total, (total * i // n + align - 1) // align * align)
+                                  for i in range(n)] + [total])
+            bounds = self._bounds[key] = (b, to_js(b))  # the Python array kept alive with it
+        self._shim.callSplit(self._instances[handle], bounds[1],
                              *[((a + (1 << 31)) % _I32) - (1 << 31) for a in args])
 
     def memory_size(self) -> int:
