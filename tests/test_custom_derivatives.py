@@ -256,3 +256,35 @@ def test_custom_jvp_symbolic_zeros():
     close(jax.grad(f, argnums=1)(2.0, 3.0), 2.0)
     assert seen[-1][0] == "SymbolicZero" and seen[-1][1] != "SymbolicZero"
     close(jax.grad(f, argnums=(0, 1))(2.0, 3.0), (3.0, 2.0))
+
+
+def test_traced_nondiff_argument_gets_zero_tangent_and_batches():
+    from functools import partial
+
+    @partial(jax.custom_jvp, nondiff_argnums=(1,))
+    def h(x, n):
+        return x * n
+
+    @h.defjvp
+    def h_jvp(n, p, t):
+        return h(p[0], n), t[0] * n
+
+    assert jax.vmap(h)(jnp.ones(2), jnp.asarray([2.0, 3.0])).tolist() == [2.0, 3.0]
+    assert float(jax.grad(lambda n: h(1.0, n))(2.0)) == 0.0  # as JAX: no tangent through n
+    assert float(jax.grad(h)(1.0, 3.0)) == 3.0
+
+
+def test_custom_rules_see_default_arguments():
+    @jax.custom_vjp
+    def g(x, y=2.0):
+        return x * y
+
+    g.defvjp(lambda x, y: (g(x, y), y), lambda r, ct: (ct * r, ct))
+    assert float(jax.grad(g)(1.0)) == 2.0
+
+    @jax.custom_jvp
+    def f(x, y=10.0):
+        return x * y
+
+    f.defjvp(lambda p, t: (f(*p), t[0] * p[1]))
+    assert float(jax.grad(f)(1.0)) == 10.0

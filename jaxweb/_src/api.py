@@ -485,7 +485,9 @@ class _Jitted:
         flat, in_tree = tree_flatten((dyn_args, dyn_kwargs))
         flat = [as_array(x) for x in flat]
         try:
-            key = (in_tree, tuple(core.get_aval(x) for x in flat), static)
+            # static values with their types: 1, True and 1.0 are equal but trace differently
+            typed = tuple(tuple((k, type(v), v) for k, v in part) for part in static)
+            key = (in_tree, tuple(core.get_aval(x) for x in flat), typed)
             hash(key)
         except TypeError as e:
             raise ValueError(f"Non-hashable static arguments are not supported. An error occurred "

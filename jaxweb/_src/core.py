@@ -294,6 +294,9 @@ class Tracer:
     def tolist(self):
         raise ConcretizationTypeError(concretization_message(self, "tolist()"))
 
+    def item(self, *args):
+        return self._concrete("item()", ConcretizationTypeError).item(*args)
+
     def __repr__(self) -> str:
         return f"Traced<{self.aval}>with<{type(self._trace).__name__}>"
 

@@ -202,9 +202,10 @@ class SymbolicZero(R.Zero):
 
 def _resolve_args(fun: Callable, args: tuple, kwargs: dict) -> tuple:
     """Positional arguments only, as JAX's custom derivatives require (keywords bound by name)."""
-    if not kwargs:
-        return args
-    ba = inspect.signature(fun).bind(*args, **kwargs)
+    try:
+        ba = inspect.signature(fun).bind(*args, **kwargs)
+    except (TypeError, ValueError):  # builtins without signatures, or a real arity error later
+        return args + tuple(kwargs.values())
     ba.apply_defaults()
     return ba.args + tuple(ba.kwargs.values())
 
@@ -273,15 +274,33 @@ class custom_jvp(_CustomBase):
             raise AttributeError(f"No JVP defined for custom_jvp function {self.__name__} using defjvp.")
         args = _resolve_args(self.fun, args, kwargs)
         nondiff, dyn = _split(args, self.nondiff_argnums)
+        # Tracers in nondiff positions (e.g. under vmap over that argument) become extra
+        # inputs with zero tangents, as in JAX; other nondiff values are closed over.
+        nd_leaves, nd_tree = tree_flatten(nondiff)
+        traced = [i for i, leaf in enumerate(nd_leaves) if isinstance(leaf, core.Tracer)]
+        k = len(traced)
+
+        def with_nondiff(vals):
+            leaves = list(nd_leaves)
+            for i, v in zip(traced, vals):
+                leaves[i] = v
+            return tree_unflatten(nd_tree, leaves)
+
         flat, in_tree = tree_flatten(tuple(dyn))
         store: dict = {}
         user_jvp = self.jvp
 
+        def flat_fun(*flat_args):
+            out = self.fun(*_merge(with_nondiff(flat_args[:k]), tree_unflatten(in_tree, flat_args[k:]),
+                                   self.nondiff_argnums))
+            leaves, store["out_tree"] = tree_flatten(out)
+            return leaves
+
         def flat_jvp(primals, tangents):
-            p = tree_unflatten(in_tree, list(primals))
+            p = tree_unflatten(in_tree, list(primals[k:]))
             t = tree_unflatten(in_tree, [SymbolicZero(z.aval) if isinstance(z, R.Zero) else z
-                                         for z in tangents])
-            out, t_out = user_jvp(*nondiff, tuple(p), tuple(t))
+                                         for z in tangents[k:]])
+            out, t_out = user_jvp(*with_nondiff(primals[:k]), tuple(p), tuple(t))
             leaves, store["out_tree"] = tree_flatten(out)
             t_leaves, t_tree = tree_flatten(t_out)
             if t_tree != store["out_tree"]:
@@ -293,7 +312,7 @@ class custom_jvp(_CustomBase):
             return leaves, t_leaves
 
         flat_jvp.__name__ = getattr(user_jvp, "__name__", "jvp")
-        outs = custom_jvp_call_p.bind(*flat, call_jaxpr=self._flat_fun(nondiff, in_tree, store),
+        outs = custom_jvp_call_p.bind(*[nd_leaves[i] for i in traced], *flat, call_jaxpr=flat_fun,
                                       jvp=flat_jvp, symbolic_zeros=self.symbolic_zeros)
         return tree_unflatten(store["out_tree"], outs)
 

@@ -191,6 +191,9 @@ def _move_out(x: Any, dim: int | None, out_dim: int | None, size: int) -> Any:
             return x
         raise ValueError(f"at vmap out_axes, got axis spec None but output was batched on axis {dim}")
     x = bdim_at_front(x, dim, size)
+    nd = core.get_aval(x).ndim
+    if not -nd <= out_dim < nd:
+        raise ValueError(f"axis {out_dim} is out of bounds for array of dimension {nd}")
     return moveaxis(x, 0, out_dim)
 
 

@@ -61,7 +61,10 @@ def instantiate_zeros(t: Any) -> Any:
     """A concrete (or traced) zero array for a symbolic Zero; anything else unchanged."""
     if isinstance(t, Zero):
         from ..lax.base import full  # late: lax sits above the interpreters
-        return full(t.aval.shape, 0, tangent_dtype(t.aval.dtype))
+        z = full(t.aval.shape, 0, tangent_dtype(t.aval.dtype))
+        if t.aval.weak_type and not z.weak_type:  # keep JAX's weak type on zero tangents
+            z.aval = z.aval.update(weak_type=True)
+        return z
     return t
 
 

@@ -222,7 +222,9 @@ def _scatter_to_gather_dnums(dn: ScatterDimensionNumbers) -> GatherDimensionNumb
 
 
 def _scatter_mode_of_gather(mode: GatherScatterMode) -> GatherScatterMode:
-    return GatherScatterMode.FILL_OR_DROP if mode is GatherScatterMode.FILL_OR_DROP else GatherScatterMode.CLIP
+    """The transpose's mode: a clamped gather scatters back clamped; otherwise (fill, and
+    PROMISE_IN_BOUNDS, which gathers clamped) out-of-bounds cotangents are dropped, as in JAX."""
+    return GatherScatterMode.CLIP if mode is GatherScatterMode.CLIP else GatherScatterMode.FILL_OR_DROP
 
 
 @linear_transpose

@@ -60,7 +60,9 @@ def asarray(a: Any, dtype: Any = None, order: str | None = None, *, copy: bool |
         dt = dtype or core.get_aval(a).dtype
         if dtype is None:
             _check_int_range([a], dt)
-        return lax_base.full((), a, dt) if dtype is not None else _weak(a, dt)
+        if dtype is not None or isinstance(a, bool):  # Python bools are not weakly typed
+            return lax_base.full((), a, dt)
+        return _weak(a, dt)
     np = hostdata.numpy_or_none()
     if np is not None and isinstance(a, (np.ndarray, np.generic)):
         src = dtypes.dtype(a.dtype.name) if a.dtype.name != "object" else None

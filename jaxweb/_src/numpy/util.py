@@ -59,8 +59,19 @@ def broadcast_to_shape(x: Any, shape: tuple[int, ...]) -> Any:
     return lax_st.broadcast_in_dim(x, shape, dims)
 
 
+def _check_python_int(v: int) -> None:
+    """As JAX: a Python int operand must fit the default integer type (it is one)."""
+    info = dtypes.iinfo(dtypes.default_int())
+    if not info.min <= v <= info.max:
+        raise OverflowError(f"Python int {v} too large to convert to {info.dtype.name} "
+                            "(the default integer type of Python int operands)")
+
+
 def promote_dtypes(*args: Any) -> list:
     """Convert arguments to their common (JAX-promoted) dtype, keeping weak types."""
+    for a in args:
+        if type(a) is int:
+            _check_python_int(a)
     if len(args) < 2:
         return [ensure_array(a) for a in args]
     dt, weak = dtypes.result_type(*args, return_weak_type_flag=True)

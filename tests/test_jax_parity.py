@@ -1,0 +1,44 @@
+"""Behaviours found to differ from JAX in a differential review, pinned here (expected
+values are JAX 0.10's)."""
+import pytest
+
+import jaxweb as jax
+import jaxweb.numpy as jnp
+
+
+def test_gather_gradient_drops_out_of_bounds_indices():
+    g = jax.grad(lambda x: x[jnp.asarray([7])].sum())(jnp.arange(5.0))
+    assert g.tolist() == [0.0] * 5  # the forward pass clamps; the transpose drops
+    g = jax.grad(lambda x: jnp.take(x, jnp.asarray([7]), mode="clip").sum())(jnp.arange(5.0))
+    assert g.tolist() == [0.0, 0.0, 0.0, 0.0, 1.0]
+
+
+def test_vmap_out_axes_out_of_range_raises():
+    with pytest.raises(ValueError, match="out of bounds"):
+        jax.vmap(lambda x: x, out_axes=3)(jnp.ones((3, 4)))
+
+
+def test_jit_static_arguments_are_keyed_by_type_too():
+    f = jax.jit(lambda n: jnp.asarray(n), static_argnums=0)
+    assert [f(v).dtype for v in (1, True, 1.0)] == [jnp.int32, jnp.bool_, jnp.float32]
+
+
+def test_tracer_item():
+    assert float(jax.grad(lambda x: x.item() * x)(jnp.float32(2.0))) == 2.0
+    with pytest.raises(jax.errors.ConcretizationTypeError):
+        jax.jit(lambda x: x.item())(jnp.ones(()))
+
+
+def test_zero_gradients_keep_weak_type():
+    assert jax.grad(jnp.floor)(2.0).weak_type
+    assert jax.grad(lambda x, y: x, argnums=1)(2.0, 3.0).weak_type
+
+
+def test_python_int_operands_must_fit_the_default_int():
+    with pytest.raises(OverflowError):
+        jnp.ones(2, jnp.int32) + 2 ** 31
+    assert (jnp.int8(1) + 200).tolist() == -55  # fits int32: converted, then wraps like JAX
+
+
+def test_python_bool_is_not_weak():
+    assert not jnp.asarray(True).weak_type and jnp.asarray(1).weak_type
