@@ -91,7 +91,9 @@ def jvp_flat(fun: Callable[..., Sequence[Any]], primals: Sequence[Any], tangents
     tangents = [_float0_to_zero(t) for t in tangents]
     with core.new_main(JVPTrace) as main:
         trace = JVPTrace(main)
-        tracers_in = [JVPTracer(trace, x, t) for x, t in zip(primals, tangents)]
+        # an input with a symbolic-zero tangent (integers, float0) enters as its plain value,
+        # as in JAX: it stays concrete, so it can still be a static argument of a jit inside
+        tracers_in = [x if isinstance(t, Zero) else JVPTracer(trace, x, t) for x, t in zip(primals, tangents)]
         outs = [trace.full_raise(o) for o in fun(*tracers_in)]
         primals_out = [core.full_lower(t.primal) for t in outs]
         tangents_out = [t.tangent if isinstance(t.tangent, Zero) else core.full_lower(t.tangent)
