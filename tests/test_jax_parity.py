@@ -42,3 +42,16 @@ def test_python_int_operands_must_fit_the_default_int():
 
 def test_python_bool_is_not_weak():
     assert not jnp.asarray(True).weak_type and jnp.asarray(1).weak_type
+
+
+def test_second_review_round():
+    a = jnp.arange(24).reshape(2, 3, 4)
+    assert a[0, [1, 2]].shape == (2, 4) and a[:, [0, 1]].shape == (2, 2, 4)  # lists inside tuples
+    assert jnp.cumprod(jnp.asarray([100, 3], jnp.uint8)).tolist() == [100, 44]
+    assert not jnp.sum(jnp.asarray(2.0)).weak_type  # reductions are never weak
+    assert (jnp.full((2,), 3) + jnp.asarray([1, 2], jnp.uint8)).dtype == jnp.uint8  # weak fill
+    with pytest.raises(OverflowError):
+        jnp.asarray(-1, dtype=jnp.uint8)
+    with pytest.raises(TypeError, match="Only scalar arrays"):
+        float(jnp.asarray([2.5]))
+    assert float(round(jnp.asarray(2.567), 2)) == pytest.approx(2.57) and round(jnp.asarray(2.5)).dtype == jnp.int32

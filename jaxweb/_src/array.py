@@ -116,6 +116,12 @@ class Array:
         self._check_scalar("float")
         return float(self.item())
 
+    def __round__(self, ndigits: int | None = None) -> Any:
+        from .. import numpy as jnp  # late: the numpy layer sits above
+        if ndigits is None:
+            return jnp.round(self).astype(jnp.int32)
+        return jnp.round(self, ndigits)
+
     def __complex__(self) -> complex:
         return complex(float(self))
 
@@ -127,9 +133,9 @@ class Array:
         return operator.index(self.item())
 
     def _check_scalar(self, what: str) -> None:
-        if self.size != 1:
-            raise TypeError(f"only length-1 arrays can be converted to Python scalars "
-                            f"({what} of an array with shape {self.shape})")
+        if self.ndim != 0:  # as JAX (numpy 2): only 0-d arrays convert
+            raise TypeError(f"Only scalar arrays can be converted to Python scalars; "
+                            f"got arr.ndim={self.ndim} ({what})")
 
     def __len__(self) -> int:
         if self.ndim == 0:

@@ -18,6 +18,9 @@ from .kernel import Kernel, gidx, identity, ridx
 from .shapetracker import ShapeTracker, prod, unflatten
 
 Index = Sequence[E.Expr]
+#: float sums over more elements than this are done in two stages of SUM_BLOCK-sized blocks
+SPLIT_SUM = 16384
+SUM_BLOCK = 1024
 
 
 class Sym:
@@ -67,7 +70,21 @@ class Sym:
         axes = tuple(sorted(a % self.ndim for a in axes)) if self.ndim else ()
         if not axes:
             return self
+        if op == "add" and self.dtype.kind == "f" and prod(self.shape[a] for a in axes) > SPLIT_SUM:
+            return self._two_stage_sum(axes)
         return ReduceSym(self, op, axes)
+
+    def _two_stage_sum(self, axes: tuple[int, ...]) -> "Sym":
+        """A long float sum as sums of blocks, then the sum of those: a running sum of n terms
+        loses ~n ulps (2^24 + 1 == 2^24 in float32), blocks bound that to ~SUM_BLOCK + n/SUM_BLOCK."""
+        keep = [a for a in range(self.ndim) if a not in axes]
+        n = prod(self.shape[a] for a in axes)
+        blocks = -(-n // SUM_BLOCK)
+        flat = self.permute(keep + list(axes)).reshape(tuple(self.shape[a] for a in keep) + (n,))
+        padded = flat.pad([(0, 0)] * len(keep) + [(0, blocks * SUM_BLOCK - n)])
+        tiles = padded.reshape(padded.shape[:-1] + (blocks, SUM_BLOCK))
+        partial = ReduceSym(tiles, "add", (tiles.ndim - 1,))
+        return ReduceSym(partial, "add", (partial.ndim - 1,))
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.dtype.name}{list(self.shape)})"

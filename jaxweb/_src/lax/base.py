@@ -135,7 +135,7 @@ def full(shape: Sequence[int], fill_value: Any, dtype: Any = None) -> Any:
         return broadcast_in_dim(v, shape, ())
     if isinstance(fill_value, Array):
         fill_value = fill_value.item()
-    weak = dtype is None and core.is_python_scalar(fill_value)
+    weak = dtype is None and core.is_python_scalar(fill_value) and not isinstance(fill_value, bool)
     dt = dtypes.canonicalize_dtype(dtype) if dtype is not None else core.get_aval(fill_value).dtype
     if dt is dtypes.float0:
         return Array(core.ShapedArray(shape, dt), default_device(), const=False)

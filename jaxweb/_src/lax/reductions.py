@@ -67,7 +67,7 @@ def _reduction_abstract(name: str):
             if not 0 <= a < x.ndim:
                 raise ValueError(f"{name}: axis {a} is out of bounds for array of dimension {x.ndim}")
         return x.update(shape=tuple(d for i, d in enumerate(x.shape) if i not in axes),
-                        weak_type=x.weak_type)
+                        weak_type=False)  # as in JAX, reductions are never weakly typed
     return rule
 
 

@@ -40,7 +40,7 @@ def _check_int_range(flat: list, dt: dtypes.DType) -> None:
     info = dtypes.iinfo(dt)
     for v in flat:
         if isinstance(v, int) and not isinstance(v, bool) and not info.min <= v <= info.max:
-            raise OverflowError(f"Python int {v} too large to convert to {dt.name}")
+            raise OverflowError(f"Python integer {v} out of bounds for {dt.name}")
 
 
 def asarray(a: Any, dtype: Any = None, order: str | None = None, *, copy: bool | None = None,
@@ -58,8 +58,7 @@ def asarray(a: Any, dtype: Any = None, order: str | None = None, *, copy: bool |
         if isinstance(a, complex):
             raise TypeError("jaxweb does not support complex numbers yet.")
         dt = dtype or core.get_aval(a).dtype
-        if dtype is None:
-            _check_int_range([a], dt)
+        _check_int_range([a], dt)
         if dtype is not None or isinstance(a, bool):  # Python bools are not weakly typed
             return lax_base.full((), a, dt)
         return _weak(a, dt)
@@ -106,7 +105,7 @@ def _from_sequence(a: Sequence, dtype: Any) -> Any:
             dtype = dtypes.result_type(*_dedupe(leaves))
         else:
             dtype = dtypes.default_float()
-        _check_int_range(flat, dtype)
+    _check_int_range(flat, dtype)
     flat = [v.item() if hasattr(v, "item") else v for v in flat]
     return _from_host(flat, shape, dtype)
 
@@ -145,7 +144,9 @@ def full(shape: Any, fill_value: Any, dtype: Any = None, *, device: Any = None) 
         fill = asarray(fill_value)
         from .util import broadcast_to_shape
         return broadcast_to_shape(fill, shape) if fill.ndim else lax_base.full(shape, fill, fill.dtype)
-    dt = dtypes.canonicalize_dtype(dtype) if dtype is not None else dtypes.dtype(type(fill_value), canonicalize=True)
+    if dtype is None:  # a Python scalar: weakly typed, as in JAX
+        return lax_base.full(shape, fill_value)
+    dt = dtypes.canonicalize_dtype(dtype)
     if getattr(fill_value, "ndim", 0):
         from .util import broadcast_to_shape
         return broadcast_to_shape(asarray(fill_value, dt), shape)

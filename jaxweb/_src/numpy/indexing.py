@@ -58,13 +58,15 @@ def _is_int_scalar(i: Any) -> bool:
         getattr(i, "ndim", 0) == 0 and getattr(getattr(i, "dtype", None), "kind", "i") in "iu"
 
 
-def _check_entry(i: Any) -> None:
+def _check_entry(i: Any, top_level: bool = False) -> None:
+    """Reject non-integer indexers; a bare list is an error only as the whole index
+    (inside a tuple, JAX treats a list as an index array)."""
     if isinstance(i, str):
         raise TypeError(f"JAX does not support string indexing; got idx={i!r}")
     if isinstance(i, float) or (hasattr(i, "dtype") and dtypes.dtype(i.dtype).kind not in "iub"):
         name = "float64" if isinstance(i, float) else dtypes.dtype(i.dtype).name
         raise TypeError(f"Indexer must have integer or boolean type, got indexer with type {name}")
-    if isinstance(i, (list, tuple)):
+    if top_level and isinstance(i, (list, tuple)):
         raise TypeError("Using a non-tuple sequence for multidimensional indexing is not allowed; "
                         "use `arr[array(seq)]` instead of `arr[seq]`. See "
                         "https://github.com/jax-ml/jax/issues/4564 for more information.")
@@ -106,7 +108,7 @@ def _parse(x_shape: tuple[int, ...], idx: Any) -> tuple[list, tuple[int, ...], l
     separates advanced indices even when it expands to no dimension)."""
     if not isinstance(idx, tuple):
         if isinstance(idx, list):
-            _check_entry(idx)
+            _check_entry(idx, top_level=True)
         idx = (idx,)
     from .creation import asarray
     entries: list = []

@@ -270,7 +270,10 @@ def _cumulative(name: str, lax_fn: Callable, nan_fill: Any = None):
             x = _lax().reshape(x, (core.get_aval(x).size,))
             axis = 0
         (ax,) = lax_base.canonical_axes([axis], core.get_aval(x).ndim)
-        dt = dtypes.canonicalize_dtype(dtype) if dtype is not None else _sum_dtype(core.get_aval(x).dtype)
+        # as JAX: cumsum/cumprod keep small integer types (bool -> the default int)
+        src = core.get_aval(x).dtype
+        default = dtypes.default_int() if src.kind == "b" else src
+        dt = dtypes.canonicalize_dtype(dtype) if dtype is not None else default
         return lax_fn(_cast(x, dt), ax)
     fn.__name__ = name
     fn.__doc__ = f"`jnp.{name}` along `axis` (flattened if None)."

@@ -87,7 +87,11 @@ def promote_args(name: str, *args: Any) -> list:
     args = promote_dtypes(*args)
     shapes = [core.get_aval(a).shape for a in args]
     if len(set(shapes)) > 1:
-        shape = broadcast_shapes(*shapes, name=name)
+        try:
+            shape = broadcast_shapes(*shapes, name=name)
+        except ValueError:  # JAX's type and text for operands that don't broadcast
+            raise TypeError(f"{name} got incompatible shapes for broadcasting: "
+                            f"{', '.join(str(tuple(s)) for s in shapes)}.") from None
         args = [broadcast_to_shape(a, shape) for a in args]
     return args
 
