@@ -74,17 +74,7 @@ def run_page(sizes: list[int], reps: int, rounds: int, timeout: float, extra: st
     srv = serve.start("127.0.0.1", 0, mounts)
     try:
         driver.get(f"{srv.url}index.html?sizes={','.join(map(str, sizes))}&reps={reps}&rounds={rounds}{extra}")
-        deadline, result = time.time() + timeout, None
-        while time.time() < deadline:
-            result = driver.execute_script("return window.__benchResult ?? null")
-            if result is not None:
-                break
-            time.sleep(0.5)
-        if result is None:
-            log = driver.execute_script("return document.getElementById('log').textContent")
-            result = {"error": f"timed out after {timeout}s; page log:\n{log[-3000:]}"}
-        result["console"] = [e.get("message", "") for e in driver.get_log("browser")]
-        return result
+        return harness.page_result(driver, "__benchResult", timeout, poll=0.5)
     finally:
         driver.quit()
         srv.shutdown()

@@ -177,23 +177,29 @@ def run_chromium(pyodide_dir: Path, wheel: Path, verbose: bool = False, timeout:
         (Path(tmp) / "manifest.json").write_text(json.dumps(m))
         try:
             driver.get(srv.url + "tests/pyodide/page.html?manifest=/harness/manifest.json")
-            deadline = time.time() + timeout
-            result = None
-            while time.time() < deadline:
-                result = driver.execute_script("return window.__jaxwebResult ?? null")
-                if result is not None:
-                    break
-                time.sleep(0.25)
-            if result is None:
-                text = driver.execute_script("return document.getElementById('log').textContent")
-                result = {"error": f"timed out after {timeout}s; page log:\n{text[-3000:]}"}
-            result["console"] = [e.get("message", "") for e in driver.get_log("browser")]
+            result = page_result(driver, "__jaxwebResult", timeout)
             result["crossOriginIsolated"] = driver.execute_script("return self.crossOriginIsolated")
             return result
         finally:
             driver.quit()
             srv.shutdown()
             srv.server_close()
+
+
+def page_result(driver, name: str, timeout: float, poll: float = 0.25) -> dict:
+    """Wait for the page to set `window[name]`; on time-out, an error with the page's log.
+    Either way the browser console comes along."""
+    deadline, result = time.time() + timeout, None
+    while time.time() < deadline:
+        result = driver.execute_script(f"return window.{name} ?? null")
+        if result is not None:
+            break
+        time.sleep(poll)
+    if result is None:
+        text = driver.execute_script("return document.getElementById('log').textContent")
+        result = {"error": f"timed out after {timeout}s; page log:\n{text[-3000:]}"}
+    result["console"] = [e.get("message", "") for e in driver.get_log("browser")]
+    return result
 
 
 def _chrome(width: int = 1000, height: int = 900):

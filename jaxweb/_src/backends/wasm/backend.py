@@ -143,26 +143,33 @@ class WasmBackend(Backend):
         work = kernel.size * (prod(kernel.reduce_shape) if kernel.reduce_op else 1)
         return Program(handle, rows, kernel.size, len(wasm), t1 - t0, t2 - t1, mode, work)
 
-    def _compile_special(self, kernel: Kernel, special, spec) -> Program:
-        """matmul.py / conv.py: a staging kernel (packed B / padded input) + a compute module."""
+    def _build_and_load(self, build) -> tuple:
+        """Generate a module with `build()`, load it, and account codegen/compile time."""
         t0 = time.perf_counter()
-        packed = special is conv or matmul.use_pack(spec)
-        wasm = special.build(spec, self.features, packed) if special is matmul else special.build(spec, self.features)
+        wasm = build()
         t1 = time.perf_counter()
         handle = self.rt.load(wasm)
         t2 = time.perf_counter()
         self.stats["codegen_s"] += t1 - t0
         self.stats["compile_s"] += t2 - t1
         self.stats["kernels"] += 1
+        return handle, wasm, t1 - t0, t2 - t1
+
+    def _compile_special(self, kernel: Kernel, special, spec) -> Program:
+        """matmul.py / conv.py: a staging kernel (packed B / padded input) + a compute module."""
+        packed = special is conv or matmul.use_pack(spec)
+        build = (lambda: special.build(spec, self.features, packed)) if special is matmul else \
+            (lambda: special.build(spec, self.features))
+        handle, wasm, t_gen, t_load = self._build_and_load(build)
         if special is matmul:
             rows = spec.B if spec.B > 1 else spec.M
-            p = Program(handle, rows, kernel.size, len(wasm), t1 - t0, t2 - t1, "matmul", kernel.size * spec.K)
+            p = Program(handle, rows, kernel.size, len(wasm), t_gen, t_load, "matmul", kernel.size * spec.K)
             p.pack = self.program(matmul.pack_kernel(spec)) if packed else None
             if spec.N8 != spec.N:
                 rows = spec.B * spec.M
                 p.crop, p.tmp_bytes = self.program(matmul.crop_kernel(rows, spec.N, spec.N8)), rows * spec.N8 * 4
         else:
-            p = Program(handle, spec.M, kernel.size, len(wasm), t1 - t0, t2 - t1, "conv", spec.work)
+            p = Program(handle, spec.M, kernel.size, len(wasm), t_gen, t_load, "conv", spec.work)
             p.pack = self.program(conv.pad_kernel(spec))
             nb, co, ho, wo = spec.shape
             if spec.wo8 != wo:
@@ -173,16 +180,9 @@ class WasmBackend(Backend):
 
     def _compile_im2col(self, kernel: Kernel, spec, pack: Kernel) -> Program:
         """A conv the stride-1 path does not take: im2col into packed B, then the packed GEMM."""
-        t0 = time.perf_counter()
-        wasm = matmul.build(spec, self.features, True)
-        t1 = time.perf_counter()
-        handle = self.rt.load(wasm)
-        t2 = time.perf_counter()
-        self.stats["codegen_s"] += t1 - t0
-        self.stats["compile_s"] += t2 - t1
-        self.stats["kernels"] += 1
+        handle, wasm, t_gen, t_load = self._build_and_load(lambda: matmul.build(spec, self.features, True))
         rows = spec.B if spec.B > 1 else spec.M
-        p = Program(handle, rows, kernel.size, len(wasm), t1 - t0, t2 - t1, "conv_gemm", kernel.size * spec.K)
+        p = Program(handle, rows, kernel.size, len(wasm), t_gen, t_load, "conv_gemm", kernel.size * spec.K)
         p.pack, p.mm = self.program(pack), spec
         if spec.N8 != spec.N:
             rows = spec.B * spec.M
