@@ -55,3 +55,18 @@ def test_second_review_round():
     with pytest.raises(TypeError, match="Only scalar arrays"):
         float(jnp.asarray([2.5]))
     assert float(round(jnp.asarray(2.567), 2)) == pytest.approx(2.57) and round(jnp.asarray(2.5)).dtype == jnp.int32
+
+
+def test_str_of_scalars_matches_jax():
+    values = [jnp.asarray(3.0), jnp.asarray(1e20), jnp.asarray(0.1), jnp.asarray(3),
+              jnp.asarray(True), jnp.asarray(2, jnp.bfloat16), jnp.asarray(-0.0)]
+    assert [str(v) for v in values] == ["3.0", "1e+20", "0.1", "3", "True", "2", "-0.0"]
+
+
+def test_jit_static_spec_is_checked_and_argnums_accept_numpy_ints():
+    np = pytest.importorskip("numpy")
+    with pytest.raises(ValueError, match="only accepts 1 positional arguments"):
+        jax.jit(lambda x: x, static_argnums=3)
+    with pytest.raises(ValueError, match="invalid argnames"):
+        jax.jit(lambda x: x, static_argnames="zz")
+    assert float(jax.grad(lambda x, y: x * y, argnums=np.int64(1))(2.0, 3.0)) == 2.0

@@ -12,7 +12,7 @@ import inspect
 from typing import Any, Callable, Sequence
 
 from . import core, dtypes
-from .api_util import (OutStore, abstractify, as_array, check_jit_args, flatten_fun,
+from .api_util import (OutStore, abstractify, argnums_spec, as_array, check_jit_args, flatten_fun,
                        flatten_fun_nokwargs, normalize_argnums, split_argnums)
 from .checkpoint import checkpoint, checkpoint_policies, remat
 from .custom_derivatives import custom_jvp, custom_vjp
@@ -163,6 +163,7 @@ def value_and_grad(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: boo
                    holomorphic: bool = False, allow_int: bool = False, reduce_axes: Sequence = ()
                    ) -> Callable:
     """A function returning `(fun(*args), gradient)` (`((value, aux), gradient)` with has_aux)."""
+    argnums = argnums_spec(argnums)
     @functools.wraps(fun)
     def value_and_grad_f(*args: Any, **kwargs: Any) -> Any:
         nums = normalize_argnums(argnums, len(args))
@@ -229,6 +230,7 @@ def _reshape_jac(j: Any, lead: tuple, trail: tuple) -> Any:
 def jacfwd(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
            holomorphic: bool = False) -> Callable:
     """Jacobian by forward mode: one JVP per input basis vector, vmapped."""
+    argnums = argnums_spec(argnums)
     def jacfun(*args: Any, **kwargs: Any) -> Any:
         nums = normalize_argnums(argnums, len(args))
         f_partial, dyn = split_argnums(fun, args, nums, kwargs)
@@ -259,6 +261,7 @@ def jacfwd(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = Fals
 def jacrev(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
            holomorphic: bool = False, allow_int: bool = False) -> Callable:
     """Jacobian by reverse mode: one VJP per output basis vector, vmapped."""
+    argnums = argnums_spec(argnums)
     def jacfun(*args: Any, **kwargs: Any) -> Any:
         nums = normalize_argnums(argnums, len(args))
         f_partial, dyn = split_argnums(fun, args, nums, kwargs)
@@ -557,9 +560,28 @@ def jit(fun: Callable | None = None, *, static_argnums: int | Sequence[int] | No
         (static_argnums,) if isinstance(static_argnums, int) else tuple(static_argnums))
     names = () if static_argnames is None else (
         (static_argnames,) if isinstance(static_argnames, str) else tuple(static_argnames))
+    _check_static_spec(fun, nums, names)
     nums = tuple(sorted(set(nums) | set(_names_to_nums(fun, names))))
     names = tuple(sorted(set(names) | set(_nums_to_names(fun, nums))))
     return _Jitted(fun, nums, names)
+
+
+def _check_static_spec(fun: Callable, nums: tuple, names: tuple) -> None:
+    """JAX's errors for static_argnums/static_argnames the signature cannot have."""
+    try:
+        params = list(inspect.signature(fun).parameters.values())
+    except (TypeError, ValueError):
+        return
+    if any(p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) for p in params):
+        return
+    n_pos = sum(p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for p in params)
+    if any(not -n_pos <= i < n_pos for i in nums):
+        raise ValueError(f"Jitted function has static_argnums={nums}, but only accepts {n_pos} "
+                         "positional arguments.")
+    bad = set(names) - {p.name for p in params if p.kind != p.POSITIONAL_ONLY}
+    if bad:
+        raise ValueError(f"Jitted function has invalid argnames {bad} in static_argnames. "
+                         "Function does not take these args.")
 
 
 def disable_jit(disable: bool = True) -> contextlib.AbstractContextManager:

@@ -3,6 +3,7 @@ functions, argnums selection, abstract values of example arguments."""
 from __future__ import annotations
 
 import inspect
+import operator
 from typing import Any, Callable, Sequence
 
 from . import core, dtypes
@@ -32,6 +33,13 @@ def flatten_fun_nokwargs(fun: Callable, in_tree: PyTreeDef, store: OutStore) -> 
         out_leaves, store.tree = tree_flatten(fun(*tree_unflatten(in_tree, list(leaves))))
         return out_leaves
     return flat_fun
+
+
+def argnums_spec(argnums: Any) -> int | tuple[int, ...]:
+    """A user's argnums as an int or a tuple of ints (numpy integers accepted, as in JAX)."""
+    if hasattr(argnums, "__index__") and not isinstance(argnums, (tuple, list)):
+        return operator.index(argnums)
+    return tuple(operator.index(a) if hasattr(a, "__index__") else a for a in argnums)
 
 
 def normalize_argnums(argnums: int | Sequence[int], nargs: int, name: str = "argnums") -> tuple[int, ...]:

@@ -26,7 +26,23 @@ def array_repr(x: Any) -> str:
 
 
 def array_str(x: Any) -> str:
+    if x.ndim == 0:
+        return _scalar_str(x)
     return _format(x, " ", "")
+
+
+def _scalar_str(x: Any) -> str:
+    """`str` of a 0-d array is its scalar's: '3.0', '0.1', '1e+20' (bfloat16 drops '.0')."""
+    v = x.item()
+    if x.dtype.kind != "f" or not math.isfinite(v):
+        return str(v)
+    bits = x.dtype.itemsize * 8 if x.dtype.name != "bfloat16" else 0
+    for p in range(1, 18):  # the shortest digits that round-trip at this precision
+        digits = f"{v:.{p}g}"
+        if bits >= 64 or _roundtrips(float(digits), v, bits):
+            break
+    text = repr(float(digits))
+    return text[:-2] if bits == 0 and text.endswith(".0") else text
 
 
 def _format(x: Any, sep: str, prefix: str) -> str:
