@@ -70,3 +70,12 @@ def test_jit_static_spec_is_checked_and_argnums_accept_numpy_ints():
     with pytest.raises(ValueError, match="invalid argnames"):
         jax.jit(lambda x: x, static_argnames="zz")
     assert float(jax.grad(lambda x, y: x * y, argnums=np.int64(1))(2.0, 3.0)) == 2.0
+
+
+def test_vjp_pullback_is_a_pytree_that_crosses_jit():
+    _, f = jax.vjp(jnp.sin, 1.0)
+    assert len(jax.tree_util.tree_leaves(f)) >= 1  # the residuals are its leaves
+    inside = jax.jit(lambda x: jax.vjp(jnp.sin, x)[1])(1.0)
+    passed = jax.jit(lambda g, c: g(c))(f, 1.0)
+    for got in (f(1.0), inside(1.0), passed):
+        assert abs(float(got[0]) - 0.5403023) < 1e-6

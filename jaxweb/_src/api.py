@@ -22,7 +22,7 @@ from .interpreters.rules import Zero, instantiate_zeros, tangent_dtype
 from .jaxpr import ClosedJaxpr, convert_constvars_jaxpr, eval_jaxpr, trace_to_closed_jaxpr
 from .lax.ad_util import stop_gradient
 from .pjit import jit_call
-from .tree_util import broadcast_prefix, tree_flatten, tree_map, tree_unflatten
+from .tree_util import Partial, broadcast_prefix, tree_flatten, tree_map, tree_unflatten
 
 __all__ = ["jvp", "linearize", "vjp", "grad", "value_and_grad", "jacfwd", "jacrev", "jacobian",
            "hessian", "vmap", "stop_gradient", "make_jaxpr", "eval_shape", "ShapeDtypeStruct", "jit",
@@ -108,27 +108,31 @@ def vjp(fun: Callable, *primals: Any, has_aux: bool = False) -> tuple:
     p_flat, p_tree = tree_flatten(primals)
     store, aux_store = OutStore(), OutStore()
     flat_fun = flatten_fun_nokwargs(_split_aux(fun, has_aux, aux_store), p_tree, store)
-    outs, flat_vjp = ad.vjp_flat(flat_fun, [as_array(p) for p in p_flat])
+    outs, jaxpr, consts = ad.linearize_flat(flat_fun, [as_array(p) for p in p_flat])
     out_tree = store.tree
     out_avals = [core.get_aval(o) for o in outs]
-
-    def f_vjp(ct: Any) -> tuple:
-        ct_flat, ct_tree = tree_flatten(ct)
-        if ct_tree != out_tree:
-            raise TypeError(f"Tree structure of cotangent input {ct_tree}, does not match structure "
-                            f"of primal output {out_tree}.")
-        for c, a in zip(ct_flat, out_avals):
-            ca = abstractify(c)
-            if ca.shape != a.shape or ca.dtype != tangent_dtype(a.dtype) and not ca.weak_type:
-                raise ValueError(
-                    "unexpected JAX type (e.g. shape/dtype) for argument to VJP function: got "
-                    f"{ca.str_short(False)}, but expected {a.update(dtype=tangent_dtype(a.dtype)).str_short(False)} "
-                    "because the corresponding output of the differentiated function had JAX type "
-                    f"{a.str_short(False)}")
-        return tuple(tree_unflatten(p_tree, flat_vjp(*[_ct_as(c, a) for c, a in zip(ct_flat, out_avals)])))
-
+    # a pytree (tree_util.Partial) whose leaves are the residuals, as in JAX, so the
+    # pullback can be returned from or passed into jit
+    f_vjp = Partial(functools.partial(_apply_vjp, jaxpr, p_tree, out_tree, tuple(out_avals)), list(consts))
     res = (tree_unflatten(out_tree, outs), f_vjp)
     return (*res, _lower_aux(aux_store)) if has_aux else res
+
+
+def _apply_vjp(jaxpr: Any, p_tree: Any, out_tree: Any, out_avals: tuple, consts: list, ct: Any) -> tuple:
+    ct_flat, ct_tree = tree_flatten(ct)
+    if ct_tree != out_tree:
+        raise TypeError(f"Tree structure of cotangent input {ct_tree}, does not match structure "
+                        f"of primal output {out_tree}.")
+    for c, a in zip(ct_flat, out_avals):
+        ca = abstractify(c)
+        if ca.shape != a.shape or ca.dtype != tangent_dtype(a.dtype) and not ca.weak_type:
+            raise ValueError(
+                "unexpected JAX type (e.g. shape/dtype) for argument to VJP function: got "
+                f"{ca.str_short(False)}, but expected {a.update(dtype=tangent_dtype(a.dtype)).str_short(False)} "
+                "because the corresponding output of the differentiated function had JAX type "
+                f"{a.str_short(False)}")
+    cts = [_ct_as(c, a) for c, a in zip(ct_flat, out_avals)]
+    return tuple(tree_unflatten(p_tree, ad.pullback(jaxpr, consts, *cts)))
 
 
 def _ct_as(ct: Any, aval: core.ShapedArray) -> Any:

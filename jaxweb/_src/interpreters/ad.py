@@ -8,6 +8,8 @@ that jaxpr with `backward_pass`, which runs `rules.primitive_transposes` in reve
 """
 from __future__ import annotations
 
+import functools
+
 from typing import Any, Callable, Sequence
 
 from .. import core
@@ -150,14 +152,14 @@ def vjp_flat(fun: Callable[..., Sequence[Any]], primals: Sequence[Any]
              ) -> tuple[list, Callable[..., list]]:
     """Primal outputs and the pullback (output cotangents -> input cotangents)."""
     primals_out, jaxpr, consts = linearize_flat(fun, primals)
+    return primals_out, functools.partial(pullback, jaxpr, consts)
+
+
+def pullback(jaxpr: Jaxpr, consts: Sequence[Any], *cts: Any) -> list:
+    """Input cotangents of the linear map `jaxpr` (with `consts`) at output cotangents `cts`."""
     in_avals = [v.aval for v in jaxpr.invars]
-
-    def f_vjp(*cts: Any) -> list:
-        undefined = [UndefinedPrimal(a) for a in in_avals]
-        out = backward_pass(jaxpr, consts, undefined, cts)
-        return [instantiate_zeros(Zero(a)) if isinstance(c, Zero) else c for c, a in zip(out, in_avals)]
-
-    return primals_out, f_vjp
+    out = backward_pass(jaxpr, consts, [UndefinedPrimal(a) for a in in_avals], cts)
+    return [instantiate_zeros(Zero(a)) if isinstance(c, Zero) else c for c, a in zip(out, in_avals)]
 
 
 def add_cotangents(a: Any, b: Any) -> Any:
