@@ -79,3 +79,17 @@ def test_vjp_pullback_is_a_pytree_that_crosses_jit():
     passed = jax.jit(lambda g, c: g(c))(f, 1.0)
     for got in (f(1.0), inside(1.0), passed):
         assert abs(float(got[0]) - 0.5403023) < 1e-6
+
+
+def test_jacfwd_traces_the_function_once_for_all_input_leaves():
+    calls = []
+
+    def f(p):
+        calls.append(1)
+        return jnp.sin(p["a"]) * p["b"].sum() + p["c"][0]
+
+    p = {"a": jnp.arange(3.0), "b": jnp.ones(2), "c": jnp.asarray([2.0, 3.0])}
+    jf, jr = jax.jacfwd(f)(p), jax.jacrev(f)(p)
+    assert len(calls) <= 3  # primal + one vmapped JVP (was one per leaf); jacrev: one
+    for k in p:
+        assert jf[k].shape == jr[k].shape and float(jnp.abs(jf[k] - jr[k]).max()) < 1e-6
