@@ -82,13 +82,19 @@ def _lower_aux(aux_store: OutStore) -> Any:
     return tree_map(ad.lower_finished, aux_store.tree)
 
 
-def linearize(fun: Callable, *primals: Any, has_aux: bool = False) -> tuple:
-    """`(fun(*primals), f_jvp)` where `f_jvp(*tangents)` evaluates the linearization."""
+def _linearize_tree(fun: Callable, primals: tuple, has_aux: bool) -> tuple:
+    """linearize_flat over pytrees: the flat primals and their treedef, the flat outputs
+    and theirs, the linear jaxpr with its consts, and the store holding `aux`."""
     p_flat, p_tree = tree_flatten(primals)
     store, aux_store = OutStore(), OutStore()
     flat_fun = flatten_fun_nokwargs(_split_aux(fun, has_aux, aux_store), p_tree, store)
     outs, jaxpr, consts = ad.linearize_flat(flat_fun, [as_array(p) for p in p_flat])
-    out_tree = store.tree
+    return p_flat, p_tree, outs, store.tree, jaxpr, consts, aux_store
+
+
+def linearize(fun: Callable, *primals: Any, has_aux: bool = False) -> tuple:
+    """`(fun(*primals), f_jvp)` where `f_jvp(*tangents)` evaluates the linearization."""
+    p_flat, p_tree, outs, out_tree, jaxpr, consts, aux_store = _linearize_tree(fun, primals, has_aux)
 
     def f_jvp(*tangents: Any) -> Any:
         t_flat, t_tree = tree_flatten(tangents)
@@ -105,11 +111,7 @@ def linearize(fun: Callable, *primals: Any, has_aux: bool = False) -> tuple:
 # ---------------------------------------------------------------- reverse mode
 def vjp(fun: Callable, *primals: Any, has_aux: bool = False) -> tuple:
     """`(fun(*primals), f_vjp)` where `f_vjp(ct)` returns one cotangent per primal."""
-    p_flat, p_tree = tree_flatten(primals)
-    store, aux_store = OutStore(), OutStore()
-    flat_fun = flatten_fun_nokwargs(_split_aux(fun, has_aux, aux_store), p_tree, store)
-    outs, jaxpr, consts = ad.linearize_flat(flat_fun, [as_array(p) for p in p_flat])
-    out_tree = store.tree
+    _, p_tree, outs, out_tree, jaxpr, consts, aux_store = _linearize_tree(fun, primals, has_aux)
     out_avals = [core.get_aval(o) for o in outs]
     # a pytree (tree_util.Partial) whose leaves are the residuals, as in JAX, so the
     # pullback can be returned from or passed into jit

@@ -95,13 +95,7 @@ def _signature(prim: core.Primitive, args: tuple, params: dict) -> tuple | None:
 def _build_and_cache(key: tuple, sym: Sym, aval: core.ShapedArray, device: Device,
                      prim: core.Primitive, args: tuple) -> Array:
     _check_lowered(sym, aval, prim)
-    nested: list[Sym] = []
-
-    def realize_inner(s: Sym) -> BufSym:
-        nested.append(s)
-        return BufSym(realize(s, device, prim.name), ShapeTracker.from_shape(s.shape), s.dtype)
-
-    kernel, inputs = build_kernel(sym, realize_inner, prim.name)
+    kernel, inputs, nested = _kernel_of(sym, device, prim.name)
     arg_of_slot = [next((i for i, a in enumerate(args) if isinstance(a, Array) and a._buf is b), None)
                    for b in inputs]
     if not nested and None not in arg_of_slot:  # one kernel reading only the arguments
@@ -112,10 +106,29 @@ def _build_and_cache(key: tuple, sym: Sym, aval: core.ShapedArray, device: Devic
 
 
 def _launch(kernel: Kernel, aval: core.ShapedArray, device: Device, inputs: list) -> Array:
-    out = Buffer(device, kernel.size, aval.dtype)
+    out = _run(kernel, device, inputs)
+    return Array(aval, device, buf=out, st=ShapeTracker.from_shape(aval.shape))
+
+
+def _kernel_of(sym: Sym, device: Device, name: str) -> tuple[Kernel, list, int]:
+    """The kernel computing `sym`, its input buffers by slot, and how many inner kernels
+    (reductions it reads through a view) had to be realized first."""
+    nested = 0
+
+    def realize_inner(s: Sym) -> BufSym:
+        nonlocal nested
+        nested += 1
+        return BufSym(realize(s, device, name), ShapeTracker.from_shape(s.shape), s.dtype)
+
+    kernel, inputs = build_kernel(sym, realize_inner, name)
+    return kernel, inputs, nested
+
+
+def _run(kernel: Kernel, device: Device, inputs: list) -> Buffer:
+    out = Buffer(device, kernel.size, kernel.out_dtype)
     if kernel.size:
         device.backend.run(kernel, out.handle, [b.handle for b in inputs])
-    return Array(aval, device, buf=out, st=ShapeTracker.from_shape(aval.shape))
+    return out
 
 
 def _check_lowered(sym: Sym, aval: core.ShapedArray, prim: Any) -> None:
@@ -137,14 +150,8 @@ def materialize(sym: Sym, aval: core.ShapedArray, device: Device, prim: Any = No
 
 def realize(sym: Sym, device: Device, name: str = "kernel") -> Buffer:
     """Compute `sym` into a new contiguous buffer (plus any reductions it needs first)."""
-    def realize_inner(s: Sym) -> BufSym:
-        return BufSym(realize(s, device, name), ShapeTracker.from_shape(s.shape), s.dtype)
-
-    kernel, inputs = build_kernel(sym, realize_inner, name)
-    out = Buffer(device, kernel.size, sym.dtype)
-    if kernel.size:
-        device.backend.run(kernel, out.handle, [b.handle for b in inputs])
-    return out
+    kernel, inputs, _ = _kernel_of(sym, device, name)
+    return _run(kernel, device, inputs)
 
 
 def contiguous_buffer(x: Array) -> Buffer:
