@@ -2,7 +2,7 @@
 rounded to the tested dtype), in ulp, on dense samples of normal ranges.
 
 The limits below are the documented accuracy of mathlib (f64 path, used for
-float64 and for float32 ops without a fast path) and mathlib32 (float32 fast
+float64 and for float32 ops without a fast path) and mathlib.fast32 (float32 fast
 paths: exp, expm1, log, tanh, logistic). Also checks special values.
 """
 from __future__ import annotations

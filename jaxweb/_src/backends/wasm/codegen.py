@@ -14,7 +14,8 @@ from __future__ import annotations
 from ...compiler import expr as E
 from ...compiler.kernel import Kernel, identity
 from .assembler import Func, Module
-from . import mathlib, numerics as N, vectorize as S
+from ...compiler import mathlib
+from . import numerics as N, vectorize as S
 from .scalar import Emitter
 from .types import STORE, vt
 

@@ -20,10 +20,10 @@ from __future__ import annotations
 import math
 
 from ... import dtypes
-from ...compiler import expr as E
+from .. import expr as E
 from . import constants as K
 from .chebyshev import cheb_eval, fits
-from .mathlib32 import FAST32
+from .fast32 import FAST32
 
 F = dtypes.float64
 I64 = dtypes.int64

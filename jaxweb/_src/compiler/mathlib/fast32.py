@@ -17,7 +17,7 @@ import math
 import struct
 
 from ... import dtypes
-from ...compiler import expr as E
+from .. import expr as E
 from . import constants as K
 
 F32 = dtypes.float32

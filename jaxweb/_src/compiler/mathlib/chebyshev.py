@@ -12,7 +12,7 @@ import functools
 import math
 
 from ... import dtypes
-from ...compiler import expr as E
+from .. import expr as E
 
 F = dtypes.float64
 
