@@ -1,8 +1,9 @@
-"""The wasm device's dedicated matmul and conv paths (backends/wasm/{matmul,conv}.py)
-against numpy (float64) or the reference device, on shapes that reach every branch:
-packed and in-place B, N not a multiple of 8, transposed and sliced views, batched and
-broadcast batches, SAME/VALID/explicit padding, odd widths, non-square kernels,
-strides and dilation (im2col). Each case also asserts which path ran."""
+"""The wasm device's GEMM and direct-conv routines (backends/wasm/{matmul,conv}.py, staged
+by compiler/{gemm,conv}.py) against numpy (float64) or the reference device, on shapes
+that reach every branch: packed and in-place B, N not a multiple of 8, transposed and
+sliced views, batched and broadcast batches, SAME/VALID/explicit padding, odd widths,
+non-square kernels, strides and dilation (im2col), fused producers (a constant, an
+activation) and epilogues (bias, relu). Each case also asserts which routine ran."""
 import contextlib
 
 import numpy as np
@@ -76,7 +77,7 @@ def test_stride1_conv_runs_as_gemm(xs, ws, pad):
     with modes_run() as seen:
         y = lax.conv_general_dilated(jnp.asarray(x), jnp.asarray(w), (1, 1), pad)
         close(y, ref_conv(x, w, pad), ws[1] * ws[2] * ws[3])
-    assert "conv_gemm" in seen or "conv" in seen, seen
+    assert "conv_f32" in seen, seen
 
 
 @pytest.mark.parametrize("sa,sb", MATMULS)
@@ -84,7 +85,7 @@ def test_matmul_path(sa, sb):
     a, b = randn(sa), randn(sb)
     with modes_run() as seen:
         close(jnp.asarray(a) @ jnp.asarray(b), a.astype(np.float64) @ b, sa[-1])
-    assert "matmul" in seen, seen
+    assert "gemm_f32" in seen, seen
 
 
 def test_matmul_of_transposed_and_sliced_views():
@@ -95,7 +96,7 @@ def test_matmul_of_transposed_and_sliced_views():
         close(jnp.asarray(a).T @ jnp.asarray(b), a.T.astype(np.float64) @ b, 200)
         close(jnp.asarray(c)[3:30] @ jnp.asarray(d)[:, 16:48], c[3:30].astype(np.float64) @ d[:, 16:48], 24)
         close(jnp.swapaxes(jnp.asarray(e), 1, 2) @ jnp.asarray(f), np.swapaxes(e, 1, 2).astype(np.float64) @ f, 24)
-    assert seen.count("matmul") == 3, seen
+    assert seen.count("gemm_f32") == 3, seen
 
 
 @pytest.mark.parametrize("xs,ws,st,pad,dil", STRIDED_CONVS)
@@ -106,4 +107,17 @@ def test_strided_and_dilated_conv_via_im2col(xs, ws, st, pad, dil):
     with modes_run() as seen:
         got = lax.conv_general_dilated(jnp.asarray(x), jnp.asarray(w), st, pad, rhs_dilation=dil)
         close(got, want.astype(np.float64), ws[1] * ws[2] * ws[3])
-    assert "conv_gemm" in seen, seen
+    assert "gemm_f32" in seen and "conv_f32" not in seen, seen
+
+
+def test_fused_producers_and_epilogues_reach_the_routines():
+    a, b, bias = randn((70, 50)), randn((50, 44)), randn((44,))
+    x, w = randn((1, 6, 14, 14)), randn((8, 6, 3, 3))
+    with modes_run() as seen:
+        f = jax.jit(lambda a, b, c: jnp.maximum(jnp.tanh(a) @ b + c, 0))
+        close(f(jnp.asarray(a), jnp.asarray(b), jnp.asarray(bias)),
+              np.maximum(np.tanh(a.astype(np.float64)) @ b + bias, 0), 50)
+        close(jnp.ones((40, 50)) @ jnp.asarray(b), np.ones((40, 50)) @ b.astype(np.float64), 50)
+        g = jax.jit(lambda x, w: jnp.maximum(lax.conv_general_dilated(jnp.maximum(x, 0), w, (1, 1), "SAME"), 0))
+        close(g(jnp.asarray(x), jnp.asarray(w)), np.maximum(ref_conv(np.maximum(x, 0), w, "SAME"), 0), 54)
+    assert seen.count("gemm_f32") == 2 and seen.count("conv_f32") == 1, seen

@@ -21,7 +21,9 @@ from .interpreters.batching import vmap_flat
 from .interpreters.rules import Zero, instantiate_zeros, tangent_dtype
 from .jaxpr import ClosedJaxpr, convert_constvars_jaxpr, eval_jaxpr, trace_to_closed_jaxpr
 from .lax.ad_util import stop_gradient
+from .executable import device_for
 from .pjit import jit_call
+from .stages import Lowered
 from .tree_util import Partial, broadcast_prefix, tree_flatten, tree_map, tree_unflatten
 
 __all__ = ["jvp", "linearize", "vjp", "grad", "value_and_grad", "jacfwd", "jacrev", "jacobian",
@@ -540,6 +542,15 @@ class _Jitted:
             closed, flat = ClosedJaxpr(jaxpr, []), [*consts, *flat]
         outs = jit_call(closed, flat, getattr(self._fun, "__name__", "fun"))
         return tree_unflatten(out_tree, [as_array(o) for o in outs])
+
+    def lower(self, *args: Any, **kwargs: Any) -> Lowered:
+        """The jaxpr these arguments trace to, ready to `.compile()` for their device."""
+        closed, out_tree, flat = self._jaxpr(args, kwargs)
+        if any(isinstance(c, core.Tracer) for c in closed.consts):
+            raise TypeError("jit(f).lower(...) of a function closing over traced values")
+        in_tree = tree_flatten(_static_split(self._fun, args, kwargs, self._static_argnums,
+                                             self._static_argnames)[1:3])[1]
+        return Lowered(closed, in_tree, out_tree, device_for(flat), getattr(self._fun, "__name__", "fun"))
 
     def eval_shape(self, *args: Any, **kwargs: Any) -> Any:
         closed, out_tree, _ = self._jaxpr(args, kwargs)

@@ -1,32 +1,73 @@
 """`jaxweb.Array`: a concrete array on a device.
 
-An Array is an abstract value plus either a device buffer read through a
-ShapeTracker (so views share their base's buffer) or a scalar constant broadcast
-to its shape (`zeros`, `full` and Python scalars cost no memory until needed).
-Operators and methods are installed by the numpy layer (`array_methods`), on
-Array and on Tracer alike. The buffer is freed when the last Array using it dies.
+An Array is an abstract value plus a node of the lazy graph (`compiler.graph`):
+a device buffer read through a ShapeTracker (so views share their base's buffer),
+a scalar constant broadcast to its shape (`zeros`, `full` and Python scalars cost
+no memory until needed), or a pending computation queued on its device
+(`execution`), computed at the next flush. Operators and methods are installed by
+the numpy layer (`array_methods`), on Array and on Tracer alike. The buffer is
+freed when the last Array (or queued computation) using it dies.
 """
 from __future__ import annotations
 
 import operator
 from typing import Any
 
-from . import core, hostdata
-from .compiler.lazy import BufSym, ConstSym, Sym
+from . import core, execution, hostdata
+from .compiler import graph
+from .compiler.graph import Node
 from .compiler.shapetracker import ShapeTracker
 
 
 class Array:
     """A JAX-style array. Immutable; use `.at[...]` for functional updates."""
 
-    __slots__ = ("aval", "_buf", "_st", "_const", "_device", "__weakref__")
+    __slots__ = ("aval", "_node", "_device", "__weakref__")
     __array_priority__ = 100
 
-    def __init__(self, aval: core.ShapedArray, device: Any, buf: Any = None,
-                 st: ShapeTracker | None = None, const: Any = None):
-        self.aval, self._device, self._buf, self._const = aval, device, buf, const
-        self._st = st if st is not None else ShapeTracker.from_shape(aval.shape)
-        assert (buf is None) != (const is None) or aval.size == 0 or buf is not None
+    def __init__(self, aval: core.ShapedArray, device: Any, node: Node):
+        self.aval, self._device, self._node = aval, device, node
+        if not graph.is_realized(node):
+            execution.enqueue(device, self)
+
+    @staticmethod
+    def from_buffer(aval: core.ShapedArray, buf: Any, st: ShapeTracker | None = None) -> "Array":
+        """An Array reading device buffer `buf` through `st` (contiguous if None)."""
+        st = st if st is not None else ShapeTracker.from_shape((buf.size,)).reshape(aval.shape)
+        return Array(aval, buf.device, graph.view(graph.buffer(buf), st))
+
+    @staticmethod
+    def constant(aval: core.ShapedArray, device: Any, value: Any) -> "Array":
+        return Array(aval, device, graph.const(value, aval.dtype, aval.shape))
+
+    # -------------------------------------------------------------- representation
+    def realized_node(self) -> Node:
+        """The node of this array's value in memory (or a constant), computing it if pending."""
+        if not graph.is_realized(self._node):
+            execution.flush(self._device)
+        return self._node
+
+    def is_const(self) -> bool:
+        return self._node.op == "const"
+
+    @property
+    def _const(self) -> Any:
+        return self._node.arg if self._node.op == "const" else None
+
+    @property
+    def _buf(self) -> Any:
+        """The device Buffer holding the value (None for constants), computed if pending."""
+        n = self.realized_node()
+        if n.op == "buffer":
+            return n.arg
+        return n.src[0].arg if n.op == "view" else None
+
+    @property
+    def _st(self) -> ShapeTracker:
+        n = self.realized_node()
+        if n.op == "view":
+            return n.arg
+        return ShapeTracker.from_shape(n.shape)
 
     # -------------------------------------------------------------- metadata
     shape = property(lambda self: self.aval.shape)
@@ -51,22 +92,27 @@ class Array:
     def is_fully_addressable(self) -> bool:
         return True
 
-    def sym(self) -> Sym:
-        if self._buf is None:
-            return ConstSym(0 if self._const is None else self._const, self.dtype, self.shape)
-        return BufSym(self._buf, self._st, self.dtype)
-
     # -------------------------------------------------------------- to host
     def block_until_ready(self) -> "Array":
+        self.realized_node()
         self._device.backend.synchronize()
         return self
 
     def _host_bytes(self) -> bytes | memoryview:
-        if self._buf is None:
-            v = 0 if self._const is None else self._const
-            return hostdata.pack([v], self.dtype) * self.size
-        from .dispatch import contiguous_buffer  # late: dispatch builds on this module
-        return contiguous_buffer(self).read()
+        if self.is_const():
+            return hostdata.pack([self._const], self.dtype) * self.size
+        return self.contiguous_buffer().read()
+
+    def contiguous_buffer(self) -> Any:
+        """A buffer holding exactly this array's elements in row-major order (a copy if it is
+        a view or a constant; the array then reads the copy)."""
+        n = self.realized_node()
+        if n.op == "view" or n.op == "const":
+            base = n.src[0] if n.op == "view" else None
+            if base is None or not (n.arg.is_contiguous and base.shape[0] == self.size):
+                self._node = execution.evaluate(self._device, [n], materialize=True)[0]
+        n = self._node
+        return n.arg if n.op == "buffer" else n.src[0].arg
 
     def _host_flat(self) -> list:
         return hostdata.unpack(self._host_bytes(), self.dtype, self.size)

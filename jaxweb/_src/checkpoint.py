@@ -18,8 +18,9 @@ from . import core
 from .api_util import OutStore, abstractify, flatten_fun
 from .interpreters import ad, partial_eval as pe, rules as R
 from .interpreters.batching import batch_fun_at_front, bdim_at_front, current_axis_name
-from .jaxpr import Jaxpr, JaxprEqn, Var, convert_constvars_jaxpr, eval_jaxpr, trace_to_closed_jaxpr
+from .jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Var, convert_constvars_jaxpr, eval_jaxpr, trace_to_closed_jaxpr
 from .dispatch import def_lowering
+from .lowering import inline_rules
 from .tree_util import tree_flatten, tree_map, tree_unflatten
 
 __all__ = ["checkpoint", "remat", "checkpoint_policies", "checkpoint_name"]
@@ -122,6 +123,7 @@ def _checkpoint_batch(args, dims, *, jaxpr, **params):
 
 
 core.impl_rules[checkpoint_p] = _checkpoint_impl
+inline_rules[checkpoint_p] = lambda params: ClosedJaxpr(params["jaxpr"], [])
 R.primitive_jvps[checkpoint_p] = _checkpoint_jvp
 R.primitive_transposes[checkpoint_p] = _checkpoint_transpose
 R.primitive_batchers[checkpoint_p] = _checkpoint_batch

@@ -25,6 +25,7 @@ _FLAGS: dict[str, Any] = {
     "jax_numpy_rank_promotion": "allow",
     "jax_debug_nans": False,
     "jax_disable_jit": False,
+    "jax_log_compiles": _env_bool("JAX_LOG_COMPILES"),
 }
 
 

@@ -18,6 +18,7 @@ from . import core
 from .interpreters import rules as R
 from .interpreters.batching import batch_fun_at_front, bdim_at_front
 from .jaxpr import ClosedJaxpr, JaxprEqn, jaxpr_as_fun, trace_to_closed_jaxpr
+from .lowering import inline_rules
 from .tree_util import tree_flatten, tree_unflatten
 
 __all__ = ["custom_jvp", "custom_vjp", "SymbolicZero"]
@@ -61,6 +62,8 @@ class CustomVJPCallPrimitive(core.Primitive):
 
 custom_jvp_call_p = CustomJVPCallPrimitive("custom_jvp_call")
 custom_vjp_call_p = CustomVJPCallPrimitive("custom_vjp_call")
+for _p in (custom_jvp_call_p, custom_vjp_call_p):  # compiled: the function itself
+    inline_rules[_p] = lambda params: params["call_jaxpr"]
 
 
 # ---------------------------------------------------------------- custom_lin (reverse mode of custom_vjp)

@@ -39,12 +39,17 @@ class Buffer:
 
     __slots__ = ("device", "handle", "dtype", "size", "nbytes", "__weakref__")
 
-    def __init__(self, device: Device, size: int, dtype: DType):
+    def __init__(self, device: Device, size: int, dtype: DType, handle: Any = None):
         self.device, self.dtype, self.size = device, dtype, size
         self.nbytes = size * dtype.itemsize
         backend = device.backend
-        self.handle = backend.alloc(self.nbytes)
+        self.handle = backend.alloc(self.nbytes) if handle is None else handle
         weakref.finalize(self, backend.free, self.handle)
+
+    @staticmethod
+    def adopt(device: Device, handle: Any, size: int, dtype: DType) -> "Buffer":
+        """A Buffer owning memory the backend already allocated (a schedule's output)."""
+        return Buffer(device, size, dtype, handle)
 
     def write(self, data: bytes | memoryview) -> None:
         self.device.backend.write(self.handle, data)
@@ -66,6 +71,7 @@ def register_backend(platform: str, factory: Callable[[], Any], priority: int) -
     """Make a platform available; `factory` raises if it cannot start here."""
     _FACTORIES[platform] = (priority, factory)
     _DEVICES.pop(platform, None)
+    _forget_default()
 
 
 def _devices_of(platform: str) -> list[Device] | None:
@@ -96,11 +102,24 @@ def backends() -> list[str]:
     return [p for p in order if _devices_of(p)]
 
 
+_DEFAULT: list[str] = []  # the default platform, once found (cleared when the choice can change)
+
+
+def _forget_default(*_: Any) -> None:
+    _DEFAULT.clear()
+
+
+_config.on_update("jax_platforms", _forget_default)
+
+
 def default_backend() -> str:
+    if _DEFAULT:
+        return _DEFAULT[0]
     names = backends()
     hardware = [p for p in names if not getattr(_DEVICES[p][0].backend, "software", False)]
     if hardware or names:
-        return (hardware or names)[0]
+        _DEFAULT.append((hardware or names)[0])
+        return _DEFAULT[0]
     detail = "; ".join(f"{p}: {e}" for p, e in _ERRORS.items())
     raise RuntimeError(f"Unable to initialize any jaxweb backend ({detail or 'none registered'})")
 

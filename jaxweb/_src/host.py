@@ -132,10 +132,9 @@ async def async_value(x: Any) -> Any:
     from .array import Array  # noqa: PLC0415
     if not isinstance(x, Array):
         raise TypeError(f"async_value expects a jaxweb Array, got {type(x).__name__}")
-    if x._buf is None:  # a constant: nothing on the device
+    if x.is_const():  # a constant: nothing on the device
         return x.tolist()
-    from .dispatch import contiguous_buffer  # noqa: PLC0415
-    data = await async_read(contiguous_buffer(x))
+    data = await async_read(x.contiguous_buffer())
     return hostdata.nest(hostdata.unpack(data, x.dtype, x.size), x.shape)
 
 

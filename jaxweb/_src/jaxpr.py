@@ -113,6 +113,29 @@ def eval_jaxpr(jaxpr: Jaxpr, consts: Sequence[Any], *args: Any) -> list:
     return [read(v) for v in jaxpr.outvars]
 
 
+def typecheck(jaxpr: Jaxpr) -> None:
+    """Check that every variable is defined before use and every equation's outputs have
+    the shapes and dtypes its primitive gives its inputs (a compiler's precondition)."""
+    defined = {id(v) for v in (*jaxpr.constvars, *jaxpr.invars)}
+
+    def check_in(a: Any, eqn: Any) -> ShapedArray:
+        if not isinstance(a, Literal) and id(a) not in defined:
+            raise TypeError(f"jaxpr typecheck: variable {a} used before it is defined in {eqn}")
+        return a.aval
+    for eqn in jaxpr.eqns:
+        avals = [check_in(a, eqn) for a in eqn.invars]
+        if eqn.primitive in core.abstract_eval_rules:
+            out = eqn.primitive.abstract_eval(*avals, **eqn.params)
+            outs = out if eqn.primitive.multiple_results else [out]
+            for v, a in zip(eqn.outvars, outs):
+                if v.aval.shape != a.shape or v.aval.dtype != a.dtype:
+                    raise TypeError(f"jaxpr typecheck: {eqn.primitive.name} gives {a.str_short()} "
+                                    f"where the jaxpr says {v.aval.str_short()}")
+        defined.update(id(v) for v in eqn.outvars)
+    for a in jaxpr.outvars:
+        check_in(a, "the outputs")
+
+
 def jaxpr_as_fun(closed: ClosedJaxpr) -> Callable[..., list]:
     """A flat function (args -> list of outputs) running `closed`."""
     return lambda *args: eval_jaxpr(closed.jaxpr, closed.consts, *args)
@@ -179,7 +202,7 @@ def _is_literalable(val: Any) -> bool:
         return True
     aval = getattr(val, "aval", None)
     return not isinstance(val, core.Tracer) and isinstance(aval, ShapedArray) and aval.ndim == 0 \
-        and getattr(val, "_buf", 1) is None
+        and getattr(val, "is_const", lambda: False)()
 
 
 class JaxprTrace(core.Trace):
@@ -209,11 +232,11 @@ class JaxprTrace(core.Trace):
         """A constant-filled array (zeros, ones, full) staged as a broadcast of a scalar
         literal, as JAX does, instead of being captured as a constant buffer."""
         from .array import Array
-        if not (type(val) is Array and val._buf is None and val._const is not None and val.ndim > 0
+        if not (type(val) is Array and val.is_const() and val.ndim > 0
                 and val.dtype.name != "float0"):
             return None
         from .lax.structural import broadcast_in_dim_p  # late: lax sits above the core
-        scalar = Array(val.aval.update(shape=()), val.device, const=val._const)
+        scalar = Array.constant(val.aval.update(shape=()), val.device, val._const)
         return self.process_primitive(broadcast_in_dim_p, [self.get_or_make_const_tracer(scalar)],
                                       dict(shape=val.shape, broadcast_dimensions=()))
 

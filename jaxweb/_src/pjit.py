@@ -4,8 +4,9 @@ transformations and show in jaxprs as `jit[name=f jaxpr={...}]`.
 Its rules transform the inner jaxpr and bind `jit` again: JVP and vmap retrace the
 jaxpr under the transformation (cached per jaxpr), partial evaluation splits it into
 a known call and a staged unknown call joined by residuals, and transposition runs
-the backward pass over the inner jaxpr. For now the implementation evaluates the
-jaxpr eagerly, equation by equation; fusion will compile it into a schedule.
+the backward pass over the inner jaxpr. Evaluated, it runs the jaxpr compiled for
+the arguments' device (`executable`: one schedule, one submit per call); inside
+another jaxpr being compiled, its equations are inlined and fuse with the caller's.
 """
 from __future__ import annotations
 
@@ -13,9 +14,11 @@ import weakref
 from typing import Any, Callable, Sequence
 
 from . import core
+from .executable import device_for, executable
 from .interpreters import ad, partial_eval as pe, rules as R
+from .lowering import inline_rules
 from .interpreters.batching import batch_fun_at_front, bdim_at_front, current_axis_name
-from .jaxpr import ClosedJaxpr, JaxprEqn, Var, eval_jaxpr, jaxpr_as_fun, trace_to_closed_jaxpr
+from .jaxpr import ClosedJaxpr, JaxprEqn, Var, jaxpr_as_fun, trace_to_closed_jaxpr
 
 jit_p = core.Primitive("jit")
 jit_p.multiple_results = True
@@ -38,7 +41,7 @@ def _jit_abstract(*avals, jaxpr, name):
 
 
 def _jit_impl(*args, jaxpr, name):
-    return eval_jaxpr(jaxpr.jaxpr, jaxpr.consts, *args)
+    return executable(jaxpr, device_for(args), name)(args)
 
 
 def _jit_jvp(primals, tangents, *, jaxpr, name):
@@ -102,6 +105,7 @@ def _jit_transpose(cts, *args, jaxpr, name):
 
 
 core.impl_rules[jit_p] = _jit_impl
+inline_rules[jit_p] = lambda params: params["jaxpr"]
 R.primitive_jvps[jit_p] = _jit_jvp
 R.primitive_batchers[jit_p] = _jit_batch
 R.primitive_transposes[jit_p] = _jit_transpose

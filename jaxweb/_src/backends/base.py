@@ -1,22 +1,35 @@
 """The backend interface every device implements (reference, wasm, webgpu).
 
-Backends see only buffers (opaque handles, sized in bytes) and Kernels; they
-never see primitives. `execute` may queue work: only `read` and `synchronize`
-must wait for it. Compiled programs are cached by kernel key here, once for all.
+Backends see only buffers (opaque handles, sized in bytes), Kernels and Schedules;
+they never see primitives. `capabilities` tells the scheduler what the code
+generator supports. `prepare` compiles a schedule's kernels once (programs are
+cached by kernel key); `submit` runs a prepared schedule in one call: a backend
+may queue the work (only `read` and `synchronize` must wait for it), and may
+perform all of a schedule's allocations first (see `compiler.memory`).
 """
 from __future__ import annotations
 
 from typing import Any
 
-from ..compiler.kernel import Kernel
+from ..compiler.kernel import DEFAULT_CAPS, Alloc, Capabilities, Free, Kernel, Run, Schedule
+
+
+class Prepared:
+    """A schedule with each Run's program compiled: what `submit` executes."""
+
+    __slots__ = ("schedule", "steps")
+
+    def __init__(self, schedule: Schedule, steps: list):
+        self.schedule, self.steps = schedule, steps
 
 
 class Backend:
-    """Subclasses implement the six methods below."""
+    """Subclasses implement alloc/free/write/read/compile/execute."""
 
     platform: str = "?"
     #: True for software GPU adapters etc.: available by name, never the default.
     software: bool = False
+    capabilities: Capabilities = DEFAULT_CAPS
 
     def __init__(self) -> None:
         self._programs: dict[str, Any] = {}
@@ -37,7 +50,7 @@ class Backend:
     def compile(self, kernel: Kernel) -> Any:
         raise NotImplementedError
 
-    def execute(self, program: Any, out: Any, inputs: list[Any]) -> None:
+    def execute(self, program: Any, outs: list[Any], inputs: list[Any]) -> None:
         raise NotImplementedError
 
     def synchronize(self) -> None:
@@ -51,4 +64,36 @@ class Backend:
         return p
 
     def run(self, kernel: Kernel, out: Any, inputs: list[Any]) -> None:
-        self.execute(self.program(kernel), out, inputs)
+        """Run a one-output kernel (tests and tools; programs run through `submit`)."""
+        self.execute(self.program(kernel), [out], inputs)
+
+    def prepare(self, schedule: Schedule) -> Prepared:
+        steps = []
+        for s in schedule.steps:
+            if isinstance(s, Run):
+                steps.append((1, self.program(s.kernel) if s.kernel.size else None, s.outs, s.inputs))
+            elif isinstance(s, Alloc):
+                steps.append((0, s.buf, s.nbytes))
+            else:
+                steps.append((2, s.buf))
+        return Prepared(schedule, steps)
+
+    def submit(self, prepared: Prepared, inputs: list[Any]) -> dict[int, Any]:
+        """Run a prepared schedule on input handles; the handles of its buffers still live."""
+        h: dict[int, Any] = dict(enumerate(inputs))
+        try:
+            for step in prepared.steps:
+                kind = step[0]
+                if kind == 0:
+                    h[step[1]] = self.alloc(step[2])
+                elif kind == 1:
+                    if step[1] is not None:
+                        self.execute(step[1], [h[b] for b in step[2]], [h[b] for b in step[3]])
+                else:
+                    self.free(h.pop(step[1]))
+        except BaseException:
+            for b, handle in h.items():
+                if b >= len(inputs):
+                    self.free(handle)
+            raise
+        return h

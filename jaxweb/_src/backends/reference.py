@@ -2,8 +2,9 @@
 
 Each kernel is evaluated over its flattened index space in chunks: output
 positions along axis 0 and (if it reduces) reduction positions along axis 1, so
-memory stays bounded whatever the kernel's size. It favours obviously-right
-numpy calls over speed. bfloat16 values are held as float32 arrays rounded to
+memory stays bounded whatever the kernel's size; a nested `reduce` expression is
+evaluated over one more trailing axis and reduced along it. It favours
+obviously-right numpy calls over speed. bfloat16 values are held as float32 arrays rounded to
 bfloat16 after every op (numpy has no bfloat16) and stored as their 16-bit
 patterns. Available wherever numpy imports.
 """
@@ -47,26 +48,28 @@ class ReferenceBackend(Backend):
     def compile(self, kernel: Kernel) -> Kernel:
         return kernel  # interpreted
 
-    def execute(self, kernel: Kernel, out: np.ndarray, inputs: list) -> None:
+    def execute(self, kernel: Kernel, outs: list, inputs: list) -> None:
         n = kernel.size
         if n == 0:
             return
         ins = [_typed(buf, dt) for buf, dt in zip(inputs, kernel.in_dtypes)]
-        dst = out[: n * kernel.out_dtype.itemsize].view(np_dtype(kernel.out_dtype))
+        dsts = [out[: n * dt.itemsize].view(np_dtype(dt)) for out, dt in zip(outs, kernel.out_dtypes)]
         rsize = prod(kernel.reduce_shape) if kernel.reduce_op else 1
-        step = max(1, CHUNK // max(rsize, 1))
+        step = max(1, CHUNK // max(rsize * _nested_extent(kernel), 1))
         with np.errstate(all="ignore"):
             for s in range(0, n, step):
                 e = min(n, s + step)
-                val = np.asarray(self._chunk(kernel, ins, s, e, rsize))
-                val = val.reshape(-1) if val.ndim == 2 else val
-                dst[s:e] = ops.to_storage(np.broadcast_to(val, (e - s,)), kernel.out_dtype)
+                for dst, val, dt in zip(dsts, self._chunk(kernel, ins, s, e, rsize), kernel.out_dtypes):
+                    val = np.asarray(val)
+                    val = val.reshape(-1) if val.ndim == 2 else val
+                    dst[s:e] = ops.to_storage(np.broadcast_to(val, (e - s,)), dt)
 
-    def _chunk(self, k: Kernel, ins: list, s: int, e: int, rsize: int) -> np.ndarray:
+    def _chunk(self, k: Kernel, ins: list, s: int, e: int, rsize: int) -> list:
         flat = np.arange(s, e, dtype=np.int64)
         env = _index_env(k.shape, flat, "g", (slice(None), None) if k.reduce_op else (slice(None),))
         if not k.reduce_op:
-            return _Eval(env, ins).run(k.body)
+            ev = _Eval(env, ins)
+            return [ev.run(o) for o in k.outs]
         acc = None
         rstep = max(1, CHUNK // max(e - s, 1))
         for rs in range(0, rsize, rstep):  # reduce in slabs if the reduction is huge
@@ -76,15 +79,29 @@ class ReferenceBackend(Backend):
             body = np.broadcast_to(_Eval(renv, ins).run(k.body), (e - s, rflat.size))
             part = ops.reduce(k.reduce_op, body, k.body.dtype)
             acc = part if acc is None else ops.combine(k.reduce_op, acc, part, k.body.dtype)
-        if k.epilogue is None:
-            return acc
         env["acc"] = acc
-        return _Eval(env, ins).run(k.epilogue)
+        ev = _Eval(env, ins)
+        return [ev.run(o) for o in k.outs]
 
 
 def _typed(buf: np.ndarray, dt: dtypes.DType) -> np.ndarray:
     arr = buf[: (buf.size // max(dt.itemsize, 1)) * dt.itemsize].view(np_dtype(dt))
     return ops.from_storage(arr, dt)
+
+
+def _nested_extent(k: Kernel) -> int:
+    """The most elements one output position's nested reductions hold at once."""
+    def extent(e: E.Expr, memo: dict) -> int:
+        if id(e) in memo:
+            return memo[id(e)]
+        inner = max((extent(s, memo) for s in e.src), default=1)
+        if e.op == "reduce":
+            inner *= prod(n for _, n in e.arg[1])
+        memo[id(e)] = inner
+        return inner
+    memo: dict = {}
+    roots = list(k.outs) + ([k.body] if k.reduce_op else [])
+    return max(extent(r, memo) for r in roots)
 
 
 def _index_env(shape, flat: np.ndarray, prefix: str, where: tuple) -> dict:
@@ -104,9 +121,35 @@ class _Eval:
 
     def run(self, root: E.Expr) -> np.ndarray:
         memo: dict[int, Any] = {}
-        for n in E.walk(root):
-            memo[id(n)] = self.node(n, [memo[id(s)] for s in n.src])
+        stack = [(root, False)]
+        while stack:  # post-order; a reduction's body is evaluated in its own environment
+            n, done = stack.pop()
+            if id(n) in memo:
+                continue
+            if n.op == "reduce":
+                memo[id(n)] = self.reduce(n)
+            elif done:
+                memo[id(n)] = self.node(n, [memo[id(s)] for s in n.src])
+            else:
+                stack.append((n, True))
+                stack.extend((s, False) for s in n.src if id(s) not in memo)
         return memo[id(root)]
+
+    def reduce(self, n: E.Expr) -> np.ndarray:
+        """A nested reduction: its body over one more trailing axis, reduced along it."""
+        op, ranges = n.arg
+        env = {k: np.asarray(v)[..., None] for k, v in self.env.items()}
+        rank = max((a.ndim for a in env.values()), default=1)
+        total = prod(extent for _, extent in ranges)
+        flat = np.arange(total, dtype=np.int64)
+        for name, extent in reversed(ranges):
+            env[name] = (flat % extent).reshape((1,) * (rank - 1) + (total,))
+            flat = flat // max(extent, 1)
+        body = np.asarray(_Eval(env, self.ins).run(n.src[0]))
+        full = np.broadcast_shapes(body.shape, *[a.shape for a in env.values()])
+        body = np.broadcast_to(body, full)
+        red = ops.reduce(op, body.reshape(-1, full[-1]), n.dtype)
+        return red.reshape(full[:-1])
 
     def node(self, n: E.Expr, xs: list) -> Any:
         op = n.op

@@ -2,10 +2,12 @@
 
 An `Expr` is a node of the kernel IR: constants, loop indices, loads from input
 buffers (through index and validity expressions that views produce), ALU ops, casts,
-selects and the accumulator of a reduction. Identical expressions are the same
-object, so common subexpressions are shared for free, and a kernel's rendered text
-is a cache key. Integer expressions carry value bounds, which drive the index
-simplifications that keep view arithmetic cheap.
+selects, reductions over their own loop indices (`reduce`) and the accumulator of a
+kernel's top-level reduction. Identical expressions are the same object, so common
+subexpressions are shared for free, and a kernel's text (`key_of`, linear in the
+number of distinct nodes: shared nodes are numbered, never re-rendered) is a cache
+key. Integer expressions carry value bounds, which drive the index simplifications
+that keep view arithmetic cheap.
 """
 from __future__ import annotations
 
@@ -34,7 +36,7 @@ class Expr:
         return self.render()
 
     def render(self) -> str:
-        return _render(self, {})
+        return render([self])
 
     # Operator sugar for index arithmetic in views and lowering rules.
     def __add__(self, o): return binary("add", self, _lift(o, self.dtype))
@@ -123,9 +125,55 @@ def load(slot: int, dtype: DType, index: Expr, valid: Expr | None = None) -> Exp
     return _mk("load", dtype, src, slot)
 
 
-def acc(dtype: DType) -> Expr:
-    """The accumulated value of the kernel's reduction (used in its epilogue)."""
-    return _mk("acc", dtype)
+def acc(dtype: DType, name: str | None = None) -> Expr:
+    """The accumulated value of the kernel's reduction (used in its epilogue); with a name,
+    the running value of a nested reduction (inside a code generator)."""
+    return _mk("acc", dtype, (), name)
+
+
+def reduce(op: str, body: Expr, ranges: tuple[Expr, ...]) -> Expr:
+    """`op`-reduction of `body` over the loop indices `ranges` (idx nodes that only this
+    reduction binds). Empty ranges of extent 0 give the identity; no ranges give `body`."""
+    assert op in REDUCE_OPS, op
+    if not ranges:
+        return body
+    if any(r.arg[1] == 0 for r in ranges):
+        return identity(op, body.dtype)
+    return _mk("reduce", body.dtype, (body,), (op, tuple(r.arg for r in ranges)))
+
+
+REDUCE_IDENTITY = {
+    "add": lambda dt: 0,
+    "mul": lambda dt: 1,
+    "max": lambda dt: _lowest(dt),
+    "min": lambda dt: _highest(dt),
+}
+
+
+def _lowest(dt: DType) -> Any:
+    if dt.kind == "f":
+        return float("-inf")
+    if dt.kind == "b":
+        return False
+    return dtypes.iinfo(dt).min
+
+
+def _highest(dt: DType) -> Any:
+    if dt.kind == "f":
+        return float("inf")
+    if dt.kind == "b":
+        return True
+    return dtypes.iinfo(dt).max
+
+
+def identity(op: str, dt: DType) -> Expr:
+    """The identity of reduce op `op` in dtype `dt` (the value of an empty reduction)."""
+    return const(REDUCE_IDENTITY[op](dt), dt)
+
+
+def reduce_ranges(e: Expr) -> tuple[Expr, ...]:
+    """The idx nodes a `reduce` node binds."""
+    return tuple(idx(name, n) for name, n in e.arg[1])
 
 
 def cast(x: Expr, dtype: DType) -> Expr:
@@ -355,19 +403,78 @@ _BOUND_RULES = {
 
 
 # ---------------------------------------------------------------- rendering
-def _render(e: Expr, names: dict) -> str:
+def _atom(e: Expr) -> str | None:
     if e.op == "const":
         return f"{e.arg!r}:{e.dtype.name}"
     if e.op == "idx":
         return e.arg[0]
     if e.op == "acc":
         return "acc"
-    inner = ", ".join(_render(s, names) for s in e.src)
+    return None
+
+
+def _node_text(e: Expr, inner: str) -> str:
     if e.op == "load":
         return f"in{e.arg}[{inner}]"
     if e.op in ("cast", "bitcast"):
         return f"{e.op}<{e.dtype.name}>({inner})"
+    if e.op == "reduce":
+        ranges = ",".join(f"{n}<{k}" for n, k in e.arg[1])
+        return f"reduce_{e.arg[0]}[{ranges}]({inner})"
     return f"{e.op}({inner})"
+
+
+def render(roots, names: dict | None = None) -> str:
+    """Readable text of expressions: nodes used more than once are bound once as `%k`
+    (so the text stays linear in the DAG's size), the rest inline."""
+    roots = list(roots)
+    uses: dict[int, int] = {}
+    order = []
+    for n in walk_all(roots):
+        order.append(n)
+        for s in n.src:
+            uses[id(s)] = uses.get(id(s), 0) + 1
+    for r in roots:
+        uses[id(r)] = uses.get(id(r), 0) + 1
+    root_ids = {id(r) for r in roots}
+    text: dict[int, str] = {}
+    lets = []
+    for n in order:
+        a = _atom(n)
+        if a is not None:
+            text[id(n)] = a
+            continue
+        t = _node_text(n, ", ".join(text[id(s)] for s in n.src))
+        if uses.get(id(n), 0) > 1 and id(n) not in root_ids:
+            name = f"%{len(lets)}"
+            lets.append(f"{name} = {t}")
+            t = name
+        text[id(n)] = t
+    body = "; ".join(text[id(r)] for r in roots)
+    return body if not lets else "let " + "; ".join(lets) + " in " + body
+
+
+def key_of(roots) -> str:
+    """A compact text identifying the expressions exactly: every distinct node once, in
+    post-order, referring to its operands by position (linear in the number of nodes)."""
+    pos: dict[int, int] = {}
+    parts = []
+    for n in walk_all(roots):
+        pos[id(n)] = len(parts)
+        a = _atom(n)
+        if a is not None:
+            parts.append(a)
+            continue
+        arg = "" if n.arg is None else repr(n.arg)
+        parts.append(f"{n.op}:{n.dtype.name}:{arg}(" + ",".join(str(pos[id(s)]) for s in n.src) + ")")
+    return ";".join(parts) + "|" + ",".join(str(pos[id(r)]) for r in roots)
+
+
+def walk_all(roots, seen: set | None = None):
+    """Post-order traversal of the distinct nodes under several roots."""
+    seen = set() if seen is None else seen
+    for r in roots:
+        yield from walk(r, seen)
 
 
 def walk(e: Expr, seen: set | None = None):
@@ -402,6 +509,8 @@ def substitute(e: Expr, mapping: dict) -> Expr:
 
 
 def rebuild(n: Expr, srcs: tuple) -> Expr:
+    if n.op == "reduce":
+        return reduce(n.arg[0], srcs[0], reduce_ranges(n))
     if n.op == "load":
         return load(n.arg, n.dtype, srcs[0], srcs[1] if len(srcs) > 1 else None)
     if n.op == "cast":

@@ -1,56 +1,117 @@
 """Kernels and schedules: what every backend consumes.
 
-A `Kernel` computes one output buffer over an index space. Loop indices `g0..gN`
-span the output shape (written row-major); if the kernel reduces, indices
-`r0..rM` span `reduce_shape`, `body` is combined over them with `reduce_op`, and
-`epilogue` (an expression over `acc` and the `g` indices) gives the stored value.
-Without a reduction, `body` is the stored value. Inputs are buffers by slot
-number, read only through `load` nodes. `key` is the kernel's full text: the cache
-key for compiled programs on every backend.
+A `Kernel` computes one or more output buffers over one index space. Loop indices
+`g0..gN` span the output shape (every output is written row-major over it). If the
+kernel has a top-level reduction, indices `r0..rM` span `reduce_shape`, `body` is
+combined over them with `reduce_op`, and each output's stored expression (`outs`)
+is an expression over `acc` (the reduced value) and the `g` indices: its epilogue.
+Without a reduction the outputs are expressions over the `g` indices. Any stored
+expression may also hold `reduce` nodes of its own (a row sum inside an elementwise
+softmax kernel): a backend computes such a node once per iteration of the loops
+its free indices belong to. Inputs are buffers by slot number, read only through
+`load` nodes. `key` is the kernel's full text: the cache key for compiled programs.
+
+A `Schedule` is the straight-line program of a jitted function or an eager flush:
+`Alloc`, `Run` and `Free` steps over schedule-local buffer ids.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import Any
 
-from .. import dtypes
 from ..dtypes import DType
 from . import expr as E
-from .shapetracker import prod
+from .expr import REDUCE_IDENTITY, identity  # noqa: F401  (re-exported: reductions use them)
+from .shapetracker import ShapeTracker, prod
 
 
 @dataclass(frozen=True, eq=False)
 class Kernel:
+    """`Kernel(shape, body, out_dtype, in_dtypes, reduce_shape, reduce_op, epilogue)` is a
+    one-output kernel; pass `outs` (the stored expressions) for several outputs."""
+
     shape: tuple[int, ...]
-    body: E.Expr
-    out_dtype: DType
+    body: E.Expr | None
+    out_dtype: DType | None
     in_dtypes: tuple[DType, ...]
     reduce_shape: tuple[int, ...] = ()
     reduce_op: str | None = None
     epilogue: E.Expr | None = None
     name: str = "kernel"
+    outs: tuple[E.Expr, ...] = ()
     key: str = field(init=False, repr=False)
 
     def __post_init__(self):
         assert self.reduce_op is None or self.reduce_op in E.REDUCE_OPS
-        red = f" reduce {self.reduce_op}{list(self.reduce_shape)}: {self.body.render()}" if self.reduce_op else ""
-        val = (self.epilogue or E.acc(self.body.dtype)).render() if self.reduce_op else self.body.render()
+        shape = tuple(self.shape)
+        object.__setattr__(self, "shape", shape)
+        if not self.outs:
+            value = (self.epilogue if self.epilogue is not None else E.acc(self.body.dtype)) \
+                if self.reduce_op else self.body
+            object.__setattr__(self, "outs", (value,))
+        outs = tuple(self.outs)
+        object.__setattr__(self, "outs", outs)
+        if not self.reduce_op:
+            object.__setattr__(self, "body", outs[0])
+        elif len(outs) == 1 and self.epilogue is None and outs[0] is not E.acc(self.body.dtype):
+            object.__setattr__(self, "epilogue", outs[0])
+        object.__setattr__(self, "out_dtype", outs[0].dtype)
+        roots = list(outs) + ([self.body] if self.reduce_op else [])
+        red = f"reduce {self.reduce_op}{list(self.reduce_shape)} " if self.reduce_op else ""
         ins = ",".join(d.name for d in self.in_dtypes)
-        object.__setattr__(self, "key", f"{self.out_dtype.name}{list(self.shape)}({ins}){red} -> {val}")
+        object.__setattr__(self, "key", f"{list(shape)}({ins}){red}{E.key_of(roots)}")
 
     @property
     def size(self) -> int:
         return prod(self.shape)
 
     @property
+    def out_dtypes(self) -> tuple[DType, ...]:
+        return tuple(o.dtype for o in self.outs)
+
+    @property
     def value(self) -> E.Expr:
-        """The stored expression (the epilogue when reducing)."""
-        if self.reduce_op is None:
-            return self.body
-        return self.epilogue if self.epilogue is not None else E.acc(self.body.dtype)
+        """The stored expression of the first output (its epilogue when reducing)."""
+        return self.outs[0]
+
+    def text(self) -> str:
+        """Readable pseudo-code: the loop nest, the reduction, each output."""
+        loops = " ".join(f"g{i}<{n}" for i, n in enumerate(self.shape)) or "()"
+        lines = [f"kernel {self.name} over [{loops}] "
+                 f"({', '.join(f'in{i}: {d.name}' for i, d in enumerate(self.in_dtypes))})"]
+        if self.reduce_op:
+            rs = " ".join(f"r{i}<{n}" for i, n in enumerate(self.reduce_shape))
+            lines.append(f"  acc = reduce_{self.reduce_op}[{rs}] {E.render([self.body])}")
+        for i, o in enumerate(self.outs):
+            lines.append(f"  out{i}: {o.dtype.name} = {E.render([o])}")
+        return "\n".join(lines)
 
     def __repr__(self) -> str:
         return f"Kernel<{self.name}: {self.key}>"
+
+
+@dataclass(frozen=True, eq=False)
+class Routine:
+    """A launch of a backend's own compute program (a tiled GEMM) on staged operands:
+    `spec` (a frozen dataclass) is all the backend's builder reads; `size` is the
+    number of outputs it writes (0: nothing to run)."""
+
+    routine: str
+    spec: Any
+    in_dtypes: tuple[DType, ...]
+    out_dtypes: tuple[DType, ...]
+    size: int
+    name: str = "routine"
+    key: str = field(init=False, repr=False)
+
+    def __post_init__(self):
+        object.__setattr__(self, "key", f"{self.routine}:{self.spec!r}")
+
+    def text(self) -> str:
+        return f"routine {self.name} = {self.routine}({self.spec})"
+
+    def __repr__(self) -> str:
+        return f"Routine<{self.name}: {self.key}>"
 
 
 def gidx(shape: tuple[int, ...]) -> list[E.Expr]:
@@ -61,51 +122,71 @@ def ridx(shape: tuple[int, ...]) -> list[E.Expr]:
     return [E.idx(f"r{i}", n) for i, n in enumerate(shape)]
 
 
-REDUCE_IDENTITY = {
-    "add": lambda dt: 0,
-    "mul": lambda dt: 1,
-    "max": lambda dt: _lowest(dt),
-    "min": lambda dt: _highest(dt),
-}
-
-
-def _lowest(dt: DType) -> Any:
-    if dt.kind == "f":
-        return float("-inf")
-    if dt.kind == "b":
-        return False
-    return dtypes.iinfo(dt).min
-
-
-def _highest(dt: DType) -> Any:
-    if dt.kind == "f":
-        return float("inf")
-    if dt.kind == "b":
-        return True
-    return dtypes.iinfo(dt).max
-
-
-def identity(op: str, dt: DType) -> E.Expr:
-    return E.const(REDUCE_IDENTITY[op](dt), dt)
-
-
 # ---------------------------------------------------------------- schedules
 @dataclass(frozen=True)
 class Alloc:
-    buf: Any
+    buf: int
     nbytes: int
 
 
 @dataclass(frozen=True)
 class Run:
-    kernel: Kernel
-    out: Any
-    inputs: tuple
+    kernel: Kernel | Routine
+    outs: tuple[int, ...]
+    inputs: tuple[int, ...]
 
 
 @dataclass(frozen=True)
 class Free:
-    buf: Any
+    buf: int
 
 
 Step = Alloc | Run | Free
+
+
+@dataclass(frozen=True)
+class Capabilities:
+    """What a backend's code generator supports, as data (the scheduler reads only this).
+
+    nested_reduce: reductions computed inside another kernel's loops (a softmax's row sum
+    inside its elementwise kernel); a GPU generator without it gets them as kernels.
+    multi_output: kernels writing several buffers.
+    max_buffers: storage buffers one kernel may bind (inputs + outputs), None if unbounded.
+    gemm: the backend's GEMM routine (`gemm.GemmCaps`), or None: matmul kernels then stay
+    ordinary kernels.
+    """
+
+    nested_reduce: bool = True
+    multi_output: bool = True
+    max_buffers: int | None = None
+    gemm: Any = None  # a gemm.GemmCaps when the backend has a GEMM routine
+
+
+DEFAULT_CAPS = Capabilities()
+
+
+@dataclass
+class OutSpec:
+    """Where a program output of `shape` and `dtype` lives: schedule buffer `buf` (of
+    `buf_size` elements) read through `st` (None: contiguous), or the constant `const`."""
+
+    shape: tuple[int, ...]
+    dtype: DType
+    buf: int | None
+    buf_size: int = 0
+    st: ShapeTracker | None = None
+    const: Any = None
+
+
+@dataclass
+class Schedule:
+    steps: list
+    inputs: list                # graph buffer leaves; schedule buffer id i is inputs[i]
+    outputs: list[OutSpec]
+    nbytes: dict[int, int]      # schedule buffer id -> bytes (allocated ones)
+    kernels: list = field(default_factory=list)  # the program's fused kernels (before routines)
+
+    @property
+    def launches(self) -> list:
+        """Every kernel and routine the program runs, in order."""
+        return [s.kernel for s in self.steps if isinstance(s, Run)]

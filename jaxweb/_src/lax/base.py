@@ -10,8 +10,8 @@ from __future__ import annotations
 from typing import Any, Callable, Sequence
 
 from .. import core, dtypes
-from ..compiler import lazy
-from ..compiler.lazy import Sym
+from ..compiler import graph
+from ..compiler.graph import Node
 from ..dispatch import def_lowering
 from ..dtypes import DType
 
@@ -66,9 +66,9 @@ def check_same(name: str, avals: Sequence[core.ShapedArray]) -> None:
                         f"{', '.join(str(s) for s in shapes)}.")
 
 
-def in_f32(fn: Callable[..., Sym]) -> Callable[..., Sym]:
+def in_f32(fn: Callable[..., Node]) -> Callable[..., Node]:
     """Wrap an elementwise lowering so float16/bfloat16 inputs compute in float32."""
-    def lowered(*xs: Sym, **params: Any) -> Sym:
+    def lowered(*xs: Node, **params: Any) -> Node:
         dt = xs[0].dtype
         if dt in LOW_FLOATS:
             out = fn(*[x.cast(dtypes.float32) if x.dtype is dt else x for x in xs], **params)
@@ -77,7 +77,7 @@ def in_f32(fn: Callable[..., Sym]) -> Callable[..., Sym]:
     return lowered
 
 
-def unop(name: str, kinds: str, ir_op: str | Callable[..., Sym] | None = None,
+def unop(name: str, kinds: str, ir_op: str | Callable[..., Node] | None = None,
          result_dtype: DType | None = None) -> core.Primitive:
     """A unary elementwise primitive. `ir_op` is an IR op name or a lowering fn."""
     prim = core.Primitive(name)
@@ -89,12 +89,12 @@ def unop(name: str, kinds: str, ir_op: str | Callable[..., Sym] | None = None,
                         weak_type=x.weak_type if result_dtype is None else False)
 
     op = ir_op or name
-    lower = op if callable(op) else (lambda x, **p: lazy.alu(op, x))
+    lower = op if callable(op) else (lambda x, **p: graph.alu(op, x))
     def_lowering(prim)(in_f32(lower))
     return prim
 
 
-def binop(name: str, kinds: str, ir_op: str | Callable[..., Sym] | None = None,
+def binop(name: str, kinds: str, ir_op: str | Callable[..., Node] | None = None,
           result_dtype: DType | None = None) -> core.Primitive:
     """A binary elementwise primitive on same-shape, same-dtype operands."""
     prim = core.Primitive(name)
@@ -107,7 +107,7 @@ def binop(name: str, kinds: str, ir_op: str | Callable[..., Sym] | None = None,
         return x.update(dtype=result_dtype or x.dtype, weak_type=x.weak_type and y.weak_type)
 
     op = ir_op or name
-    lower = op if callable(op) else (lambda x, y, **p: lazy.alu(op, x, y))
+    lower = op if callable(op) else (lambda x, y, **p: graph.alu(op, x, y))
     def_lowering(prim)(in_f32(lower) if result_dtype is None else lower)
     return prim
 
@@ -138,9 +138,9 @@ def full(shape: Sequence[int], fill_value: Any, dtype: Any = None) -> Any:
     weak = dtype is None and core.is_python_scalar(fill_value) and not isinstance(fill_value, bool)
     dt = dtypes.canonicalize_dtype(dtype) if dtype is not None else core.get_aval(fill_value).dtype
     if dt is dtypes.float0:
-        return Array(core.ShapedArray(shape, dt), default_device(), const=False)
+        return Array.constant(core.ShapedArray(shape, dt), default_device(), False)
     from ..hostdata import coerce_scalar
-    return Array(core.ShapedArray(shape, dt, weak), default_device(), const=coerce_scalar(fill_value, dt))
+    return Array.constant(core.ShapedArray(shape, dt, weak), default_device(), coerce_scalar(fill_value, dt))
 
 
 def canonical_axes(axes: Sequence[int], ndim: int, name: str = "axis") -> tuple[int, ...]:

@@ -22,7 +22,7 @@ from typing import Any, NamedTuple, Sequence
 
 from .. import core, dtypes
 from ..compiler import expr as E
-from ..compiler import lazy
+from ..compiler import graph
 from ..dispatch import def_lowering
 from ..interpreters import rules as R
 from . import base
@@ -197,7 +197,7 @@ def _conv_lower(lhs, rhs, *, window_strides, padding, lhs_dilation, rhs_dilation
         prod = E.binary("mul", E.cast(lhs.at(ctx, lidx), dt), E.cast(rhs.at(ctx, ridx), dt))
         return E.where(valid, prod, E.const(0, dt))
 
-    space = lazy.FnSym(out_shape + (i,) + ks, dt, body)
+    space = graph.fn(out_shape + (i,) + ks, dt, body, (lhs, rhs))
     return space.reduce("add", tuple(range(nd, len(space.shape)))).cast(out_dt)
 
 

@@ -16,9 +16,9 @@ from typing import Any
 
 from .. import core, dtypes
 from ..compiler import expr as E
-from ..compiler import lazy
+from ..compiler import graph
 from ..compiler.kernel import REDUCE_IDENTITY
-from ..compiler.lazy import Sym
+from ..compiler.graph import Node
 from ..dispatch import def_lowering
 from ..interpreters import rules as R
 from . import base
@@ -32,16 +32,16 @@ def _tri_shape(shape: tuple[int, ...], axis: int) -> tuple[int, ...]:
     return shape[:axis] + (shape[axis],) + shape[axis:]
 
 
-def _tri_mask(shape: tuple[int, ...], axis: int, mask: str) -> Sym:
-    """Boolean Sym over the expanded shape: whether element (.., i, j, ..) is kept."""
+def _tri_mask(shape: tuple[int, ...], axis: int, mask: str) -> Node:
+    """Boolean Node over the expanded shape: whether element (.., i, j, ..) is kept."""
     op = _MASK_OPS[mask]
-    return lazy.FnSym(shape, dtypes.bool_, lambda ctx, idxs: E.binary(op, idxs[axis + 1], idxs[axis]))
+    return graph.fn(shape, dtypes.bool_, lambda ctx, idxs: E.binary(op, idxs[axis + 1], idxs[axis]))
 
 
-def _tri_lower(x: Sym, axis: int, mask: str, fill: Any) -> Sym:
+def _tri_lower(x: Node, axis: int, mask: str, fill: Any) -> Node:
     shape = _tri_shape(x.shape, axis)
     xe = x.reshape(x.shape[:axis] + (1,) + x.shape[axis:]).expand(shape)
-    return lazy.where(_tri_mask(shape, axis, mask), xe, lazy.ConstSym(fill, x.dtype, shape))
+    return graph.where(_tri_mask(shape, axis, mask), xe, graph.const(fill, x.dtype, shape))
 
 
 # ---------------------------------------------------------------- triangle primitives
@@ -66,7 +66,7 @@ def _tri_reduce_abstract(y, *, axis, mask):
 
 @base.in_f32
 def _tri_reduce_lower(y, *, axis, mask):
-    kept = lazy.where(_tri_mask(y.shape, axis, mask), y, lazy.const_like(y, 0))
+    kept = graph.where(_tri_mask(y.shape, axis, mask), y, graph.const_like(y, 0))
     return kept.reduce("add", (axis,))
 
 
@@ -132,23 +132,23 @@ def _cum_abstract(name: str):
 
 def _monoid_cum_lower(ir_op: str):
     @base.in_f32
-    def lower(x: Sym, *, axis, reverse) -> Sym:
+    def lower(x: Node, *, axis, reverse) -> Node:
         fill = REDUCE_IDENTITY[ir_op](x.dtype)
         return _tri_lower(x, axis, "ge" if reverse else "le", fill).reduce(ir_op, (axis + 1,))
     return lower
 
 
 @base.in_f32
-def _cumlogsumexp_lower(x: Sym, *, axis, reverse) -> Sym:
+def _cumlogsumexp_lower(x: Node, *, axis, reverse) -> Node:
     mask = "ge" if reverse else "le"
     shape = _tri_shape(x.shape, axis)
     m = _tri_lower(x, axis, mask, float("-inf")).reduce("max", (axis + 1,))
-    m = lazy.where(lazy.alu("is_finite", m), m, lazy.const_like(m, 0.0))
+    m = graph.where(graph.alu("is_finite", m), m, graph.const_like(m, 0.0))
     mb = m.reshape(x.shape[:axis + 1] + (1,) + x.shape[axis + 1:]).expand(shape)
     xe = x.reshape(x.shape[:axis] + (1,) + x.shape[axis:]).expand(shape)
-    terms = lazy.where(_tri_mask(shape, axis, mask), lazy.alu("exp", lazy.alu("sub", xe, mb)),
-                       lazy.ConstSym(0.0, x.dtype, shape))
-    return lazy.alu("add", lazy.alu("log", terms.reduce("add", (axis + 1,))), m)
+    terms = graph.where(_tri_mask(shape, axis, mask), graph.alu("exp", graph.alu("sub", xe, mb)),
+                       graph.const(0.0, x.dtype, shape))
+    return graph.alu("add", graph.alu("log", terms.reduce("add", (axis + 1,))), m)
 
 
 def _cum_primitive(name: str, lowering) -> core.Primitive:

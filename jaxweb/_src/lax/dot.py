@@ -13,8 +13,8 @@ __all__ = ["dot_general", "dot", "batch_matmul", "DotDimensionNumbers", "dot_gen
 from typing import Any, Sequence
 
 from .. import core, dtypes
-from ..compiler import lazy
-from ..compiler.lazy import Sym
+from ..compiler import graph
+from ..compiler.graph import Node
 from ..dispatch import def_lowering
 from ..interpreters import rules as R
 from . import base
@@ -74,8 +74,8 @@ def _dot_general_abstract(lhs, rhs, *, dimension_numbers, precision=None, prefer
 
 
 @def_lowering(dot_general_p)
-def _dot_general_lower(lhs: Sym, rhs: Sym, *, dimension_numbers, precision=None,
-                       preferred_element_type=None) -> Sym:
+def _dot_general_lower(lhs: Node, rhs: Node, *, dimension_numbers, precision=None,
+                       preferred_element_type=None) -> Node:
     (lc, rc), (lb, rb) = dimension_numbers
     out_dt = dtypes.dtype(preferred_element_type) if preferred_element_type is not None else (
         lhs.dtype if lhs.dtype is rhs.dtype else dtypes.promote_types(lhs.dtype, rhs.dtype))
@@ -89,8 +89,8 @@ def _dot_general_lower(lhs: Sym, rhs: Sym, *, dimension_numbers, precision=None,
     b = rhs.cast(dt).permute(rb + rf + rc).reshape(bs + (1,) * len(lfs) + rfs + cs).expand(full)
     caxes = tuple(range(len(full) - len(cs), len(full)))
     if dt.kind == "b":
-        return lazy.alu("and", a, b).reduce("max", caxes)
-    return lazy.alu("mul", a, b).reduce("add", caxes).cast(out_dt)
+        return graph.alu("and", a, b).reduce("max", caxes)
+    return graph.alu("mul", a, b).reduce("add", caxes).cast(out_dt)
 
 
 # ---------------------------------------------------------------- transposes

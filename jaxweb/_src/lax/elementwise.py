@@ -29,7 +29,7 @@ import enum
 from typing import Any, Sequence
 
 from .. import core, dtypes
-from ..compiler import lazy
+from ..compiler import graph
 from ..dispatch import def_lowering
 from ..interpreters import rules as R
 from . import base
@@ -189,7 +189,7 @@ def _pow_abstract(x, y):
 @def_lowering(pow_p)
 @base.in_f32
 def _pow_lower(x, y):
-    return lazy.alu("pow", x, y.cast(x.dtype))
+    return graph.alu("pow", x, y.cast(x.dtype))
 
 
 R.defbroadcasting(pow_p)
@@ -222,14 +222,14 @@ def _integer_pow_lower(x, *, y):
     acc, b, n = None, x, builtins.abs(y)
     while n:
         if n & 1:
-            acc = b if acc is None else lazy.alu("mul", acc, b)
+            acc = b if acc is None else graph.alu("mul", acc, b)
         n >>= 1
         if n:
-            b = lazy.alu("mul", b, b)
-    one = lazy.const_like(x, 1)
+            b = graph.alu("mul", b, b)
+    one = graph.const_like(x, 1)
     if acc is None:
         return one
-    return lazy.alu("div", one, acc) if y < 0 else acc
+    return graph.alu("div", one, acc) if y < 0 else acc
 
 
 R.defvectorized(integer_pow_p)
@@ -280,7 +280,7 @@ R.defjvp(floor_p, None)
 ceil_p = unop("ceil", FLOAT)
 R.defvectorized(ceil_p)
 R.defjvp(ceil_p, None)
-round_p = unop("round", FLOAT, lambda x, *, rounding_method: lazy.alu(
+round_p = unop("round", FLOAT, lambda x, *, rounding_method: graph.alu(
     "round_even" if int(rounding_method) == RoundingMethod.TO_NEAREST_EVEN else "round", x))
 R.defvectorized(round_p)
 R.defjvp(round_p, None)
@@ -302,7 +302,7 @@ def _nextafter_abstract(x, y):
 
 @def_lowering(nextafter_p)
 def _nextafter_lower(x, y):  # no float32 detour: the step is one ulp of x's own dtype
-    return lazy.alu("nextafter", x, y)
+    return graph.alu("nextafter", x, y)
 
 
 R.defbroadcasting(nextafter_p)
@@ -363,10 +363,10 @@ def _select_n_abstract(which, *cases):
 def _select_n_lower(which, *cases):
     which = which.expand_to(cases[0].shape)
     if which.dtype.kind == "b":
-        return lazy.where(which, cases[1], cases[0]) if len(cases) > 1 else cases[0]
+        return graph.where(which, cases[1], cases[0]) if len(cases) > 1 else cases[0]
     out = cases[-1]  # integer `which`: out-of-range values pick the last case (as XLA clamps)
     for i in builtins.range(len(cases) - 2, -1, -1):
-        out = lazy.where(lazy.alu("le", which, lazy.const_like(which, i)), cases[i], out)
+        out = graph.where(graph.alu("le", which, graph.const_like(which, i)), cases[i], out)
     return out
 
 
@@ -454,7 +454,7 @@ def _clamp_abstract(lo, x, hi):
 @def_lowering(clamp_p)
 @base.in_f32
 def _clamp_lower(lo, x, hi):
-    return lazy.alu("min", lazy.alu("max", x, lo.expand_to(x.shape)), hi.expand_to(x.shape))
+    return graph.alu("min", graph.alu("max", x, lo.expand_to(x.shape)), hi.expand_to(x.shape))
 
 
 def _bcast_to(t: Any, x: Any) -> Any:
@@ -583,21 +583,21 @@ def _reduce_precision_lower(x, *, exponent_bits, mantissa_bits):
     round the mantissa to nearest even, then overflow to inf and underflow to zero."""
     E, M, ut = _FLOAT_LAYOUT[x.dtype.name]
     u = x.bitcast(ut)
-    c = lambda v: lazy.const_like(u, v)  # noqa: E731
+    c = lambda v: graph.const_like(u, v)  # noqa: E731
     if mantissa_bits < M:
         drop = M - mantissa_bits
-        last = lazy.alu("rem", lazy.alu("shr_logical", u, c(drop)), c(2))  # the kept lowest bit
-        u = lazy.alu("add", u, lazy.alu("add", last, c((1 << (drop - 1)) - 1)))
-        u = lazy.alu("and", u, c(((1 << (ut.itemsize * 8)) - 1) ^ ((1 << drop) - 1)))
+        last = graph.alu("rem", graph.alu("shr_logical", u, c(drop)), c(2))  # the kept lowest bit
+        u = graph.alu("add", u, graph.alu("add", last, c((1 << (drop - 1)) - 1)))
+        u = graph.alu("and", u, c(((1 << (ut.itemsize * 8)) - 1) ^ ((1 << drop) - 1)))
     if exponent_bits < E:
         exp_mask = ((1 << E) - 1) << M
         bias, rbias = (1 << (E - 1)) - 1, (1 << (exponent_bits - 1)) - 1
-        expo = lazy.alu("and", u, c(exp_mask))
-        sign_bit = lazy.alu("and", u, c(1 << (ut.itemsize * 8 - 1)))
-        over = lazy.alu("gt", expo, c((bias + rbias) << M))
-        under = lazy.alu("le", expo, c((bias - rbias) << M))
-        u = lazy.where(over, lazy.alu("or", sign_bit, c(exp_mask)), lazy.where(under, sign_bit, u))
-    return lazy.where(lazy.alu("ne", x, x), x, u.bitcast(x.dtype))
+        expo = graph.alu("and", u, c(exp_mask))
+        sign_bit = graph.alu("and", u, c(1 << (ut.itemsize * 8 - 1)))
+        over = graph.alu("gt", expo, c((bias + rbias) << M))
+        under = graph.alu("le", expo, c((bias - rbias) << M))
+        u = graph.where(over, graph.alu("or", sign_bit, c(exp_mask)), graph.where(under, sign_bit, u))
+    return graph.where(graph.alu("ne", x, x), x, u.bitcast(x.dtype))
 
 
 R.defvectorized(reduce_precision_p)
@@ -638,8 +638,8 @@ def _iota_abstract(*, dtype, shape, dimension):
 @def_lowering(iota_p)
 def _iota_lower(*, dtype, shape, dimension):
     if dtype in base.LOW_FLOATS:
-        return lazy.iota(dtypes.float32, shape, dimension).cast(dtype)
-    return lazy.iota(dtype, shape, dimension)
+        return graph.iota(dtypes.float32, shape, dimension).cast(dtype)
+    return graph.iota(dtype, shape, dimension)
 
 
 def broadcasted_iota(dtype: Any, shape: Sequence[int], dimension: int) -> Any:

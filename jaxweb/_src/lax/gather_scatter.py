@@ -15,7 +15,7 @@ from typing import Any, NamedTuple, Sequence
 
 from .. import core, dtypes
 from ..compiler import expr as E
-from ..compiler import lazy
+from ..compiler import graph
 from ..compiler.kernel import identity
 from ..compiler.shapetracker import unflatten
 from ..dispatch import def_lowering
@@ -115,7 +115,7 @@ def _in_range(e: E.Expr, lo: int, hi: int) -> E.Expr:
     return E.binary("ge", e, E.const(lo, dt)) & upper
 
 
-def _starts(ctx, idx: lazy.Sym, batch: Sequence[E.Expr]) -> list[E.Expr]:
+def _starts(ctx, idx: Node, batch: Sequence[E.Expr]) -> list[E.Expr]:
     n = idx.shape[-1]
     return [idx.at(ctx, list(batch) + [E.const(k, dtypes.int32)]) for k in range(n)]
 
@@ -207,7 +207,7 @@ def _gather_lower(x, idx, *, dimension_numbers, slice_sizes, indices_are_sorted,
             full.append(start if d in dn.collapsed_slice_dims else start + next(offs))
         v = x.at(ctx, full)
         return E.where(ok, v, fill_e) if fill else v
-    return lazy.FnSym(out_shape, x.dtype, element)
+    return graph.fn(out_shape, x.dtype, element, (x, idx))
 
 
 def _gather_to_scatter_dnums(dn: GatherDimensionNumbers) -> ScatterDimensionNumbers:
@@ -355,12 +355,12 @@ def _scatter_combine_lower(op: str):
         def element(ctx, ix):
             hit, uidx = _scatter_window(ctx, x.shape, idx, upd, dn, mode, list(ix[:r]), list(ix[r:]))
             return E.where(hit, upd.at(ctx, uidx), ident)
-        total = lazy.FnSym(x.shape + scatter_shape, x.dtype, element).reduce(red, range(r, r + len(scatter_shape)))
+        total = graph.fn(x.shape + scatter_shape, x.dtype, element, (idx, upd)).reduce(red, range(r, r + len(scatter_shape)))
         if is_bool:
-            return lazy.alu(_BOOL_COMBINE[op], x, total)
-        combined = lazy.alu(op, x, total)
+            return graph.alu(_BOOL_COMBINE[op], x, total)
+        combined = graph.alu(op, x, total)
         if op == "add" and x.dtype.kind == "f":  # keep -0.0 where nothing lands
-            return lazy.where(lazy.alu("eq", total, lazy.const_like(total, 0)), x, combined)
+            return graph.where(graph.alu("eq", total, graph.const_like(total, 0)), x, combined)
         return combined
     return lower
 
@@ -375,7 +375,7 @@ def _scatter_lower(x, idx, upd, *, dimension_numbers, mode, **_):
         batch = list(ix[r:])
         hit, _ = _scatter_window(ctx, x.shape, idx, upd, dn, mode, list(ix[:r]), batch)
         return E.where(hit, _flat(batch, scatter_shape), E.const(-1, i32))
-    winner = lazy.FnSym(x.shape + scatter_shape, i32, last_hit).reduce("max", range(r, r + len(scatter_shape)))
+    winner = graph.fn(x.shape + scatter_shape, i32, last_hit, (idx, upd)).reduce("max", range(r, r + len(scatter_shape)))
 
     def element(ctx, j):
         w = winner.at(ctx, j)
@@ -383,7 +383,7 @@ def _scatter_lower(x, idx, upd, *, dimension_numbers, mode, **_):
         batch = unflatten(safe, scatter_shape)
         _, uidx = _scatter_window(ctx, x.shape, idx, upd, dn, mode, list(j), batch)
         return E.where(E.binary("ge", w, E.const(0, i32)), upd.at(ctx, uidx), x.at(ctx, j))
-    return lazy.FnSym(x.shape, x.dtype, element)
+    return graph.fn(x.shape, x.dtype, element, (winner, idx, upd, x))
 
 
 def _scatter_prim(name: str, lowering) -> core.Primitive:
@@ -484,7 +484,7 @@ def _scatter_transpose(ct, x, idx, upd, *, dimension_numbers, mode, **params):
 def flat_iota(shape: tuple[int, ...]) -> Any:
     """A concrete int32 array holding each element's row-major flat position."""
     from ..dispatch import device_of, materialize
-    sym = lazy.FnSym(shape, dtypes.int32, lambda ctx, ix: _flat(ix, shape))
+    sym = graph.fn(shape, dtypes.int32, lambda ctx, ix: _flat(ix, shape))
     return materialize(sym, core.ShapedArray(shape, dtypes.int32), device_of(()), "iota")
 
 

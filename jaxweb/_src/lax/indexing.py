@@ -12,7 +12,7 @@ from typing import Any, Sequence
 
 from .. import core, dtypes
 from ..compiler import expr as E
-from ..compiler import lazy
+from ..compiler import graph
 from ..dispatch import def_lowering
 from ..interpreters import rules as R
 from ..interpreters.rules import UndefinedPrimal
@@ -36,14 +36,14 @@ def _check_indices(name: str, idx_avals: Sequence[core.ShapedArray]) -> None:
                         f"{', '.join(str(a.shape) for a in idx_avals)}")
 
 
-def _static_starts(idxs: Sequence[lazy.Sym], shape, sizes) -> list[int] | None:
+def _static_starts(idxs: Sequence[Node], shape, sizes) -> list[int] | None:
     """Clamped starts when every index is a constant, else None."""
-    if not all(isinstance(i, lazy.ConstSym) for i in idxs):
+    if not all(graph.is_const(i) for i in idxs):
         return None
     return [min(max(int(i.value), 0), n - s) for i, n, s in zip(idxs, shape, sizes)]
 
 
-def _dynamic_starts(ctx, idxs: Sequence[lazy.Sym], shape, sizes) -> list[E.Expr]:
+def _dynamic_starts(ctx, idxs: Sequence[Node], shape, sizes) -> list[E.Expr]:
     return [gs._clamp(i.at(ctx, ()), 0, n - s) for i, n, s in zip(idxs, shape, sizes)]
 
 
@@ -60,8 +60,8 @@ def _normalize_index_abstract(i, *, size):
 def _normalize_index_lower(i, *, size):
     if i.dtype.kind == "u":
         return i
-    zero, n = lazy.const_like(i, 0), lazy.const_like(i, size)
-    return lazy.where(lazy.alu("lt", i, zero), lazy.alu("add", i, n), i)
+    zero, n = graph.const_like(i, 0), graph.const_like(i, size)
+    return graph.where(graph.alu("lt", i, zero), graph.alu("add", i, n), i)
 
 
 R.defnondifferentiable(normalize_index_p)
@@ -98,7 +98,7 @@ def _dynamic_slice_lower(x, *idxs, slice_sizes):
     def element(ctx, out):
         starts = _dynamic_starts(ctx, idxs, x.shape, slice_sizes)
         return x.at(ctx, [s + o for s, o in zip(starts, out)])
-    return lazy.FnSym(tuple(slice_sizes), x.dtype, element)
+    return graph.fn(tuple(slice_sizes), x.dtype, element, (x, *idxs))
 
 
 @linear_transpose
@@ -230,7 +230,7 @@ def _dus_lower(x, upd, *idxs):
         if 0 in upd.shape:
             return x.at(ctx, j)
         return E.where(inside, upd.at(ctx, uidx), x.at(ctx, j))
-    return lazy.FnSym(x.shape, x.dtype, element)
+    return graph.fn(x.shape, x.dtype, element, (x, upd, *idxs))
 
 
 @linear_transpose

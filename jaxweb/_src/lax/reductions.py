@@ -15,9 +15,9 @@ from typing import Any, Callable, Sequence
 
 from .. import core, dtypes
 from ..interpreters.batching import bdim_at_front as to_front, moveaxis  # noqa: F401  (shared helpers)
-from ..compiler import lazy
+from ..compiler import graph
 from ..compiler.kernel import REDUCE_IDENTITY
-from ..compiler.lazy import Sym
+from ..compiler.graph import Node
 from ..dispatch import def_lowering
 from ..interpreters import rules as R
 from . import base
@@ -73,19 +73,19 @@ def _reduction_abstract(name: str):
 
 def _monoid_lowering(ir_op: str):
     @base.in_f32  # float16/bfloat16 accumulate in float32
-    def lower(x: Sym, *, axes, out_sharding=None) -> Sym:
+    def lower(x: Node, *, axes, out_sharding=None) -> Node:
         return x.reduce(ir_op, axes)
     return lower
 
 
-def _parity(bits: Sym, axes: Sequence[int]) -> Sym:
+def _parity(bits: Node, axes: Sequence[int]) -> Node:
     """1 where an odd number of the 0/1 values along `axes` are 1 (in bits' dtype)."""
     count = bits.cast(dtypes.int32).reduce("add", axes)
-    return lazy.alu("rem", count, lazy.const_like(count, 2)).cast(bits.dtype)
+    return graph.alu("rem", count, graph.const_like(count, 2)).cast(bits.dtype)
 
 
 #: how a bitwise reduction combines one bit plane: reduce op, or a function
-_BIT_REDUCERS: dict[str, Callable[[Sym, Sequence[int]], Sym]] = {
+_BIT_REDUCERS: dict[str, Callable[[Node, Sequence[int]], Node]] = {
     "and": lambda bits, axes: bits.reduce("min", axes),
     "or": lambda bits, axes: bits.reduce("max", axes),
     "xor": _parity,
@@ -97,22 +97,22 @@ def _bitwise_lowering(kind: str):
     reassemble the bits: and = min, or = max, xor = parity of the bit count."""
     reducer = _BIT_REDUCERS[kind]
 
-    def lower(x: Sym, *, axes, out_sharding=None) -> Sym:
+    def lower(x: Node, *, axes, out_sharding=None) -> Node:
         if x.dtype.kind == "b":
             return reducer(x.cast(dtypes.uint8), axes).cast(dtypes.bool_)
         ut = dtypes.dtype(f"uint{x.dtype.itemsize * 8}")
         u = x.bitcast(ut)
         out = None
         for b in range(x.dtype.itemsize * 8):
-            plane = lazy.alu("rem", lazy.alu("shr_logical", u, lazy.const_like(u, b)), lazy.const_like(u, 2))
+            plane = graph.alu("rem", graph.alu("shr_logical", u, graph.const_like(u, b)), graph.const_like(u, 2))
             r = reducer(plane, axes)
-            term = lazy.alu("shl", r, lazy.const_like(r, b))
-            out = term if out is None else lazy.alu("or", out, term)
+            term = graph.alu("shl", r, graph.const_like(r, b))
+            out = term if out is None else graph.alu("or", out, term)
         return out.bitcast(x.dtype)
     return lower
 
 
-def _reduction(name: str, lowering: Callable[..., Sym]) -> core.Primitive:
+def _reduction(name: str, lowering: Callable[..., Node]) -> core.Primitive:
     prim = core.Primitive(name)
     core.def_abstract_eval(prim)(_reduction_abstract(name))
     def_lowering(prim)(lowering)
@@ -201,18 +201,18 @@ def _arg_abstract(name: str):
 
 def _arg_lowering(ir_op: str):
     """The first index whose value equals the extremum; NaN equals a NaN extremum."""
-    def lower(x: Sym, *, axes, index_dtype) -> Sym:
+    def lower(x: Node, *, axes, index_dtype) -> Node:
         (axis,) = axes
         if x.dtype in base.LOW_FLOATS:
             x = x.cast(dtypes.float32)
         idt = dtypes.dtype(index_dtype)
         ext = x.reduce(ir_op, axes)
         ext_b = ext.reshape(tuple(1 if i == axis else d for i, d in enumerate(x.shape))).expand(x.shape)
-        hit = lazy.alu("eq", x, ext_b)
+        hit = graph.alu("eq", x, ext_b)
         if x.dtype.kind == "f":
-            hit = lazy.alu("or", hit, lazy.alu("ne", x, x))
-        pos = lazy.iota(idt, x.shape, axis)
-        return lazy.where(hit, pos, lazy.const_like(pos, x.shape[axis])).reduce("min", axes)
+            hit = graph.alu("or", hit, graph.alu("ne", x, x))
+        pos = graph.iota(idt, x.shape, axis)
+        return graph.where(hit, pos, graph.const_like(pos, x.shape[axis])).reduce("min", axes)
     return lower
 
 

@@ -19,9 +19,9 @@ from typing import Any, Sequence
 
 from .. import core, dtypes
 from ..compiler import expr as E
-from ..compiler import lazy
+from ..compiler import graph
 from ..compiler.kernel import REDUCE_IDENTITY
-from ..compiler.lazy import Sym
+from ..compiler.graph import Node
 from ..dispatch import def_lowering
 from ..interpreters import rules as R
 from . import base
@@ -29,7 +29,7 @@ from .reductions import batch_size, lax_ns, linear_in_first_jvp, to_front
 
 
 # ---------------------------------------------------------------- ordering kernels
-def _pair(x: Sym, d: int) -> tuple[Sym, Sym]:
+def _pair(x: Node, d: int) -> tuple[Node, Node]:
     """x along a new (i, j) pair of axes at d, d+1: (x[i] broadcast over j, x[j] over i)."""
     full = x.shape[:d] + (x.shape[d], x.shape[d]) + x.shape[d + 1:]
     xi = x.reshape(x.shape[:d + 1] + (1,) + x.shape[d + 1:]).expand(full)
@@ -37,47 +37,47 @@ def _pair(x: Sym, d: int) -> tuple[Sym, Sym]:
     return xi, xj
 
 
-def _comparable(x: Sym) -> Sym:
+def _comparable(x: Node) -> Node:
     if x.dtype.kind == "b":
         return x.cast(dtypes.int32)
     return x.cast(dtypes.float32) if x.dtype in base.LOW_FLOATS else x
 
 
-def _less_eq(a: Sym, b: Sym, nan_big: bool = True) -> tuple[Sym, Sym]:
+def _less_eq(a: Node, b: Node, nan_big: bool = True) -> tuple[Node, Node]:
     """(a before b, a ties b) in ascending order with NaN largest and -0.0 == 0.0."""
-    lt, eq = lazy.alu("lt", a, b), lazy.alu("eq", a, b)
+    lt, eq = graph.alu("lt", a, b), graph.alu("eq", a, b)
     if a.dtype.kind == "f":
-        an, bn = lazy.alu("ne", a, a), lazy.alu("ne", b, b)
-        lt = lazy.alu("or", lt, lazy.alu("and", bn, lazy.alu("eq", an, lazy.const_like(an, False))))
-        eq = lazy.alu("or", eq, lazy.alu("and", an, bn))
+        an, bn = graph.alu("ne", a, a), graph.alu("ne", b, b)
+        lt = graph.alu("or", lt, graph.alu("and", bn, graph.alu("eq", an, graph.const_like(an, False))))
+        eq = graph.alu("or", eq, graph.alu("and", an, bn))
     return lt, eq
 
 
-def _ranks(keys: Sequence[Sym], d: int, descending: bool = False) -> Sym:
+def _ranks(keys: Sequence[Node], d: int, descending: bool = False) -> Node:
     """rank[i] = #{j : key[j] sorts before key[i], or ties and j < i} along axis d."""
     shape = keys[0].shape
     full = shape[:d] + (shape[d], shape[d]) + shape[d + 1:]
-    before: Sym = lazy.FnSym(full, dtypes.bool_, lambda ctx, idxs: E.binary("lt", idxs[d + 1], idxs[d]))
+    before: Node = graph.fn(full, dtypes.bool_, lambda ctx, idxs: E.binary("lt", idxs[d + 1], idxs[d]))
     for key in reversed(keys):
         ki, kj = _pair(_comparable(key), d)
         lt, eq = _less_eq(ki, kj) if descending else _less_eq(kj, ki)
-        before = lazy.alu("or", lt, lazy.alu("and", eq, before))
+        before = graph.alu("or", lt, graph.alu("and", eq, before))
     return before.cast(dtypes.int32).reduce("add", (d + 1,))
 
 
-def _select_by_rank(x: Sym, rank: Sym, d: int, k: int) -> Sym:
+def _select_by_rank(x: Node, rank: Node, d: int, k: int) -> Node:
     """out[r] = x[i] where rank[i] == r, for r < k (exactly one i matches each r)."""
     n = x.shape[d]
     full = x.shape[:d] + (k, n) + x.shape[d + 1:]
     rj = rank.reshape(rank.shape[:d] + (1,) + rank.shape[d:]).expand(full)
     xj = x.reshape(x.shape[:d] + (1,) + x.shape[d:]).expand(full)
-    hit = lazy.alu("eq", rj, lazy.iota(dtypes.int32, full, d))
+    hit = graph.alu("eq", rj, graph.iota(dtypes.int32, full, d))
     if x.dtype.kind == "b":
-        return lazy.alu("and", hit, xj).reduce("max", (d + 1,))
+        return graph.alu("and", hit, xj).reduce("max", (d + 1,))
     if x.dtype in base.LOW_FLOATS:  # reduce in float32 (exact: one value is selected)
         return _select_by_rank(x.cast(dtypes.float32), rank, d, k).cast(x.dtype)
     # a max against the lowest value keeps -0.0 and NaN exactly (a sum of zeros would not)
-    return lazy.where(hit, xj, lazy.ConstSym(REDUCE_IDENTITY["max"](x.dtype), x.dtype, full)).reduce("max", (d + 1,))
+    return graph.where(hit, xj, graph.const(REDUCE_IDENTITY["max"](x.dtype), x.dtype, full)).reduce("max", (d + 1,))
 
 
 # ---------------------------------------------------------------- sort
@@ -162,7 +162,7 @@ def _top_k_abstract(x, *, k, axis):
 @def_lowering(top_k_p)
 def _top_k_lower(x, *, k, axis):
     rank = _ranks([x], axis, descending=True)
-    pos = lazy.iota(dtypes.int32, x.shape, axis)
+    pos = graph.iota(dtypes.int32, x.shape, axis)
     return [_select_by_rank(x, rank, axis, k), _select_by_rank(pos, rank, axis, k)]
 
 
@@ -209,7 +209,7 @@ def _gather_along_lower(t, idx, *, axis):
         i = E.cast(idx.at(ctx, idxs), dtypes.int32)
         i = E.binary("max", E.binary("min", i, E.const(max(n - 1, 0), dtypes.int32)), E.const(0, dtypes.int32))
         return t.at(ctx, list(idxs[:axis]) + [i] + list(idxs[axis + 1:]))
-    return lazy.FnSym(idx.shape, t.dtype, at)
+    return graph.fn(idx.shape, t.dtype, at, (idx, t))
 
 
 @core.def_abstract_eval(scatter_add_along_p)
@@ -223,8 +223,8 @@ def _scatter_lower(ct, idx, *, axis, size):
     full = ct.shape[:axis] + (size, k) + ct.shape[axis + 1:]
     cj = ct.reshape(ct.shape[:axis] + (1,) + ct.shape[axis:]).expand(full)
     ij = idx.cast(dtypes.int32).reshape(idx.shape[:axis] + (1,) + idx.shape[axis:]).expand(full)
-    hit = lazy.alu("eq", ij, lazy.iota(dtypes.int32, full, axis))
-    return lazy.where(hit, cj, lazy.ConstSym(0, ct.dtype, full)).reduce("add", (axis + 1,))
+    hit = graph.alu("eq", ij, graph.iota(dtypes.int32, full, axis))
+    return graph.where(hit, cj, graph.const(0, ct.dtype, full)).reduce("add", (axis + 1,))
 
 
 def_lowering(scatter_add_along_p)(_scatter_lower)

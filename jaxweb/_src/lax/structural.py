@@ -17,7 +17,7 @@ import math
 from typing import Any, Callable, Sequence
 
 from .. import core, dtypes
-from ..compiler import lazy
+from ..compiler import graph
 from ..compiler.shapetracker import prod
 from ..dispatch import def_lowering
 from ..interpreters import rules as R
@@ -437,7 +437,7 @@ def _pad_abstract(x, pv, *, padding_config):
     return x.update(shape=out, weak_type=x.weak_type and pv.weak_type)
 
 
-def _pad_movement(s: lazy.Sym, config) -> lazy.Sym:
+def _pad_movement(s: Node, config) -> Node:
     """Zero-pad `s` per (lo, hi, interior) config using only movement ops."""
     for ax, (lo, hi, interior) in enumerate(config):
         n = s.shape[ax]
@@ -461,10 +461,10 @@ def _pad_movement(s: lazy.Sym, config) -> lazy.Sym:
 @def_lowering(pad_p)
 def _pad_lower(x, pv, *, padding_config):
     padded = _pad_movement(x, padding_config)
-    if isinstance(pv, lazy.ConstSym) and pv.value == 0 and not _is_neg_zero(pv.value):
+    if graph.is_const(pv) and pv.value == 0 and not _is_neg_zero(pv.value):
         return padded
-    mask = _pad_movement(lazy.ConstSym(True, dtypes.bool_, x.shape), padding_config)
-    return lazy.where(mask, padded, pv.expand_to(padded.shape))
+    mask = _pad_movement(graph.const(True, dtypes.bool_, x.shape), padding_config)
+    return graph.where(mask, padded, pv.expand_to(padded.shape))
 
 
 def _is_neg_zero(v: Any) -> bool:
@@ -558,7 +558,7 @@ def _concatenate_lower(*xs, dimension):
     shape = list(parts[0].shape)
     shape[dimension] = total
     shape = tuple(shape)
-    pos = lazy.iota(dtypes.int32, shape, dimension)
+    pos = graph.iota(dtypes.int32, shape, dimension)
     starts, views, start = [], [], 0
     for x in parts:
         widths = [(0, 0)] * len(shape)
@@ -567,12 +567,12 @@ def _concatenate_lower(*xs, dimension):
         views.append(x.pad(widths))
         start += x.shape[dimension]
 
-    def select(lo: int, hi: int) -> lazy.Sym:  # a balanced tree of selects: depth log2(parts)
+    def select(lo: int, hi: int) -> Node:  # a balanced tree of selects: depth log2(parts)
         if hi - lo == 1:
             return views[lo]
         mid = (lo + hi) // 2
-        left = lazy.alu("lt", pos, lazy.ConstSym(starts[mid], dtypes.int32, shape))
-        return lazy.where(left, select(lo, mid), select(mid, hi))
+        left = graph.alu("lt", pos, graph.const(starts[mid], dtypes.int32, shape))
+        return graph.where(left, select(lo, mid), select(mid, hi))
     return select(0, len(views))
 
 
@@ -596,20 +596,12 @@ R.deflinear(concatenate_p, _concatenate_transpose)
 R.primitive_batchers[concatenate_p] = _concatenate_batch
 
 
-#: operands joined per concatenate kernel: WebGPU guarantees 8 storage buffers per
-#: shader stage (7 inputs + the output); longer joins become a tree of concatenations
-MAX_CONCAT_OPERANDS = 7
-
-
 def concatenate(operands: Sequence[Any], dimension: int) -> Any:
-    """`lax.concatenate`: join same-dtype arrays along `dimension`."""
+    """`lax.concatenate`: join same-dtype arrays along `dimension` (a balanced tree of
+    selects in the graph, so a backend's binding limit can cut it into kernels)."""
     operands = list(operands)
     if not operands:
         raise ValueError("concatenate requires a non-empty sequences of arrays")
-    k = MAX_CONCAT_OPERANDS
-    while len(operands) > k:
-        groups = [operands[i:i + k] for i in range(0, len(operands), k)]
-        operands = [g[0] if len(g) == 1 else concatenate_p.bind(*g, dimension=int(dimension)) for g in groups]
     if len(operands) == 1:
         return operands[0]
     return concatenate_p.bind(*operands, dimension=int(dimension))

@@ -20,9 +20,9 @@ from typing import Any, Callable, Sequence
 
 from .. import core, dtypes
 from ..compiler import expr as E
-from ..compiler import lazy
+from ..compiler import graph
 from ..compiler.kernel import REDUCE_IDENTITY
-from ..compiler.lazy import Sym
+from ..compiler.graph import Node
 from ..dispatch import def_lowering
 from ..interpreters import rules as R
 from . import base
@@ -71,20 +71,20 @@ def _positions(xshape, idxs_out, idxs_win, p):
     return out, valid
 
 
-def _windows(x: Sym, fill: Any, p: dict) -> Sym:
-    """Sym of shape out_shape + window_dimensions: the window elements (fill outside)."""
+def _windows(x: Node, fill: Any, p: dict) -> Node:
+    """Node of shape out_shape + window_dimensions: the window elements (fill outside)."""
     out_shape = _out_shape(x.shape, **p)
     nd = x.ndim
 
     def at(ctx, idxs):
         pos, valid = _positions(x.shape, idxs[:nd], idxs[nd:], p)
         return E.where(valid, x.at(ctx, pos), E.const(fill, x.dtype))
-    return lazy.FnSym(out_shape + tuple(p["window_dimensions"]), x.dtype, at)
+    return graph.fn(out_shape + tuple(p["window_dimensions"]), x.dtype, at, (x,))
 
 
 def _window_lowering(ir_op: str):
     @base.in_f32
-    def lower(x: Sym, **p) -> Sym:
+    def lower(x: Node, **p) -> Node:
         nd = x.ndim
         w = _windows(x, REDUCE_IDENTITY[ir_op](x.dtype), p)
         return w.reduce(ir_op, tuple(range(nd, 2 * nd)))
@@ -135,7 +135,7 @@ R.deflinear(reduce_window_sum_p, _sum_transpose)
 
 
 # ---------------------------------------------------------------- max/min tangents
-def _chosen_offset(x: Sym, select: str, p: dict) -> Sym:
+def _chosen_offset(x: Node, select: str, p: dict) -> Node:
     """Flat window offset of the first element attaining the window's max/min (NaN wins)."""
     nd = x.ndim
     if x.dtype in base.LOW_FLOATS:
@@ -143,9 +143,9 @@ def _chosen_offset(x: Sym, select: str, p: dict) -> Sym:
     w = _windows(x, REDUCE_IDENTITY[select](x.dtype), p)
     ext = w.reduce(select, tuple(range(nd, 2 * nd)))
     ext_b = ext.reshape(ext.shape + (1,) * nd).expand(w.shape)
-    hit = lazy.alu("eq", w, ext_b)
+    hit = graph.alu("eq", w, ext_b)
     if x.dtype.kind == "f":
-        hit = lazy.alu("or", hit, lazy.alu("ne", w, w))
+        hit = graph.alu("or", hit, graph.alu("ne", w, w))
     wdims = tuple(p["window_dimensions"])
 
     def flat(ctx, idxs):
@@ -153,11 +153,11 @@ def _chosen_offset(x: Sym, select: str, p: dict) -> Sym:
         for i, k in zip(idxs[nd:], wdims):
             f = f * k + i
         return f
-    offset = lazy.FnSym(w.shape, _I32, flat)
+    offset = graph.fn(w.shape, _I32, flat)
     total = 1
     for k in wdims:
         total *= k
-    return lazy.where(hit, offset, lazy.const_like(offset, total)).reduce("min", tuple(range(nd, 2 * nd)))
+    return graph.where(hit, offset, graph.const_like(offset, total)).reduce("min", tuple(range(nd, 2 * nd)))
 
 
 def _unflat(f: E.Expr, wdims: Sequence[int]) -> list[E.Expr]:
@@ -183,7 +183,7 @@ def _scatter_abstract(ct, x, *, select, **p):
 
 
 @def_lowering(window_gather_p)
-def _gather_lower(t: Sym, x: Sym, *, select, **p) -> Sym:
+def _gather_lower(t: Node, x: Node, *, select, **p) -> Node:
     """t_out[y] = t[position of the chosen window element] (0 if it is padding)."""
     chosen = _chosen_offset(x, select, p)
     wdims = tuple(p["window_dimensions"])
@@ -196,12 +196,12 @@ def _gather_lower(t: Sym, x: Sym, *, select, **p) -> Sym:
         fc = E.binary("min", f, E.const(max(total - 1, 0), _I32))
         pos, valid = _positions(x.shape, idxs, _unflat(fc, wdims), p)
         return E.where(valid & (f < total), t.at(ctx, pos), E.const(0, t.dtype))
-    return lazy.FnSym(chosen.shape, t.dtype, at)
+    return graph.fn(chosen.shape, t.dtype, at, (chosen, t))
 
 
 @def_lowering(window_scatter_p)
 @base.in_f32
-def _scatter_lower(ct: Sym, x: Sym, *, select, **p) -> Sym:
+def _scatter_lower(ct: Node, x: Node, *, select, **p) -> Node:
     """x_bar[q] = sum over windows y whose chosen element is q of ct[y]: for each window
     offset k, y = (q*bd + lo - k*wd) / stride when that is an integer in range."""
     chosen = _chosen_offset(x, select, p)
@@ -224,7 +224,7 @@ def _scatter_lower(ct: Sym, x: Sym, *, select, **p) -> Sym:
             f = f * n + k
         valid = valid & E.binary("eq", chosen.at(ctx, ys), f)
         return E.where(valid, ct.at(ctx, ys), E.const(0, ct.dtype))
-    space = lazy.FnSym(x.shape + wdims, ct.dtype, at)
+    space = graph.fn(x.shape + wdims, ct.dtype, at, (chosen, ct))
     return space.reduce("add", tuple(range(nd, 2 * nd)))
 
 

@@ -10,7 +10,6 @@ from typing import Any, Sequence
 
 from .. import core, dtypes, hostdata
 from ..array import Array
-from ..compiler.shapetracker import ShapeTracker
 from ..device import Buffer, default_device
 from ..lax import base as lax_base
 from ..lax import elementwise as lax_ew
@@ -31,7 +30,7 @@ def _from_host(flat: list, shape: tuple[int, ...], dt: dtypes.DType, weak: bool 
     buf = Buffer(device, aval.size, dt)
     if aval.size:
         buf.write(hostdata.pack(flat, dt))
-    return Array(aval, device, buf=buf, st=ShapeTracker.from_shape(shape))
+    return Array.from_buffer(aval, buf)
 
 
 def _check_int_range(flat: list, dt: dtypes.DType) -> None:
@@ -77,7 +76,7 @@ def asarray(a: Any, dtype: Any = None, order: str | None = None, *, copy: bool |
         buf = Buffer(dev, aval.size, dt)
         if aval.size:
             buf.write(hostdata.from_numpy(a, dt))
-        return Array(aval, dev, buf=buf)
+        return Array.from_buffer(aval, buf)
     if isinstance(a, (list, tuple)):
         return _from_sequence(a, dtype)
     if hasattr(a, "__array__"):

@@ -11,6 +11,8 @@ from typing import Any, Sequence
 
 from .. import core, dtypes
 from ..array import Array
+from ..device import default_device
+from ..hostdata import coerce_scalar
 from ..lax import elementwise as lax_ew
 from ..lax import structural as lax_st
 
@@ -47,10 +49,18 @@ def broadcast_shapes(*shapes: Sequence[int], name: str = "broadcast_shapes") -> 
     return tuple(out)
 
 
+def _eager(args: Sequence[Any]) -> bool:
+    """Whether ops on `args` run now (no transformation or staging is active)."""
+    return not any(isinstance(a, core.Tracer) for a in args) and core.dynamic_trace is None \
+        and len(core.trace_stack) == 1
+
+
 def broadcast_to_shape(x: Any, shape: tuple[int, ...]) -> Any:
     aval = core.get_aval(x)
     if aval.shape == shape:
         return x
+    if type(x) is Array and x.is_const() and _eager((x,)):  # a constant stays one: no dispatch
+        return Array.constant(aval.update(shape=shape), x.device, x._const)
     nd = len(shape)
     dims = tuple(range(nd - aval.ndim, nd))
     squeeze = [i for i, (d, n) in enumerate(zip(aval.shape, shape[nd - aval.ndim:])) if d != n and d != 1]
@@ -75,9 +85,16 @@ def promote_dtypes(*args: Any) -> list:
     if len(args) < 2:
         return [ensure_array(a) for a in args]
     dt, weak = dtypes.result_type(*args, return_weak_type_flag=True)
-    return [lax_ew.convert_element_type(a, dt, weak) if (core.is_python_scalar(a) or core.get_aval(a).dtype != dt
-                                                          or core.get_aval(a).weak_type != weak)
+    eager = _eager(args)
+    return [_scalar_const(a, dt, weak) if eager and core.is_python_scalar(a) and dt.kind != "c"
+            else lax_ew.convert_element_type(a, dt, weak) if (core.is_python_scalar(a) or core.get_aval(a).dtype != dt
+                                                               or core.get_aval(a).weak_type != weak)
             else a for a in args]
+
+
+def _scalar_const(v: Any, dt: dtypes.DType, weak: bool) -> Array:
+    """A Python scalar operand as the constant Array convert_element_type would give."""
+    return Array.constant(core.ShapedArray((), dt, weak), default_device(), coerce_scalar(v, dt))
 
 
 def promote_args(name: str, *args: Any) -> list:

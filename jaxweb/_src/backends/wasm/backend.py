@@ -9,11 +9,11 @@ by kernel key (Backend). Optional engine features are probed once: SIMD128 and
 relaxed SIMD change the generated code, and a vectorized module the engine
 rejects (too many locals, say) is rebuilt scalar.
 
-f32 matmul and conv kernels take dedicated paths when SIMD is there (matmul.py,
-conv.py): a staging kernel (packed B / zero-padded input) then a register-tiled
-compute module, and a crop when the output was computed wider than it is. Other
-kernels lose leading output axes of extent 1 first (`squeeze_leading`), so that
-threads split the first real axis.
+With SIMD the backend declares GEMM and direct-conv routines (`capabilities.gemm`):
+the scheduler then stages matmul and conv operands with ordinary kernels and calls
+the register-tiled compute modules of matmul.py / conv.py as `Routine` launches.
+Other kernels lose leading output axes of extent 1 first (`squeeze_leading`), so
+that threads split the first real axis.
 """
 from __future__ import annotations
 
@@ -21,7 +21,9 @@ import time
 from typing import Any
 
 from ..base import Backend
-from ...compiler.kernel import Kernel
+from ...compiler import expr as E
+from ...compiler.gemm import GemmCaps
+from ...compiler.kernel import Capabilities, Kernel, Routine
 from ...compiler.shapetracker import prod
 from .allocator import Allocator
 from . import codegen, conv, matmul
@@ -55,18 +57,16 @@ def squeeze_leading(kernel: Kernel) -> Kernel:
         k += 1
     if k == 0:
         return kernel
-    from ...compiler import expr as E
-    roots = [kernel.body] + ([kernel.epilogue] if kernel.epilogue is not None else [])
+    roots = list(kernel.outs) + ([kernel.body] if kernel.reduce_op else [])
     mapping = {}
-    for root in roots:
-        for n in E.walk(root):
-            if n.op == "idx" and n.arg[0][0] == "g":
-                i = int(n.arg[0][1:])
-                mapping[id(n)] = (E.const(0, n.dtype) if i < k else E.idx(f"g{i - k}", shape[i]))
-    body = E.substitute(kernel.body, mapping)
-    epi = E.substitute(kernel.epilogue, mapping) if kernel.epilogue is not None else None
-    return Kernel(shape[k:], body, kernel.out_dtype, kernel.in_dtypes, kernel.reduce_shape, kernel.reduce_op,
-                  epi, kernel.name)
+    for n in E.walk_all(roots):
+        if n.op == "idx" and n.arg[0][0] == "g":
+            i = int(n.arg[0][1:])
+            mapping[id(n)] = (E.const(0, n.dtype) if i < k else E.idx(f"g{i - k}", shape[i]))
+    outs = tuple(E.substitute(o, mapping) for o in kernel.outs)
+    body = E.substitute(kernel.body, mapping) if kernel.reduce_op else None
+    return Kernel(shape[k:], body, None, kernel.in_dtypes, kernel.reduce_shape, kernel.reduce_op,
+                  name=kernel.name, outs=outs)
 
 
 PARALLEL_WORK = 1 << 20  # element-steps above which a kernel is split over worker threads (hand-off ~0.1 ms)
@@ -74,14 +74,11 @@ GEMM_PARALLEL_WORK = 1 << 22  # the same for matmul / conv (multiply-adds): they
 
 
 class Program:
-    __slots__ = ("handle", "rows", "size", "work", "nbytes_code", "codegen_s", "compile_s", "mode", "fallback",
-                 "pack", "mm", "crop", "tmp_bytes")
+    __slots__ = ("handle", "rows", "size", "work", "nbytes_code", "codegen_s", "compile_s", "mode", "fallback")
 
     def __init__(self, handle, rows, size, nbytes_code, codegen_s, compile_s, mode=None, work=0, fallback=None):
         self.handle, self.rows, self.size, self.mode, self.work = handle, rows, size, mode, work
         self.fallback = fallback
-        self.pack = self.mm = self.crop = None  # matmul.py / conv.py: staging program, Spec, crop program
-        self.tmp_bytes = 0
         self.nbytes_code, self.codegen_s, self.compile_s = nbytes_code, codegen_s, compile_s
 
 
@@ -97,6 +94,8 @@ class WasmBackend(Backend):
         self.features = probe_features(self.rt)
         if getattr(self.rt, "workers", 1) > 1:
             self.features |= {"threads"}
+        gemm = GemmCaps(nr=8, conv=True) if "simd" in self.features else None
+        self.capabilities = Capabilities(gemm=gemm)
 
     def alloc(self, nbytes: int) -> int:
         return self.allocator.alloc(nbytes)
@@ -110,15 +109,9 @@ class WasmBackend(Backend):
     def read(self, handle: int, nbytes: int) -> memoryview:
         return memoryview(self.rt.read(handle, nbytes))
 
-    def compile(self, kernel: Kernel) -> Program:
-        if "simd" in self.features:
-            for special in (matmul, conv):
-                spec = special.match(kernel)
-                if spec is not None:
-                    return self._compile_special(kernel, special, spec)
-            im2col = conv.match_im2col(kernel)
-            if im2col is not None:
-                return self._compile_im2col(kernel, *im2col)
+    def compile(self, kernel: Kernel | Routine) -> Program:
+        if isinstance(kernel, Routine):
+            return self._compile_routine(kernel)
         if getattr(self.rt, "workers", 1) > 1:
             kernel = squeeze_leading(kernel)  # so that threads can split the first real axis
         t0 = time.perf_counter()
@@ -136,89 +129,33 @@ class WasmBackend(Backend):
             wasm, mode = codegen.build_info(kernel, self.features - {"simd", "relaxed_simd"})
             handle = self.rt.load(wasm)
         t2 = time.perf_counter()
-        self.stats["codegen_s"] += t1 - t0
-        self.stats["compile_s"] += t2 - t1
-        self.stats["kernels"] += 1
+        self._account(t1 - t0, t2 - t1)
         rows = kernel.shape[0] if kernel.shape else 1
         work = kernel.size * (prod(kernel.reduce_shape) if kernel.reduce_op else 1)
         return Program(handle, rows, kernel.size, len(wasm), t1 - t0, t2 - t1, mode, work)
 
-    def _build_and_load(self, build) -> tuple:
-        """Generate a module with `build()`, load it, and account codegen/compile time."""
+    def _account(self, codegen_s: float, compile_s: float) -> None:
+        self.stats["codegen_s"] += codegen_s
+        self.stats["compile_s"] += compile_s
+        self.stats["kernels"] += 1
+
+    def _compile_routine(self, r: Routine) -> Program:
+        """matmul.py / conv.py compute modules: run(start, end, out, A | W, B' | Xpad)."""
+        spec = r.spec
         t0 = time.perf_counter()
-        wasm = build()
+        if r.routine == "gemm_f32":
+            wasm = matmul.build(spec, self.features)
+            rows, work = (spec.B if spec.B > 1 else spec.M), spec.B * spec.M * spec.N * spec.K
+        elif r.routine == "conv_f32":
+            wasm = conv.build(spec, self.features)
+            rows, work = spec.M, spec.work
+        else:
+            raise NotImplementedError(f"wasm backend: no routine {r.routine!r}")
         t1 = time.perf_counter()
         handle = self.rt.load(wasm)
         t2 = time.perf_counter()
-        self.stats["codegen_s"] += t1 - t0
-        self.stats["compile_s"] += t2 - t1
-        self.stats["kernels"] += 1
-        return handle, wasm, t1 - t0, t2 - t1
-
-    def _compile_special(self, kernel: Kernel, special, spec) -> Program:
-        """matmul.py / conv.py: a staging kernel (packed B / padded input) + a compute module."""
-        packed = special is conv or matmul.use_pack(spec)
-        build = (lambda: special.build(spec, self.features, packed)) if special is matmul else \
-            (lambda: special.build(spec, self.features))
-        handle, wasm, t_gen, t_load = self._build_and_load(build)
-        if special is matmul:
-            rows = spec.B if spec.B > 1 else spec.M
-            p = Program(handle, rows, kernel.size, len(wasm), t_gen, t_load, "matmul", kernel.size * spec.K)
-            p.pack = self.program(matmul.pack_kernel(spec)) if packed else None
-            if spec.N8 != spec.N:
-                rows = spec.B * spec.M
-                p.crop, p.tmp_bytes = self.program(matmul.crop_kernel(rows, spec.N, spec.N8)), rows * spec.N8 * 4
-        else:
-            p = Program(handle, spec.M, kernel.size, len(wasm), t_gen, t_load, "conv", spec.work)
-            p.pack = self.program(conv.pad_kernel(spec))
-            nb, co, ho, wo = spec.shape
-            if spec.wo8 != wo:
-                rows = nb * co * ho
-                p.crop, p.tmp_bytes = self.program(matmul.crop_kernel(rows, wo, spec.wo8)), rows * spec.wo8 * 4
-        p.mm = spec
-        return p
-
-    def _compile_im2col(self, kernel: Kernel, spec, pack: Kernel) -> Program:
-        """A conv the stride-1 path does not take: im2col into packed B, then the packed GEMM."""
-        handle, wasm, t_gen, t_load = self._build_and_load(lambda: matmul.build(spec, self.features, True))
-        rows = spec.B if spec.B > 1 else spec.M
-        p = Program(handle, rows, kernel.size, len(wasm), t_gen, t_load, "conv_gemm", kernel.size * spec.K)
-        p.pack, p.mm = self.program(pack), spec
-        if spec.N8 != spec.N:
-            rows = spec.B * spec.M
-            p.crop, p.tmp_bytes = self.program(matmul.crop_kernel(rows, spec.N, spec.N8)), rows * spec.N8 * 4
-        return p
-
-    def _execute_special(self, program: Program, out: int, inputs: list[Any]) -> None:
-        spec, pack = program.mm, program.pack
-        if program.crop is not None:  # computed wider than the output: a temporary, then crop
-            tmp = self.allocator.alloc(program.tmp_bytes)
-            try:
-                self._run_special(program, spec, pack, tmp, inputs)
-                self.execute(program.crop, out, [tmp])
-            finally:
-                self.allocator.free(tmp)
-        else:
-            self._run_special(program, spec, pack, out, inputs)
-
-    def _run_special(self, program: Program, spec, pack, out: int, inputs: list[Any]) -> None:
-        if pack is None:  # matmul reading B in place
-            self._split(program, (out, inputs[spec.a_slot], inputs[spec.b_slot]))
-            return
-        staged = self.allocator.alloc(pack.size * 4)
-        try:
-            if program.mode == "matmul":
-                self.execute(pack, staged, [inputs[spec.b_slot]])
-                args = (out, inputs[spec.a_slot], staged)
-            elif program.mode == "conv":
-                self.execute(pack, staged, list(inputs))
-                args = (out, inputs[spec.w_slot], staged)
-            else:  # conv_gemm: im2col of all inputs, weights as A
-                self.execute(pack, staged, list(inputs))
-                args = (out, inputs[spec.a_slot], staged)
-            self._split(program, args)
-        finally:
-            self.allocator.free(staged)
+        self._account(t1 - t0, t2 - t1)
+        return Program(handle, rows, r.size, len(wasm), t1 - t0, t2 - t1, r.routine, work)
 
     def _split(self, program: Program, args: tuple) -> None:
         """run over the program's rows, split over the worker threads when it pays."""
@@ -227,21 +164,21 @@ class WasmBackend(Backend):
         else:
             self.rt.call(program.handle, (0, program.rows, *args))
 
-    def execute(self, program: Program, out: int, inputs: list[Any]) -> None:
+    def execute(self, program: Program, outs: list[int], inputs: list[Any]) -> None:
         if program.size == 0:
             return
-        if program.mm is not None:
-            self._execute_special(program, out, inputs)
+        if program.mode in ("gemm_f32", "conv_f32"):
+            self._split(program, (*outs, *inputs))
             return
         if program.fallback is not None:
-            self._interpret(program.fallback, out, inputs)
+            self._interpret(program.fallback, outs, inputs)
             return
         if program.work >= PARALLEL_WORK and program.rows > 1 and getattr(self.rt, "workers", 1) > 1:
-            self.rt.call_split(program.handle, program.rows, (out, *inputs), align=4)
+            self.rt.call_split(program.handle, program.rows, (*outs, *inputs), align=4)
         else:
-            self.rt.call(program.handle, (0, program.rows, out, *inputs))
+            self.rt.call(program.handle, (0, program.rows, *outs, *inputs))
 
-    def _interpret(self, kernel: Kernel, out: int, inputs: list[Any]) -> None:
+    def _interpret(self, kernel: Kernel, outs: list[int], inputs: list[Any]) -> None:
         """Kernels codegen does not cover (complex dtypes) run in the reference
         interpreter on copies of this memory's buffers (CPython with numpy only)."""
         import numpy as np
@@ -249,10 +186,11 @@ class WasmBackend(Backend):
         ref = ReferenceBackend()
         sizes = [1 << self.allocator.sizes[h] for h in inputs]
         bufs = [np.frombuffer(self.rt.read(h, n), dtype=np.uint8).copy() for h, n in zip(inputs, sizes)]
-        nbytes = kernel.size * kernel.out_dtype.itemsize
-        dst = ref.alloc(nbytes)
-        ref.execute(kernel, dst, bufs)
-        self.rt.write(out, bytes(ref.read(dst, nbytes)))
+        nbytes = [kernel.size * dt.itemsize for dt in kernel.out_dtypes]
+        dsts = [ref.alloc(n) for n in nbytes]
+        ref.execute(kernel, dsts, bufs)
+        for out, dst, n in zip(outs, dsts, nbytes):
+            self.rt.write(out, bytes(ref.read(dst, n)))
 
     def synchronize(self) -> None:
         pass

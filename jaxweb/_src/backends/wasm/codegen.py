@@ -1,20 +1,22 @@
-"""Kernel IR -> one Wasm module exporting `run(start, end, out, in0, in1, ...)`.
+"""Kernel IR -> one Wasm module exporting `run(start, end, out0, .., in0, in1, ...)`.
 
 The loop nest walks the output grid row-major (g0 outermost, over [start, end)
 so a threaded runtime can split it), then the reduction indices. Every IR node is
 computed once, at the shallowest loop level where all its inputs exist (loop-
 invariant code motion by index dependence), into a local; Cranelift/V8 turn the
-locals into registers. Transcendental ops are first expanded into primitive ops
-by `mathlib`, so the emitter only knows primitives. When the innermost loop is a
-vectorizable elementwise or reduction loop, `simd.py` emits an f32x4/i32x4 main
-loop and this scalar code handles the remainder.
+locals into registers. A nested `reduce` node is computed where its free indices
+put it, by a loop of its own over its body's nodes that depend on its indices (a
+softmax's row sum runs once per row, before the row's elements). Every output is
+stored at each point of the nest. Transcendental ops are first expanded into
+primitive ops by `mathlib`, so the emitter only knows primitives. When the
+innermost loop is a vectorizable elementwise or reduction loop, `simd.py` emits
+an f32x4/i32x4 main loop and this scalar code handles the remainder.
 """
 from __future__ import annotations
 
-from ...compiler import expr as E
+from ...compiler import expr as E, mathlib
 from ...compiler.kernel import Kernel, identity
 from .assembler import Func, Module
-from ...compiler import mathlib
 from . import numerics as N, vectorize as S
 from .scalar import Emitter
 from .types import STORE, vt
@@ -23,42 +25,55 @@ POST = 1 << 20  # level of epilogue nodes that need the finished accumulator
 
 
 class Plan:
-    """The kernel's expressions after expansion, with each node's loop level."""
+    """The kernel's expressions after expansion, with each node's loop level, and the
+    nodes each nested reduction computes per step of its own loop (its region)."""
 
     def __init__(self, kernel: Kernel):
         self.kernel = kernel
         self.gshape = tuple(kernel.shape) or (1,)
         self.rshape = tuple(kernel.reduce_shape) if kernel.reduce_op else ()
-        self.body = mathlib.expand(kernel.body)
-        epi = kernel.epilogue if kernel.reduce_op else None
-        self.epilogue = mathlib.expand(epi) if epi is not None else None
+        roots = list(kernel.outs) + ([kernel.body] if kernel.reduce_op else [])
+        expanded = mathlib.expand_all(roots)
+        self.values = expanded[:len(kernel.outs)]
+        self.body = expanded[-1] if kernel.reduce_op else None
         G = len(self.gshape)
-        self.level: dict[int, int] = {}
-        self.order: list[E.Expr] = []
-        seen: set = set()
-        roots = [self.body] + ([self.epilogue] if self.epilogue is not None else [])
+        names = {f"g{i}": 1 + i for i in range(G)}
+        names.update({f"r{j}": G + 1 + j for j in range(len(self.rshape))})
+        roots = list(self.values) + ([self.body] if self.body is not None else [])
         if kernel.reduce_op:
             self.acc = E.acc(self.body.dtype)
             self.combined = E.binary(kernel.reduce_op, self.acc, self.body)
             roots.append(self.combined)
-        for root in roots:
-            for n in E.walk(root, seen):
-                self.order.append(n)
-                self.level[id(n)] = self._level(n, G)
-
-    def _level(self, n: E.Expr, G: int) -> int:
-        if n.op == "const":
-            return 0
-        if n.op == "idx":
-            name = n.arg[0]
-            k = int(name[1:])
-            return 1 + k if name[0] == "g" else G + 1 + k
-        if n.op == "acc":
-            return POST
-        return max((self.level[id(s)] for s in n.src), default=0)
+        self.level: dict[int, int] = {}
+        self.region: dict[int, E.Expr] = {}   # node id -> the nested reduce whose loop computes it
+        free: dict[int, frozenset] = {}
+        self.order = list(E.walk_all(roots))
+        owner = {name: n for n in self.order if n.op == "reduce" for name, _ in n.arg[1]}
+        names["acc"] = POST  # the top-level accumulator: available after its loop
+        for n in self.order:
+            if n.op == "idx":
+                free[id(n)] = frozenset((n.arg[0],))
+            elif n.op == "acc":
+                free[id(n)] = frozenset(("acc",))
+            elif n.op == "reduce":
+                free[id(n)] = free[id(n.src[0])] - {name for name, _ in n.arg[1]}
+            else:
+                acc = frozenset()
+                for src in n.src:
+                    acc = acc | free[id(src)]
+                free[id(n)] = acc
+            inner = [owner[x] for x in free[id(n)] if x in owner]
+            if inner:
+                self.region[id(n)] = inner[0]
+                continue
+            self.level[id(n)] = max((names[x] for x in free[id(n)] if x in names), default=0)
+        self.nested = any(n.op == "reduce" for n in self.order)
 
     def nodes_at(self, lvl: int) -> list[E.Expr]:
-        return [n for n in self.order if self.level[id(n)] == lvl and n.op not in ("const", "idx", "acc")]
+        return [n for n in self.order if self.level.get(id(n)) == lvl and n.op not in ("const", "idx", "acc")]
+
+    def region_nodes(self, r: E.Expr) -> list[E.Expr]:
+        return [n for n in self.order if self.region.get(id(n)) is r and n.op not in ("const", "idx")]
 
 
 def build(kernel: Kernel, features: frozenset = frozenset()) -> bytes:
@@ -81,30 +96,68 @@ class Builder:
     def __init__(self, kernel: Kernel, features: frozenset):
         self.kernel, self.features = kernel, features
         self.plan = plan = Plan(kernel)
-        self.f = f = Func(["i32"] * (3 + len(kernel.in_dtypes)))
-        self.em = Emitter(f)
+        self.n_out = len(kernel.outs)
+        self.f = f = Func(["i32"] * (2 + self.n_out + len(kernel.in_dtypes)))
+        self.em = Emitter(f, in_base=2 + self.n_out)
         self.G, self.R = len(plan.gshape), len(plan.rshape)
         self.loops = {f"g{i}": f.local("i32") for i in range(self.G)}
         self.loops.update({f"r{j}": f.local("i32") for j in range(self.R)})
         self.idx_nodes = {}
         for n in plan.order:
-            if n.op == "idx":
+            if n.op == "idx" and n.arg[0] in self.loops:
                 self.em.local_of[id(n)] = self.loops[n.arg[0]]
                 self.idx_nodes[n.arg[0]] = n
         self.mode = S.choose_mode(self) if "simd" in features else None
 
     # ------------------------------------------------------------ pieces
     def compute_level(self, lvl: int, skip: set | None = None) -> None:
-        f, em, plan = self.f, self.em, self.plan
+        plan = self.plan
         for n in plan.nodes_at(lvl):
             if plan.kernel.reduce_op and n is plan.combined:
                 continue
             if skip is not None and id(n) in skip:
                 continue
-            loc = f.local(vt(n.dtype))
-            em.compute(n)
+            self.compute(n)
+
+    def compute(self, n: E.Expr) -> None:
+        """Compute node `n` into a fresh local."""
+        if n.op == "reduce":
+            self.nested_reduce(n)
+            return
+        loc = self.f.local(vt(n.dtype))
+        self.em.compute(n)
+        self.f.set(loc)
+        self.em.local_of[id(n)] = loc
+
+    def nested_reduce(self, r: E.Expr) -> None:
+        """acc = identity; for each index of r's range: acc = op(acc, body) (its region's nodes)."""
+        f, em = self.f, self.em
+        op, ranges = r.arg
+        acc = E.acc(r.dtype, f"{id(r)}")
+        loc = f.local(vt(r.dtype))
+        em.push(identity(op, r.dtype))
+        f.set(loc)
+        em.local_of[id(acc)] = loc
+        combined = E.binary(op, acc, r.src[0])
+        region = self.plan.region_nodes(r)
+        loops = []
+        for name, extent in ranges:
+            var = f.local("i32")
+            em.local_of[id(E.idx(name, extent))] = var
+            loops.append((var, extent))
+
+        def body(j: int) -> None:
+            if j < len(loops):
+                var, extent = loops[j]
+                f.i32(0).set(var)
+                _loop_rest(f, var, _const_emit(f, extent), lambda: body(j + 1))
+                return
+            for n in region:
+                self.compute(n)
+            _value(em, combined)
             f.set(loc)
-            em.local_of[id(n)] = loc
+        body(0)
+        em.local_of[id(r)] = loc
 
     def bounds(self, i: int):
         """(lo, hi) emitters of g loop i."""
@@ -115,15 +168,19 @@ class Builder:
 
     def build(self) -> bytes:
         f, plan, kernel = self.f, self.plan, self.kernel
-        out_dt = kernel.out_dtype
-        self.optr = f.local("i32")
+        self.optrs = [f.local("i32") for _ in range(self.n_out)]
         inner = 1
         for d in plan.gshape[1:]:
             inner *= d
-        f.get(2).get(0).i32(inner * out_dt.itemsize).emit("i32.mul").emit("i32.add").set(self.optr)
+        for k, dt in enumerate(kernel.out_dtypes):
+            f.get(2 + k).get(0).i32(inner * dt.itemsize).emit("i32.mul").emit("i32.add").set(self.optrs[k])
         self.compute_level(0)
         self.g_loop(0)
         return _module(f, shared="threads" in self.features)
+
+    @property
+    def optr(self) -> int:
+        return self.optrs[0]
 
     def g_loop(self, i: int) -> None:
         """The loop over g_i and everything inside it."""
@@ -150,16 +207,17 @@ class Builder:
             f.get(self.loops[f"g{i}"]).i32(stride).emit("i32.mul").emit("i32.add")
             stride *= self.plan.gshape[i]
 
-    def emit_out_addr(self) -> None:
-        """Push out + (linear index of the current (g0 .. g_{G-1})) * itemsize."""
+    def emit_out_addr(self, k: int = 0) -> None:
+        """Push out_k + (linear index of the current (g0 .. g_{G-1})) * itemsize."""
         f = self.f
         self.emit_lin_prefix()
         f.i32(self.plan.gshape[-1]).emit("i32.mul").get(self.loops[f"g{self.G - 1}"]).emit("i32.add")
-        f.i32(self.kernel.out_dtype.itemsize).emit("i32.mul").get(2).emit("i32.add")
+        f.i32(self.kernel.out_dtypes[k].itemsize).emit("i32.mul").get(2 + k).emit("i32.add")
 
     def reset_optr(self) -> None:
-        self.emit_out_addr()
-        self.f.set(self.optr)
+        for k in range(self.n_out):
+            self.emit_out_addr(k)
+            self.f.set(self.optrs[k])
 
     def g_body(self, i: int) -> None:
         self.compute_level(1 + i)
@@ -169,7 +227,7 @@ class Builder:
             self.point()
 
     def point(self) -> None:
-        """One output element: reduce (if any), epilogue, store."""
+        """One output element: reduce (if any), epilogues, stores."""
         f, em, plan, kernel = self.f, self.em, self.plan, self.kernel
         if kernel.reduce_op:
             self.acc_loc = acc_loc = f.local(vt(plan.acc.dtype))
@@ -181,15 +239,13 @@ class Builder:
             else:
                 self.combine()
             self.compute_level(POST)
-            value = plan.epilogue if plan.epilogue is not None else plan.acc
-        else:
-            value = plan.body
-        out_dt = kernel.out_dtype
-        f.get(self.optr)
-        _value(em, value)
-        em.to_storage(out_dt)
-        f.mem(STORE[out_dt.name])
-        f.get(self.optr).i32(out_dt.itemsize).emit("i32.add").set(self.optr)
+        for k, (value, dt) in enumerate(zip(plan.values, kernel.out_dtypes)):
+            optr = self.optrs[k]
+            f.get(optr)
+            _value(em, value)
+            em.to_storage(dt)
+            f.mem(STORE[dt.name])
+            f.get(optr).i32(dt.itemsize).emit("i32.add").set(optr)
 
     def r_loop(self, j: int) -> None:
         f = self.f

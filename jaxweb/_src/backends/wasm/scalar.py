@@ -28,10 +28,9 @@ _BITWISE = {"and": "and", "or": "or", "xor": "xor"}
 class Emitter:
     """Pushes IR node values for one function; nodes computed earlier sit in locals."""
 
-    IN_BASE = 3  # run(start, end, out, in0, in1, ...)
-
-    def __init__(self, f: Func):
+    def __init__(self, f: Func, in_base: int = 3):
         self.f = f
+        self.in_base = in_base  # run(start, end, out0, .., in0, in1, ...): the first input's parameter
         self.local_of: dict[int, int] = {}
         self._scratch: dict[str, list[int]] = {}
 
@@ -95,7 +94,7 @@ class Emitter:
     def op_load(self, n: E.Expr) -> None:
         f, dt = self.f, n.dtype
         index, valid = n.src[0], (n.src[1] if len(n.src) > 1 else None)
-        f.get(self.IN_BASE + n.arg)
+        f.get(self.in_base + n.arg)
         self.push(index)
         if vt(index.dtype) == "i64":
             f.emit("i32.wrap_i64")

@@ -229,7 +229,7 @@ class VecEmitter:
         f = self.f
         index = self._lane_scalar(n.src[0], u, 0)
         valid = n.src[1] if len(n.src) > 1 else None
-        f.get(Emitter.IN_BASE + n.arg).get(index)
+        f.get(self.em.in_base + n.arg).get(index)
         if valid is not None:
             f.i32(0)
             self.em.push(valid)
@@ -289,7 +289,7 @@ class VecEmitter:
         """Evaluate n's v- (and w-) dependent subtree with scalar code at v + 4u + lane
         (and w + rho); returns a local."""
         f, base = self.f, self.em
-        sub = Emitter(f)
+        sub = Emitter(f, base.in_base)
         sub.local_of = dict(base.local_of)
         for var, off in ((self.v, 4 * u + lane), (self.w, self.rho)):
             if var is None:

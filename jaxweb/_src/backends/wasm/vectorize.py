@@ -22,11 +22,13 @@ from .types import vt
 
 def choose_mode(b) -> str | None:
     plan, k = b.plan, b.kernel
+    if any(dt.name not in WORD for dt in k.out_dtypes):
+        return None
     if not k.reduce_op:
         v = b.idx_nodes.get(f"g{b.G - 1}")
-        if k.out_dtype.name in WORD and plan.gshape[-1] >= 4 and v is not None:
-            dep = depends([plan.body], {id(v)})
-            if _worth(plan.body, v, dep):
+        if plan.gshape[-1] >= 4 and v is not None:
+            dep = depends(plan.values, {id(v)})
+            if not _nested_in(plan, dep) and all(_worth(val, v, dep) for val in plan.values):
                 return "elementwise"
         return None
     acc_dt = plan.acc.dtype
@@ -39,12 +41,17 @@ def choose_mode(b) -> str | None:
             if _loads_contiguous(plan.body, v, dep) and _worth(plan.body, v, dep):
                 return "inner"
     v = b.idx_nodes.get(f"g{b.G - 1}")
-    if v is not None and k.out_dtype.name in WORD and plan.gshape[-1] >= 4 and b.R:
-        roots = [plan.body] + ([plan.epilogue] if plan.epilogue is not None else [])
+    if v is not None and plan.gshape[-1] >= 4 and b.R:
+        roots = [plan.body] + list(plan.values)
         dep = depends(roots, {id(v)})
-        if _loads_contiguous(plan.body, v, dep) and id(plan.body) in dep:
+        if _loads_contiguous(plan.body, v, dep) and id(plan.body) in dep and not _nested_in(plan, dep):
             return "outer"
     return None
+
+
+def _nested_in(plan, dep: set) -> bool:
+    """Whether a nested reduction would run inside the vector loop (it has no vector form)."""
+    return plan.nested and any(n.op == "reduce" and id(n) in dep for n in plan.order)
 
 
 def _loads_contiguous(root: E.Expr, v: E.Expr, dep: set) -> bool:
@@ -143,16 +150,18 @@ def vector_g_loops(b, var: int, hi) -> None:
     plan, f = b.plan, b.f
     v = b.idx_nodes[f"g{b.G - 1}"]
     if b.mode == "elementwise":
-        dep = depends([plan.body], {id(v)})
+        dep = depends(plan.values, {id(v)})
         ve = VecEmitter(b.em, v, dep, dep)
 
         def body(U):
             ve.reset()
             for u in range(U):  # independent chains for instruction-level parallelism
-                f.get(b.optr)
-                ve.push(plan.body, u)
-                f.mem("v128.store", offset=16 * u, align=2)
-            f.get(b.optr).i32(16 * U).emit("i32.add").set(b.optr)
+                for optr, value in zip(b.optrs, plan.values):
+                    f.get(optr)
+                    ve.push(value, u)
+                    f.mem("v128.store", offset=16 * u, align=2)
+            for optr in b.optrs:
+                f.get(optr).i32(16 * U).emit("i32.add").set(optr)
         b.reset_optr()
         for U in ((ELEMENTWISE_U, 1) if plan.gshape[-1] >= 4 * ELEMENTWISE_U else (1,)):
             _vector_loop(f, var, hi, 4 * U, lambda U=U: body(U))
@@ -165,7 +174,7 @@ def vector_g_loops(b, var: int, hi) -> None:
 def _outer_emitter(b, w):
     plan = b.plan
     v = b.idx_nodes[f"g{b.G - 1}"]
-    roots = [plan.body, plan.combined] + ([plan.epilogue] if plan.epilogue is not None else [])
+    roots = [plan.body, plan.combined] + list(plan.values)
     vidx = depends(roots, {id(v)})
     dep = depends(roots, {id(v), id(plan.acc)})
     # per-row values: anything depending on the row index or on the (per-row) accumulator
@@ -232,9 +241,11 @@ def _outer_block(b, ve: VecEmitter, U: int, P: int, skip: set) -> None:
     f, plan = b.f, b.plan
     dt = plan.acc.dtype
     ve.acc_vec = {(u, rho): _splat_identity(b, dt) for rho in range(P) for u in range(U)}
-    base = f.local("i32")
-    b.emit_out_addr()
-    f.set(base)
+    bases = []
+    for k in range(b.n_out):
+        bases.append(f.local("i32"))
+        b.emit_out_addr(k)
+        f.set(bases[-1])
 
     def r_level(j: int) -> None:
         var = b.loops[f"r{j}"]
@@ -255,13 +266,13 @@ def _outer_block(b, ve: VecEmitter, U: int, P: int, skip: set) -> None:
         _loop_rest(f, var, hi, body)
     r_level(0)
     ve.reset()
-    value = plan.epilogue if plan.epilogue is not None else plan.acc
-    row_bytes = plan.gshape[-1] * b.kernel.out_dtype.itemsize
-    for rho in range(P):
-        ve.rho = rho
-        for u in range(U):
-            f.get(base)
-            ve.push(value, u)
-            f.mem("v128.store", offset=rho * row_bytes + 16 * u, align=2)
+    for base, value, out_dt in zip(bases, plan.values, b.kernel.out_dtypes):
+        row_bytes = plan.gshape[-1] * out_dt.itemsize
+        for rho in range(P):
+            ve.rho = rho
+            for u in range(U):
+                f.get(base)
+                ve.push(value, u)
+                f.mem("v128.store", offset=rho * row_bytes + 16 * u, align=2)
     ve.rho = 0
     ve.reset()

@@ -418,8 +418,13 @@ def _expand_node(n: E.Expr, srcs: tuple) -> E.Expr | None:
 
 def expand(root: E.Expr) -> E.Expr:
     """`root` with every transcendental op replaced by primitive ops."""
+    return expand_all([root])[0]
+
+
+def expand_all(roots) -> list[E.Expr]:
+    """Several expressions expanded at once (shared subexpressions expanded once)."""
     memo: dict[int, E.Expr] = {}
-    for n in E.walk(root):
+    for n in E.walk_all(roots):
         if not n.src:
             memo[id(n)] = n
             continue
@@ -428,4 +433,4 @@ def expand(root: E.Expr) -> E.Expr:
         if new is None:
             new = n if all(a is b for a, b in zip(srcs, n.src)) else E.rebuild(n, srcs)
         memo[id(n)] = new
-    return memo[id(root)]
+    return [memo[id(r)] for r in roots]

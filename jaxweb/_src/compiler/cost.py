@@ -1,0 +1,65 @@
+"""Static cost of a schedule, for `jit(f).lower(...).compile().cost_analysis()`.
+
+Counts what the kernels do per call: floating-point operations (every float ALU
+node evaluated, a reduction's combine included; transcendental functions count
+one each and are also reported on their own, as XLA does), bytes read and written
+by kernels (each input buffer once per kernel, each output once), and kernel
+launches.
+"""
+from __future__ import annotations
+
+from . import expr as E
+from .kernel import Kernel, Run, Schedule
+from .shapetracker import prod
+
+TRANSCENDENTAL = frozenset("""exp exp2 log log1p expm1 sqrt rsqrt cbrt sin cos tan asin acos atan sinh
+cosh tanh asinh acosh atanh erf erfc erf_inv lgamma digamma logistic pow atan2""".split())
+_NOT_FLOPS = frozenset(("const", "idx", "load", "acc", "cast", "bitcast", "where", "reduce"))
+
+
+def _flops(roots, times: int, level_times) -> tuple[int, int]:
+    """(flops, transcendentals) of evaluating `roots` `times` times; nested reductions
+    multiply their body by their extent (`level_times(reduce node)` gives how often the
+    reduction itself runs)."""
+    flops = trans = 0
+    for e in E.walk_all(roots):
+        if e.op == "reduce":
+            n = prod(extent for _, extent in e.arg[1])
+            f, t = _flops([e.src[0]], 1, level_times)
+            runs = level_times(e)
+            flops += runs * n * (f + (1 if e.dtype.kind == "f" else 0))
+            trans += runs * n * t
+            continue
+        if e.dtype.kind == "f" and e.op not in _NOT_FLOPS:
+            flops += times
+            if e.op in TRANSCENDENTAL:
+                trans += times
+    return flops, trans
+
+
+def kernel_cost(k: Kernel) -> tuple[int, int]:
+    size = k.size
+    level_times = lambda e: size  # noqa: E731  (an upper bound: once per output element)
+    flops, trans = _flops(list(k.outs), size, level_times)
+    if k.reduce_op:
+        r = prod(k.reduce_shape)
+        f, t = _flops([k.body], size * r, level_times)
+        flops += f + (size * r if k.body.dtype.kind == "f" else 0)
+        trans += t
+    return flops, trans
+
+
+def schedule_cost(s: Schedule) -> dict[str, float]:
+    nbytes = dict(s.nbytes)
+    for i, leaf in enumerate(s.inputs):
+        nbytes[i] = leaf.shape[0] * leaf.dtype.itemsize
+    flops = trans = moved = launches = 0
+    for step in s.steps:
+        if not isinstance(step, Run):
+            continue
+        launches += 1
+        f, t = kernel_cost(step.kernel)
+        flops, trans = flops + f, trans + t
+        moved += sum(nbytes[b] for b in set(step.inputs)) + sum(nbytes[b] for b in step.outs)
+    return {"flops": float(flops), "transcendentals": float(trans), "bytes accessed": float(moved),
+            "kernels": float(launches)}

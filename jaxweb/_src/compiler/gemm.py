@@ -1,0 +1,254 @@
+"""Matrix multiplies on a backend's GEMM routine: recognizing them and staging operands.
+
+A fused kernel `C[b, i, j] = epilogue(sum_k A(b, i, k) * B(b, k, j), ...)` (float32
+accumulation, one reduction index) runs as up to four launches when the backend
+declares a GEMM routine (`Capabilities.gemm`):
+
+1. stage A: when A is not a plain strided read (a fused producer, a constant, a
+   gather), an ordinary kernel computes it into a contiguous (B, M, K) buffer;
+2. pack B: an ordinary kernel copies B (any expression) into strips of `nr` columns,
+   each K x nr contiguous, zero past N (`pack_kernel`) — unless B is small, read in
+   place, and N a multiple of `nr`;
+3. the routine: the backend's tiled compute program (`Routine("gemm_f32", spec)`),
+   C computed `N8 = ceil(N / nr) * nr` wide;
+4. epilogue: when the kernel has one (bias, activation, a cast), or C was computed
+   wider than N, an ordinary kernel reads C as the accumulator and writes the output.
+
+So `relu(x @ W + b)` is one fused kernel of the schedule, and `ones((n, n)) @ x` gets
+the fast routine too (its constant operand is staged). Only the routine is backend
+code; everything here is IR. Kernels that do not have this shape stay as they are.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Sequence
+
+from .. import dtypes
+from . import expr as E
+from .kernel import Kernel, Routine, gidx
+
+F32 = dtypes.float32
+
+
+@dataclass(frozen=True)
+class GemmCaps:
+    """A backend's GEMM routine: strip width, the smallest dims worth it, the size of B
+    below which an unpacked B is read in place, and whether it has the conv routine."""
+
+    nr: int = 8
+    min_dim: int = 16
+    pack_min_bytes: int = 1 << 20
+    conv: bool = False  # a direct (implicit-GEMM) stride-1 conv routine too: conv.py
+
+
+@dataclass(frozen=True)
+class GemmSpec:
+    """C[b, i, j] = sum_k A[a_off + b a_sb + i a_si + k a_sk] * B'(b, k, j), C rows N8 apart.
+
+    B' is the packed strips (`packed`) or B itself at b_off + b b_sb + k b_sk + j."""
+
+    M: int
+    N: int
+    K: int
+    a_off: int
+    a_si: int
+    a_sk: int
+    b_off: int = 0
+    b_sk: int = 0
+    B: int = 1
+    a_sb: int = 0
+    b_sb: int = 0
+    packed: bool = True
+    nr: int = 8
+
+    @property
+    def N8(self) -> int:
+        return -(-self.N // self.nr) * self.nr
+
+    @property
+    def flops(self) -> int:
+        return 2 * self.B * self.M * self.N * self.K
+
+
+class Temp:
+    """A schedule-internal buffer (staged operands, a wide C)."""
+
+    __slots__ = ("size", "dtype")
+
+    def __init__(self, size: int, dtype: Any):
+        self.size, self.dtype = size, dtype
+
+    @property
+    def nbytes(self) -> int:
+        return self.size * self.dtype.itemsize
+
+
+def affine(e: E.Expr) -> dict | None:
+    """{index name: coefficient, "": constant} if e is affine in the loop indices."""
+    if e.op == "idx":
+        return {e.arg[0]: 1}
+    if e.op == "const":
+        return {"": int(e.arg)} if isinstance(e.arg, int) and not isinstance(e.arg, bool) else None
+    if e.op in ("add", "sub"):
+        a, b = affine(e.src[0]), affine(e.src[1])
+        if a is None or b is None:
+            return None
+        out = dict(a)
+        for k, v in b.items():
+            out[k] = out.get(k, 0) + (v if e.op == "add" else -v)
+        return out
+    if e.op == "mul":
+        x, y = e.src
+        if y.op == "const":
+            x, y = y, x
+        if x.op != "const":
+            return None
+        c, rest = affine(x), affine(y)
+        if c is None or rest is None:
+            return None
+        return {k: v * c[""] for k, v in rest.items()}
+    return None
+
+
+def _names(e: E.Expr) -> set[str]:
+    return {n.arg[0] for n in E.walk(e) if n.op == "idx"}
+
+
+def _plain_load(e: E.Expr, allowed: set[str]) -> dict | None:
+    """The affine index of `e` if it is one unmasked load indexed only by `allowed`."""
+    if e.op != "load" or len(e.src) != 1 or e.dtype is not F32:
+        return None
+    c = affine(e.src[0])
+    return c if c is not None and not set(c) - allowed - {""} else None
+
+
+@dataclass
+class _Match:
+    spec: GemmSpec
+    a: E.Expr          # the A factor, over (bn, rn, "r0")
+    b: E.Expr          # the B factor, over (bn, "r0", cn)
+    a_inplace: bool
+    names: tuple       # (batch name or None, row name, column name)
+
+
+def match(kernel: Kernel, caps: GemmCaps) -> _Match | None:
+    """The GEMM description of `kernel`, or None."""
+    if (kernel.reduce_op != "add" or len(kernel.shape) not in (2, 3) or len(kernel.reduce_shape) != 1
+            or len(kernel.outs) != 1 or kernel.body.dtype is not F32 or kernel.body.op != "mul"):
+        return None
+    *batch, M, N = kernel.shape
+    nb = batch[0] if batch else 1
+    bn, rn, cn = ("g0", "g1", "g2") if batch else (None, "g0", "g1")
+    K = kernel.reduce_shape[0]
+    if min(M, N, K) < caps.min_dim or any(e.op == "reduce" for e in E.walk_all(kernel.outs + (kernel.body,))):
+        return None
+    for a, b in (kernel.body.src, kernel.body.src[::-1]):
+        na, nbn = _names(a), _names(b)
+        if cn in na or rn in nbn or a.dtype is not F32:
+            continue
+        spec = dict(M=M, N=N, K=K, B=nb, nr=caps.nr)
+        ca = _plain_load(a, {bn, rn, "r0"} - {None})
+        a_inplace = ca is not None and ca.get(rn, 0) > 0 and ca.get("r0", 0) > 0 and min(
+            ca.get("", 0), ca.get(bn, 0)) >= 0
+        if a_inplace:
+            spec.update(a_off=ca.get("", 0), a_si=ca[rn], a_sk=ca["r0"], a_sb=ca.get(bn, 0) if nb > 1 else 0)
+        else:
+            spec.update(a_off=0, a_si=K, a_sk=1, a_sb=M * K)
+        cb = _plain_load(b, {bn, cn, "r0"} - {None})
+        small = K * N * 4 < caps.pack_min_bytes and N % caps.nr == 0
+        if (small and cb is not None and cb.get(cn, 0) == 1 and cb.get("r0", 0) > 0
+                and min(cb.get("", 0), cb.get(bn, 0)) >= 0):
+            spec.update(packed=False, b_off=cb.get("", 0), b_sk=cb["r0"], b_sb=cb.get(bn, 0) if nb > 1 else 0)
+        return _Match(GemmSpec(**spec), a, b, a_inplace, (bn, rn, cn))
+    return None
+
+
+def remap_loads(e: E.Expr, slots: dict[int, int], subst: dict[int, E.Expr] | None = None) -> E.Expr:
+    """`e` with load slots renumbered per `slots` and nodes replaced per `subst` (by id)."""
+    memo: dict[int, E.Expr] = {}
+    subst = subst or {}
+    for n in E.walk(e):
+        if id(n) in subst:
+            memo[id(n)] = subst[id(n)]
+        elif not n.src:
+            memo[id(n)] = n
+        else:
+            srcs = tuple(memo[id(s)] for s in n.src)
+            if n.op == "load":
+                memo[id(n)] = E.load(slots[n.arg], n.dtype, srcs[0], srcs[1] if len(srcs) > 1 else None)
+            else:
+                memo[id(n)] = E.rebuild(n, srcs)
+    return memo[id(e)]
+
+
+def _sub_kernel(shape: tuple, expr: E.Expr, rename: dict[str, E.Expr], ins: Sequence[Any],
+                extra: Sequence[Any] = (), name: str = "kernel") -> tuple[Kernel, list]:
+    """A kernel over `shape` computing `expr` with its indices renamed (`rename`: old index
+    name -> new expression) reading only the inputs it uses (after `extra`, slots 0..)."""
+    used = sorted({n.arg for n in E.walk(expr) if n.op == "load"})
+    slots = {s: len(extra) + i for i, s in enumerate(used)}
+    subst = {id(n): rename[n.arg[0]] for n in E.walk(expr) if n.op == "idx" and n.arg[0] in rename}
+    body = remap_loads(expr, slots, subst)
+    inputs = list(extra) + [ins[s] for s in used]
+    in_dtypes = tuple(v.dtype for v in inputs)
+    return Kernel(shape, body, None, in_dtypes, name=name), inputs
+
+
+def expand(kernel: Kernel, ins: Sequence[Any], out: Any, caps: GemmCaps) -> list | None:
+    """The launches running `kernel` (inputs `ins`, output `out`: schedule values) on the
+    GEMM routine, as (program, outs, ins) triples, or None if it is not a GEMM."""
+    m = match(kernel, caps)
+    if m is None:
+        return None
+    spec, (bn, rn, cn) = m.spec, m.names
+    launches = []
+    nb = spec.B
+    lead = (nb,) if nb > 1 else ()
+    if m.a_inplace:
+        a_val = ins[m.a.arg]
+    else:
+        g = gidx(lead + (spec.M, spec.K))
+        rename = {rn: g[-2], "r0": g[-1], **({bn: g[0]} if bn else {})}
+        k, k_ins = _sub_kernel(lead + (spec.M, spec.K), m.a, rename, ins, name=f"{kernel.name}_stage_a")
+        a_val = Temp(k.size, F32)
+        launches.append((k, [a_val], k_ins))
+    if spec.packed:
+        k, k_ins = pack_kernel(spec, m.b, (bn, cn), ins, kernel.name)
+        b_val = Temp(k.size, F32)
+        launches.append((k, [b_val], k_ins))
+    else:
+        b_val = ins[m.b.arg]
+    value = kernel.outs[0]
+    direct = value is E.acc(F32) and spec.N8 == spec.N
+    c_val = out if direct else Temp(nb * spec.M * spec.N8, F32)
+    launches.append((Routine("gemm_f32", spec, (F32, F32), (F32,), nb * spec.M * spec.N,
+                             f"{kernel.name}_gemm"), [c_val], [a_val, b_val]))
+    if not direct:
+        g = gidx(kernel.shape)
+        row = (g[0] * spec.M + g[1]) if nb > 1 else g[0]
+        acc_load = E.load(0, F32, row * spec.N8 + g[-1])
+        used = sorted({n.arg for n in E.walk(value) if n.op == "load"})
+        slots = {s: 1 + i for i, s in enumerate(used)}
+        body = remap_loads(value, slots, {id(E.acc(F32)): acc_load})
+        k_ins = [c_val] + [ins[s] for s in used]
+        k = Kernel(kernel.shape, body, None, tuple(v.dtype for v in k_ins), name=f"{kernel.name}_epilogue")
+        launches.append((k, [out], k_ins))
+    return launches
+
+
+def pack_kernel(spec: GemmSpec, b: E.Expr, names: tuple, ins: Sequence[Any], name: str) -> tuple[Kernel, list]:
+    """B'[(b,) strip, k, l] = B(b, k, nr strip + l): strips of nr columns, zero past N."""
+    nr = spec.nr
+    shape = ((spec.B,) if spec.B > 1 else ()) + (spec.N8 // nr, spec.K, nr)
+    g = gidx(shape)
+    strip, k, lane = g[-3:]
+    j = strip * nr + lane
+    bn, cn = names
+    i32 = j.dtype
+    jc = j if spec.N8 == spec.N else E.binary("min", j, E.const(spec.N - 1, i32))
+    rename = {"r0": k, cn: jc, **({bn: g[0]} if bn else {})}
+    kern, k_ins = _sub_kernel(shape, b, rename, ins, name=f"{name}_pack_b")
+    if spec.N8 != spec.N:  # the index clamped too, so that no lane reads past B
+        body = E.where(E.binary("lt", j, E.const(spec.N, i32)), kern.body, E.const(0.0, F32))
+        kern = Kernel(shape, body, None, kern.in_dtypes, name=kern.name)
+    return kern, k_ins

@@ -1,0 +1,273 @@
+"""Lowering one kernel's graph nodes to IR expressions: one memoized pass.
+
+The scheduler hands `KernelLowering` the kernel's output nodes (`members`) and the
+nodes whose values live in memory (`stored`: buffers, and nodes other kernels
+compute). Every other node is fused: its expression is built at the index it is
+read at, memoized by (node, index expressions, validity), so a DAG lowers in time
+linear in its size and shared subexpressions stay shared (expressions are
+hash-consed too). Views become index arithmetic, reductions become `reduce`
+expressions over fresh loop indices, `fn` nodes call their element function.
+
+Lowering also finds what the scheduler must change before the kernel is right and
+cheap (it then retries): a reduction read inside another reduction's loop at an
+index that moves with that loop (`realize`: it would be recomputed per step), a
+reduction computed more often than it has elements (`realize`), and a member read
+at anything but its own index (`split`: it cannot be both written and read by the
+same loop).
+"""
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+from .. import dtypes
+from . import expr as E
+from .graph import Node, reduce_index
+from .kernel import Kernel, gidx
+from .shapetracker import prod, unflatten
+
+_I32 = dtypes.int32
+
+
+def flat_index(idxs: Sequence[E.Expr], shape: Sequence[int]) -> E.Expr:
+    """Row-major linear index of `idxs` in `shape`."""
+    flat = E.const(0, _I32)
+    for i, n in zip(idxs, shape):
+        flat = flat * n + i
+    return flat
+
+
+def _and(a: E.Expr | None, b: E.Expr) -> E.Expr | None:
+    if b.is_const:
+        return a if b.arg else b
+    return b if a is None else a & b
+
+
+class KernelLowering:
+    """Builds the kernel computing `members` (all of one shape) from the graph."""
+
+    def __init__(self, shape: tuple[int, ...], members: Sequence[Node], stored: set[int],
+                 nested_reduce: bool = True):
+        self.shape = shape
+        self.nested_reduce = nested_reduce
+        self.g = tuple(gidx(shape))
+        self._gkey = tuple(map(id, self.g))
+        self.members = list(members)
+        self._member_ids = {id(m) for m in members}
+        self.stored = stored
+        self.inputs: list[Node] = []
+        self._slots: dict[int, int] = {}
+        self.memo: dict[tuple, E.Expr] = {}
+        self.reduces: dict[int, Node] = {}  # id(reduce expr) -> its graph node
+        self.realize: list[Node] = []
+        self.split: list[Node] = []
+        self._fn_stack: list[tuple] = []
+        self._names = 0
+        self.tags: dict[str, None] = {}  # the primitives fused here, in order (the kernel's name)
+
+    # ------------------------------------------------------------ reading nodes
+    def slot(self, node: Node) -> int:
+        k = id(node)
+        s = self._slots.get(k)
+        if s is None:
+            s = self._slots[k] = len(self.inputs)
+            self.inputs.append(node)
+        return s
+
+    def read(self, node: Node, idxs: tuple) -> E.Expr:
+        """A source's element, from an `fn` node's element function."""
+        fn_node, _, valid = self._fn_stack[-1]
+        if not any(s is node for s in fn_node.src):
+            raise AssertionError(f"{fn_node.arg.name}: element function reads {node}, not a declared source")
+        return self.lower(node, idxs, valid)
+
+    def _key(self, n: Node, ix: tuple, v: E.Expr | None) -> tuple:
+        return (id(n), tuple(map(id, ix)), 0 if v is None else id(v))
+
+    def _is_load(self, n: Node, ix: tuple, v: E.Expr | None) -> bool:
+        if n.op == "buffer":
+            return True
+        if id(n) in self._member_ids:
+            if tuple(map(id, ix)) == self._gkey:
+                return False
+            self.split.append(n)  # read at another index: it must come from memory
+            return True
+        return id(n) in self.stored
+
+    def lower(self, node: Node, idxs: Sequence[E.Expr], valid: E.Expr | None = None) -> E.Expr:
+        """The expression of `node`'s element at `idxs` (loads masked by `valid`)."""
+        memo = self.memo
+        top = self._key(node, tuple(idxs), valid)
+        if top in memo:
+            return memo[top]
+        pending: dict[tuple, tuple] = {}
+        stack = [(node, tuple(idxs), valid, top)]
+        while stack:
+            n, ix, v, k = stack[-1]
+            if k in memo:
+                stack.pop()
+                continue
+            plan = pending.get(k)
+            if plan is None:
+                plan = pending[k] = self._expand(n, ix, v)
+            deps, build = plan
+            missing = [d for d in deps if d[3] not in memo]
+            if missing:
+                stack.extend(missing)
+                continue
+            memo[k] = build([memo[d[3]] for d in deps])
+            stack.pop()
+        return memo[top]
+
+    def _dep(self, n: Node, ix: tuple, v: E.Expr | None) -> tuple:
+        return (n, ix, v, self._key(n, ix, v))
+
+    def _expand(self, n: Node, ix: tuple, v: E.Expr | None) -> tuple[list, Any]:
+        """(the (node, index, valid) values `n` needs, a function building its expression)."""
+        op = n.op
+        self.tags[n.tag] = None
+        if op == "const":
+            return [], lambda xs: E.const(n.arg, n.dtype)
+        if self._is_load(n, ix, v):
+            return [], lambda xs: E.load(self.slot(n), n.dtype, flat_index(ix, n.shape), v)
+        if op == "view":
+            src = n.src[0]
+            index, ok = n.arg.index(ix)
+            inner = _and(v, ok)
+            if inner is not None and inner.is_const and not inner.arg:
+                return [], lambda xs: E.const(0, n.dtype)
+            if src.op == "buffer" or (id(src) in self.stored and id(src) not in self._member_ids):
+                return [], lambda xs: E.load(self.slot(src), n.dtype, index, inner)
+            d = self._dep(src, tuple(unflatten(index, src.shape)), inner)
+            return [d], lambda xs: E.where(ok, xs[0], E.const(0, n.dtype))
+        if op == "reduce":
+            rop, axes = n.arg
+            ranges = tuple(E.idx(f"q{self._names}_{j}", n.src[0].shape[a]) for j, a in enumerate(axes))
+            self._names += 1
+            d = self._dep(n.src[0], tuple(reduce_index(n, ix, ranges)), v)
+
+            def build(xs):
+                e = E.reduce(rop, xs[0], ranges)
+                if e.op == "reduce":
+                    self.reduces[id(e)] = n
+                return e
+            return [d], build
+        if op == "fn":
+            def call(xs):
+                self._fn_stack.append((n, ix, v))
+                try:
+                    return n.arg.fn(self, list(ix))
+                finally:
+                    self._fn_stack.pop()
+            return [], call
+        deps = [self._dep(s, ix, v) for s in n.src]
+        return deps, _builder(op, n)
+
+    # ------------------------------------------------------------ the kernel
+    def build(self) -> Kernel | None:
+        """The kernel, or None when `realize`/`split` list what the scheduler must change."""
+        outs = [self.lower(m, self.g) for m in self.members]
+        tags = [t for t in reversed(self.tags) if t != "kernel"]
+        name = "_".join(tags)[:48] or "kernel"
+        for o, m in zip(outs, self.members):
+            assert o.dtype is m.dtype, (m, o.dtype)
+        if self.realize or self.split:
+            return None
+        self._check_reductions(outs)
+        if self.realize:
+            return None
+        k = self._canonical(outs, name)
+        if not self.nested_reduce:
+            roots = list(k.outs) + ([k.body] if k.reduce_op else [])
+            self.realize = [self.reduces[id(e)] for e in E.walk_all(roots) if e.op == "reduce"]
+            if self.realize:
+                return None
+        return k
+
+    def _check_reductions(self, outs: list[E.Expr]) -> None:
+        free = free_indices(outs)
+        level_of = {f"g{i}": i + 1 for i in range(len(self.shape))}
+        for e in E.walk_all(outs):
+            if e.op != "reduce":
+                continue
+            own = {name for name, _ in e.arg[1]}
+            for inner in E.walk(e.src[0]):
+                if inner.op == "reduce" and free[id(inner)] & own:
+                    self.realize.append(self.reduces[id(inner)])
+            level = max((level_of.get(x, 0) for x in free[id(e)]), default=0)
+            node = self.reduces[id(e)]
+            if prod(self.shape[:level]) > max(node.size, 1):
+                self.realize.append(node)  # computed more often than it has elements
+
+    def _canonical(self, outs: list[E.Expr], name: str) -> Kernel:
+        """A kernel whose one reduction over the full index space is its top-level one (the
+        form the fast backend paths know); other reductions stay nested expressions."""
+        free = free_indices(outs)
+        level_of = {f"g{i}": i + 1 for i in range(len(self.shape))}
+        top = [o for o in outs if o.op == "reduce"]  # an output that is a reduction
+        for e in _outer_reduces(outs):
+            level = max((level_of.get(x, 0) for x in free[id(e)]), default=0)
+            if prod(self.shape[level:]) == 1 and e not in top:  # once per output element
+                top.append(e)
+        in_dtypes = tuple(n.dtype for n in self.inputs)
+        if not top:
+            return Kernel(self.shape, None, None, in_dtypes, name=name, outs=tuple(outs))
+        r = top[0]
+        ranges = E.reduce_ranges(r)
+        renamed = {id(q): E.idx(f"r{j}", q.arg[1]) for j, q in enumerate(ranges)}
+        body = E.substitute(r.src[0], renamed)
+        acc = E.acc(r.dtype)
+        stored = tuple(E.substitute(o, {id(r): acc}) for o in outs)
+        return Kernel(self.shape, body, None, in_dtypes, tuple(q.arg[1] for q in ranges), r.arg[0],
+                      name=name, outs=stored)
+
+
+def _outer_reduces(roots: list[E.Expr]) -> list[E.Expr]:
+    """Reduce nodes of `roots` not inside another reduction's body."""
+    out, seen = [], set()
+    stack = list(roots)
+    while stack:
+        e = stack.pop()
+        if id(e) in seen:
+            continue
+        seen.add(id(e))
+        if e.op == "reduce":
+            out.append(e)
+        else:
+            stack.extend(e.src)
+    return out
+
+
+def free_indices(roots) -> dict[int, frozenset]:
+    """id(node) -> names of the loop indices it depends on (a reduction binds its own)."""
+    free: dict[int, frozenset] = {}
+    empty = frozenset()
+    for e in E.walk_all(roots):
+        if e.op == "idx":
+            free[id(e)] = frozenset((e.arg[0],))
+        elif not e.src:
+            free[id(e)] = empty
+        elif e.op == "reduce":
+            free[id(e)] = free[id(e.src[0])] - {name for name, _ in e.arg[1]}
+        elif len(e.src) == 1:
+            free[id(e)] = free[id(e.src[0])]
+        else:
+            acc = free[id(e.src[0])]
+            for s in e.src[1:]:
+                acc = acc | free[id(s)]
+            free[id(e)] = acc
+    return free
+
+
+def _builder(op: str, n: Node):
+    """The expression of an elementwise node from its operands' expressions."""
+    if op == "cast":
+        return lambda xs: E.cast(xs[0], n.dtype)
+    if op == "bitcast":
+        return lambda xs: E.bitcast(xs[0], n.dtype)
+    if op == "where":
+        return lambda xs: E.where(*xs)
+    if op in E.UNARY:
+        return lambda xs: E.unary(op, xs[0])
+    if op in E.BINARY:
+        return lambda xs: E.binary(op, xs[0], xs[1])
+    raise NotImplementedError(f"lowering: graph op {op!r} (from {n.tag})")

@@ -1,0 +1,232 @@
+"""The scheduler: a lazy graph's outputs -> kernels -> a straight-line program.
+
+`schedule(outputs, capabilities)` decides which nodes become buffers ("realized")
+and cuts the rest into kernels, by analysis of the graph:
+
+- program outputs are realized, except views of memory and constants (free) and
+  broadcasts of computed values (the value is realized, the output is its view);
+- a reduction that several kernels would compute (or one kernel at several
+  indices) is realized: never recompute a reduction per consumer; so is one read
+  inside another reduction's loop at an index that moves with that loop, or one
+  computed more often than it has elements (broadcast along an outer axis):
+  `lower.KernelLowering` finds those, and the scheduler retries;
+- everything else fuses: elementwise chains into one kernel, elementwise producers
+  into a reduction's body, consumers into its epilogue (`relu(x @ W + b)` is one
+  kernel), a row reduction into the elementwise kernel that uses it per row.
+
+Realized nodes of one shape that feed each other or read the same inputs share one
+multi-output kernel (an Adam update: m, v and the parameter in one loop). Kernels
+run in dependency order; a matrix multiply becomes staging kernels around the
+backend's GEMM routine where it has one (`gemm.py`); `memory.plan` then frees each
+buffer after its last use and reuses freed memory. The result is a `Schedule` of Alloc / Run / Free steps
+over schedule-local buffer ids: inputs first (the graph's buffer leaves), then the
+buffers the program allocates.
+"""
+from __future__ import annotations
+
+from typing import Sequence
+
+from .graph import Node, is_realized, toposort
+from .kernel import DEFAULT_CAPS, Capabilities, Schedule
+from .lower import KernelLowering
+from . import conv, gemm, memory
+
+
+def _home(o: Node, materialize: bool) -> Node | None:
+    """The node to realize for output `o` (None when `o` needs no kernel)."""
+    if materialize:
+        return o
+    if is_realized(o):
+        return None
+    if o.op == "view" and o.size > o.src[0].size and not is_realized(o.src[0]):
+        return o.src[0]  # a broadcast: keep the small value, the output is its view
+    return o
+
+
+def schedule(outputs: Sequence[Node], caps: Capabilities = DEFAULT_CAPS,
+             materialize: bool = False) -> Schedule:
+    """The program computing `outputs` (with `materialize`, each into a new contiguous buffer)."""
+    order = toposort(outputs)
+    realized: set[int] = set()
+    for o in outputs:
+        h = _home(o, materialize)
+        if h is not None:
+            realized.add(id(h))
+    alone: set[int] = set()
+    lowered: dict[tuple, tuple] = {}  # members -> (KernelLowering, kernel, nodes it touched)
+    while True:
+        groups = _groups(order, realized, alone if caps.multi_output else realized, caps.max_buffers)
+        kernels, more, split = [], set(), set()
+        for members in groups:
+            key = tuple(map(id, members))
+            hit = lowered.get(key)
+            if hit is None:
+                kl = KernelLowering(members[0].shape, members, realized, caps.nested_reduce)
+                k = kl.build()
+                hit = lowered[key] = (kl, k, {m[0] for m in kl.memo})
+            kl, k, _ = hit
+            if k is None:
+                more.update(id(n) for n in kl.realize)
+                split.update(id(n) for n in kl.split)
+            elif caps.max_buffers is not None and len(kl.inputs) + len(members) > caps.max_buffers:
+                more |= _binding_cuts(members, realized, caps.max_buffers)
+            else:
+                kernels.append((k, members, kl.inputs))
+        more |= _recomputed_reductions(lowered[tuple(map(id, m))][0] for m in groups)
+        more -= realized
+        if not more and not split - alone:
+            break
+        realized |= more
+        alone |= split
+        lowered = {key: hit for key, hit in lowered.items() if not hit[2] & more}
+    launches = []
+    for k, members, ins in kernels:
+        expanded = None
+        if caps.gemm is not None:
+            expanded = gemm.expand(k, ins, members[0], caps.gemm) or conv.expand(k, ins, members[0], caps.gemm)
+        launches.extend(expanded if expanded is not None else [(k, members, ins)])
+    return memory.plan(launches, outputs, [k for k, _, _ in kernels])
+
+
+def _recomputed_reductions(lowerings) -> set[int]:
+    """Reductions whose value more than one kernel (or one kernel at several indices)
+    computes: they become buffers of their own, computed once."""
+    seen: dict[int, int] = {}
+    for kl in lowerings:
+        for expr_id, node in kl.reduces.items():
+            seen[id(node)] = seen.get(id(node), 0) + 1
+    return {n for n, count in seen.items() if count > 1}
+
+
+def _binding_cuts(members: Sequence[Node], realized: set[int], limit: int) -> set[int]:
+    """Fused nodes to compute in kernels of their own so that a kernel reading too many
+    buffers fits the backend's limit: greedily the one replacing the most buffers (and
+    fitting the limit itself), until the kernel fits."""
+    cut = set(realized)
+    chosen: set[int] = set()
+    while True:
+        memo: dict[int, frozenset] = {}
+        reads = set()
+        for m in members:
+            reads |= _reads(m, cut, memo)
+        if len(reads) + len(members) <= limit:
+            return chosen
+        best, best_n = None, 1
+        stack, seen = [s for m in members for s in m.src], set()
+        while stack:  # the kernel's fused nodes: stop at what it reads from memory
+            n = stack.pop()
+            if id(n) in seen or id(n) in cut or n.op in ("buffer", "const"):
+                continue
+            seen.add(id(n))
+            stack.extend(n.src)
+            k = len(_reads(n, cut, memo))
+            if best_n < k < limit:
+                best, best_n = n, k
+        if best is None:
+            raise ValueError(f"kernel {_kernel_name(members)} reads more buffers than the backend binds "
+                             f"({limit}) and cannot be split")
+        cut.add(id(best))
+        chosen.add(id(best))
+
+
+def _kernel_name(members: Sequence[Node]) -> str:
+    names = []
+    for m in members:
+        if m.tag not in names:
+            names.append(m.tag)
+    return "_".join(names)[:60] or "kernel"
+
+
+def _reads(n: Node, realized: set[int], memo: dict[int, frozenset]) -> frozenset:
+    """Realized nodes (and buffers) that computing `n` in a kernel reads."""
+    out = memo.get(id(n))
+    if out is not None:
+        return out
+    stack = [(n, False)]
+    while stack:  # post-order over the fused region under n
+        m, done = stack.pop()
+        if id(m) in memo:
+            continue
+        if not done:
+            stack.append((m, True))
+            stack.extend((s, False) for s in m.src
+                         if id(s) not in memo and id(s) not in realized and s.op != "buffer")
+            continue
+        acc: set[int] = set()
+        for s in m.src:
+            if id(s) in realized or s.op == "buffer":
+                acc.add(id(s))
+            else:
+                acc |= memo[id(s)]
+        memo[id(m)] = frozenset(acc)
+    return memo[id(n)]
+
+
+def _groups(order: list[Node], realized: set[int], alone: set[int], limit: int | None) -> list[list[Node]]:
+    """Realized computed nodes, partitioned into kernels, in dependency order.
+
+    A node joins an earlier kernel of its shape when it reads one of that kernel's
+    outputs (it then uses the value in-loop), or when neither holds a reduction and
+    they read a common input; never when that would make two kernels wait for each other,
+    nor past the backend's binding limit."""
+    memo: dict[int, frozenset] = {}
+    group_of: dict[int, int] = {}
+    groups: list[list[Node]] = []
+    needs: list[set[int]] = []       # group -> groups it reads directly
+    inputs: list[set[int]] = []      # group -> realized nodes / buffers its members read
+    for n in order:
+        if id(n) not in realized or n.op == "buffer":
+            continue
+        reads = _reads(n, realized, memo)
+        direct = {group_of[r] for r in reads if r in group_of}
+        chosen = None
+        if id(n) not in alone:
+            for gi in range(len(groups) - 1, -1, -1):
+                g = groups[gi]
+                if id(g[0]) in alone or g[0].shape != n.shape:
+                    continue
+                related = gi in direct or (
+                    reads & inputs[gi] and n.op != "reduce" and not any(m.op == "reduce" for m in g))
+                if limit is not None and len(inputs[gi] | reads) + len(g) + 1 > limit:
+                    continue
+                if related and not _reaches(needs, direct - {gi}, gi):
+                    chosen = gi
+                    break
+        if chosen is None:
+            chosen = len(groups)
+            groups.append([])
+            needs.append(set())
+            inputs.append(set())
+        group_of[id(n)] = chosen
+        groups[chosen].append(n)
+        needs[chosen] |= direct - {chosen}
+        inputs[chosen] |= reads
+    return _topological(groups, needs)
+
+
+def _reaches(needs: list[set[int]], start: set[int], target: int) -> bool:
+    """Whether any kernel in `start` (transitively) reads kernel `target`."""
+    stack, seen = list(start), set()
+    while stack:
+        g = stack.pop()
+        if g == target:
+            return True
+        if g not in seen:
+            seen.add(g)
+            stack.extend(needs[g])
+    return False
+
+
+def _topological(groups: list[list[Node]], needs: list[set[int]]) -> list[list[Node]]:
+    """Groups ordered so that every kernel runs after the kernels it reads."""
+    done: set[int] = set()
+    out = []
+    pending = list(range(len(groups)))
+    while pending:
+        ready = [g for g in pending if needs[g] <= done]
+        assert ready, "scheduler: cyclic kernel dependencies"
+        for g in ready:
+            out.append(groups[g])
+            done.add(g)
+        pending = [g for g in pending if g not in done]
+    return out

@@ -1,0 +1,95 @@
+"""Compiled jitted programs: a jaxpr lowered once per device into one schedule.
+
+`Executable(closed_jaxpr, device, name)` type-checks the jaxpr, lowers all of it
+into one lazy graph (its inputs are placeholder buffers, its constants the
+captured arrays), schedules the graph for the device's backend and compiles every
+kernel. Each call binds the argument buffers and hands the whole schedule to the
+backend in one `submit`. Executables are cached per (jaxpr, device) for as long as
+the jaxpr lives (the jit trace cache that holds jaxprs is bounded).
+"""
+from __future__ import annotations
+
+import logging
+import weakref
+from typing import Any, Sequence
+
+from . import execution
+from .array import Array
+from .compiler import graph
+from .compiler.cost import schedule_cost
+from .compiler.graph import Input
+from .compiler.schedule import schedule
+from .compiler.shapetracker import ShapeTracker
+from .config import read
+from .device import Device, default_device
+from .dispatch import device_put
+from .jaxpr import ClosedJaxpr, typecheck
+from .lowering import const_node, lower_jaxpr
+
+logger = logging.getLogger("jaxweb")
+
+
+class Executable:
+    """One jaxpr compiled for one device."""
+
+    def __init__(self, closed: ClosedJaxpr, device: Device, name: str = "fun"):
+        typecheck(closed.jaxpr)
+        self.name, self.device, self.closed = name, device, closed
+        self.in_avals = list(closed.in_avals)
+        self.out_avals = list(closed.out_avals)
+        if read("jax_log_compiles"):
+            logger.warning("Compiling %s with global shapes and types %s on %s.", name,
+                           [a.str_short() for a in self.in_avals], device)
+        args = [graph.view(graph.buffer(Input(i, a.size, a.dtype)),
+                           ShapeTracker.from_shape((a.size,)).reshape(a.shape))
+                for i, a in enumerate(self.in_avals)]
+        outs = lower_jaxpr(closed.jaxpr, [const_node(c) for c in closed.consts], args)
+        self.schedule = schedule(outs, device.backend.capabilities)
+        self.prepared = device.backend.prepare(self.schedule)
+
+    def __call__(self, args: Sequence[Any]) -> list[Array]:
+        bufs = [_arg_buffer(a, self.device) for a in args]
+        nodes = execution.run_schedule(self.device, self.schedule,
+                                       execution.bind_inputs(self.schedule, bufs), self.prepared)
+        return [Array(aval, self.device, n) for aval, n in zip(self.out_avals, nodes)]
+
+    def cost_analysis(self) -> dict[str, float]:
+        return schedule_cost(self.schedule)
+
+    def as_text(self) -> str:
+        backend = self.device.backend
+        parts = []
+        for k in self.schedule.kernels:
+            parts.append(k.text())
+            source = getattr(backend, "kernel_source", None)
+            if source is not None:
+                parts.append(source(k))
+        return "\n\n".join(parts)
+
+
+def _arg_buffer(x: Any, device: Device) -> Any:
+    """A contiguous buffer of argument `x` on `device` (pending values are computed first;
+    views and constants are copied once and the Array keeps the copy)."""
+    if not isinstance(x, Array) or x.device is not device:
+        x = device_put(x, device)
+    return x.contiguous_buffer()
+
+
+_CACHE: "weakref.WeakKeyDictionary[ClosedJaxpr, dict]" = weakref.WeakKeyDictionary()
+
+
+def executable(closed: ClosedJaxpr, device: Device, name: str) -> Executable:
+    per = _CACHE.setdefault(closed, {})
+    exe = per.get(id(device))
+    if exe is None:
+        exe = per[id(device)] = Executable(closed, device, name)
+    return exe
+
+
+def device_for(args: Sequence[Any]) -> Device:
+    """The device a jitted call runs on: its first Array argument's, else the default."""
+    for a in args:
+        if isinstance(a, Array):
+            return a.device
+    return default_device()
+

@@ -1,0 +1,108 @@
+"""Running schedules on devices, and the pending graph of eager code.
+
+Eager ops do not run when called: their results are Arrays holding lazy graph
+nodes, queued on their device. The queue is flushed — every queued Array still
+alive becomes an output of one schedule, so eager code fuses as jitted code does
+(`x = x + 1` a thousand times is one kernel) — when a value is observed (printing,
+`tolist`, `float`, `block_until_ready`, a host transfer), when a jitted call reads a
+pending Array, or when the queue has grown past `MAX_PENDING` ops (a bound on memory
+and schedule size, kept large so that where an unobserved loop is cut varies little:
+each new cut compiles new kernels). Queued work keeps the buffers it reads alive
+simply because graph nodes hold their `Buffer`s.
+
+`run_schedule` is the one way a schedule runs: it binds the schedule's input
+buffers, hands the whole schedule to the backend (`Backend.submit`: one call) and
+wraps the output memory in `Buffer`s owned by Python.
+"""
+from __future__ import annotations
+
+import weakref
+from typing import Any, Sequence
+
+from .compiler import graph
+from .compiler.graph import Input, Node
+from .compiler.kernel import Schedule
+from .compiler.schedule import schedule
+from .compiler.shapetracker import ShapeTracker
+from .device import Buffer, Device
+
+#: ops queued on a device before its queue is flushed regardless of observation
+MAX_PENDING = 2048
+
+
+class _Queue:
+    __slots__ = ("holders", "ops")
+
+    def __init__(self):
+        self.holders: list[weakref.ref] = []
+        self.ops = 0
+
+
+_QUEUES: dict[int, _Queue] = {}
+
+
+def enqueue(device: Device, holder: Any) -> None:
+    """Queue `holder` (an object with a pending `_node`) for the next flush of `device`."""
+    q = _QUEUES.get(id(device))
+    if q is None:
+        q = _QUEUES[id(device)] = _Queue()
+    q.holders.append(weakref.ref(holder))
+    q.ops += 1
+    if q.ops >= MAX_PENDING:
+        flush(device)
+
+
+def flush(device: Device) -> None:
+    """Compute every live queued value of `device` (one schedule, one submit)."""
+    q = _QUEUES.get(id(device))
+    if q is None or not q.holders:
+        return
+    refs, q.holders, q.ops = q.holders, [], 0
+    live = [h for h in (r() for r in refs) if h is not None and not graph.is_realized(h._node)]
+    if not live:
+        return
+    nodes = list({id(h._node): h._node for h in live}.values())
+    results = evaluate(device, nodes)
+    by_id = {id(n): r for n, r in zip(nodes, results)}
+    for h in live:
+        h._node = by_id[id(h._node)]
+
+
+def evaluate(device: Device, nodes: Sequence[Node], materialize: bool = False) -> list[Node]:
+    """Realized nodes (views of new buffers, or constants) with the values of `nodes`."""
+    sched = schedule(nodes, device.backend.capabilities, materialize=materialize)
+    return run_schedule(device, sched, bind_inputs(sched, ()))
+
+
+def bind_inputs(sched: Schedule, args: Sequence[Buffer]) -> list[Buffer]:
+    """The buffers of a schedule's input leaves: captured buffers, or a jitted call's arguments."""
+    return [args[leaf.arg.index] if isinstance(leaf.arg, Input) else leaf.arg for leaf in sched.inputs]
+
+
+def run_schedule(device: Device, sched: Schedule, inputs: list[Buffer], program: Any = None) -> list[Node]:
+    """Run `sched` on `device` reading `inputs`; its outputs as realized nodes."""
+    backend = device.backend
+    if program is None:
+        program = backend.prepare(sched)
+    got = backend.submit(program, [b.handle for b in inputs])
+    return wrap_outputs(device, sched, got, inputs)
+
+
+def wrap_outputs(device: Device, sched: Schedule, got: dict, inputs: list[Buffer]) -> list[Node]:
+    """Nodes for a run's outputs: new memory becomes `Buffer`s (freed with their last
+    reference), outputs that are (views of) inputs share the input's buffer."""
+    made: dict[int, Node] = {}
+    out = []
+    n_in = len(sched.inputs)
+    for spec in sched.outputs:
+        if spec.buf is None:
+            out.append(graph.const(spec.const, spec.dtype, spec.shape))
+            continue
+        base = made.get(spec.buf)
+        if base is None:
+            buf = inputs[spec.buf] if spec.buf < n_in else Buffer.adopt(device, got[spec.buf], spec.buf_size,
+                                                                         spec.dtype)
+            base = made[spec.buf] = graph.buffer(buf)
+        st = spec.st if spec.st is not None else ShapeTracker.from_shape((base.shape[0],)).reshape(spec.shape)
+        out.append(graph.view(base, st))
+    return out

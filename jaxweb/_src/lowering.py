@@ -1,0 +1,80 @@
+"""Primitives' lowering rules, and lowering a whole jaxpr into one lazy graph.
+
+A lowering rule takes graph nodes (`compiler.graph`) for a primitive's operands and
+returns the node of its result (a list for multiple results); `dispatch` registers
+the rules (its `def_lowering`) and uses them one primitive at a time for eager ops,
+`pjit` uses them through `lower_jaxpr` for a whole jitted program. Primitives that
+call a jaxpr (jit, checkpoint, custom_jvp/vjp calls) register an inline rule giving
+that jaxpr, so nested calls fuse with their surroundings; control-flow primitives
+register a rule that builds the node of a compiled sub-program.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable, Sequence
+
+from . import core
+from .array import Array
+from .compiler import graph
+from .compiler.graph import Node
+from .jaxpr import Literal
+
+#: prim -> rule(*nodes, **params) -> node (or list of nodes if multiple_results)
+lowering_rules: dict[core.Primitive, Callable[..., Any]] = {}
+#: prim -> fn(params) -> the ClosedJaxpr an equation of prim evaluates (its operands are the inputs)
+inline_rules: dict[core.Primitive, Callable[[dict], Any]] = {}
+
+
+def lower_primitive(prim: core.Primitive, nodes: Sequence[Node], params: dict) -> list[Node]:
+    """The nodes of `prim`'s results on operand nodes, by its rule."""
+    rule = lowering_rules.get(prim)
+    if rule is not None:
+        graph.current_tag.append(prim.name)
+        try:
+            out = rule(*nodes, **params)
+        finally:
+            graph.current_tag.pop()
+        return list(out) if prim.multiple_results else [out]
+    inline = inline_rules.get(prim)
+    if inline is not None:
+        closed = inline(params)
+        return lower_jaxpr(closed.jaxpr, [const_node(c) for c in closed.consts], list(nodes))
+    raise NotImplementedError(f"jaxweb cannot compile primitive '{prim.name}' (no lowering rule)")
+
+
+def lower_jaxpr(jaxpr: Any, consts: Sequence[Node], args: Sequence[Node]) -> list[Node]:
+    """The output nodes of `jaxpr` applied to `args` (its constvars bound to `consts`)."""
+    env: dict[Any, Node] = {}
+
+    def read(a: Any) -> Node:
+        return scalar_node(a.val) if isinstance(a, Literal) else env[a]
+
+    env.update(zip(jaxpr.constvars, consts))
+    env.update(zip(jaxpr.invars, args))
+    for eqn in jaxpr.eqns:
+        outs = lower_primitive(eqn.primitive, [read(v) for v in eqn.invars], eqn.params)
+        for v, n in zip(eqn.outvars, outs):
+            check_lowered(n, v.aval, eqn.primitive)
+            env[v] = n
+    return [read(v) for v in jaxpr.outvars]
+
+
+def scalar_node(x: Any) -> Node:
+    aval = core.get_aval(x)
+    if core.is_python_scalar(x):
+        return graph.const(x, aval.dtype, ())
+    return const_node(x)
+
+
+def const_node(x: Any) -> Node:
+    """The node of a concrete array a jaxpr closes over (its value computed first if pending)."""
+    if isinstance(x, Array):
+        return x.realized_node()
+    if core.is_python_scalar(x):
+        return graph.const(x, core.get_aval(x).dtype, ())
+    raise TypeError(f"jaxweb: a jaxpr constant must be an Array or a Python scalar, got {type(x).__name__}")
+
+
+def check_lowered(n: Node, aval: core.ShapedArray, prim: Any) -> None:
+    if n.shape != aval.shape or n.dtype is not aval.dtype:
+        raise AssertionError(f"lowering of {prim} produced {n.dtype.name}{list(n.shape)}, "
+                             f"expected {aval.str_short(False)}")

@@ -1,0 +1,44 @@
+"""Counting the kernels programs run: wraps the default device's `submit` and records
+each schedule's kernels (eager flushes and jitted calls alike)."""
+import contextlib
+
+from jaxweb._src import execution
+from jaxweb._src.compiler import expr as E
+from jaxweb._src.device import default_device
+
+
+@contextlib.contextmanager
+def count_kernels():
+    """Yields a list that collects the Kernel objects of every schedule submitted (work
+    queued before the block is computed first, so it is not counted)."""
+    execution.flush(default_device())
+    backend = default_device().backend
+    orig = backend.submit
+    kernels = []
+
+    def submit(prepared, inputs):
+        kernels.extend(prepared.schedule.kernels)
+        return orig(prepared, inputs)
+    backend.submit = submit
+    try:
+        yield kernels
+    finally:
+        del backend.submit
+
+
+def reduction_extents(kernel) -> list[int]:
+    """The number of elements each reduction of a kernel combines (top-level first)."""
+    out = []
+    if kernel.reduce_op:
+        n = 1
+        for d in kernel.reduce_shape:
+            n *= d
+        out.append(n)
+    roots = list(kernel.outs) + ([kernel.body] if kernel.reduce_op else [])
+    for e in E.walk_all(roots):
+        if e.op == "reduce":
+            n = 1
+            for _, d in e.arg[1]:
+                n *= d
+            out.append(n)
+    return out
