@@ -61,18 +61,21 @@ class NpzFile(Mapping):
                 return self._infos[cand]
         raise KeyError(f"{key} is not a file in the archive")
 
+    def raw(self, key: str) -> tuple[memoryview, str]:
+        """A member's .npy bytes (checked against the archive's size) and its error name."""
+        info = self._member(key)
+        where = f"{self.name}[{key!r}]"
+        if info.file_size > len(self._source.buf) * 1032 + 1024:  # beyond deflate's best ratio
+            raise format_error(where, f"member claims {info.file_size} bytes: more than the archive "
+                                      "could hold (oversized or corrupt)")
+        try:
+            return memoryview(self._zip.read(info)), where
+        except (zipfile.BadZipFile, OSError, EOFError, ValueError, NotImplementedError) as e:
+            raise format_error(where, f"cannot read the member: {e}") from None
+
     def __getitem__(self, key: str) -> Any:
         if key not in self._cache:
-            info = self._member(key)
-            where = f"{self.name}[{key!r}]"
-            if info.file_size > len(self._source.buf) * 1032 + 1024:  # beyond deflate's best ratio
-                raise format_error(where, f"member claims {info.file_size} bytes: more than the archive "
-                                          "could hold (oversized or corrupt)")
-            try:
-                data = self._zip.read(info)
-            except (zipfile.BadZipFile, OSError, EOFError, ValueError, NotImplementedError) as e:
-                raise format_error(where, f"cannot read the member: {e}") from None
-            self._cache[key] = read_npy(memoryview(data), where)
+            self._cache[key] = read_npy(*self.raw(key))
         return self._cache[key]
 
     def __iter__(self) -> Iterator[str]:
