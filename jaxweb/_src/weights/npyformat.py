@@ -65,7 +65,7 @@ def npy_bytes(x: Any) -> list[bytes | memoryview]:
 
 def parse_header(buf: memoryview, name: str) -> tuple[dtypes.DType, bool, tuple[int, ...], bool, int]:
     """(dtype, big_endian, shape, fortran_order, data offset) of a .npy buffer."""
-    if len(buf) < 10 or bytes(buf[:6]) != MAGIC:
+    if len(buf) < 8 or bytes(buf[:6]) != MAGIC:
         raise format_error(name, "not a .npy file (bad magic string)")
     version = (buf[6], buf[7])
     if version not in HEADER_SIZE_INFO:
