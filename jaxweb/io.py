@@ -71,7 +71,7 @@ def _load_source(source: _Source, like: Any) -> Any:
                                   {"_": type("Info", (), {"shape": arr.shape})}, None, like, source.name)
         return arr
     with _st.SafeOpen(source) as reader:
-        return _trees.restore(reader, reader._infos, reader.metadata(), like, source.name)
+        return _trees.restore(reader, reader.infos(), reader.metadata(), like, source.name)
 
 
 def load(file: Any, like: Any = None) -> Any:

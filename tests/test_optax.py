@@ -209,3 +209,13 @@ def test_apply_updates_keeps_param_dtype():
     p = {"h": jnp.ones(2, jnp.bfloat16)}
     out = optax.apply_updates(p, {"h": jnp.full(2, 0.5, jnp.float32)})
     assert out["h"].dtype == jnp.bfloat16 and out["h"].tolist() == [1.5, 1.5]
+
+
+def test_losses_with_where_match_optax():
+    """Values printed by optax 0.2.8 for the same inputs."""
+    logits = jnp.asarray([[1.0, 2.0, 3.0], [0.5, 0.1, -1.0]])
+    where = jnp.asarray([[True, True, False], [True, True, True]])
+    close(optax.softmax_cross_entropy(logits, jnp.asarray([[0.0, 1.0, 0.0], [1.0, 0.0, 0.0]]), where=where),
+          [0.31326163, 0.6384007], 1e-6)
+    close(optax.softmax_cross_entropy_with_integer_labels(logits, jnp.asarray([1, 0]), where=where),
+          [0.3132615, 0.6384007], 1e-6)

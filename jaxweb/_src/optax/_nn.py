@@ -10,9 +10,8 @@ from ... import numpy as jnp
 
 def logsumexp(x: Any, axis: Any = -1, keepdims: bool = False, where: Any = None) -> Any:
     """`log(sum(exp(x)))` over `axis`, shifted by the max for stability."""
-    initial = -jnp.inf
-    m = jnp.max(x, axis=axis, keepdims=True, where=where, initial=initial) if where is not None else \
-        jnp.max(x, axis=axis, keepdims=True)
+    m = (jnp.max(x, axis=axis, keepdims=True, where=where, initial=-jnp.inf) if where is not None
+         else jnp.max(x, axis=axis, keepdims=True))
     m = lax.stop_gradient(jnp.where(jnp.isfinite(m), m, 0.0))
     s = jnp.sum(jnp.exp(x - m), axis=axis, keepdims=True, where=where)
     out = jnp.log(s) + m

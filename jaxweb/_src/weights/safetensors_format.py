@@ -171,6 +171,10 @@ class SafeOpen:
     def metadata(self) -> dict[str, str] | None:
         return self._metadata
 
+    def infos(self) -> dict[str, TensorInfo]:
+        """Every tensor's header entry (dtype, shape, offsets), all validated."""
+        return dict(self._infos)
+
     def info(self, key: str) -> TensorInfo:
         if key not in self._infos:
             raise KeyError(f"{self._source.name}: no tensor named {key!r}")
