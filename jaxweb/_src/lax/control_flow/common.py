@@ -323,8 +323,26 @@ def partial_eval_jaxpr_nounits(closed: ClosedJaxpr, unknowns: Sequence[bool], in
     return _cached(_pe_cache, closed, key, lambda: _make_pe(closed, unknowns, instantiate))
 
 
+def _recompute_constants() -> Callable[[Any], bool]:
+    """A `recompute` predicate for pe.partial_eval_jaxpr: equations computing constants
+    (from literals only, like a splat of zeros) are recomputed in the unknown part
+    rather than passed as residuals -- inside a loop a residual is stored per iteration."""
+    constant: set[int] = set()
+
+    def recompute(eqn: Any) -> bool:
+        if any(isinstance(p, (ClosedJaxpr, Jaxpr)) or isinstance(p, tuple) and p
+               and isinstance(p[0], ClosedJaxpr) for p in eqn.params.values()):
+            return False  # a nested loop or branch: not cheap to recompute
+        if all(isinstance(v, Literal) or id(v) in constant for v in eqn.invars):
+            constant.update(id(v) for v in eqn.outvars)
+            return True
+        return False
+    return recompute
+
+
 def _make_pe(closed: ClosedJaxpr, unknowns: Sequence[bool], instantiate: Sequence[bool]):
-    known, unknown, out_uk, num_res = pe.partial_eval_jaxpr(closed.jaxpr, unknowns)
+    known, unknown, out_uk, num_res = pe.partial_eval_jaxpr(closed.jaxpr, unknowns,
+                                                            recompute=_recompute_constants())
     n_known = len(known.outvars) - num_res
     known_outs, res = known.outvars[:n_known], list(known.outvars[n_known:])
     res_ids = {id(v) for v in res}
