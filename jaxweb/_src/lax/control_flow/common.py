@@ -92,6 +92,17 @@ def is_zero(t: Any) -> bool:
     return isinstance(t, R.Zero) or core.get_aval(t).dtype is dtypes.float0
 
 
+def is_concrete(x: Any) -> bool:
+    """Whether Python can read `x` now (not traced, or traced over a known value)."""
+    return not isinstance(x, core.Tracer) or x.to_concrete_value() is not None
+
+
+def jit_disabled() -> bool:
+    """Under `jax.disable_jit()` control flow runs as plain Python where it can, as in JAX."""
+    from ...config import read
+    return bool(read("jax_disable_jit"))
+
+
 def as_operand(x: Any) -> Any:
     """A Python or numpy scalar as an array (jaxpr literals reach impl rules bare)."""
     if isinstance(x, core.Tracer) or hasattr(x, "_buf"):

@@ -314,6 +314,8 @@ def switch(index: Any, branches: Sequence[Callable], *operands: Any, operand: An
     from ..base import full
     index = convert_element_type(index, dtypes.int32)
     index = clamp(full((), 0, dtypes.int32), index, full((), len(branches) - 1, dtypes.int32))
+    if C.jit_disabled() and C.is_concrete(index):
+        return branches[int(index)](*operands)
     names = [f"branch {i}" if i == 0 else f"branch{i}" for i in range(len(branches))]
     return _bind_cond("switch", names, branches, index, operands)
 
@@ -346,6 +348,8 @@ def cond(pred: Any, true_fun: Callable, false_fun: Callable, *operands: Any, ope
             raise TypeError(f"Pred type must be either boolean or number, got {pred_dtype.name}.")
         from ..base import full
         pred = ne(C.as_operand(pred), full((), 0, pred_dtype))
+    if C.jit_disabled() and C.is_concrete(pred):
+        return true_fun(*operands) if bool(pred) else false_fun(*operands)
     index = convert_element_type(pred, dtypes.int32)
     return _bind_cond("cond", ["false_fun", "true_fun"], (false_fun, true_fun), index, operands,
                       check_order=(1, 0))

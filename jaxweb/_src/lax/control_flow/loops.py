@@ -199,6 +199,11 @@ def while_loop(cond_fun: Callable, body_fun: Callable, init_val: Any) -> Any:
     """`lax.while_loop`: `val = body_fun(val)` while `cond_fun(val)`; both traced once."""
     if not (callable(body_fun) and callable(cond_fun)):
         raise TypeError("lax.while_loop: body_fun and cond_fun arguments should be callable.")
+    if C.jit_disabled():
+        try:
+            return _python_while(cond_fun, body_fun, init_val)
+        except core.ConcretizationTypeError:
+            pass  # e.g. under vmap: the predicate is not concrete, so stage the loop
     init_flat, init_tree = tree_flatten(init_val)
     tree = tree_structure((init_val,))
     avals = C.flat_avals(init_flat)
@@ -212,6 +217,14 @@ def while_loop(cond_fun: Callable, body_fun: Callable, init_val: Any) -> Any:
     outs = while_p.bind(*cond_consts, *body_consts, *init_flat, cond_jaxpr=cond_j, body_jaxpr=body_j,
                         cond_nconsts=len(cond_consts), body_nconsts=len(body_consts))
     return tree_unflatten(init_tree, outs)
+
+
+def _python_while(cond_fun: Callable, body_fun: Callable, val: Any) -> Any:
+    from ...tree_util import tree_map
+    val = tree_map(C.as_operand, val)
+    while cond_fun(val):
+        val = tree_map(C.as_operand, body_fun(val))
+    return val
 
 
 def _bound_dtype(lower: Any, upper: Any) -> Any:
@@ -245,8 +258,11 @@ def fori_loop(lower: Any, upper: Any, body_fun: Callable, init_val: Any, *,
     if lo is not None and hi is not None:
         from .scan import scan
 
-        def scan_body(carry, _):
-            i, x = carry
+        if C.jit_disabled() and hi <= lo:
+            return init_val
+
+        def scan_body(loop_carry, _):
+            i, x = loop_carry
             return (i + 1, body_fun(i, x)), None
         (_, result), _ = scan(scan_body, (lo, init_val), None, length=max(hi - lo, 0),
                               unroll=1 if unroll is None else unroll)

@@ -321,9 +321,10 @@ def _infer_length(xs_flat: Sequence[Any], length: Any) -> int:
             length = int(length)
         except core.ConcretizationTypeError:
             raise core.ConcretizationTypeError(
-                "Abstract tracer value encountered where concrete value is expected: The `length` "
-                "argument to `scan` expects a concrete `int` value. For scan-like iteration with a "
-                "dynamic length, use `while_loop` or `fori_loop`.") from None
+                "Abstract tracer value encountered where concrete value is expected: traced array "
+                f"with shape {C.type_str(core.get_aval(length))}\nThe `length` argument to `scan` "
+                "expects a concrete `int` value. For scan-like iteration with a dynamic length, use "
+                "`while_loop` or `fori_loop`.") from None
         if not all(length == n for n in lengths):
             raise ValueError(f"scan got `length` argument of {length} which disagrees with leading "
                              f"axis sizes {lengths}.")
@@ -371,6 +372,8 @@ def scan(f: Callable, init: Any, xs: Any = None, length: int | None = None, reve
     xs_flat, _ = tree_flatten(xs)
     length = _infer_length(xs_flat, length)
     unroll = _check_unroll(unroll, length)
+    if C.jit_disabled():
+        return _python_scan(f, init, xs_flat, xs, length, reverse)
     in_tree = tree_structure((init, xs))
     init_avals = C.flat_avals(init_flat)
     x_avals = [_unstacked(a) for a in C.flat_avals(xs_flat)]
@@ -388,6 +391,25 @@ def scan(f: Callable, init: Any, xs: Any = None, length: int | None = None, reve
                        length=length, reverse=bool(reverse), unroll=unroll,
                        linear=(False,) * (len(consts) + n + len(xs_flat)))
     return tree_unflatten(init_tree, outs[:n]), tree_unflatten(ys_tree, outs[n:])
+
+
+def _python_scan(f: Callable, init: Any, xs_flat: list, xs: Any, length: int, reverse: bool) -> tuple:
+    """`scan` as a Python loop (under disable_jit)."""
+    from ..structural import index_in_dim
+    if length == 0:
+        raise ValueError("zero-length scan is not supported in disable_jit() mode because the output "
+                         "type is unknown.")
+    xs_tree = tree_structure(xs)
+    carry, ys = init, []
+    for k in range(length):
+        i = length - 1 - k if reverse else k
+        carry, y = f(carry, tree_unflatten(xs_tree, [index_in_dim(x, i, 0, keepdims=False) for x in xs_flat]))
+        ys.append(y)
+    if reverse:
+        ys.reverse()
+    leaves = [tree_flatten(y)[0] for y in ys]
+    stacked = [_stack(col, core.get_aval(C.as_operand(col[0])), length) for col in zip(*leaves)]
+    return carry, tree_unflatten(tree_structure(ys[0]), stacked)
 
 
 def map(f: Callable, xs: Any, *, batch_size: int | None = None) -> Any:
