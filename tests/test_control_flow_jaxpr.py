@@ -317,3 +317,27 @@ def test_disable_jit_runs_python_control_flow():
         assert float(lax.fori_loop(3, 3, lambda i, c: c + 1.0, 7.0)) == 7.0
         with pytest.raises(ValueError, match="zero-length scan is not supported in disable_jit"):
             lax.scan(body, 1.0, jnp.zeros(0))
+
+
+def test_pass_through_values_are_forwarded_not_looped():
+    # as JAX does: an unchanged scan carry becomes a const, a y equal to an x is that x,
+    # an output every branch passes through is the operand, and an unchanged while carry
+    # that cond_fun ignores is a body const
+    xs = np.ones(3, np.float32)
+    closed = jax.make_jaxpr(lambda c, xs: lax.scan(lambda c, x: ((c[0] + x, c[1]), x), c, xs))(
+        (np.float32(1.0), np.float32(2.0)), xs)
+    assert str(closed).endswith("] b a c\n  in (d, b, c) }")
+    (eqn,) = closed.eqns
+    assert (eqn.params["num_consts"], eqn.params["num_carry"], len(eqn.outvars)) == (1, 1, 1)
+    closed = jax.make_jaxpr(lambda x, y: lax.cond(x > 0, lambda a, b: (a, b + 1), lambda a, b: (a, b * 2), x, y))(1.0, 2.0)
+    assert str(closed).endswith("] d a b\n  in (a, e) }")
+    closed = jax.make_jaxpr(lambda x, y: lax.while_loop(lambda c: c[0] < 3, lambda c: (c[0] + c[1], c[1]), (x, y)))(1.0, 2.0)
+    assert "body_nconsts=1" in str(closed) and str(closed).endswith("] b a\n  in (c, b) }")
+    # and the values are unchanged
+    (c0, c1), ys = lax.scan(lambda c, x: ((c[0] + x, c[1]), x), (1.0, 2.0), xs)
+    assert (float(c0), float(c1), np.asarray(ys).tolist()) == (4.0, 2.0, [1.0, 1.0, 1.0])
+    a, b = lax.while_loop(lambda c: c[0] < 3, lambda c: (c[0] + c[1], c[1]), (1.0, 2.0))
+    assert (float(a), float(b)) == (3.0, 2.0)
+    ns = np.array([1, 4], np.int32)
+    a, b = jax.vmap(lambda n: lax.while_loop(lambda c: c[0] < n, lambda c: (c[0] + c[1], c[1]), (0, 2)))(ns)
+    assert np.asarray(a).tolist() == [2, 4] and np.asarray(b).tolist() == [2, 2]

@@ -245,6 +245,28 @@ def add_invars(closed: ClosedJaxpr, avals: Sequence[Aval], at: int | None = None
                        closed.consts)
 
 
+def forwarding(jaxpr: Jaxpr) -> list[int | None]:
+    """For each output, the position of the input it returns unchanged (else None)."""
+    pos = {id(v): i for i, v in enumerate(jaxpr.invars)}
+    return [pos.get(id(v)) if isinstance(v, Var) else None for v in jaxpr.outvars]
+
+
+def used_inputs(jaxpr: Jaxpr) -> list[bool]:
+    """Which inputs the outputs depend on."""
+    live = pe._live_eqns(jaxpr.eqns, jaxpr.outvars)
+    used = {id(v) for e in live for v in e.invars} | {id(v) for v in jaxpr.outvars}
+    return [id(v) in used for v in jaxpr.invars]
+
+
+def select_binders(closed: ClosedJaxpr, in_order: Sequence[int], keep_out: Sequence[bool]) -> ClosedJaxpr:
+    """`closed` taking the inputs at `in_order` (the others must be unused) and returning
+    only the outputs flagged in `keep_out`."""
+    j = closed.jaxpr
+    outs = [v for v, k in zip(j.outvars, keep_out) if k]
+    return ClosedJaxpr(Jaxpr(j.constvars, [j.invars[i] for i in in_order], outs, pe._live_eqns(j.eqns, outs)),
+                       closed.consts)
+
+
 def dce(closed: ClosedJaxpr, used_outputs: Sequence[bool]) -> ClosedJaxpr:
     return ClosedJaxpr(pe.dce_jaxpr(closed.jaxpr, used_outputs), closed.consts)
 
@@ -324,36 +346,43 @@ def _make_batch_jaxpr(closed, size, axis_name, in_dims, out_axes):
     return jaxpr, list(out_batched)
 
 
-def partial_eval_jaxpr_nounits(closed: ClosedJaxpr, unknowns: Sequence[bool], instantiate: Sequence[bool]
+def partial_eval_jaxpr_nounits(closed: ClosedJaxpr, unknowns: Sequence[bool], instantiate: Sequence[bool],
+                               invariant: Sequence[bool] | None = None
                                ) -> tuple[ClosedJaxpr, ClosedJaxpr, list[bool], list[Aval]]:
     """Split `closed` into a known part (known inputs -> known outputs + residuals) and an
     unknown part (residuals + unknown inputs -> unknown outputs). Outputs in
     `instantiate` are unknown even when computable now (they pass as residuals). The
-    body's own constants that the unknown part reads stay constants of it."""
-    key = (tuple(unknowns), tuple(instantiate))
-    return _cached(_pe_cache, closed, key, lambda: _make_pe(closed, unknowns, instantiate))
+    body's own constants that the unknown part reads stay constants of it.
+
+    Known values computed only from literals, or from inputs flagged `invariant` (a
+    loop's consts), are recomputed by the unknown part instead of becoming residuals:
+    in a loop a residual is stored once per iteration, an invariant one needlessly."""
+    invariant = tuple(invariant) if invariant is not None else (False,) * len(unknowns)
+    key = (tuple(unknowns), tuple(instantiate), invariant)
+    return _cached(_pe_cache, closed, key, lambda: _make_pe(closed, unknowns, instantiate, invariant))
 
 
-def _recompute_constants() -> Callable[[Any], bool]:
-    """A `recompute` predicate for pe.partial_eval_jaxpr: equations computing constants
-    (from literals only, like a splat of zeros) are recomputed in the unknown part
-    rather than passed as residuals -- inside a loop a residual is stored per iteration."""
-    constant: set[int] = set()
+def _recompute_invariants(jaxpr: Jaxpr, invariant: Sequence[bool]) -> Callable[[Any], bool]:
+    """A `recompute` predicate for pe.partial_eval_jaxpr: known equations whose inputs are
+    all literals, invariant inputs or outputs of such equations (loops and branches
+    excepted: they are not cheap to recompute)."""
+    inv: set[int] = {id(v) for v, i in zip(jaxpr.invars, invariant) if i}
 
     def recompute(eqn: Any) -> bool:
         if any(isinstance(p, (ClosedJaxpr, Jaxpr)) or isinstance(p, tuple) and p
                and isinstance(p[0], ClosedJaxpr) for p in eqn.params.values()):
-            return False  # a nested loop or branch: not cheap to recompute
-        if all(isinstance(v, Literal) or id(v) in constant for v in eqn.invars):
-            constant.update(id(v) for v in eqn.outvars)
+            return False
+        if all(isinstance(v, Literal) or id(v) in inv for v in eqn.invars):
+            inv.update(id(v) for v in eqn.outvars)
             return True
         return False
     return recompute
 
 
-def _make_pe(closed: ClosedJaxpr, unknowns: Sequence[bool], instantiate: Sequence[bool]):
-    known, unknown, out_uk, num_res = pe.partial_eval_jaxpr(closed.jaxpr, unknowns,
-                                                            recompute=_recompute_constants())
+def _make_pe(closed: ClosedJaxpr, unknowns: Sequence[bool], instantiate: Sequence[bool],
+             invariant: Sequence[bool]):
+    known, unknown, out_uk, num_res = pe.partial_eval_jaxpr(
+        closed.jaxpr, unknowns, recompute=_recompute_invariants(closed.jaxpr, invariant))
     n_known = len(known.outvars) - num_res
     known_outs, res = known.outvars[:n_known], list(known.outvars[n_known:])
     res_ids = {id(v) for v in res}

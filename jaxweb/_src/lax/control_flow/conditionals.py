@@ -366,5 +366,12 @@ def _bind_cond(api: str, names: Sequence[str], funs: Sequence[Callable], index: 
         consts = consts_r
     else:
         jaxprs, consts, out_tree, flat = _trace_branches(api, names, funs, operands)
-    outs = cond_p.bind(index, *consts, *flat, branches=jaxprs)
-    return tree_unflatten(out_tree, outs)
+    # an output every branch passes through from the same operand is that operand (as JAX)
+    fwds = [C.forwarding(j.jaxpr) for j in jaxprs]
+    in_fwd = [f[0] if len(set(f)) == 1 else None for f in zip(*fwds)] if fwds[0] else []
+    if any(f is not None for f in in_fwd):
+        keep = [f is None for f in in_fwd]
+        jaxprs = tuple(C.select_binders(j, range(len(j.in_avals)), keep) for j in jaxprs)
+    outs = iter(cond_p.bind(index, *consts, *flat, branches=jaxprs))
+    inputs = [*consts, *flat]
+    return tree_unflatten(out_tree, [next(outs) if f is None else C.as_operand(inputs[f]) for f in in_fwd])

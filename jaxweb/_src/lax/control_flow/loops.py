@@ -214,9 +214,21 @@ def while_loop(cond_fun: Callable, body_fun: Callable, init_val: Any) -> Any:
             avals = C.flat_avals(init_flat)
             cond_j, cond_consts, body_j, body_consts, body_tree = _trace_while(cond_fun, body_fun, tree, avals)
     C.check_carry_type("while_loop body", body_fun, init_tree, avals, body_tree, body_j.out_avals)
+    # a carry the body returns unchanged and cond_fun ignores is a body const (as JAX does:
+    # then a batched predicate need not batch it)
+    ncc, nbc, n = len(cond_consts), len(body_consts), len(init_flat)
+    fwd, cond_uses = C.forwarding(body_j.jaxpr), C.used_inputs(cond_j.jaxpr)[ncc:]
+    move = [fwd[k] == nbc + k and not cond_uses[k] for k in range(n)]
+    moved = [C.as_operand(x) for x, m in zip(init_flat, move) if m]
+    if any(move):
+        cond_j = C.select_binders(cond_j, [*range(ncc), *[ncc + k for k in range(n) if not move[k]]], [True])
+        body_j = C.select_binders(body_j, [*[nbc + k for k in range(n) if move[k]], *range(nbc),
+                                           *[nbc + k for k in range(n) if not move[k]]], [not m for m in move])
+        body_consts = moved + body_consts
+        init_flat = [x for x, m in zip(init_flat, move) if not m]
     outs = while_p.bind(*cond_consts, *body_consts, *init_flat, cond_jaxpr=cond_j, body_jaxpr=body_j,
-                        cond_nconsts=len(cond_consts), body_nconsts=len(body_consts))
-    return tree_unflatten(init_tree, outs)
+                        cond_nconsts=ncc, body_nconsts=len(body_consts))
+    return tree_unflatten(init_tree, C.merge_lists(move, outs, moved))
 
 
 def _python_while(cond_fun: Callable, body_fun: Callable, val: Any) -> Any:

@@ -138,7 +138,8 @@ def split_scan(jaxpr: ClosedJaxpr, nc: int, nk: int, unknowns: Sequence[bool]) -
     const_uk, carry_uk, xs_uk = C.split_list(list(unknowns), [nc, nk])
     for _ in range(1 + nk):
         known, unknown, out_uk, res_avals = C.partial_eval_jaxpr_nounits(
-            jaxpr, const_uk + carry_uk + xs_uk, carry_uk + [False] * ny)
+            jaxpr, const_uk + carry_uk + xs_uk, carry_uk + [False] * ny,
+            invariant=[not u for u in const_uk] + [False] * (nk + len(xs_uk)))
         if out_uk[:nk] == carry_uk:
             break
         carry_uk = [a or b for a, b in zip(carry_uk, out_uk[:nk])]
@@ -386,11 +387,33 @@ def scan(f: Callable, init: Any, xs: Any = None, length: int | None = None, reve
             closed, consts, carry_tree, ys_tree = _trace_body(f, in_tree, init_avals, x_avals)
             carry_out = closed.out_avals[:carry_tree.num_leaves]
     C.check_carry_type("scan body", f, init_tree, init_avals, carry_tree, carry_out)
-    n = len(init_flat)
-    outs = scan_p.bind(*consts, *init_flat, *xs_flat, jaxpr=closed, num_consts=len(consts), num_carry=n,
-                       length=length, reverse=bool(reverse), unroll=unroll,
-                       linear=(False,) * (len(consts) + n + len(xs_flat)))
-    return tree_unflatten(init_tree, outs[:n]), tree_unflatten(ys_tree, outs[n:])
+    carry, ys = _bind_forwarding(closed, consts, init_flat, xs_flat, length=length, reverse=bool(reverse),
+                                 unroll=unroll)
+    return tree_unflatten(init_tree, carry), tree_unflatten(ys_tree, ys)
+
+
+def _bind_forwarding(closed: ClosedJaxpr, consts: list, init: list, xs: list, **params: Any) -> tuple:
+    """Bind scan_p, first taking out what the body merely passes through, as JAX does: a
+    carry returned unchanged becomes a const (so vmap or AD need not carry it), and a y
+    that is one of the xs is that x, not a stacked copy."""
+    nc, nk, nx = len(consts), len(init), len(xs)
+    fwd = C.forwarding(closed.jaxpr)
+    move = [fwd[k] == nc + k for k in range(nk)]
+    moved = [C.as_operand(x) for x, m in zip(init, move) if m]
+    y_from_x = [f - nc - nk if f is not None and f >= nc + nk else None for f in fwd[nk:]]
+    if any(move) or any(f is not None for f in y_from_x):
+        order = [nc + k for k in range(nk) if move[k]] + list(range(nc)) + \
+            [nc + k for k in range(nk) if not move[k]] + list(range(nc + nk, nc + nk + nx))
+        closed = C.select_binders(closed, order, [not m for m in move] + [f is None for f in y_from_x])
+        consts = [x for x, m in zip(init, move) if m] + consts
+        init = [x for x, m in zip(init, move) if not m]
+    nc, nk = len(consts), len(init)
+    outs = scan_p.bind(*consts, *init, *xs, jaxpr=closed, num_consts=nc, num_carry=nk,
+                       linear=(False,) * (nc + nk + nx), **params)
+    carry = C.merge_lists(move, outs[:nk], moved)
+    it = iter(outs[nk:])
+    ys = [next(it) if f is None else C.as_operand(xs[f]) for f in y_from_x]
+    return carry, ys
 
 
 def _python_scan(f: Callable, init: Any, xs_flat: list, xs: Any, length: int, reverse: bool) -> tuple:
