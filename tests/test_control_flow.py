@@ -331,3 +331,18 @@ def test_associative_scan_pytree_non_commutative():
     close(B, wb)
     bools = np.array([False, True, False, False], bool)
     assert np.asarray(lax.associative_scan(jnp.logical_or, bools)).tolist() == [False, True, True, True]
+
+
+def test_jit_and_vmap_of_map_and_associative_scan():
+    xs = np.arange(12, dtype=np.float32).reshape(4, 3)
+    close(jax.jit(lambda x: lax.map(lambda r: r.sum() * 2, x, batch_size=3))(xs), xs.sum(1) * 2)
+    close(jax.vmap(lambda x: lax.map(jnp.cumsum, x))(xs.reshape(2, 2, 3)), np.cumsum(xs.reshape(2, 2, 3), -1))
+    close(jax.jit(lambda x: lax.associative_scan(jnp.multiply, x, axis=1))(xs + 1), np.cumprod(xs + 1, 1))
+    close(jax.vmap(lambda r: lax.associative_scan(jnp.add, r, reverse=True))(xs), np.cumsum(xs[:, ::-1], 1)[:, ::-1])
+
+
+def test_literal_outputs_are_arrays():
+    out = lax.cond(True, lambda: 1.0, lambda: 2.0)
+    assert isinstance(out, jax.Array) and out.dtype == jnp.float32 and float(out) == 1.0
+    c, ys = lax.scan(lambda c, x: (c, 2.0), 0, None, length=2)
+    assert isinstance(c, jax.Array) and int(c) == 0 and np.asarray(ys).tolist() == [2.0, 2.0]

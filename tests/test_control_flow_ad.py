@@ -288,3 +288,45 @@ def test_numerical_jvp_helper_agrees_on_scan():
     x = np.array([1.5, 2.0, 0.5], np.float32)
     num, _ = numerical_jvp(f, [jnp.asarray(x)], [jnp.asarray(np.array([1.0, 0.0, 0.0], np.float32))], 1e-3)
     assert num[0] == pytest.approx(1.0, rel=1e-2)
+
+
+def test_custom_derivatives_inside_loops():
+    @jax.custom_jvp
+    def f(x):
+        return jnp.sin(x)
+    f.defjvp(lambda p, t: (jnp.sin(p[0]), 2.0 * t[0]))  # a rule that differs from sin's
+
+    @jax.custom_vjp
+    def h(x):
+        return jnp.sin(x)
+    h.defvjp(lambda x: (jnp.sin(x), x), lambda r, ct: (3.0 * ct,))
+
+    g = lambda x: lax.scan(lambda c, _: (f(c), None), x, None, length=2)[0]
+    assert float(jax.grad(g)(0.3)) == 4.0
+    assert float(jax.jit(jax.grad(g))(0.3)) == 4.0
+    close(jax.vmap(jax.grad(g))(np.array([0.3, 0.5], np.float32)), [4.0, 4.0])
+    k = lambda x: lax.scan(lambda c, _: (h(c), None), x, None, length=2)[0]
+    assert float(jax.grad(k)(0.3)) == 9.0
+    assert float(jax.grad(lambda x: lax.cond(x > 0, h, jnp.cos, x))(0.3)) == 3.0
+    with pytest.raises(TypeError, match="can't apply forward-mode autodiff"):
+        jax.jvp(k, (0.3,), (1.0,))
+
+
+def test_collective_inside_scan_under_named_vmap():
+    def body(c, x):
+        return c + lax.psum(x, "i"), c
+    c, ys = jax.vmap(lambda xs: lax.scan(body, 0.0, xs), axis_name="i")(np.arange(6.0, dtype=np.float32).reshape(2, 3))
+    close(c, [15.0, 15.0])
+    close(ys, [[0.0, 3.0, 8.0]] * 2)
+
+
+def test_jacobians_and_hessian_through_scan():
+    f = lambda x: lax.scan(lambda c, a: (c * a, c), 1.0, x)[1]
+    x = np.array([2.0, 3.0, 4.0], np.float32)
+    want = [[0, 0, 0], [1, 0, 0], [3, 2, 0]]
+    close(jax.jacrev(f)(x), want)
+    close(jax.jacfwd(f)(x), want)
+    r = lambda x: lax.scan(lambda c, a: (c * a * a, c), 1.0, x)[0]  # prod(x)^2
+    hx = np.asarray(jax.hessian(r)(x), np.float64)
+    p = np.prod(x.astype(np.float64)) ** 2
+    close(hx, 4 * p / np.outer(x, x) - np.diag(2 * p / x ** 2), 1e-3)

@@ -42,7 +42,7 @@ def _cond_impl(index, *ops, branches):
     """Eager: read the index back and run that branch's jaxpr."""
     i = min(max(int(index), 0), len(branches) - 1)
     b = branches[i]
-    return eval_jaxpr(b.jaxpr, b.consts, *[C.as_operand(x) for x in ops])
+    return [C.as_operand(o) for o in eval_jaxpr(b.jaxpr, b.consts, *[C.as_operand(x) for x in ops])]
 
 
 # ---------------------------------------------------------------- jvp
