@@ -119,8 +119,8 @@ def test_while_loop_values():
             s += 1
         return s
 
-    assert [int(collatz(jnp.int32(n))) for n in (1, 6, 7, 27)] == [py(n) for n in (1, 6, 7, 27)]
-    assert int(jax.jit(collatz)(27)) == py(27)
+    assert [int(collatz(jnp.int32(n))) for n in (1, 6, 7, 9)] == [py(n) for n in (1, 6, 7, 9)]
+    assert int(jax.jit(collatz)(9)) == py(9)
 
 
 def test_while_loop_zero_iterations_and_pytree_carry():
