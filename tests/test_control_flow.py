@@ -8,6 +8,7 @@ import pytest
 import jaxweb as jax
 import jaxweb.numpy as jnp
 from jaxweb import lax
+from rule_checker import check_vmap
 
 pytestmark = pytest.mark.on_every_device
 
@@ -346,3 +347,26 @@ def test_literal_outputs_are_arrays():
     assert isinstance(out, jax.Array) and out.dtype == jnp.float32 and float(out) == 1.0
     c, ys = lax.scan(lambda c, x: (c, 2.0), 0, None, length=2)
     assert isinstance(c, jax.Array) and int(c) == 0 and np.asarray(ys).tolist() == [2.0, 2.0]
+
+
+def test_vmap_matches_a_python_loop_of_calls():
+    # rule_checker.check_vmap: vmap against calling the function per example and stacking
+    rng = np.random.RandomState(3)
+    xs = rng.randn(5).astype(np.float32)
+    ys = rng.randn(5, 3).astype(np.float32)
+    ns = np.array([0, 2, 1, 4, 3], np.int32)
+    cond_f = lambda x, y: lax.cond(x > 0, lambda a, b: jnp.sin(b) * a, lambda a, b: b - a, x, y)
+    check_vmap(cond_f, (xs, ys))                        # batched predicate
+    check_vmap(cond_f, (xs, ys[0]), in_axes=(0, None))
+    check_vmap(lambda y: cond_f(np.float32(1.0), y), (ys,))  # shared predicate
+    switch_f = lambda i, y: lax.switch(i, [jnp.sin, jnp.cos, lambda v: v * 2], y)
+    check_vmap(switch_f, (ns, ys))
+    while_f = lambda n, y: lax.while_loop(lambda c: c[0] < n, lambda c: (c[0] + 1, c[1] * 0.5 + 1), (0, y))
+    check_vmap(while_f, (ns, ys))                       # batched predicate
+    check_vmap(while_f, (np.int32(3), ys), in_axes=(None, 0))
+    fori_f = lambda n, y: lax.fori_loop(0, n, lambda i, c: c * 0.9 + i, y)
+    check_vmap(fori_f, (ns, ys))
+    scan_f = lambda c, y: lax.scan(lambda c, x: (c * 0.5 + x, c * x), c, y)
+    check_vmap(scan_f, (xs, ys))
+    check_vmap(scan_f, (xs[0], ys), in_axes=(None, 0))
+    check_vmap(lambda y: lax.associative_scan(jnp.add, y), (ys,), in_axes=1, out_axes=1)

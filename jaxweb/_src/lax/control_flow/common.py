@@ -26,7 +26,7 @@ from ...interpreters import rules as R
 from ...interpreters.batching import _vmap_trace, bdim_at_front, moveaxis
 from ...jaxpr import (ClosedJaxpr, Jaxpr, Literal, Var, convert_constvars_jaxpr, jaxpr_as_fun,
                       trace_to_closed_jaxpr)
-from ...tree_util import PyTreeDef, tree_flatten, tree_unflatten
+from ...tree_util import PyTreeDef, tree_unflatten
 
 Aval = core.ShapedArray
 
@@ -78,11 +78,6 @@ def fun_sourceinfo(fun: Callable) -> str:
     return f"{name} at {code.co_filename}:{code.co_firstlineno}" if code else str(name)
 
 
-def check_callable(fun: Any, message: str) -> None:
-    if not callable(fun):
-        raise TypeError(message)
-
-
 def tangent_aval(a: Aval) -> Aval:
     return a.update(dtype=R.tangent_dtype(a.dtype))
 
@@ -123,10 +118,6 @@ def trace_jaxpr(fun: Callable, in_tree: PyTreeDef, in_avals: Sequence[Aval]
 def trace_flat(fun: Callable[..., Sequence[Any]], in_avals: Sequence[Aval]) -> ClosedJaxpr:
     """A flat function (rule-built, closing over nothing traced) as a ClosedJaxpr."""
     return trace_to_closed_jaxpr(fun, list(in_avals))
-
-
-def aval_of(x: Any) -> Aval:
-    return core.get_aval(x)
 
 
 def flat_avals(leaves: Sequence[Any]) -> list[Aval]:
@@ -417,7 +408,3 @@ def _make_pe(closed: ClosedJaxpr, unknowns: Sequence[bool], instantiate: Sequenc
 
 def known_vals(tracers: Sequence[Any]) -> list:
     return [t.pval.const for t in tracers if t.pval.is_known]
-
-
-def is_literal(v: Any) -> bool:
-    return isinstance(v, Literal)

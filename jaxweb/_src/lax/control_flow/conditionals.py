@@ -351,21 +351,15 @@ def cond(pred: Any, true_fun: Callable, false_fun: Callable, *operands: Any, ope
     if C.jit_disabled() and C.is_concrete(pred):
         return true_fun(*operands) if bool(pred) else false_fun(*operands)
     index = convert_element_type(pred, dtypes.int32)
-    return _bind_cond("cond", ["false_fun", "true_fun"], (false_fun, true_fun), index, operands,
-                      check_order=(1, 0))
+    return _bind_cond("cond", ["true_fun", "false_fun"], (true_fun, false_fun), index, operands, reverse=True)
 
 
 def _bind_cond(api: str, names: Sequence[str], funs: Sequence[Callable], index: Any, operands: tuple,
-               check_order: tuple[int, int] | None = None) -> Any:
-    if check_order is not None:  # cond checks true_fun against false_fun, as JAX words it
-        order = list(check_order)
-        jaxprs_r, consts_r, out_tree, flat = _trace_branches(
-            api, [names[i] for i in order], [funs[i] for i in order], operands)
-        jaxprs = tuple(jaxprs_r[order.index(i)] for i in range(len(funs)))
-        # the branch consts were joined in check order; each jaxpr takes them in that order
-        consts = consts_r
-    else:
-        jaxprs, consts, out_tree, flat = _trace_branches(api, names, funs, operands)
+               reverse: bool = False) -> Any:
+    """Trace and check the branches in the order given (how JAX words its errors), and bind
+    cond_p with them (reversed for `cond`, whose branch 0 is false_fun)."""
+    jaxprs, consts, out_tree, flat = _trace_branches(api, names, funs, operands)
+    jaxprs = jaxprs[::-1] if reverse else jaxprs
     # an output every branch passes through from the same operand is that operand (as JAX)
     fwds = [C.forwarding(j.jaxpr) for j in jaxprs]
     in_fwd = [f[0] if len(set(f)) == 1 else None for f in zip(*fwds)] if fwds[0] else []
