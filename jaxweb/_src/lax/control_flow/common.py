@@ -234,6 +234,11 @@ def add_invars(closed: ClosedJaxpr, avals: Sequence[Aval], at: int | None = None
                        closed.consts)
 
 
+def live_eqns(eqns: Sequence[Any], outvars: Sequence[Any]) -> list:
+    """The equations that `outvars` depend on, in order (dead code elimination)."""
+    return pe.dce_jaxpr(Jaxpr([], [], list(outvars), list(eqns)), [True] * len(outvars)).eqns
+
+
 def forwarding(jaxpr: Jaxpr) -> list[int | None]:
     """For each output, the position of the input it returns unchanged (else None)."""
     pos = {id(v): i for i, v in enumerate(jaxpr.invars)}
@@ -242,7 +247,7 @@ def forwarding(jaxpr: Jaxpr) -> list[int | None]:
 
 def used_inputs(jaxpr: Jaxpr) -> list[bool]:
     """Which inputs the outputs depend on."""
-    live = pe._live_eqns(jaxpr.eqns, jaxpr.outvars)
+    live = live_eqns(jaxpr.eqns, jaxpr.outvars)
     used = {id(v) for e in live for v in e.invars} | {id(v) for v in jaxpr.outvars}
     return [id(v) in used for v in jaxpr.invars]
 
@@ -252,7 +257,7 @@ def select_binders(closed: ClosedJaxpr, in_order: Sequence[int], keep_out: Seque
     only the outputs flagged in `keep_out`."""
     j = closed.jaxpr
     outs = [v for v, k in zip(j.outvars, keep_out) if k]
-    return ClosedJaxpr(Jaxpr(j.constvars, [j.invars[i] for i in in_order], outs, pe._live_eqns(j.eqns, outs)),
+    return ClosedJaxpr(Jaxpr(j.constvars, [j.invars[i] for i in in_order], outs, live_eqns(j.eqns, outs)),
                        closed.consts)
 
 
@@ -399,7 +404,7 @@ def _make_pe(closed: ClosedJaxpr, unknowns: Sequence[bool], instantiate: Sequenc
     res = [v for v in res if id(v) not in const_vals]
     unknown_ins = unknown.invars[num_res:]
     jaxpr_known = Jaxpr(known.constvars, known.invars, kept_known + res,
-                        pe._live_eqns(known.eqns, kept_known + res))
+                        live_eqns(known.eqns, kept_known + res))
     jaxpr_unknown = Jaxpr(const_res, res + unknown_ins, unknown_outs, unknown.eqns)
     return (ClosedJaxpr(jaxpr_known, closed.consts),
             ClosedJaxpr(jaxpr_unknown, [const_vals[id(v)] for v in const_res]),

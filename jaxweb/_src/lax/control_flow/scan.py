@@ -163,7 +163,7 @@ def split_scan(jaxpr: ClosedJaxpr, nc: int, nk: int, unknowns: Sequence[bool]) -
             ext_vars.append(r_unknown)
             computed.append(r_known)
     outs = kj.outvars[:n_kout] + computed
-    known = ClosedJaxpr(Jaxpr(kj.constvars, kj.invars, outs, pe._live_eqns(kj.eqns, outs)), known.consts)
+    known = ClosedJaxpr(Jaxpr(kj.constvars, kj.invars, outs, C.live_eqns(kj.eqns, outs)), known.consts)
     unknown = ClosedJaxpr(Jaxpr(uj.constvars, int_vars + uj.invars[n_res:] + ext_vars, uj.outvars, uj.eqns),
                           unknown.consts)
     return ScanSplit(unknowns, out_uk, known, unknown, nkc, nkk, int_src, ext_src,
