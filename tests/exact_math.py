@@ -11,7 +11,7 @@ pi in integer arithmetic.
 from __future__ import annotations
 
 import math
-from decimal import Decimal, localcontext
+from decimal import Decimal, Overflow, localcontext
 from fractions import Fraction
 
 PREC = 45
@@ -60,7 +60,7 @@ def exp(x: float) -> float:
         c.prec = PREC
         try:
             return float(Decimal(x).exp())
-        except OverflowError:
+        except Overflow:
             return math.inf
 
 
@@ -69,12 +69,16 @@ def expm1(x: float) -> float:
         return x
     if x == 0 or math.isinf(x):
         return x if x == 0 or x > 0 else -1.0
+    if math.isnan(x) or x > 710:
+        return x if math.isnan(x) else math.inf
     with localcontext() as c:
         c.prec = PREC + 30
         return float(Decimal(x).exp() - 1)
 
 
 def exp2(x: float) -> float:
+    if math.isnan(x):
+        return x
     with localcontext() as c:
         c.prec = PREC
         return float(Decimal(2) ** Decimal(x)) if abs(x) < 2000 else (math.inf if x > 0 else 0.0)
@@ -486,6 +490,8 @@ def lgamma(x: float) -> float:
         return math.inf
     if x > 2.6e305:
         return math.inf
+    if x in (1.0, 2.0):
+        return 0.0
     with localcontext() as c:
         c.prec = 70
         if x > 0:

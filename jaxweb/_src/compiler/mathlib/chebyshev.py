@@ -153,6 +153,7 @@ def fits() -> dict:
     with localcontext() as ctx:
         ctx.prec = PREC
         return {
+            "erfcx_05_1": cheb_fit(_erfcx, 0.5, 1.0, 24),
             "erfcx_1_2": cheb_fit(_erfcx, 1.0, 2.0, 26),
             "erfcx_2_4": cheb_fit(_erfcx, 2.0, 4.0, 28),
             "erfcx_4_8": cheb_fit(_erfcx, 4.0, 8.0, 26),

@@ -31,11 +31,11 @@ TINY = 2.2250738585072014e-308
 # ---------------------------------------------------------------- exp
 def exp_parts(x: E.Expr, lo: E.Expr | None = None) -> tuple[E.Expr, E.Expr]:
     """(p, k) with exp(x + lo) = p * 2**k, p in [0.7, 1.42], k integral (float64)."""
-    x = vmin(vmax(x, -760.0), 760.0)
-    k = rint(x * K.LOG2E)
-    r = (x - k * K.LN2_HI) - k * K.LN2_LO
+    xc = vmin(vmax(x, -760.0), 760.0)
+    k = rint(xc * K.LOG2E)
+    r = (xc - k * K.LN2_HI) - k * K.LN2_LO
     if lo is not None:
-        r = r + lo
+        r = r + where(eq(xc, x), lo, 0.0)  # clamped: over/underflows anyway, drop the tail
     return poly(r, K.EXP_TAYLOR), k
 
 

@@ -1,9 +1,10 @@
 """erf, erfc, erf_inv, lgamma and digamma as float64 IR.
 
 erf(x) for |x| < 1 is its Taylor series, x (2/sqrt(pi)) (1 + s Q(s)) with the
-leading constant in two parts; above, 1 - erfc. erfc(a) for a >= 1 is
+leading constant in two parts; above, 1 - erfc. erfc(a) for a >= 1/2 is
 exp(-a^2) erfcx(a), with a^2 split exactly and erfcx from Chebyshev fits
-(`chebyshev.py`) on [1, 2], [2, 4], [4, 8] and an asymptotic fit in 1/a^2 beyond.
+(`chebyshev.py`) on [1/2, 1], [1, 2], [2, 4], [4, 8] and an asymptotic fit in
+1/a^2 beyond; below 1/2, 1 - erf.
 erf_inv uses fits in w = -log(1 - y^2) (central) and sqrt(w) (tails).
 
 lgamma: for 1/2 <= x < 10 it shifts to t = x - N in [-1/2, 1/2) with
@@ -41,12 +42,13 @@ def _exp_neg_sq(x: E.Expr) -> E.Expr:
 
 
 def _erfc_pos(a: E.Expr) -> E.Expr:
-    """erfc(a) for a >= 1 (erfcx pieces times exp(-a^2))."""
+    """erfc(a) for a >= 1/2 (erfcx pieces times exp(-a^2))."""
     fs = fits()
-    g = where(a < 2.0, cheb_eval(vmin(a, 2.0), fs["erfcx_1_2"]),
+    g = where(a < 1.0, cheb_eval(vmin(a, 1.0), fs["erfcx_05_1"]),
+              where(a < 2.0, cheb_eval(vmin(vmax(a, 1.0), 2.0), fs["erfcx_1_2"]),
               where(a < 4.0, cheb_eval(vmin(vmax(a, 2.0), 4.0), fs["erfcx_2_4"]),
                     where(a < 8.0, cheb_eval(vmin(vmax(a, 4.0), 8.0), fs["erfcx_4_8"]),
-                          div(cheb_eval(div(c(1.0), vmax(a * a, 64.0)), fs["xerfcx_inv2"]), a))))
+                          div(cheb_eval(div(c(1.0), vmax(a * a, 64.0)), fs["xerfcx_inv2"]), a)))))
     return where(a > 27.5, 0.0, _exp_neg_sq(vmin(a, 27.5)) * g)
 
 
@@ -64,9 +66,9 @@ def erf(x: E.Expr) -> E.Expr:
 
 def erfc(x: E.Expr) -> E.Expr:
     a = fabs(x)
-    pos = _erfc_pos(vmax(a, 1.0))
+    pos = _erfc_pos(vmax(a, 0.5))
     big = where(x < 0.0, 2.0 - pos, pos)
-    return where(a < 1.0, 1.0 - _erf_small(vmin(vmax(x, -1.0), 1.0)), where(isnan(x), x, big))
+    return where(a < 0.5, 1.0 - _erf_small(vmin(vmax(x, -0.5), 0.5)), where(isnan(x), x, big))
 
 
 def erf_inv(y: E.Expr) -> E.Expr:
@@ -107,8 +109,12 @@ def lgamma(x: E.Expr) -> E.Expr:
     pos = lgamma_pos(where(neg, 1.0 - x, vmax(x, 5e-324)))  # lgamma(1 - x) when reflecting
     s, _, _ = sinpi_frac(vmin(x, 0.0))
     reflected = (LOG_PI - log(fabs(s))) - pos
-    out = where(neg, reflected, where(eq(x, 0.0), math.inf, pos))
-    return where(eq(fabs(x), math.inf), math.inf, out)
+    # -2**-20 < x < 0: lgamma(1 + x) - log|x| by its series (sin(pi x) would be subnormal)
+    tiny = x * (x * (K.PI * K.PI / 12.0) - K.EULER_GAMMA) - log(fabs(x))
+    reflected = where(x > -(2.0 ** -20), tiny, reflected)
+    pole = eq(floor(x), x) & (x <= 0.0)
+    out = where(neg, reflected, pos)
+    return where(pole | eq(fabs(x), math.inf), math.inf, out)
 
 
 def digamma_pos(y: E.Expr) -> E.Expr:
