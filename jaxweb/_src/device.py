@@ -13,6 +13,7 @@ import weakref
 from typing import Any, Callable, Iterator
 
 from . import config as _config
+from . import memory as _memory
 from .dtypes import DType
 
 
@@ -33,18 +34,25 @@ class Device:
     def __str__(self) -> str:
         return f"{self.platform}:{self.id}"
 
+    def memory_stats(self) -> dict[str, int]:
+        """Live and peak bytes and the ceiling (bytes_in_use, peak_bytes_in_use,
+        bytes_limit, num_allocs, largest_alloc_size), as JAX's `Device.memory_stats()`."""
+        return _memory.stats(self)
+
 
 class Buffer:
-    """Device memory for `size` elements of `dtype`. Freed when unreferenced."""
+    """Device memory for `size` elements of `dtype`. Freed when unreferenced.
+
+    Raises `ResourceExhaustedError` (RESOURCE_EXHAUSTED) when it does not fit,
+    naming `dtype[size]` and `context` (the operation and its shape, say)."""
 
     __slots__ = ("device", "handle", "dtype", "size", "nbytes", "__weakref__")
 
-    def __init__(self, device: Device, size: int, dtype: DType):
+    def __init__(self, device: Device, size: int, dtype: DType, context: str | None = None):
         self.device, self.dtype, self.size = device, dtype, size
         self.nbytes = size * dtype.itemsize
-        backend = device.backend
-        self.handle = backend.alloc(self.nbytes)
-        weakref.finalize(self, backend.free, self.handle)
+        self.handle = _memory.alloc(device, self.nbytes, dtype, size, context)
+        weakref.finalize(self, _memory.free, device, self.handle, self.nbytes)
 
     def write(self, data: bytes | memoryview) -> None:
         self.device.backend.write(self.handle, data)
