@@ -9,9 +9,10 @@ builds the jaxweb wheel, and then serves, on 127.0.0.1 only unless asked:
     /pyodide/    Pyodide core      /wheels/    the jaxweb wheel + index.json
     /data/mnist/ MNIST IDX files
 
-with COOP/COEP headers so that pages are crossOriginIsolated (shared memory,
-Wasm threads), explicit MIME types (.mjs, .wasm, .whl) and no path escaping
-its folder. The test harness imports this module and adds its own mounts.
+with COOP/COEP headers on every response (errors included) so that pages are
+crossOriginIsolated (shared memory, Wasm threads), explicit MIME types (.mjs,
+.wasm, .whl), no path escaping its folder, ETag/If-None-Match revalidation and
+single byte-range requests for large files. The test harness imports this module and adds its own mounts.
 """
 from __future__ import annotations
 
@@ -177,8 +178,21 @@ def resolve_under(root: Path, rel: str) -> Path | None:
     return Path(target)
 
 
+#: Longest URL path (bytes, after %-decoding) and path segment the server looks up:
+#: beyond them the OS refuses the name anyway (PATH_MAX, NAME_MAX), so answer early.
+MAX_PATH_BYTES = 4096
+MAX_SEGMENT_BYTES = 255
+CHUNK = 1 << 20  # files are streamed in pieces this big, never read whole
+
+
 class Handler(BaseHTTPRequestHandler):
-    """Static files from the server's mounts ({url prefix: folder})."""
+    """Static files from the server's mounts ({url prefix: folder}).
+
+    Every response, the standard library's own errors included (501, 414, 431,
+    505, 400), goes through `end_headers`, which adds `HEADERS`. Files carry a
+    strong ETag (size + mtime + inode) so reloads revalidate with a 304, and
+    single byte ranges are honoured (206/416) for large wheels and data files.
+    """
 
     server_version = "jaxweb-serve"
     protocol_version = "HTTP/1.1"
@@ -186,6 +200,26 @@ class Handler(BaseHTTPRequestHandler):
     def log_message(self, fmt: str, *args) -> None:
         if getattr(self.server, "verbose", False):
             super().log_message(fmt, *args)
+
+    def parse_request(self) -> bool:
+        ok = super().parse_request()
+        self._no_http09()
+        return ok
+
+    def send_error(self, code: int, message: str | None = None, explain: str | None = None) -> None:
+        self._no_http09()  # a malformed request line leaves the stdlib answering as HTTP/0.9
+        super().send_error(code, message, explain)
+
+    def _no_http09(self) -> None:
+        """HTTP/0.9 responses have no status line or headers: answer as HTTP/1.0,
+        so that the isolation headers are there on every response."""
+        if self.request_version == "HTTP/0.9":
+            self.request_version = "HTTP/1.0"
+
+    def end_headers(self) -> None:
+        for k, v in HEADERS.items():
+            self.send_header(k, v)
+        super().end_headers()
 
     def do_GET(self) -> None:
         self._serve(body=True)
@@ -198,22 +232,34 @@ class Handler(BaseHTTPRequestHandler):
         path = urllib.parse.unquote(raw)
         if not path.startswith("/"):
             return HTTPStatus.BAD_REQUEST, None
+        encoded = path.encode("utf-8", "surrogateescape")
+        if len(encoded) > MAX_PATH_BYTES:
+            return HTTPStatus.REQUEST_URI_TOO_LONG, None
+        if any(len(seg) > MAX_SEGMENT_BYTES for seg in encoded.split(b"/")):
+            return HTTPStatus.NOT_FOUND, None  # no such name can exist on disk
         norm = posixpath.normpath(path)
         if ".." in path.split("/") or "\\" in path or "\x00" in path:
             return HTTPStatus.FORBIDDEN, None
         for prefix in sorted(self.server.mounts, key=len, reverse=True):
             p = prefix.rstrip("/")
             if norm == p or norm.startswith(p + "/") or p == "":
-                target = resolve_under(self.server.mounts[prefix], norm[len(p):])
-                if target is None:
-                    return HTTPStatus.FORBIDDEN, None
-                if target.is_dir():
-                    if not raw.endswith("/"):
-                        return HTTPStatus.MOVED_PERMANENTLY, None
-                    target = target / "index.html"
-                if target.is_file():
-                    return HTTPStatus.OK, target
-                return HTTPStatus.NOT_FOUND, None
+                try:
+                    return self._locate_under(self.server.mounts[prefix], norm[len(p):], raw)
+                except OSError:  # a name the OS rejects (too long, bad bytes): nothing there
+                    return HTTPStatus.NOT_FOUND, None
+        return HTTPStatus.NOT_FOUND, None
+
+    @staticmethod
+    def _locate_under(root: Path, rel: str, raw: str) -> tuple[int, Path | None]:
+        target = resolve_under(root, rel)
+        if target is None:
+            return HTTPStatus.FORBIDDEN, None
+        if target.is_dir():
+            if not raw.endswith("/"):
+                return HTTPStatus.MOVED_PERMANENTLY, None
+            target = target / "index.html"
+        if target.is_file():
+            return HTTPStatus.OK, target
         return HTTPStatus.NOT_FOUND, None
 
     def _serve(self, body: bool) -> None:
@@ -224,31 +270,103 @@ class Handler(BaseHTTPRequestHandler):
             self.send_response(status)
             self.send_header("Location", urllib.parse.urlsplit(self.path).path + "/")
             self.send_header("Content-Length", "0")
-            self._common_headers()
             self.end_headers()
             return
         if status != HTTPStatus.OK:
-            msg = f"{status.value} {status.phrase}: {urllib.parse.urlsplit(self.path).path}\n".encode()
-            self.send_response(status)
-            self.send_header("Content-Type", "text/plain; charset=utf-8")
-            self.send_header("Content-Length", str(len(msg)))
-            self._common_headers()
-            self.end_headers()
-            if body:
-                self.wfile.write(msg)
+            self._plain(status, body)
             return
-        data = target.read_bytes()
-        self.send_response(HTTPStatus.OK)
-        self.send_header("Content-Type", mime_type(target.name))
-        self.send_header("Content-Length", str(len(data)))
-        self._common_headers()
+        try:
+            f = open(target, "rb")
+        except OSError:
+            self._plain(HTTPStatus.NOT_FOUND, body)
+            return
+        with f:
+            st = os.fstat(f.fileno())
+            self._send_file(f, st, target.name, body)
+
+    def _plain(self, status: HTTPStatus, body: bool, extra: dict | None = None) -> None:
+        path = urllib.parse.urlsplit(self.path).path[:200]
+        msg = f"{status.value} {status.phrase}: {path}\n".encode("utf-8", "replace")
+        self.send_response(status)
+        self.send_header("Content-Type", "text/plain; charset=utf-8")
+        self.send_header("Content-Length", str(len(msg)))
+        for k, v in (extra or {}).items():
+            self.send_header(k, v)
         self.end_headers()
         if body:
-            self.wfile.write(data)
+            self.wfile.write(msg)
 
-    def _common_headers(self) -> None:
-        for k, v in HEADERS.items():
-            self.send_header(k, v)
+    def _send_file(self, f, st: os.stat_result, name: str, body: bool) -> None:
+        size, tag = st.st_size, etag(st)
+        if if_none_match(self.headers.get("If-None-Match"), tag):
+            self.send_response(HTTPStatus.NOT_MODIFIED)
+            self.send_header("ETag", tag)
+            self.end_headers()
+            return
+        span = None
+        if "Range" in self.headers and self.headers.get("If-Range", tag) == tag:
+            span = parse_range(self.headers["Range"], size)
+            if span == "unsatisfiable":
+                self._plain(HTTPStatus.REQUESTED_RANGE_NOT_SATISFIABLE, body,
+                            {"Content-Range": f"bytes */{size}"})
+                return
+        start, end = span if span else (0, size)
+        self.send_response(HTTPStatus.PARTIAL_CONTENT if span else HTTPStatus.OK)
+        self.send_header("Content-Type", mime_type(name))
+        self.send_header("Content-Length", str(end - start))
+        if span:
+            self.send_header("Content-Range", f"bytes {start}-{end - 1}/{size}")
+        self.send_header("Accept-Ranges", "bytes")
+        self.send_header("ETag", tag)
+        self.end_headers()
+        if body:
+            f.seek(start)
+            left = end - start
+            while left > 0:
+                piece = f.read(min(CHUNK, left))
+                if not piece:
+                    break
+                self.wfile.write(piece)
+                left -= len(piece)
+
+
+def etag(st: os.stat_result) -> str:
+    """A strong validator: changes whenever the file is replaced or rewritten."""
+    return f'"{st.st_size:x}-{st.st_mtime_ns:x}-{st.st_ino:x}"'
+
+
+def if_none_match(header: str | None, tag: str) -> bool:
+    """Whether an If-None-Match header matches `tag` (weak comparison, as RFC 9110 says)."""
+    if not header:
+        return False
+    tags = [t.strip() for t in header.split(",")]
+    return "*" in tags or any(t.removeprefix("W/") == tag for t in tags)
+
+
+def parse_range(header: str, size: int):
+    """`(start, end)` of a single `bytes=` range in a file of `size` bytes; None to
+    ignore the header (malformed, another unit, several ranges: the whole file is
+    sent, which RFC 9110 allows); "unsatisfiable" for a range past the end."""
+    unit, _, spec = header.strip().partition("=")
+    if unit.strip().lower() != "bytes" or "," in spec:
+        return None
+    first, dash, last = spec.strip().partition("-")
+    if not dash or not (first.isdigit() or first == "") or not (last.isdigit() or last == ""):
+        return None
+    if first == "":
+        if last == "":
+            return None
+        n = int(last)
+        if n == 0:
+            return "unsatisfiable"
+        return max(0, size - n), size
+    start = int(first)
+    end = size if last == "" else min(size, int(last) + 1)
+    if last != "" and int(last) < start:
+        return None
+    if start >= size:
+        return "unsatisfiable"
+    return start, end
 
 
 def mime_type(name: str) -> str:

@@ -8,6 +8,7 @@ layer, so no extra call cost).
 """
 from jaxweb._src.tree_util import (
     tree_all as all,
+    tree_broadcast as broadcast,
     tree_flatten as flatten,
     tree_flatten_with_path as flatten_with_path,
     tree_leaves as leaves,
@@ -15,12 +16,13 @@ from jaxweb._src.tree_util import (
     tree_map as map,
     tree_map_with_path as map_with_path,
     tree_reduce as reduce,
+    tree_reduce_associative as reduce_associative,
     tree_structure as structure,
     tree_transpose as transpose,
     tree_unflatten as unflatten,
 )
 
 __all__ = [
-    "all", "flatten", "flatten_with_path", "leaves", "leaves_with_path", "map",
-    "map_with_path", "reduce", "structure", "transpose", "unflatten",
+    "all", "broadcast", "flatten", "flatten_with_path", "leaves", "leaves_with_path", "map",
+    "map_with_path", "reduce", "reduce_associative", "structure", "transpose", "unflatten",
 ]

@@ -14,6 +14,8 @@ from jaxweb._src.tree_util import (
     SequenceKey,
     all_leaves,
     build_tree,
+    flatten_one_level,
+    is_tree_node,
     keystr,
     register_dataclass,
     register_pytree_node,
@@ -22,6 +24,7 @@ from jaxweb._src.tree_util import (
     register_pytree_with_keys_class,
     register_static,
     tree_all,
+    tree_broadcast,
     tree_flatten,
     tree_flatten_with_path,
     tree_leaves,
@@ -29,6 +32,7 @@ from jaxweb._src.tree_util import (
     tree_map,
     tree_map_with_path,
     tree_reduce,
+    tree_reduce_associative,
     tree_structure,
     tree_transpose,
     tree_unflatten,
@@ -39,10 +43,10 @@ from jaxweb._src.tree_util import (
 
 __all__ = [
     "DictKey", "FlattenedIndexKey", "GetAttrKey", "KeyEntry", "KeyPath", "Partial",
-    "PyTreeDef", "SequenceKey", "all_leaves", "build_tree", "keystr", "register_dataclass",
+    "PyTreeDef", "SequenceKey", "all_leaves", "build_tree", "flatten_one_level", "is_tree_node", "keystr", "register_dataclass",
     "register_pytree_node", "register_pytree_node_class", "register_pytree_with_keys",
-    "register_pytree_with_keys_class", "register_static", "tree_all", "tree_flatten",
+    "register_pytree_with_keys_class", "register_static", "tree_all", "tree_broadcast", "tree_flatten",
     "tree_flatten_with_path", "tree_leaves", "tree_leaves_with_path", "tree_map",
-    "tree_map_with_path", "tree_reduce", "tree_structure", "tree_transpose",
+    "tree_map_with_path", "tree_reduce", "tree_reduce_associative", "tree_structure", "tree_transpose",
     "tree_unflatten", "treedef_children", "treedef_is_leaf", "treedef_tuple",
 ]

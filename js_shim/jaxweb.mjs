@@ -11,6 +11,7 @@
 
 import * as wasm from './wasm.mjs';
 import * as gpu from './gpu.mjs';
+import * as opfs from './opfs.mjs';
 
 const IS_NODE = typeof process !== 'undefined' && !!process.versions?.node && typeof window === 'undefined';
 /** The files loadPyodide() fetches: probed first so a missing one is named. */
@@ -153,7 +154,7 @@ export async function loadJaxweb(options = {}) {
     note: probe.note,
     wasmThreads: threads,
   };
-  pyodide.registerJsModule('_jaxweb_shim', { wasm, gpu, host });
+  pyodide.registerJsModule('_jaxweb_shim', { wasm, gpu, host, opfs });
 
   let jaxweb = null;
   if (options.importJaxweb ?? true) {
@@ -193,4 +194,4 @@ del _z
   }
 }
 
-export { wasm, gpu };
+export { wasm, gpu, opfs };

@@ -34,9 +34,19 @@ export function createMemory(initial, maximum, shared) {
   return put(memories, new WebAssembly.Memory(desc));
 }
 
-/** Grow by `delta` pages; returns the previous size in pages. */
+/**
+ * Grow by `delta` pages; returns the previous size in pages, or -1 when the
+ * engine refuses (past the maximum, or out of memory: a RangeError). The memory
+ * is then unchanged and still usable, so Python raises a recoverable error.
+ */
 export function growMemory(mem, delta) {
-  return get(memories, mem, 'memory').grow(delta);
+  const memory = get(memories, mem, 'memory');
+  try {
+    return memory.grow(delta);
+  } catch (e) {
+    if (e instanceof RangeError) return -1;
+    throw e;
+  }
 }
 
 export function memoryPages(mem) {

@@ -150,3 +150,140 @@ def test_cli_serves_demos_and_prints_urls():
     finally:
         proc.terminate()
         proc.wait(timeout=10)
+
+
+# ---------------------------------------------------------------- edges (issue 9)
+SECURITY_HEADERS = ("cross-origin-opener-policy", "cross-origin-embedder-policy",
+                    "cross-origin-resource-policy", "x-content-type-options")
+
+
+def raw_request(srv, data: bytes) -> tuple[int, dict, bytes]:
+    """Send bytes verbatim (malformed requests http.client refuses to build)."""
+    import socket
+    host, port = srv.server_address[:2]
+    with socket.create_connection((host, port), timeout=10) as s:
+        s.sendall(data)
+        resp = http.client.HTTPResponse(s)
+        resp.begin()
+        body = resp.read()
+        return resp.status, {k.lower(): v for k, v in resp.getheaders()}, body
+
+
+@pytest.mark.parametrize("path,status", [
+    ("/" + "a" * 300, 404),                      # one segment over NAME_MAX
+    ("/js_shim/" + "b" * 256 + ".wasm", 404),
+    ("/js_shim/" + "%41" * 300, 404),           # long only once decoded
+    ("/" + "/".join(["c" * 200] * 25), 414),     # the path over PATH_MAX
+    ("/js_shim/" + "d/" * 2100, 414),
+])
+def test_over_long_paths_answer_instead_of_a_traceback(site, path, status, capsys):
+    got, headers, _ = get(site, path)
+    assert got == status
+    assert all(h in headers for h in SECURITY_HEADERS)
+    assert "Traceback" not in capsys.readouterr().err
+    assert get(site, "/js_shim/a.json")[0] == 200  # and the server still serves
+
+
+@pytest.mark.parametrize("method", ["POST", "PUT", "DELETE", "OPTIONS", "TRACE", "PATCH"])
+def test_unsupported_methods_carry_the_headers(site, method):
+    status, headers, _ = get(site, "/", method)
+    assert status == 501
+    for h in SECURITY_HEADERS:
+        assert h in headers, (method, h)
+    assert headers["x-content-type-options"] == "nosniff"
+
+
+@pytest.mark.parametrize("data,status", [
+    (b"GET /" + b"x" * 70000 + b" HTTP/1.1\r\nHost: a\r\n\r\n", 414),   # request line too long
+    (b"GET / HTTP/1.1\r\nHost: a\r\n" + b"X-A: b\r\n" * 120 + b"\r\n", 431),  # too many headers
+    (b"GET / HTTP/1.1\r\nHost: a\r\nX-Long: " + b"v" * 70000 + b"\r\n\r\n", 431),
+    (b"GET / HTTP/2.0\r\nHost: a\r\n\r\n", 505),
+    (b"GET / HTTP/x\r\n\r\n", 400),
+])
+def test_stdlib_error_responses_carry_the_headers(site, data, status):
+    got, headers, _ = raw_request(site, data)
+    assert got == status
+    for h in SECURITY_HEADERS:
+        assert h in headers, (status, h)
+
+
+@pytest.fixture(scope="module")
+def big_site(tmp_path_factory):
+    base = tmp_path_factory.mktemp("big")
+    data = bytes(range(256)) * 12289  # ~3 MB: several streaming chunks
+    (base / "w.bin").write_bytes(data)
+    srv = serve.start("127.0.0.1", 0, {"/": base})
+    yield srv, data, base
+    srv.shutdown()
+    srv.server_close()
+
+
+def request(srv, path, headers, method="GET"):
+    host, port = srv.server_address[:2]
+    conn = http.client.HTTPConnection(host, port, timeout=10)
+    conn.request(method, path, headers=headers)
+    resp = conn.getresponse()
+    body = resp.read()
+    conn.close()
+    return resp.status, {k.lower(): v for k, v in resp.getheaders()}, body
+
+
+def test_full_file_streams_with_etag_and_accept_ranges(big_site):
+    srv, data, _ = big_site
+    status, headers, body = request(srv, "/w.bin", {})
+    assert status == 200 and body == data
+    assert headers["accept-ranges"] == "bytes" and headers["etag"].startswith('"')
+
+
+@pytest.mark.parametrize("spec,lo,hi", [
+    ("bytes=0-99", 0, 100), ("bytes=1000-", 1000, None), ("bytes=-500", -500, None),
+    ("bytes=3145000-99999999", 3145000, None), ("bytes=5-5", 5, 6),
+])
+def test_range_requests(big_site, spec, lo, hi):
+    srv, data, _ = big_site
+    status, headers, body = request(srv, "/w.bin", {"Range": spec})
+    want = data[lo:hi]
+    assert status == 206 and body == want
+    start = lo if lo >= 0 else len(data) + lo
+    assert headers["content-range"] == f"bytes {start}-{start + len(want) - 1}/{len(data)}"
+    assert int(headers["content-length"]) == len(want)
+    assert "cross-origin-embedder-policy" in headers
+
+
+@pytest.mark.parametrize("spec", ["bytes=9999999-", "bytes=-0"])
+def test_unsatisfiable_range_is_416(big_site, spec):
+    srv, data, _ = big_site
+    status, headers, _ = request(srv, "/w.bin", {"Range": spec})
+    assert status == 416 and headers["content-range"] == f"bytes */{len(data)}"
+
+
+@pytest.mark.parametrize("spec", ["bytes=0-1,5-6", "items=0-4", "bytes=9-3", "bytes=abc"])
+def test_ranges_it_does_not_honour_give_the_whole_file(big_site, spec):
+    srv, data, _ = big_site
+    status, _, body = request(srv, "/w.bin", {"Range": spec})
+    assert status == 200 and body == data
+
+
+def test_if_none_match_gives_304_until_the_file_changes(big_site):
+    import os
+    srv, data, base = big_site
+    (base / "e.txt").write_text("one")
+    tag = request(srv, "/e.txt", {})[1]["etag"]
+    status, headers, body = request(srv, "/e.txt", {"If-None-Match": tag})
+    assert status == 304 and body == b"" and headers["etag"] == tag
+    assert "cross-origin-opener-policy" in headers
+    assert request(srv, "/e.txt", {"If-None-Match": f'"x", W/{tag}'})[0] == 304
+    assert request(srv, "/e.txt", {"If-None-Match": '"other"'})[0] == 200
+    (base / "e.txt").write_text("two!")
+    st = (base / "e.txt").stat()
+    os.utime(base / "e.txt", ns=(st.st_atime_ns, st.st_mtime_ns + 10**9))
+    status, headers, body = request(srv, "/e.txt", {"If-None-Match": tag})
+    assert status == 200 and body == b"two!" and headers["etag"] != tag
+
+
+def test_if_range_with_a_stale_tag_sends_the_whole_file(big_site):
+    srv, data, _ = big_site
+    tag = request(srv, "/w.bin", {}, "HEAD")[1]["etag"]
+    assert request(srv, "/w.bin", {"Range": "bytes=0-9", "If-Range": tag})[0] == 206
+    status, _, body = request(srv, "/w.bin", {"Range": "bytes=0-9", "If-Range": '"stale"'})
+    assert status == 200 and body == data

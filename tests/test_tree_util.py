@@ -468,3 +468,21 @@ def test_partial_of_partial_keeps_inner_args_static():
 
 def test_treedef_is_plain_class():
     assert isinstance(tu.tree_structure([1]), PyTreeDef)
+
+
+def test_broadcast_reduce_associative_and_one_level():
+    """The helpers optax-style code uses: prefix broadcasting (masks, labels), a balanced
+    reduction, one-level flattening."""
+    assert tree.broadcast({"a": True, "b": False}, {"a": [1, 2], "b": (3,)}) == {"a": [True, True], "b": (False,)}
+    assert tu.tree_broadcast(7, {"x": [1, None, 2]}) == {"x": [7, None, 7]}
+    calls = []
+    assert tree.reduce_associative(lambda a, b: calls.append((a, b)) or a + b, [1, 2, 3, 4, 5]) == 15
+    assert calls[:2] == [(1, 2), (3, 4)]  # pairs first: log depth
+    assert tree.reduce_associative(lambda a, b: a + b, [], identity=0) == 0
+    with pytest.raises(TypeError):
+        tree.reduce_associative(lambda a, b: a + b, [])
+    assert tu.flatten_one_level({"b": 1, "a": [2]}) == (([2], 1), ("a", "b"))
+    assert tu.flatten_one_level(None) == ((), None)
+    with pytest.raises(ValueError, match="can't tree-flatten"):
+        tu.flatten_one_level(1.0)
+    assert tu.is_tree_node(None) and tu.is_tree_node((1,)) and not tu.is_tree_node(1)

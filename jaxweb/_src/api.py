@@ -497,11 +497,13 @@ def eval_shape(fun: Callable, *args: Any, **kwargs: Any) -> Any:
 class _Jitted:
     """`jit(fun)`: trace once per (argument structure, avals, static args), then run the jaxpr.
 
-    A placeholder until fusion lands: the jaxpr is evaluated eagerly, equation by equation."""
+    Calls run the jaxpr compiled for the arguments' device (`executable.py`)."""
 
-    def __init__(self, fun: Callable, static_argnums: tuple[int, ...], static_argnames: tuple[str, ...]):
+    def __init__(self, fun: Callable, static_argnums: tuple[int, ...], static_argnames: tuple[str, ...],
+                 donate_argnums: tuple[int, ...] = (), donate_argnames: tuple[str, ...] = ()):
         functools.update_wrapper(self, fun)
         self._fun, self._static_argnums, self._static_argnames = fun, static_argnums, static_argnames
+        self._donate_argnums, self._donate_argnames = donate_argnums, donate_argnames
         self._cache: dict = {}
 
     def __get__(self, obj, objtype=None):
@@ -537,11 +539,25 @@ class _Jitted:
         if read("jax_disable_jit"):
             return self._fun(*args, **kwargs)
         closed, out_tree, flat = self._jaxpr(args, kwargs)
+        donated = self._donated(args, kwargs) if self._donate_argnums or self._donate_argnames else ()
         if any(isinstance(c, core.Tracer) for c in closed.consts):  # closes over traced values
             jaxpr, consts = convert_constvars_jaxpr(closed)
             closed, flat = ClosedJaxpr(jaxpr, []), [*consts, *flat]
-        outs = jit_call(closed, flat, getattr(self._fun, "__name__", "fun"))
+            donated = (False,) * len(consts) + tuple(donated) if donated else ()
+        outs = jit_call(closed, flat, getattr(self._fun, "__name__", "fun"), donated)
         return tree_unflatten(out_tree, [as_array(o) for o in outs])
+
+    def _donated(self, args: tuple, kwargs: dict) -> tuple[bool, ...]:
+        """Per flat dynamic argument: whether it is (inside) a donated argument."""
+        flags: list[bool] = []
+        for i, a in enumerate(args):
+            if i % max(len(args), 1) in self._static_argnums or i - len(args) in self._static_argnums:
+                continue
+            flags += [i in self._donate_argnums or i - len(args) in self._donate_argnums] * len(tree_flatten(a)[0])
+        for k in sorted(kwargs):  # dict leaves flatten in sorted key order
+            if k not in self._static_argnames:
+                flags += [k in self._donate_argnames] * len(tree_flatten(kwargs[k])[0])
+        return tuple(flags)
 
     def lower(self, *args: Any, **kwargs: Any) -> Lowered:
         """The jaxpr these arguments trace to, ready to `.compile()` for their device."""
@@ -591,6 +607,10 @@ def jit(fun: Callable | None = None, *, static_argnums: int | Sequence[int] | No
     if fun is None:
         return functools.partial(jit, static_argnums=static_argnums, static_argnames=static_argnames,
                                  donate_argnums=donate_argnums, donate_argnames=donate_argnames)
+    donums = () if donate_argnums is None else (
+        (donate_argnums,) if isinstance(donate_argnums, int) else tuple(donate_argnums))
+    donames = () if donate_argnames is None else (
+        (donate_argnames,) if isinstance(donate_argnames, str) else tuple(donate_argnames))
     nums = () if static_argnums is None else (
         (static_argnums,) if isinstance(static_argnums, int) else tuple(static_argnums))
     names = () if static_argnames is None else (
@@ -598,7 +618,9 @@ def jit(fun: Callable | None = None, *, static_argnums: int | Sequence[int] | No
     _check_static_spec(fun, nums, names)
     nums = tuple(sorted(set(nums) | set(_names_to_nums(fun, names))))
     names = tuple(sorted(set(names) | set(_nums_to_names(fun, nums))))
-    return _Jitted(fun, nums, names)
+    donames = tuple(sorted(set(donames) | set(_nums_to_names(fun, donums))))
+    donums = tuple(sorted(set(donums) | set(_names_to_nums(fun, donames))))
+    return _Jitted(fun, nums, names, donums, donames)
 
 
 def _check_static_spec(fun: Callable, nums: tuple, names: tuple) -> None:

@@ -14,6 +14,7 @@ import operator
 from typing import Any
 
 from . import core, execution, hostdata
+from .device import Buffer
 from .compiler import graph
 from .compiler.graph import Node
 from .compiler.shapetracker import ShapeTracker
@@ -37,18 +38,39 @@ class Array:
         return Array(aval, buf.device, graph.view(graph.buffer(buf), st))
 
     @staticmethod
+    def from_numpy(a: Any, dtype: Any, device: Any) -> "Array":
+        """A new Array holding numpy array `a` stored as `dtype` (already canonical)."""
+        aval = core.ShapedArray(a.shape, dtype)
+        buf = Buffer(device, aval.size, dtype)
+        if aval.size:
+            buf.write(hostdata.from_numpy(a, dtype))
+        return Array.from_buffer(aval, buf)
+
+    @staticmethod
     def constant(aval: core.ShapedArray, device: Any, value: Any) -> "Array":
         return Array(aval, device, graph.const(value, aval.dtype, aval.shape))
 
     # -------------------------------------------------------------- representation
+    def delete(self) -> None:
+        """Drop this array's value (as JAX's `Array.delete`; donation does it too)."""
+        self._node = None
+
+    def is_deleted(self) -> bool:
+        return self._node is None
+
+    def _deleted_error(self) -> RuntimeError:
+        return RuntimeError(f"Array has been deleted with shape={self.aval.str_short(False)}.")
+
     def realized_node(self) -> Node:
         """The node of this array's value in memory (or a constant), computing it if pending."""
+        if self._node is None:
+            raise self._deleted_error()
         if not graph.is_realized(self._node):
-            execution.flush(self._device)
+            return execution.realize(self._device, self)
         return self._node
 
     def is_const(self) -> bool:
-        return self._node.op == "const"
+        return self._node is not None and self._node.op == "const"
 
     @property
     def _const(self) -> Any:
@@ -107,6 +129,12 @@ class Array:
         """A buffer holding exactly this array's elements in row-major order (a copy if it is
         a view or a constant; the array then reads the copy)."""
         n = self.realized_node()
+        if self.nbytes == 0:  # nothing to hold (empty, or float0): no kernel either
+            if n.op == "buffer":
+                return n.arg
+            buf = Buffer(self._device, self.size, self.dtype)
+            self._node = graph.view(graph.buffer(buf), ShapeTracker.from_shape((buf.size,)).reshape(self.shape))
+            return buf
         if n.op == "view" or n.op == "const":
             base = n.src[0] if n.op == "view" else None
             if base is None or not (n.arg.is_contiguous and base.shape[0] == self.size):

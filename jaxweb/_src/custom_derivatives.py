@@ -18,7 +18,7 @@ from . import core
 from .interpreters import rules as R
 from .interpreters.batching import batch_fun_at_front, bdim_at_front
 from .jaxpr import ClosedJaxpr, JaxprEqn, jaxpr_as_fun, trace_to_closed_jaxpr
-from .lowering import inline_rules
+from .lowering import inline_rules, lowering_rules
 from .tree_util import tree_flatten, tree_unflatten
 
 __all__ = ["custom_jvp", "custom_vjp", "SymbolicZero"]
@@ -87,6 +87,7 @@ def _custom_lin_transpose(cts, *args, num_res, bwd, out_avals):
 
 
 core.impl_rules[custom_lin_p] = _custom_lin_impl
+lowering_rules[custom_lin_p] = _custom_lin_impl  # compiled (inside a loop's JVP): the same error
 R.primitive_transposes[custom_lin_p] = _custom_lin_transpose
 
 

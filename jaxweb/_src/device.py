@@ -13,6 +13,7 @@ import weakref
 from typing import Any, Callable, Iterator
 
 from . import config as _config
+from . import memory as _memory
 from .dtypes import DType
 
 
@@ -33,23 +34,35 @@ class Device:
     def __str__(self) -> str:
         return f"{self.platform}:{self.id}"
 
+    def memory_stats(self) -> dict[str, int]:
+        """Live and peak bytes and the ceiling (bytes_in_use, peak_bytes_in_use,
+        bytes_limit, num_allocs, largest_alloc_size), as JAX's `Device.memory_stats()`."""
+        return _memory.stats(self)
+
 
 class Buffer:
-    """Device memory for `size` elements of `dtype`. Freed when unreferenced."""
+    """Device memory for `size` elements of `dtype`. Freed when unreferenced.
 
-    __slots__ = ("device", "handle", "dtype", "size", "nbytes", "__weakref__")
+    Raises `ResourceExhaustedError` (RESOURCE_EXHAUSTED) when it does not fit,
+    naming `dtype[size]` and `context` (the operation and its shape, say)."""
 
-    def __init__(self, device: Device, size: int, dtype: DType, handle: Any = None):
+    __slots__ = ("device", "handle", "dtype", "size", "nbytes", "_fin", "__weakref__")
+
+    def __init__(self, device: Device, size: int, dtype: DType, context: str | None = None,
+                 handle: Any = None):
         self.device, self.dtype, self.size = device, dtype, size
         self.nbytes = size * dtype.itemsize
-        backend = device.backend
-        self.handle = backend.alloc(self.nbytes) if handle is None else handle
-        weakref.finalize(self, backend.free, self.handle)
+        self.handle = _memory.alloc(device, self.nbytes, dtype, size, context) if handle is None else handle
+        self._fin = weakref.finalize(self, _memory.free, device, self.handle, self.nbytes)
+
+    def release(self) -> None:
+        """Give up the memory without freeing it (another Buffer has taken it over: donation)."""
+        self._fin.detach()
 
     @staticmethod
     def adopt(device: Device, handle: Any, size: int, dtype: DType) -> "Buffer":
-        """A Buffer owning memory the backend already allocated (a schedule's output)."""
-        return Buffer(device, size, dtype, handle)
+        """A Buffer owning memory a schedule allocated (through `memory.alloc`) for its output."""
+        return Buffer(device, size, dtype, handle=handle)
 
     def write(self, data: bytes | memoryview) -> None:
         self.device.backend.write(self.handle, data)

@@ -38,6 +38,8 @@ def device_of(args: tuple) -> Device:
 
 def to_node(x: Any, device: Device) -> Node:
     if isinstance(x, Array):
+        if x._node is None:
+            raise x._deleted_error()
         if x.device is not device:
             x = device_put(x, device)
         return x._node

@@ -15,16 +15,13 @@ from typing import Any, Sequence
 
 from . import execution
 from .array import Array
-from .compiler import graph
 from .compiler.cost import schedule_cost
-from .compiler.graph import Input
 from .compiler.schedule import schedule
-from .compiler.shapetracker import ShapeTracker
 from .config import read
 from .device import Device, default_device
 from .dispatch import device_put
 from .jaxpr import ClosedJaxpr, typecheck
-from .lowering import const_node, lower_jaxpr
+from .lowering import const_node, input_nodes, lower_jaxpr
 
 logger = logging.getLogger("jaxweb")
 
@@ -32,25 +29,29 @@ logger = logging.getLogger("jaxweb")
 class Executable:
     """One jaxpr compiled for one device."""
 
-    def __init__(self, closed: ClosedJaxpr, device: Device, name: str = "fun"):
+    def __init__(self, closed: ClosedJaxpr, device: Device, name: str = "fun", donated: Sequence[bool] = ()):
         typecheck(closed.jaxpr)
-        self.name, self.device, self.closed = name, device, closed
+        self.name, self.device, self.closed, self.donated = name, device, closed, tuple(donated)
         self.in_avals = list(closed.in_avals)
         self.out_avals = list(closed.out_avals)
         if read("jax_log_compiles"):
             logger.warning("Compiling %s with global shapes and types %s on %s.", name,
                            [a.str_short() for a in self.in_avals], device)
-        args = [graph.view(graph.buffer(Input(i, a.size, a.dtype)),
-                           ShapeTracker.from_shape((a.size,)).reshape(a.shape))
-                for i, a in enumerate(self.in_avals)]
-        outs = lower_jaxpr(closed.jaxpr, [const_node(c) for c in closed.consts], args)
+        outs = lower_jaxpr(closed.jaxpr, [const_node(c) for c in closed.consts],
+                           input_nodes(self.in_avals, self.donated))
         self.schedule = schedule(outs, device.backend.capabilities)
         self.prepared = device.backend.prepare(self.schedule)
+        self.taken = [self.schedule.inputs[b].arg.index for b in self.schedule.reused]
 
     def __call__(self, args: Sequence[Any]) -> list[Array]:
         bufs = [_arg_buffer(a, self.device) for a in args]
         nodes = execution.run_schedule(self.device, self.schedule,
                                        execution.bind_inputs(self.schedule, bufs), self.prepared)
+        for i in self.taken:  # their memory now belongs to this call's buffers
+            bufs[i].release()
+        for a, d in zip(args, self.donated):
+            if d and isinstance(a, Array):
+                a.delete()
         return [Array(aval, self.device, n) for aval, n in zip(self.out_avals, nodes)]
 
     def cost_analysis(self) -> dict[str, float]:
@@ -78,11 +79,12 @@ def _arg_buffer(x: Any, device: Device) -> Any:
 _CACHE: "weakref.WeakKeyDictionary[ClosedJaxpr, dict]" = weakref.WeakKeyDictionary()
 
 
-def executable(closed: ClosedJaxpr, device: Device, name: str) -> Executable:
+def executable(closed: ClosedJaxpr, device: Device, name: str, donated: Sequence[bool] = ()) -> Executable:
     per = _CACHE.setdefault(closed, {})
-    exe = per.get(id(device))
+    key = (id(device), tuple(donated))
+    exe = per.get(key)
     if exe is None:
-        exe = per[id(device)] = Executable(closed, device, name)
+        exe = per[key] = Executable(closed, device, name, donated)
     return exe
 
 

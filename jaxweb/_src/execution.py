@@ -19,6 +19,7 @@ from __future__ import annotations
 import weakref
 from typing import Any, Sequence
 
+from . import memory
 from .compiler import graph
 from .compiler.graph import Input, Node
 from .compiler.kernel import Schedule
@@ -62,10 +63,34 @@ def flush(device: Device) -> None:
     if not live:
         return
     nodes = list({id(h._node): h._node for h in live}.values())
-    results = evaluate(device, nodes)
+    try:
+        results = evaluate(device, nodes)
+    except Exception:
+        _isolate(device, live)
+        raise
     by_id = {id(n): r for n, r in zip(nodes, results)}
     for h in live:
         h._node = by_id[id(h._node)]
+
+
+def _isolate(device: Device, live: list) -> None:
+    """After a failed flush (out of memory, say), compute each value on its own, so that one
+    failure does not take the others with it; the failing ones stay pending and raise
+    again when read (`realize`)."""
+    for h in live:
+        try:
+            h._node = evaluate(device, [h._node])[0]
+        except Exception:
+            pass
+
+
+def realize(device: Device, holder: Any) -> Node:
+    """The realized node of `holder`, computing the device's queue (or, if that could not
+    compute it, the holder's own value, raising what that raises)."""
+    flush(device)
+    if not graph.is_realized(holder._node):
+        holder._node = evaluate(device, [holder._node])[0]
+    return holder._node
 
 
 def evaluate(device: Device, nodes: Sequence[Node], materialize: bool = False) -> list[Node]:
@@ -84,7 +109,9 @@ def run_schedule(device: Device, sched: Schedule, inputs: list[Buffer], program:
     backend = device.backend
     if program is None:
         program = backend.prepare(sched)
-    got = backend.submit(program, [b.handle for b in inputs])
+    got = backend.submit(program, [b.handle for b in inputs],
+                         lambda nbytes, what: memory.alloc(device, nbytes, context=what),
+                         lambda handle, nbytes: memory.free(device, handle, nbytes))
     return wrap_outputs(device, sched, got, inputs)
 
 

@@ -12,10 +12,12 @@ from __future__ import annotations
 
 from typing import Any, Callable, Sequence
 
-from . import core
+from . import core, hostdata
 from .array import Array
+from .device import default_device
 from .compiler import graph
-from .compiler.graph import Node
+from .compiler.graph import Input, Node
+from .compiler.shapetracker import ShapeTracker
 from .jaxpr import Literal
 
 #: prim -> rule(*nodes, **params) -> node (or list of nodes if multiple_results)
@@ -58,6 +60,13 @@ def lower_jaxpr(jaxpr: Any, consts: Sequence[Node], args: Sequence[Node]) -> lis
     return [read(v) for v in jaxpr.outvars]
 
 
+def input_nodes(avals: Sequence[core.ShapedArray], donated: Sequence[bool] = ()) -> list[Node]:
+    """Placeholder nodes for a program's inputs 0..n-1: contiguous buffers of each aval."""
+    donated = list(donated) + [False] * (len(avals) - len(donated))
+    return [graph.view(graph.buffer(Input(i, a.size, a.dtype, d)), ShapeTracker.from_shape((a.size,)).reshape(a.shape))
+            for i, (a, d) in enumerate(zip(avals, donated))]
+
+
 def scalar_node(x: Any) -> Node:
     aval = core.get_aval(x)
     if core.is_python_scalar(x):
@@ -71,7 +80,10 @@ def const_node(x: Any) -> Node:
         return x.realized_node()
     if core.is_python_scalar(x):
         return graph.const(x, core.get_aval(x).dtype, ())
-    raise TypeError(f"jaxweb: a jaxpr constant must be an Array or a Python scalar, got {type(x).__name__}")
+    np = hostdata.numpy_or_none()
+    if np is not None and isinstance(x, (np.ndarray, np.generic)) and x.dtype.kind != "O":
+        return Array.from_numpy(x, core.get_aval(x).dtype, default_device()).realized_node()
+    raise TypeError(f"jaxweb: cannot use a {type(x).__name__} as a jaxpr constant")
 
 
 def check_lowered(n: Node, aval: core.ShapedArray, prim: Any) -> None:

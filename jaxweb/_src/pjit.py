@@ -36,15 +36,16 @@ def _cached(cache: weakref.WeakKeyDictionary, closed: ClosedJaxpr, key: Any,
 
 
 @core.def_abstract_eval(jit_p)
-def _jit_abstract(*avals, jaxpr, name):
+def _jit_abstract(*avals, jaxpr, name, donated_invars=()):
     return list(jaxpr.out_avals)
 
 
-def _jit_impl(*args, jaxpr, name):
-    return executable(jaxpr, device_for(args), name)(args)
+def _jit_impl(*args, jaxpr, name, donated_invars=()):
+    return executable(jaxpr, device_for(args), name, donated_invars)(args)
 
 
-def _jit_jvp(primals, tangents, *, jaxpr, name):
+# Transformed calls donate nothing (the donated arrays belong to the caller's program).
+def _jit_jvp(primals, tangents, *, jaxpr, name, donated_invars=()):
     n = len(primals)
     tangents = [R.instantiate_zeros(t) for t in tangents]
     avals = tuple(core.get_aval(x) for x in (*primals, *tangents))
@@ -61,7 +62,7 @@ def _jit_jvp(primals, tangents, *, jaxpr, name):
     return outs[:m], outs[m:]
 
 
-def _jit_batch(args, dims, *, jaxpr, name):
+def _jit_batch(args, dims, *, jaxpr, name, donated_invars=()):
     size = next(core.get_aval(a).shape[d] for a, d in zip(args, dims) if d is not None)
     args = [bdim_at_front(a, d, size) for a, d in zip(args, dims)]
     avals = tuple(core.get_aval(a) for a in args)
@@ -72,7 +73,7 @@ def _jit_batch(args, dims, *, jaxpr, name):
     return outs, [0] * len(outs)
 
 
-def _jit_partial_eval(trace, tracers, *, jaxpr, name):
+def _jit_partial_eval(trace, tracers, *, jaxpr, name, donated_invars=()):
     """Known outputs and residuals from one call, unknown outputs from a staged second call."""
     in_unknowns = [not t.pval.is_known for t in tracers]
     known, unknown, out_unknowns, num_res = pe.partial_eval_jaxpr(jaxpr.jaxpr, in_unknowns)
@@ -99,7 +100,7 @@ def _jit_partial_eval_jaxpr(eqn: JaxprEqn, unks: Sequence[bool]) -> tuple:
     return known_eqn, unknown_eqn, out_unks
 
 
-def _jit_transpose(cts, *args, jaxpr, name):
+def _jit_transpose(cts, *args, jaxpr, name, donated_invars=()):
     cts_in = ad.backward_pass(jaxpr.jaxpr, jaxpr.consts, args, cts)
     return [c if R.is_undefined_primal(a) else None for c, a in zip(cts_in, args)]
 
@@ -113,6 +114,9 @@ pe.custom_partial_eval_rules[jit_p] = _jit_partial_eval
 pe.partial_eval_jaxpr_rules[jit_p] = _jit_partial_eval_jaxpr
 
 
-def jit_call(closed: ClosedJaxpr, args: Sequence[Any], name: str) -> list:
-    """Run a traced function's jaxpr as one `jit` call."""
+def jit_call(closed: ClosedJaxpr, args: Sequence[Any], name: str, donated: Sequence[bool] = ()) -> list:
+    """Run a traced function's jaxpr as one `jit` call (`donated`: per argument, whether the
+    call may take over its memory; the argument is deleted after the call)."""
+    if any(donated):
+        return jit_p.bind(*args, jaxpr=closed, name=name, donated_invars=tuple(donated))
     return jit_p.bind(*args, jaxpr=closed, name=name)

@@ -536,6 +536,45 @@ def broadcast_prefix(prefix_tree, full_tree, is_leaf=None) -> list:
     return out
 
 
+def tree_broadcast(prefix_tree, full_tree, is_leaf=None):
+    """`prefix_tree` with each of its leaves repeated over the matching subtree of
+    `full_tree`: the result has `full_tree`'s structure (JAX's `tree_util.tree_broadcast`;
+    optax-style masks and labels are such prefixes)."""
+    prefix_leaves, prefix_def = tree_flatten(prefix_tree, is_leaf)
+    subtrees = _rest_up_to(prefix_def, [full_tree], "tree_broadcast")[0]
+    return prefix_def.unflatten([tree_map(lambda _, p=p: p, sub) for p, sub in zip(prefix_leaves, subtrees)])
+
+
+def tree_reduce_associative(operation: Callable, tree, *, identity=_NO_INIT, is_leaf=None):
+    """Reduce the leaves with an associative `operation` as a balanced tree (log depth,
+    which keeps long float sums more accurate than a left fold); `identity` is the
+    result for a tree without leaves."""
+    leaves = tree_leaves(tree, is_leaf)
+    if not leaves:
+        if identity is _NO_INIT:
+            raise TypeError("tree_reduce_associative: the tree has no leaves and no identity was given")
+        return identity
+    while len(leaves) > 1:
+        paired = [operation(leaves[i], leaves[i + 1]) for i in range(0, len(leaves) - 1, 2)]
+        leaves = paired + ([leaves[-1]] if len(leaves) % 2 else [])
+    return leaves[0]
+
+
+def is_tree_node(x) -> bool:
+    """True when `x` is a pytree node (a container, None, a registered type), not a leaf."""
+    return x is None or _lookup(x) is not None
+
+
+def flatten_one_level(tree):
+    """`(children, aux_data)` of the root node; ValueError for a leaf."""
+    if tree is None:
+        return (), None
+    leaves, treedef = tree_flatten(tree, is_leaf=lambda x: x is not tree)
+    if treedef_is_leaf(treedef) and not is_tree_node(tree):
+        raise ValueError(f"can't tree-flatten type: {type(tree)}")
+    return tuple(leaves), treedef.node_data()[1] if treedef.node_data() is not None else None
+
+
 # ----------------------------------------------------------------------------- registration
 
 def _register(nodetype, flatten, unflatten, flatten_with_keys=None, keys=None):

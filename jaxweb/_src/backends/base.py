@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..compiler.kernel import DEFAULT_CAPS, Alloc, Capabilities, Free, Kernel, Run, Schedule
+from ..compiler.kernel import DEFAULT_CAPS, Alloc, Call, Capabilities, Kernel, Run, Schedule
+from .control import PreparedCall, run_call
 
 
 class Prepared:
@@ -56,6 +57,14 @@ class Backend:
     def synchronize(self) -> None:
         pass
 
+    def copy(self, dst: Any, src: Any, nbytes: int) -> None:
+        """Copy `nbytes` from buffer `src` to buffer `dst` (control flow's carries and slices)."""
+        self.write(dst, self.read(src, nbytes))
+
+    def offset(self, handle: Any, nbytes: int) -> Any:
+        """A handle to the same memory from byte `nbytes` on (a scan step's slice)."""
+        raise NotImplementedError
+
     def program(self, kernel: Kernel) -> Any:
         """Compile once per kernel text."""
         p = self._programs.get(kernel.key)
@@ -70,30 +79,46 @@ class Backend:
     def prepare(self, schedule: Schedule) -> Prepared:
         steps = []
         for s in schedule.steps:
-            if isinstance(s, Run):
+            if isinstance(s, Run) and isinstance(s.kernel, Call):
+                pc = PreparedCall(s.kernel, [self.prepare(sub) for sub in s.kernel.schedules])
+                steps.append((3, pc, s.outs, s.inputs))
+            elif isinstance(s, Run):
                 steps.append((1, self.program(s.kernel) if s.kernel.size else None, s.outs, s.inputs))
+            elif isinstance(s, Alloc) and s.reuse is not None:
+                steps.append((4, s.buf, s.reuse))
             elif isinstance(s, Alloc):
-                steps.append((0, s.buf, s.nbytes))
+                steps.append((0, s.buf, s.nbytes, s.what))
             else:
                 steps.append((2, s.buf))
         return Prepared(schedule, steps)
 
-    def submit(self, prepared: Prepared, inputs: list[Any]) -> dict[int, Any]:
-        """Run a prepared schedule on input handles; the handles of its buffers still live."""
+    def submit(self, prepared: Prepared, inputs: list[Any], alloc: Any = None, free: Any = None
+               ) -> dict[int, Any]:
+        """Run a prepared schedule on input handles; the handles of its buffers still live.
+        `alloc(nbytes, what)` and `free(handle, nbytes)` default to the backend's own."""
+        alloc = alloc or (lambda nbytes, what: self.alloc(nbytes))
+        free = free or (lambda handle, nbytes: self.free(handle))
+        nbytes = prepared.schedule.nbytes
         h: dict[int, Any] = dict(enumerate(inputs))
+        taken: set[int] = set()  # buffers holding a donated input's memory
         try:
             for step in prepared.steps:
                 kind = step[0]
                 if kind == 0:
-                    h[step[1]] = self.alloc(step[2])
+                    h[step[1]] = alloc(step[2], step[3])
                 elif kind == 1:
                     if step[1] is not None:
                         self.execute(step[1], [h[b] for b in step[2]], [h[b] for b in step[3]])
+                elif kind == 3:
+                    h.update(zip(step[2], run_call(self, step[1], [h[b] for b in step[3]], alloc, free)))
+                elif kind == 4:  # a donated input's memory
+                    h[step[1]] = h[step[2]]
+                    taken.add(step[1])
                 else:
-                    self.free(h.pop(step[1]))
+                    free(h.pop(step[1]), nbytes[step[1]])
         except BaseException:
             for b, handle in h.items():
-                if b >= len(inputs):
-                    self.free(handle)
+                if b >= len(inputs) and b not in taken:
+                    free(handle, nbytes[b])
             raise
         return h

@@ -45,6 +45,12 @@ class ReferenceBackend(Backend):
     def read(self, handle: np.ndarray, nbytes: int) -> memoryview:
         return memoryview(handle[:nbytes].tobytes())
 
+    def copy(self, dst: np.ndarray, src: np.ndarray, nbytes: int) -> None:
+        dst[:nbytes] = src[:nbytes]
+
+    def offset(self, handle: np.ndarray, nbytes: int) -> np.ndarray:
+        return handle[nbytes:] if nbytes < handle.size else np.zeros(1, np.uint8)
+
     def compile(self, kernel: Kernel) -> Kernel:
         return kernel  # interpreted
 

@@ -105,25 +105,31 @@ def _vectorize(fn: Callable[[float], float]) -> Callable:
 
 
 def _erf_inv_scalar(y: float) -> float:
+    """Newton's method on erf(x) - y, or on erfc(x) - (1 - |y|) for |y| > 1/2: 1 - |y| is
+    exact there, while erf(x) - y loses all precision as |y| nears 1."""
     if not -1.0 <= y <= 1.0 or math.isnan(y):
         return math.nan
     if y in (-1.0, 1.0):
         return math.copysign(math.inf, y)
     if y == 0.0:
         return y  # keeps the sign of zero
-    x = 0.0
-    for _ in range(100):  # Newton on erf(x) - y
-        err = math.erf(x) - y
-        x -= err / (2.0 / math.sqrt(math.pi) * math.exp(-x * x))
-        if abs(err) < 1e-17:
+    a, x = abs(y), 0.0
+    tail = a > 0.5
+    if tail:  # a start on the right side of the root: -log(1 - a) >= x^2 for erfc(x) < 1/2
+        x = math.sqrt(-math.log(1.0 - a))
+    for _ in range(100):
+        slope = 2.0 / math.sqrt(math.pi) * math.exp(-x * x)
+        step = -(math.erfc(x) - (1.0 - a)) / slope if tail else (math.erf(x) - a) / slope
+        x -= step
+        if abs(step) <= 1e-17 * abs(x):
             break
-    return x
+    return math.copysign(x, y)
 
 
 def _lgamma_scalar(x: float) -> float:
     try:
         return math.lgamma(x)
-    except ValueError:
+    except (ValueError, OverflowError):  # poles; lgamma(x > 2.55e305) overflows
         return math.inf
 
 
@@ -133,13 +139,14 @@ def _digamma_scalar(x: float) -> float:
     if x <= 0 and x == math.floor(x):
         return math.nan
     r = 0.0
-    if x < 0:  # reflection
-        return _digamma_scalar(1 - x) - math.pi / math.tan(math.pi * x)
-    while x < 6:
+    if x < 0:  # reflection; tan has period 1 in x, so reduce x first (pi * x would round)
+        return _digamma_scalar(1 - x) - math.pi / math.tan(math.pi * (x - round(x)))
+    while x < 12:  # then 8 terms of the asymptotic series are exact to double precision
         r -= 1 / x
         x += 1
     f = 1 / (x * x)
-    return r + math.log(x) - 0.5 / x - f * (1 / 12 - f * (1 / 120 - f * (1 / 252 - f * (1 / 240 - f / 132))))
+    tail = 1 / 132 - f * (691 / 32760 - f * (1 / 12 - f * 3617 / 8160))
+    return r + math.log(x) - 0.5 / x - f * (1 / 12 - f * (1 / 120 - f * (1 / 252 - f * (1 / 240 - f * tail))))
 
 
 def _popcount(x):

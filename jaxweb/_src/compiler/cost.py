@@ -9,7 +9,7 @@ launches.
 from __future__ import annotations
 
 from . import expr as E
-from .kernel import Kernel, Run, Schedule
+from .kernel import Call, Kernel, Routine, Run, Schedule
 from .shapetracker import prod
 
 TRANSCENDENTAL = frozenset("""exp exp2 log log1p expm1 sqrt rsqrt cbrt sin cos tan asin acos atan sinh
@@ -50,16 +50,27 @@ def kernel_cost(k: Kernel) -> tuple[int, int]:
 
 
 def schedule_cost(s: Schedule) -> dict[str, float]:
+    """Per call; a scan counts its body `length` times, a while loop's body and a cond's
+    costliest branch once (their trip counts and branches are only known at run time)."""
     nbytes = dict(s.nbytes)
     for i, leaf in enumerate(s.inputs):
         nbytes[i] = leaf.shape[0] * leaf.dtype.itemsize
-    flops = trans = moved = launches = 0
+    total = {"flops": 0.0, "transcendentals": 0.0, "bytes accessed": 0.0, "kernels": 0.0}
     for step in s.steps:
         if not isinstance(step, Run):
             continue
-        launches += 1
-        f, t = kernel_cost(step.kernel)
-        flops, trans = flops + f, trans + t
-        moved += sum(nbytes[b] for b in set(step.inputs)) + sum(nbytes[b] for b in step.outs)
-    return {"flops": float(flops), "transcendentals": float(trans), "bytes accessed": float(moved),
-            "kernels": float(launches)}
+        k = step.kernel
+        if isinstance(k, Call):
+            subs = [schedule_cost(sub) for sub in k.schedules]
+            times = k.params.get("length", 1) if k.kind == "scan" else 1
+            part = subs if k.kind != "cond" else [max(subs, key=lambda c: c["flops"])]
+            for c in part:
+                for key in total:
+                    total[key] += times * c[key]
+            continue
+        total["kernels"] += 1
+        f, t = (k.spec.flops, 0) if isinstance(k, Routine) else kernel_cost(k)
+        total["flops"] += f
+        total["transcendentals"] += t
+        total["bytes accessed"] += sum(nbytes[b] for b in set(step.inputs)) + sum(nbytes[b] for b in step.outs)
+    return total

@@ -17,6 +17,9 @@ program however the values are reused. Ops:
 - `fn`: elements given by a function of the output index (iota, gathers, windows,
   scatters): `arg` is an `IndexFn` whose `fn(ctx, idxs)` returns the element's
   expression, reading its declared sources with `src.at(ctx, index_exprs)`.
+- `call` and `output`: a control-flow step (`kernel.Call`: a cond, while or scan over
+  sub-programs, themselves lazy graphs) applied to its sources, and its results; the
+  scheduler gives a call buffers in and buffers out and never fuses across it.
 
 Nothing here decides kernel boundaries or touches a device: `schedule.py` does.
 """
@@ -38,12 +41,13 @@ ELEMENTWISE = frozenset(E.UNARY | E.BINARY | {"cast", "bitcast", "where"})
 
 
 class Input:
-    """A jitted program's input buffer (bound to a real buffer at each call)."""
+    """A jitted program's input buffer (bound to a real buffer at each call); a donated one
+    may be overwritten by the program once it has read it (`donate_argnums`)."""
 
-    __slots__ = ("index", "size", "dtype")
+    __slots__ = ("index", "size", "dtype", "donated")
 
-    def __init__(self, index: int, size: int, dtype: DType):
-        self.index, self.size, self.dtype = index, size, dtype
+    def __init__(self, index: int, size: int, dtype: DType, donated: bool = False):
+        self.index, self.size, self.dtype, self.donated = index, size, dtype, donated
 
     def __repr__(self) -> str:
         return f"Input({self.index}: {self.dtype.name}[{self.size}])"
@@ -202,6 +206,15 @@ def FnSym(shape: Sequence[int], dtype: DType, element: Callable, srcs: Sequence[
     return fn(shape, dtype, element, srcs)
 
 
+def call(program: Any, srcs: Sequence[Node], out_types: Sequence[tuple]) -> list[Node]:
+    """The result nodes of control-flow step `program` (a `kernel.Call`) on `srcs`;
+    `out_types` are (shape, dtype) pairs. The call keeps its result nodes (`program.outs`)."""
+    c = _mk("call", dtypes.bool_, (), tuple(srcs), program, id(program))
+    outs = [_mk("output", dt, tuple(shape), (c,), i, i) for i, (shape, dt) in enumerate(out_types)]
+    program.outs = outs
+    return outs
+
+
 # ---------------------------------------------------------------- movement
 def _move(s: Node, op: str, arg: Any) -> Node:
     if (op in ("reshape", "expand") and arg == s.shape) or (op == "permute" and arg == tuple(range(s.ndim))):
@@ -293,6 +306,11 @@ def toposort(roots: Sequence[Node]) -> list[Node]:
             stack.append((n, True))
             stack.extend((s, False) for s in reversed(n.src) if id(s) not in seen)
     return order
+
+
+def call_outputs(n: Node) -> list[Node]:
+    """A call node's result nodes, in order."""
+    return n.arg.outs
 
 
 def is_realized(n: Node) -> bool:

@@ -114,6 +114,31 @@ class Routine:
         return f"Routine<{self.name}: {self.key}>"
 
 
+class Call:
+    """A control-flow step: `kind` "cond" (graphs: the branches), "while" (the predicate,
+    the body) or "scan" (the body), each sub-program a list of lazy-graph output nodes over
+    `graph.Input` placeholders numbered in the order the executor passes arguments
+    (`backends/control.py`); `params` what that executor needs (counts, trip count).
+    Scheduling turns the graphs into `Schedule`s (`schedules`)."""
+
+    def __init__(self, kind: str, graphs: list, params: dict, name: str):
+        self.kind, self.graphs, self.params, self.name = kind, graphs, params, name
+        self.outs: list = []
+        self.schedules: list = []
+        self.key = f"call:{id(self)}"
+
+    @property
+    def size(self) -> int:
+        return 1
+
+    def text(self) -> str:
+        parts = [f"{self.kind} {self.name} {self.params}"]
+        for i, s in enumerate(self.schedules):
+            parts.append(f"  program {i}:")
+            parts.extend("    " + line for k in s.launches for line in k.text().splitlines())
+        return "\n".join(parts)
+
+
 def gidx(shape: tuple[int, ...]) -> list[E.Expr]:
     return [E.idx(f"g{i}", n) for i, n in enumerate(shape)]
 
@@ -127,6 +152,8 @@ def ridx(shape: tuple[int, ...]) -> list[E.Expr]:
 class Alloc:
     buf: int
     nbytes: int
+    what: str = ""  # dtype[shape] and the kernel writing it (for out-of-memory errors)
+    reuse: int | None = None  # a donated input whose memory this buffer takes over
 
 
 @dataclass(frozen=True)
@@ -185,6 +212,7 @@ class Schedule:
     outputs: list[OutSpec]
     nbytes: dict[int, int]      # schedule buffer id -> bytes (allocated ones)
     kernels: list = field(default_factory=list)  # the program's fused kernels (before routines)
+    reused: set = field(default_factory=set)     # donated inputs whose memory the program takes
 
     @property
     def launches(self) -> list:

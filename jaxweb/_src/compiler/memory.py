@@ -5,15 +5,20 @@ first-use order), then one id per kernel output. Each buffer is allocated right
 before the kernel that writes it and freed right after the last kernel that reads
 it (program outputs are never freed), so a program's peak is its largest live set
 plus what the device allocator wastes; the allocator reuses the freed blocks for
-later buffers. Because execution is in order, a backend may perform all of a
-schedule's allocations and frees first and then run every kernel in one call.
+later buffers. A donated input's memory (`donate_argnums`) is taken over by a later
+buffer of the same size once the input has been read for the last time — or by the
+kernel reading it, when that kernel reads it only at the element it writes. Because
+execution is in order, a backend may perform all of a schedule's allocations and
+frees first and then run every kernel in one call.
 """
 from __future__ import annotations
 
 from typing import Sequence
 
-from .graph import Node
-from .kernel import Alloc, Free, OutSpec, Run, Schedule
+from . import expr as E
+from .graph import Input, Node
+from .kernel import Alloc, Call, Free, Kernel, OutSpec, Run, Schedule, gidx
+from .lower import flat_index
 
 
 def plan(launches: list, outputs: Sequence[Node], kernels: list) -> Schedule:
@@ -51,10 +56,21 @@ def plan(launches: list, outputs: Sequence[Node], kernels: list) -> Schedule:
     for i, (_, _, ins) in enumerate(launches):
         for v in ins:
             last[bid[id(v)]] = i
+    donated = {b: n.shape[0] * n.dtype.itemsize for b, n in enumerate(inputs)
+               if isinstance(n.arg, Input) and n.arg.donated and b not in keep}
+    reused: set[int] = set()
     steps: list = []
     for i, (k, outs, ins) in enumerate(launches):
         out_ids = tuple(bid[id(v)] for v in outs)
-        steps.extend(Alloc(b, nbytes[b]) for b in out_ids)
+        if not isinstance(k, Call):  # a control-flow step's sub-programs allocate what they return
+            for v in outs:
+                b = bid[id(v)]
+                take = next((d for d, n in donated.items() if n == nbytes[b] and _may_take(d, i, k, ins, bid, last)),
+                            None)
+                if take is not None:
+                    del donated[take]
+                    reused.add(take)
+                steps.append(Alloc(b, nbytes[b], _what(v, k), take))
         steps.append(Run(k, out_ids, tuple(bid[id(v)] for v in ins)))
         for b in out_ids:
             if b not in keep and b not in last:
@@ -62,7 +78,27 @@ def plan(launches: list, outputs: Sequence[Node], kernels: list) -> Schedule:
         for b in dict.fromkeys(bid[id(v)] for v in ins):
             if last[b] == i and b >= len(inputs) and b not in keep:
                 steps.append(Free(b))
-    return Schedule(steps, inputs, out_specs, nbytes, kernels)
+    return Schedule(steps, inputs, out_specs, nbytes, kernels, reused)
+
+
+def _may_take(d: int, i: int, k, ins: list, bid: dict, last: dict) -> bool:
+    """Whether launch i may write over donated input d: d is not read from launch i on,
+    or launch i is an elementwise kernel reading d only at the element it writes."""
+    end = last.get(d, -1)
+    if end < i:
+        return True
+    if end > i or not isinstance(k, Kernel) or k.reduce_op:
+        return False
+    here = flat_index(gidx(k.shape), k.shape)
+    slots = [s for s, v in enumerate(ins) if bid[id(v)] == d]
+    nodes = list(E.walk_all(k.outs))
+    loads = [e for e in nodes if e.op == "load" and e.arg in slots]
+    return all(len(e.src) == 1 and e.src[0] is here for e in loads) and not any(e.op == "reduce" for e in nodes)
+
+
+def _what(v, k) -> str:
+    shape = list(v.shape) if isinstance(v, Node) else [v.size]
+    return f"{v.dtype.name}{shape} in {k.name}"
 
 
 def _out_spec(o: Node, bid: dict[int, int]) -> OutSpec:

@@ -26,8 +26,8 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from .graph import Node, is_realized, toposort
-from .kernel import DEFAULT_CAPS, Capabilities, Schedule
+from .graph import Node, call_outputs, is_realized, toposort
+from .kernel import DEFAULT_CAPS, Capabilities, Kernel, Schedule
 from .lower import KernelLowering
 from . import conv, gemm, memory
 
@@ -52,12 +52,20 @@ def schedule(outputs: Sequence[Node], caps: Capabilities = DEFAULT_CAPS,
         h = _home(o, materialize)
         if h is not None:
             realized.add(id(h))
+    for n in order:  # control flow: buffers in, buffers out
+        if n.op in ("call", "output"):
+            realized.add(id(n))
+        if n.op == "call":
+            realized.update(id(s) for s in n.src if _call_arg(s) is s and s.op != "buffer")
     alone: set[int] = set()
     lowered: dict[tuple, tuple] = {}  # members -> (KernelLowering, kernel, nodes it touched)
     while True:
         groups = _groups(order, realized, alone if caps.multi_output else realized, caps.max_buffers)
         kernels, more, split = [], set(), set()
         for members in groups:
+            if members[0].op == "call":
+                kernels.append(_call_launch(members[0], caps))
+                continue
             key = tuple(map(id, members))
             hit = lowered.get(key)
             if hit is None:
@@ -72,7 +80,7 @@ def schedule(outputs: Sequence[Node], caps: Capabilities = DEFAULT_CAPS,
                 more |= _binding_cuts(members, realized, caps.max_buffers)
             else:
                 kernels.append((k, members, kl.inputs))
-        more |= _recomputed_reductions(lowered[tuple(map(id, m))][0] for m in groups)
+        more |= _recomputed_reductions(lowered[tuple(map(id, m))][0] for m in groups if m[0].op != "call")
         more -= realized
         if not more and not split - alone:
             break
@@ -82,10 +90,26 @@ def schedule(outputs: Sequence[Node], caps: Capabilities = DEFAULT_CAPS,
     launches = []
     for k, members, ins in kernels:
         expanded = None
-        if caps.gemm is not None:
+        if caps.gemm is not None and isinstance(k, Kernel):
             expanded = gemm.expand(k, ins, members[0], caps.gemm) or conv.expand(k, ins, members[0], caps.gemm)
         launches.extend(expanded if expanded is not None else [(k, members, ins)])
     return memory.plan(launches, outputs, [k for k, _, _ in kernels])
+
+
+def _call_arg(s: Node) -> Node:
+    """What a control-flow step reads for operand `s`: a buffer that holds it as is (a
+    contiguous view of all of it), or `s` itself (then realized into a buffer of its own)."""
+    if s.op == "view" and s.src[0].op == "buffer" and s.arg.is_contiguous and s.src[0].shape[0] == s.size:
+        return s.src[0]
+    return s
+
+
+def _call_launch(call: Node, caps: Capabilities) -> tuple:
+    """(the Call with its sub-programs scheduled, its result nodes, its operand values)."""
+    program = call.arg
+    if not program.schedules:
+        program.schedules = [schedule(outs, caps, materialize=True) for outs in program.graphs]
+    return program, call_outputs(call), [_call_arg(s) for s in call.src]
 
 
 def _recomputed_reductions(lowerings) -> set[int]:
@@ -177,13 +201,16 @@ def _groups(order: list[Node], realized: set[int], alone: set[int], limit: int |
     for n in order:
         if id(n) not in realized or n.op == "buffer":
             continue
+        if n.op == "output":  # written by its call's step
+            group_of[id(n)] = group_of[id(n.src[0])]
+            continue
         reads = _reads(n, realized, memo)
         direct = {group_of[r] for r in reads if r in group_of}
         chosen = None
-        if id(n) not in alone:
+        if id(n) not in alone and n.op != "call":
             for gi in range(len(groups) - 1, -1, -1):
                 g = groups[gi]
-                if id(g[0]) in alone or g[0].shape != n.shape:
+                if id(g[0]) in alone or g[0].shape != n.shape or g[0].op == "call":
                     continue
                 related = gi in direct or (
                     reads & inputs[gi] and n.op != "reduce" and not any(m.op == "reduce" for m in g))

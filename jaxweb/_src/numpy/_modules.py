@@ -6,3 +6,4 @@ from .indexing import *  # noqa: F401,F403
 from .reductions import *  # noqa: F401,F403
 from .linalg_ops import *  # noqa: F401,F403
 from .sorting import *  # noqa: F401,F403
+from .fileio import *  # noqa: F401,F403

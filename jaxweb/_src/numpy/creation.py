@@ -71,12 +71,7 @@ def asarray(a: Any, dtype: Any = None, order: str | None = None, *, copy: bool |
             raise TypeError("jaxweb does not support complex dtypes yet.")
         if dt is dtypes.bfloat16 and a.dtype.name != "bfloat16":  # round on the device
             return lax_ew.convert_element_type(asarray(a.astype(np.float32)), dt)
-        aval = core.ShapedArray(a.shape, dt)
-        dev = default_device()
-        buf = Buffer(dev, aval.size, dt)
-        if aval.size:
-            buf.write(hostdata.from_numpy(a, dt))
-        return Array.from_buffer(aval, buf)
+        return Array.from_numpy(a, dt, default_device())
     if isinstance(a, (list, tuple)):
         return _from_sequence(a, dtype)
     if hasattr(a, "__array__"):

@@ -103,3 +103,17 @@ def test_call_split_over_the_worker_pool():
     h2 = rt.load(_fill_module(shared=True))  # a module loaded later reaches the workers too
     rt.call_split(h2, 8, (4096,), align=1)
     assert struct.unpack("<8i", rt.read(4096, 32)) == tuple(3 * i for i in range(8))
+
+
+def test_refused_grow_raises_and_keeps_the_memory(rt):
+    """Past 65536 pages the engine throws a RangeError: the shim answers -1, Python
+    raises GrowError, and the memory and its instances are unchanged (issue 9)."""
+    from jaxweb._src.backends.wasm.runtime import GrowError
+    h = rt.load(RUN_STORE)
+    rt.call(h, (256, 9))
+    with pytest.raises(GrowError):
+        rt.grow(65536)
+    assert rt.memory_size() == 2 * PAGE and struct.unpack("<i", rt.read(256, 4))[0] == 9
+    assert rt.grow(1) == 3 * PAGE
+    rt.call(h, (2 * PAGE + 4, 5))
+    assert struct.unpack("<i", rt.read(2 * PAGE + 4, 4))[0] == 5

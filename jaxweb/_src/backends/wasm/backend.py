@@ -103,11 +103,17 @@ class WasmBackend(Backend):
     def free(self, handle: int) -> None:
         self.allocator.free(handle)
 
+    def memory_stats(self) -> dict[str, int]:
+        return self.allocator.stats()
+
     def write(self, handle: int, data) -> None:
         self.rt.write(handle, bytes(data))
 
     def read(self, handle: int, nbytes: int) -> memoryview:
         return memoryview(self.rt.read(handle, nbytes))
+
+    def offset(self, handle: int, nbytes: int) -> int:
+        return handle + nbytes
 
     def compile(self, kernel: Kernel | Routine) -> Program:
         if isinstance(kernel, Routine):
@@ -184,7 +190,7 @@ class WasmBackend(Backend):
         import numpy as np
         from ..reference import ReferenceBackend
         ref = ReferenceBackend()
-        sizes = [1 << self.allocator.sizes[h] for h in inputs]
+        sizes = [self.allocator.block_size(h) for h in inputs]
         bufs = [np.frombuffer(self.rt.read(h, n), dtype=np.uint8).copy() for h, n in zip(inputs, sizes)]
         nbytes = [kernel.size * dt.itemsize for dt in kernel.out_dtypes]
         dsts = [ref.alloc(n) for n in nbytes]

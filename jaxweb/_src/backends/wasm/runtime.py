@@ -18,7 +18,11 @@ Contract (all sizes in bytes; pages are 64 KiB):
   taken modulo 2**32 as i32). Synchronous; may trap (raise) only on a bug.
 - `memory_size() -> int`: current size of the linear memory in bytes.
 - `grow(pages) -> int`: grow by `pages`; returns the new size in bytes. Existing
-  instances keep working on the grown memory.
+  instances keep working on the grown memory. When the engine refuses (past its
+  maximum, or out of memory) it raises `GrowError` and the memory is unchanged:
+  a refused grow is an ordinary, recoverable error. A memory never shrinks.
+- `max_pages`: the most pages the memory may reach (65536 = 4 GiB for wasm32; an
+  engine may still refuse earlier, which `grow` reports).
 - `read(ptr, nbytes) -> bytes` and `write(ptr, data)`: copy out of / into memory.
 
 Threads (optional): the first two args of every kernel's `run` are the
@@ -39,16 +43,22 @@ from __future__ import annotations
 from typing import Protocol
 
 PAGE = 65536
+MAX_PAGES = 65536  # wasm32: 4 GiB
+
+
+class GrowError(MemoryError):
+    """The engine refused to grow a memory; the memory is as it was."""
 
 
 class Runtime(Protocol):
     name: str
+    max_pages: int
 
     def load(self, wasm: bytes) -> int: ...
     def validate(self, wasm: bytes) -> bool: ...
     def call(self, handle: int, args: tuple) -> None: ...
     def memory_size(self) -> int: ...
-    def grow(self, pages: int) -> int: ...
+    def grow(self, pages: int) -> int: ...  # raises GrowError when refused
     def read(self, ptr: int, nbytes: int) -> bytes: ...
     def write(self, ptr: int, data: bytes) -> None: ...
     # optional (threads): workers: int; call_split(handle, total, args, align=1) -> None

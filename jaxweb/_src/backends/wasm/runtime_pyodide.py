@@ -16,14 +16,14 @@ import array
 from typing import Any
 
 from ... import host
-from .runtime import PAGE
+from .runtime import MAX_PAGES, PAGE, GrowError  # shared memories need a maximum: 4 GiB (a reservation)
 
 _I32 = 1 << 32
-MAX_PAGES = 65536  # shared memories need a maximum: 4 GiB (a reservation, not a commitment)
 
 
 class PyodideRuntime:
     name = "pyodide"
+    max_pages = MAX_PAGES
 
     def __init__(self, initial_pages: int = 16, threads: int | None = None):
         self._shim = host.shim().wasm  # HostError outside a page loaded by js_shim
@@ -81,7 +81,10 @@ class PyodideRuntime:
         return int(self._shim.memoryBytes(self._mem))
 
     def grow(self, pages: int) -> int:
-        self._shim.growMemory(self._mem, pages)
+        # the shim answers -1 instead of throwing the engine's RangeError
+        if int(self._shim.growMemory(self._mem, pages)) < 0:
+            raise GrowError(f"the wasm memory ({self.memory_size()} bytes) cannot grow by {pages} pages "
+                            "(the JavaScript engine refused)")
         return self.memory_size()
 
     # Python buffers cross as PyProxies that the shim reads or fills in place

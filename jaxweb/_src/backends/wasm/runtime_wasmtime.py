@@ -19,9 +19,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import wasmtime
 
-from .runtime import PAGE
-
-MAX_PAGES = 65536  # shared memories need a maximum: 4 GiB (virtual reservation only)
+from .runtime import MAX_PAGES, PAGE, GrowError  # shared memories need a maximum: 4 GiB (virtual only)
 
 
 class _SharedMemory(wasmtime.SharedMemory):
@@ -43,6 +41,7 @@ def default_threads() -> int:
 
 class WasmtimeRuntime:
     name = "wasmtime"
+    max_pages = MAX_PAGES
 
     def __init__(self, initial_pages: int = 16, threads: int | None = None):
         self.workers = default_threads() if threads is None else max(1, threads)
@@ -120,10 +119,14 @@ class WasmtimeRuntime:
         return self.memory.data_len(self.store)
 
     def grow(self, pages: int) -> int:
-        if self.shared:
-            self.memory.grow(pages)
-        else:
-            self.memory.grow(self.store, pages)
+        try:
+            if self.shared:
+                self.memory.grow(pages)
+            else:
+                self.memory.grow(self.store, pages)
+        except wasmtime.WasmtimeError as e:  # past the maximum, or the host is out of memory
+            raise GrowError(f"the wasm memory ({self.memory_size()} bytes) cannot grow by "
+                            f"{pages} pages: {e}") from None
         return self.memory_size()
 
     def _base(self) -> int:

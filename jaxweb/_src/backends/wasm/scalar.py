@@ -255,6 +255,16 @@ class Emitter:
         f, dt = self.f, n.dtype
         a, b = n.src
         t, w = vt(dt), bits(dt)
+        if b.is_const and 0 <= b.arg < w:  # a constant amount in range: the plain instruction
+            self.push(a)
+            if op == "shr_arith" and dt.kind == "u" and w < 32:
+                f.emit("i32.extend8_s" if w == 8 else "i32.extend16_s")
+            if op == "shr_logical" and t == "i32" and w < 32:
+                f.i32((1 << w) - 1).emit("i32.and")
+            self.push(b)
+            f.emit(f"{t}.{ {'shl': 'shl', 'shr_arith': 'shr_s', 'shr_logical': 'shr_u'}[op] }")
+            self.fix(dt)
+            return
         amount, big = self.scratch(t), self.scratch("i32")
         self.push(b)
         f.tee(amount)

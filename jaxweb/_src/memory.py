@@ -1,0 +1,99 @@
+"""Device memory: the allocation path of Buffers and `Device.memory_stats()`.
+
+Every Buffer is allocated here, so an out-of-memory failure always surfaces as
+one error type with one message, naming what was asked for: a
+`ResourceExhaustedError` (a `jaxweb.errors.JaxRuntimeError` whose message starts
+`RESOURCE_EXHAUSTED:`, as JAX's does), raised before anything was allocated, so
+the device stays usable. Backends raise it themselves when they know their
+ceiling (the wasm allocator); a host `MemoryError` (numpy on `cpu`) is turned
+into it here.
+
+Statistics use XLA's names. A backend that keeps its own (`memory_stats()`, or
+an `allocator` with `stats()`, as the wasm backend does: it also counts kernel
+temporaries) answers for itself; otherwise the counts are those of the Buffers
+allocated here, with the host's physical memory as the limit.
+"""
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from .errors import ResourceExhaustedError
+
+# id(device) -> [bytes_in_use, peak_bytes_in_use, num_allocs, largest_alloc_size]
+_COUNTS: dict[int, list[int]] = {}
+
+
+def alloc(device: Any, nbytes: int, dtype: Any = None, size: int | None = None,
+          context: str | None = None) -> Any:
+    """A backend handle of `nbytes` bytes on `device`. `dtype[size]` and `context`
+    (the operation, its shape) describe the request if it does not fit."""
+    backend = device.backend
+    counts = _COUNTS.setdefault(id(device), [0, 0, 0, 0])
+    try:
+        if not _tracks_itself(backend):
+            limit = host_memory_bytes()
+            if limit and counts[0] + nbytes > limit:  # would only end in the OOM killer
+                raise ResourceExhaustedError(nbytes, max(0, limit - counts[0]), counts[0], limit)
+        handle = backend.alloc(nbytes)
+    except ResourceExhaustedError as e:
+        raise e.with_context(describe(dtype, size, context), str(device)) from None
+    except MemoryError:  # the host refused (numpy on cpu)
+        raise ResourceExhaustedError(nbytes, _host_available(), counts[0], host_memory_bytes(), str(device),
+                                     describe(dtype, size, context)) from None
+    counts[0] += nbytes
+    counts[1] = max(counts[1], counts[0])
+    counts[2] += 1
+    counts[3] = max(counts[3], nbytes)
+    return handle
+
+
+def describe(dtype: Any, size: int | None, context: str | None) -> str:
+    """'float32[1073741824] in add' (as much of it as is known)."""
+    what = f"{dtype.name}[{size}]" if dtype is not None and size is not None else ""
+    if context:
+        what = f"{what} in {context}" if what else context
+    return what
+
+
+def free(device: Any, handle: Any, nbytes: int) -> None:
+    """Give a Buffer's memory back (its finalizer)."""
+    device.backend.free(handle)
+    counts = _COUNTS.get(id(device))
+    if counts is not None:
+        counts[0] -= nbytes
+
+
+def stats(device: Any) -> dict[str, int]:
+    """`Device.memory_stats()`: bytes_in_use, peak_bytes_in_use, bytes_limit, num_allocs,
+    largest_alloc_size (and, where the backend knows them, bytes_reserved and
+    largest_free_block_bytes)."""
+    backend = device.backend
+    own = getattr(backend, "memory_stats", None)
+    if own is not None:
+        return dict(own())
+    allocator = getattr(backend, "allocator", None)
+    if allocator is not None and hasattr(allocator, "stats"):
+        return dict(allocator.stats())
+    in_use, peak, num, largest = _COUNTS.get(id(device), [0, 0, 0, 0])
+    return {"bytes_in_use": in_use, "peak_bytes_in_use": peak, "bytes_limit": host_memory_bytes(),
+            "num_allocs": num, "largest_alloc_size": largest}
+
+
+def _tracks_itself(backend: Any) -> bool:
+    return hasattr(backend, "memory_stats") or hasattr(getattr(backend, "allocator", None), "stats")
+
+
+def host_memory_bytes() -> int:
+    """Physical memory of this machine (0 where the OS does not say)."""
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (AttributeError, ValueError, OSError):
+        return 0
+
+
+def _host_available() -> int:
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_AVPHYS_PAGES")
+    except (AttributeError, ValueError, OSError):
+        return 0
