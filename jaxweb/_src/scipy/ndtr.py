@@ -28,11 +28,17 @@ _LOG_NDTR_SEGMENTS = {"float32": (-10.0, 5.0), "float64": (-20.0, 8.0)}
 _HALF_LOG_2PI = 0.5 * math.log(2 * math.pi)
 
 
+def _strong(x: Array) -> Array:
+    """x without its weak type: JAX's versions compute with typed constants, so their
+    results are never weakly typed."""
+    return lax.convert_element_type(x, x.dtype, weak_type=False) if x.aval.weak_type else x
+
+
 def _float_input(name: str, x: Array) -> Array:
     x = jnp.asarray(x)
     if x.dtype.name not in ("float32", "float64"):
         raise TypeError(f"x.dtype={x.dtype.name} is not supported, see docstring for supported types.")
-    return x
+    return _strong(x)
 
 
 def _ndtr(x: Array) -> Array:
@@ -76,7 +82,7 @@ def log_ndtr(x: Array, series_order: int = 3) -> Array:
         raise ValueError("series_order must be non-negative.")
     if series_order > 30:
         raise ValueError("series_order must be <= 30.")
-    x = jnp.asarray(x)
+    x = _strong(jnp.asarray(x))
     if x.dtype.name not in _LOG_NDTR_SEGMENTS:
         raise TypeError(f"x.dtype={x.dtype.name} is not supported.")
     lower, upper = _LOG_NDTR_SEGMENTS[x.dtype.name]

@@ -44,8 +44,8 @@ def gammasgn(x: Array) -> Array:
     neg = x < 0
     is_nan = (neg & (x == floor_x)) | jnp.isnan(x)
     is_minus = (neg & (jnp.remainder(floor_x, 2) != 0)) | ((x == 0) & jnp.signbit(x))
-    one = jnp.ones_like(x)
-    return jnp.where(is_nan, jnp.full_like(x, math.nan), jnp.where(is_minus, -one, one))
+    one = jnp.ones(x.shape, x.dtype)  # strongly typed, as JAX's typed constants
+    return jnp.where(is_nan, jnp.full(x.shape, math.nan, x.dtype), jnp.where(is_minus, -one, one))
 
 
 def gamma(x: Array) -> Array:
