@@ -15,3 +15,11 @@ __all__ = [
     "PRNGKey", "bernoulli", "bits", "clone", "fold_in", "key", "key_data", "key_dtype", "key_impl",
     "normal", "split", "truncated_normal", "uniform", "wrap_key_data",
 ]
+from jaxweb._src.random.univariate import (  # noqa: F401
+    cauchy, double_sided_maxwell, exponential, geometric, gumbel, laplace, logistic, lognormal,
+    maxwell, pareto, rademacher, rayleigh, triangular, wald, weibull_min)
+
+__all__ += [
+    "cauchy", "double_sided_maxwell", "exponential", "geometric", "gumbel", "laplace", "logistic",
+    "lognormal", "maxwell", "pareto", "rademacher", "rayleigh", "triangular", "wald", "weibull_min",
+]

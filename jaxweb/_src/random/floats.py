@@ -73,12 +73,16 @@ def uniform(key: Any, shape: Shape = (), dtype: Any = None, minval: Any = 0.0, m
     return _uniform(key, minval, maxval, shape, dtype)
 
 
-@jit(static_argnums=(1, 2))
-def _normal_real(key: PRNGKeyArray, shape: tuple[int, ...], dtype: dtypes.DType) -> Any:
+def _normal_unscaled(key: PRNGKeyArray, shape: tuple[int, ...], dtype: dtypes.DType) -> Any:
+    """erf_inv of uniforms in (-1, 1): normal samples before the factor sqrt(2)."""
     check_shape("normal", shape)
     lo = lax.nextafter(lax.full((), -1.0, dtype), lax.full((), 0.0, dtype))
-    u = _uniform(key, lo, 1.0, shape, dtype)
-    return lax.mul(lax.full((), 2.0 ** 0.5, dtype), xla_math.erf_inv(u))
+    return xla_math.erf_inv(_uniform(key, lo, 1.0, shape, dtype))
+
+
+@jit(static_argnums=(1, 2))
+def _normal_real(key: PRNGKeyArray, shape: tuple[int, ...], dtype: dtypes.DType) -> Any:
+    return lax.mul(lax.full((), 2.0 ** 0.5, dtype), _normal_unscaled(key, shape, dtype))
 
 
 def normal(key: Any, shape: Shape = (), dtype: Any = None, *, out_sharding: Any = None) -> Any:

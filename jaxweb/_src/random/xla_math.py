@@ -58,8 +58,9 @@ def fma(a: Any, b: Any, c: Any) -> Any:
         return lax.convert_element_type(fma(a32, b32, c32), dt)
     p, e = two_prod(a, b)
     s, t = two_sum(p, c)
-    # a*b + c = s + t + e exactly; where the product is exact (e == 0) this is fl(s + t) = fl(p + c).
-    return lax.add(s, lax.add(t, e))
+    # a*b + c = s + t + e exactly; a zero correction keeps s as is (and the sign of a zero s).
+    r = lax.add(t, e)
+    return lax.select(lax.eq(r, 0.0), s, lax.add(s, r))
 
 
 def _same_shape(*xs: Any) -> list:
@@ -114,7 +115,7 @@ def _full_like(x: Any, v: float) -> Any:
 
 
 def _erf_inv32(x: Any) -> Any:
-    w = lax.neg(lax.log1p(lax.mul(lax.neg(x), x)))
+    w = lax.neg(log1p(lax.mul(lax.neg(x), x)))
     lt = lax.lt(w, 5.0)
     w = lax.select(lt, lax.sub(w, 2.5), lax.sub(lax.sqrt(w), 3.0))
     small, large = _ERFINV32
@@ -126,7 +127,7 @@ def _erf_inv32(x: Any) -> Any:
 
 
 def _erf_inv64(x: Any) -> Any:
-    w = lax.neg(lax.log1p(lax.mul(lax.neg(x), x)))
+    w = lax.neg(log1p(lax.mul(lax.neg(x), x)))
     lt_6_25, lt_16 = lax.lt(w, 6.25), lax.lt(w, 16.0)
     c1, c2, c3 = _ERFINV64
 
@@ -158,3 +159,104 @@ def erf_inv(x: Any) -> Any:
     p = _erf_inv64(x) if dt == dtypes.float64 else _erf_inv32(x)
     big = dtypes.finfo(dt).max
     return lax.select(lax.eq(lax.abs(x), 1.0), lax.mul(x, big), lax.mul(p, x))
+
+
+# ---------------------------------------------------------------- log, log1p, exp (XLA CPU, f32)
+# XLA's CPU backend computes float32 log and exp with Cephes-style polynomials (fused
+# multiply-adds throughout) and log1p with a Cephes rational function below sqrt(2) - 1;
+# float16/bfloat16 go through float32. Other dtypes use jaxweb's own functions.
+_LOG_P = (7.0376836292E-2, -1.1514610310E-1, 1.1676998740E-1, -1.2420140846E-1, 1.4249322787E-1,
+          -1.6668057665E-1, 2.0000714765E-1, -2.4999993993E-1, 3.3333331174E-1)
+_LOG_Q1, _LOG_Q2 = -2.12194440e-4, 0.693359375
+_LOG1P_DEN = (1.0, 1.5062909083469192043167E1, 8.3047565967967209469434E1, 2.2176239823732856465394E2,
+              3.0909872225312059774938E2, 2.1642788614495947685003E2, 6.0118660497603843919306E1)
+_LOG1P_NUM = (4.5270000862445199635215E-5, 4.9854102823193375972212E-1, 6.5787325942061044846969E0,
+              2.9911919328553073277375E1, 6.0949667980987787057556E1, 5.7112963590585538103336E1,
+              2.0039553499201281259648E1)
+_EXP_P = (1.9875691500E-4, 1.3981999507E-3, 8.3334519073E-3, 4.1665795894E-2, 1.6666665459E-1,
+          5.0000001201E-1)
+F32, I32 = dtypes.float32, dtypes.int32
+
+
+def _via_f32(fn, lax_fn):
+    def op(x: Any) -> Any:
+        dt = core.get_aval(x).dtype
+        if dt == F32:
+            return fn(x)
+        if dt in (dtypes.float16, dtypes.bfloat16):
+            return lax.convert_element_type(fn(lax.convert_element_type(x, F32)), dt)
+        return lax_fn(x)
+    op.__name__ = fn.__name__.lstrip("_")
+    return op
+
+
+def _log32(x: Any) -> Any:
+    shape = core.get_aval(x).shape
+    full = lambda v: lax.full(shape, v, F32)  # noqa: E731
+    t = lax.max(x, full(1.1754943508222875e-38))  # flush denormals as XLA does
+    bits = lax.bitcast_convert_type(t, I32)
+    e = lax.add(lax.convert_element_type(lax.sub(lax.shift_right_logical(bits, 23), 0x7F), F32), 1.0)
+    t = lax.bitcast_convert_type(lax.bitwise_or(lax.bitwise_and(bits, ~0x7F800000), 0x3F000000), F32)
+    small = lax.lt(t, 0.707106781186547524)
+    t = lax.add(lax.sub(t, 1.0), lax.select(small, t, full(0.0)))
+    e = lax.sub(e, lax.select(small, full(1.0), full(0.0)))
+    x2 = lax.mul(t, t)
+    x3 = lax.mul(x2, t)
+    p = _LOG_P
+    y = fma(fma(t, full(p[0]), full(p[1])), t, full(p[2]))
+    y1 = fma(fma(t, full(p[3]), full(p[4])), t, full(p[5]))
+    y2 = fma(fma(t, full(p[6]), full(p[7])), t, full(p[8]))
+    y = lax.mul(fma(fma(y, x3, y1), x3, y2), x3)
+    y = lax.add(y, lax.mul(_LOG_Q1, e))
+    t = lax.sub(t, lax.mul(0.5, x2))
+    t = lax.add(lax.add(t, y), lax.mul(_LOG_Q2, e))
+    nan = lax.le(x, 0.0) | lax.ne(x, x)
+    t = lax.select(nan, full(float("nan")), t)
+    t = lax.select(lax.eq(x, 0.0), full(float("-inf")), t)
+    return lax.select(lax.eq(x, float("inf")), full(float("inf")), t)
+
+
+def _poly(x: Any, coeffs: tuple, full) -> Any:
+    p = full(coeffs[0])
+    for c in coeffs[1:]:
+        p = fma(p, x, full(c))
+    return p
+
+
+def _log1p32(x: Any) -> Any:
+    shape = core.get_aval(x).shape
+    full = lambda v: lax.full(shape, v, F32)  # noqa: E731
+    large = _log32(lax.add(x, 1.0))
+    x2 = lax.mul(x, x)
+    r = lax.div(_poly(x, _LOG1P_NUM, full), _poly(x, _LOG1P_DEN, full))
+    r = fma(full(-0.5), x2, lax.mul(lax.mul(x, x2), r))
+    return lax.select(lax.lt(lax.abs(x), 0.41421356237309504880), lax.add(x, r), large)
+
+
+def _exp32(x: Any) -> Any:
+    shape = core.get_aval(x).shape
+    full = lambda v: lax.full(shape, v, F32)  # noqa: E731
+    x = lax.clamp(-87.8, x, 88.8)
+    n = lax.clamp(-127.0, lax.floor(fma(x, full(1.44269504088896341), full(0.5))), 127.0)
+    x = fma(full(-0.693359375), n, x)
+    x = fma(full(2.12194440e-4), n, x)
+    z = fma(x, full(_EXP_P[0]), full(_EXP_P[1]))
+    for c in _EXP_P[2:]:
+        z = fma(z, x, full(c))
+    z = lax.add(fma(z, lax.mul(x, x), x), 1.0)
+    pow2 = lax.bitcast_convert_type(lax.shift_left(lax.add(lax.convert_element_type(n, I32), 0x7F), 23), F32)
+    return lax.mul(z, pow2)
+
+
+log = _via_f32(_log32, lax.log)
+log1p = _via_f32(_log1p32, lax.log1p)
+exp = _via_f32(_exp32, lax.exp)
+
+
+# ---------------------------------------------------------------- XLA's algebraic rewrites
+def div(x: Any, y: Any) -> Any:
+    """x / y as XLA computes it: a division by a broadcast scalar becomes a multiplication
+    by its reciprocal (XLA's algebraic simplifier does this, changing the rounding)."""
+    if core.get_aval(y).ndim == 0 and core.get_aval(x).ndim > 0:
+        return lax.mul(x, lax.div(lax.full((), 1.0, core.get_aval(y).dtype), y))
+    return lax.div(x, y)
