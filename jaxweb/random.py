@@ -23,3 +23,6 @@ __all__ += [
     "cauchy", "double_sided_maxwell", "exponential", "geometric", "gumbel", "laplace", "logistic",
     "lognormal", "maxwell", "pareto", "rademacher", "rayleigh", "triangular", "wald", "weibull_min",
 ]
+from jaxweb._src.random.discrete import categorical, choice, permutation, randint  # noqa: F401
+
+__all__ += ["categorical", "choice", "permutation", "randint"]
