@@ -26,3 +26,6 @@ __all__ += [
 from jaxweb._src.random.discrete import categorical, choice, permutation, randint  # noqa: F401
 
 __all__ += ["categorical", "choice", "permutation", "randint"]
+from jaxweb._src.random.multivariate import multivariate_normal, orthogonal  # noqa: F401
+
+__all__ += ["multivariate_normal", "orthogonal"]
