@@ -306,15 +306,19 @@ def _binder(v: Var, names: _Namer, used: set | None = None) -> str:
     return f"{names(v)}:{v.aval.str_short()}"
 
 
-def _param_str(v: Any, names: _Namer, indent: int) -> str:
+def _param_str(v: Any, names: _Namer, indent: int, prefix: int = 0) -> str:
+    """A parameter's text; `prefix` is the width of `key=` before it on its line."""
     if isinstance(v, ClosedJaxpr):
         v = v.jaxpr
     if isinstance(v, Jaxpr):
-        return pp_jaxpr(v, names, indent)
+        return pp_jaxpr(v, names, indent, prefix)
     if callable(v) and hasattr(v, "__name__"):
         return v.__name__
     if isinstance(v, (tuple, list)) and v and all(isinstance(x, ClosedJaxpr) for x in v):
-        return "(" + ", ".join(_param_str(x, names, indent) for x in v) + ")"
+        # a tuple of jaxprs (cond's branches) prints one jaxpr per line, as in JAX
+        pad = " " * (indent + 2)
+        body = "\n".join(pad + _param_str(x, names, indent + 2) for x in v)
+        return f"(\n{body}\n{' ' * indent})"
     return str(v)
 
 
@@ -322,7 +326,7 @@ def pp_eqn(eqn: JaxprEqn, names: _Namer, indent: int, used: set | None = None) -
     """One equation; parameters go on their own lines when it does not fit."""
     lhs = " ".join(_binder(v, names, used) for v in eqn.outvars)
     args = " ".join(_atom(a, names) for a in eqn.invars)
-    params = [(k, _param_str(v, names, indent + 2)) for k, v in sorted(eqn.params.items())]
+    params = [(k, _param_str(v, names, indent + 2, len(k) + 1)) for k, v in sorted(eqn.params.items())]
     one = " ".join(f"{k}={v}" for k, v in params)
     head = f"{lhs} = {eqn.primitive.name}"
     line = f"{head}[{one}] {args}" if params else f"{head} {args}"
@@ -333,8 +337,9 @@ def pp_eqn(eqn: JaxprEqn, names: _Namer, indent: int, used: set | None = None) -
     return f"{head}[\n{body}\n{' ' * indent}] {args}"
 
 
-def pp_jaxpr(jaxpr: Jaxpr, names: _Namer | None = None, indent: int = 0) -> str:
-    """JAX's jaxpr text: one line when it fits, else one equation per line."""
+def pp_jaxpr(jaxpr: Jaxpr, names: _Namer | None = None, indent: int = 0, prefix: int = 0) -> str:
+    """JAX's jaxpr text: one line when it fits (after `prefix` columns of its line), else
+    one equation per line."""
     names = names or _Namer()
     used = {id(a) for e in jaxpr.eqns for a in e.invars} | {id(a) for a in jaxpr.outvars}
     consts = " ".join(_binder(v, names) for v in jaxpr.constvars)
@@ -344,7 +349,7 @@ def pp_jaxpr(jaxpr: Jaxpr, names: _Namer | None = None, indent: int = 0) -> str:
     outs = ", ".join(_atom(a, names) for a in jaxpr.outvars)
     tail = f"in ({outs}{',' if len(jaxpr.outvars) == 1 else ''}) }}"
     flat = f"{head} {'; '.join(eqns)} {tail}" if eqns else f"{head}  {tail}"
-    if len(flat) + indent <= _WIDTH and "\n" not in flat:
+    if len(flat) + indent + prefix <= _WIDTH and "\n" not in flat:
         return flat
     pad = " " * (indent + 4)
     body = "\n".join(pad + e for e in eqns)
