@@ -6,3 +6,4 @@ from jaxweb._src.nn.activations import (  # noqa: F401
 from jaxweb._src.nn.softmax import (  # noqa: F401
     log_softmax, logmeanexp, logsumexp, one_hot, softmax, standardize)
 from jaxweb._src.nn.attention import dot_product_attention  # noqa: F401
+from jaxweb.nn import initializers  # noqa: F401,E402
