@@ -4,6 +4,7 @@ variances the fan rules promise."""
 import json
 import math
 import os
+import sys
 
 import numpy as np
 import pytest
@@ -14,8 +15,27 @@ import jaxweb.random as jr
 from jaxweb.nn import initializers as init
 from initializer_cases import CASES
 
-# Default device only: jaxweb.random's samplers are jitted, and jit's cache (pjit.py) keeps
-# constants on the device that traced them, so switching devices in one process breaks them.
+
+
+def _clear_random_jit_caches():
+    for name, mod in list(sys.modules.items()):
+        if name.startswith("jaxweb._src.random"):
+            for obj in list(vars(mod).values()):
+                if callable(getattr(obj, "clear_cache", None)):
+                    obj.clear_cache()
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _on_cpu():
+    """On the reference backend: random's threefry compiles ~100 kernels per shape, more
+    than the wasm runtime's instance budget for the whole suite affords (random itself is
+    checked per device by its own tests). jaxweb.random's samplers are jitted and jit's
+    cache keeps constants on the device that traced them, so the caches are cleared on
+    the way in and out, before anything else runs them on another device."""
+    _clear_random_jit_caches()
+    with jaxweb.default_device(jaxweb.devices("cpu")[0]):
+        yield
+    _clear_random_jit_caches()
 
 with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "jax_initializers_reference.json")) as _f:
     REF = json.load(_f)["cases"]
@@ -36,11 +56,11 @@ def test_matches_jax(case):
 
 def test_variance_scaling_statistics():
     key = jr.PRNGKey(0)
-    w = np.asarray(init.he_normal()(key, (200, 300)))
-    assert abs(w.std() - math.sqrt(2 / 200)) < 0.05 * math.sqrt(2 / 200)
-    assert np.abs(w).max() <= 2 * math.sqrt(2 / 200) / 0.87962566103423978 + 1e-6
-    u = np.asarray(init.glorot_uniform()(key, (100, 300)))
-    limit = math.sqrt(3 * 2 / 400)
+    w = np.asarray(init.he_normal()(key, (100, 240)))
+    assert abs(w.std() - math.sqrt(2 / 100)) < 0.05 * math.sqrt(2 / 100)
+    assert np.abs(w).max() <= 2 * math.sqrt(2 / 100) / 0.87962566103423978 + 1e-6
+    u = np.asarray(init.glorot_uniform()(key, (100, 240)))
+    limit = math.sqrt(3 * 2 / 340)
     assert np.abs(u).max() <= limit and np.abs(u).max() > 0.95 * limit
     q = np.asarray(init.orthogonal()(key, (4, 6)))
     np.testing.assert_allclose(q @ q.T, np.eye(4), atol=1e-5)
