@@ -15,10 +15,14 @@ from jaxweb._src.numpy import array_methods as _array_methods
 from jaxweb._src.api import *  # noqa: F401,F403  (grad, vmap, jit, ...)
 from jaxweb import tree_util, tree  # noqa: F401
 from jaxweb import numpy, lax, errors  # noqa: F401
+from jaxweb import random  # noqa: F401
+from jaxweb import nn  # noqa: F401
+from jaxweb import scipy  # noqa: F401
 
 _array_methods.install_all()
 
 __version__ = "0.1.0"
 __all__ = ["Array", "ShapedArray", "config", "default_backend", "default_device", "device_count",
-           "device_put", "devices", "enable_x64", "local_devices", "lax", "numpy", "tree",
+           "device_put", "devices", "enable_x64", "local_devices", "lax", "nn", "numpy", "random",
+           "scipy", "tree",
            "tree_util"]

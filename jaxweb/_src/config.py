@@ -26,6 +26,14 @@ _FLAGS: dict[str, Any] = {
     "jax_debug_nans": False,
     "jax_disable_jit": False,
     "jax_log_compiles": _env_bool("JAX_LOG_COMPILES"),
+    # jaxweb.random (JAX's defaults as of 0.10)
+    "jax_default_prng_impl": os.environ.get("JAX_DEFAULT_PRNG_IMPL") or "threefry2x32",
+    "jax_threefry_partitionable": not os.environ.get("JAX_THREEFRY_PARTITIONABLE", "1").strip().lower()
+    in ("0", "false", "no", "off"),
+    "jax_enable_custom_prng": _env_bool("JAX_ENABLE_CUSTOM_PRNG"),
+    "jax_legacy_prng_key": os.environ.get("JAX_LEGACY_PRNG_KEY") or "allow",
+    "jax_use_high_dynamic_range_gumbel": _env_bool("JAX_USE_HIGH_DYNAMIC_RANGE_GUMBEL"),
+    "jax_random_seed_offset": 0,
 }
 
 

@@ -206,8 +206,12 @@ class _Category:
 generic, number, integer, signedinteger, unsignedinteger, inexact, floating, complexfloating = (
     _Category(n) for n in ("generic", "number", "integer", "signedinteger",
                            "unsignedinteger", "inexact", "floating", "complexfloating"))
+# Extended dtypes (JAX's `jax.dtypes.extended`): typed PRNG key arrays (kind "K", see
+# jaxweb/_src/random/keys.py) are their only members.
+extended, prng_key = _Category("extended"), _Category("prng_key")
 _CATEGORIES = {generic: "biufc", number: "iufc", integer: "iu", signedinteger: "i",
-               unsignedinteger: "u", inexact: "fc", floating: "f", complexfloating: "c"}
+               unsignedinteger: "u", inexact: "fc", floating: "f", complexfloating: "c",
+               extended: "K", prng_key: "K"}
 
 
 def is_float(d: DType) -> bool:

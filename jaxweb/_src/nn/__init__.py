@@ -1,0 +1,1 @@
+"""Implementation of `jaxweb.nn`: activations, softmax family, attention, initializers."""

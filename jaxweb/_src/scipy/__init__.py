@@ -1,0 +1,1 @@
+"""Implementation of `jaxweb.scipy`: special functions and statistical distributions."""

@@ -1,0 +1,1 @@
+"""Implementation of `jaxweb.scipy.stats`: one module per distribution, as JAX's."""

@@ -1,0 +1,61 @@
+"""Record JAX's outputs for tests/nn_scipy_cases.py (run once with a JAX install:
+`/path/to/jax-python tests/data/record_jax_nn_scipy.py`); writes the JSON beside it."""
+import json
+import math
+import os
+import sys
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from nn_scipy_cases import CASES  # noqa: E402
+
+
+def build(a):
+    if isinstance(a, tuple):
+        return jnp.asarray(np.array(a[1], dtype=a[0]))
+    return a
+
+
+def lookup(path):
+    obj = jax
+    for part in path.split("."):
+        obj = getattr(obj, part)
+    return obj
+
+
+def enc(v):
+    v = float(v)
+    return "nan" if math.isnan(v) else ("inf" if v == math.inf else ("-inf" if v == -math.inf else v))
+
+
+def record(x):
+    x = jnp.asarray(x)
+    host = np.asarray(x)
+    vals = (host if host.dtype == bool else host.astype(np.float64)).tolist()
+    walk = lambda t: [walk(u) for u in t] if isinstance(t, list) else (t if isinstance(t, bool) else enc(t))
+    return {"dtype": str(x.dtype), "weak_type": bool(getattr(x, "weak_type", False)),
+            "shape": list(x.shape), "values": walk(vals)}
+
+
+out = {}
+for cid, path, args, kwargs, mode in CASES:
+    fn = lookup(path)
+    a = [build(v) for v in args]
+    kw = {k: (build(v) if isinstance(v, tuple) else v) for k, v in kwargs.items()}
+    try:
+        if mode == "value":
+            res = fn(*a, **kw)
+        else:
+            argnum = {"grad": 0, "gradarg1": 1, "gradarg2": 2}[mode]
+            axes = [0 if i == argnum else None for i in range(len(a))]
+            res = jax.vmap(jax.grad(lambda *xs: fn(*xs, **kw), argnums=argnum), in_axes=axes)(*a)
+        out[cid] = [record(r) for r in res] if isinstance(res, tuple) else record(res)
+    except Exception as e:  # noqa: BLE001
+        out[cid] = {"error": type(e).__name__, "message": str(e).split("\n")[0]}
+here = os.path.dirname(os.path.abspath(__file__))
+with open(os.path.join(here, "jax_nn_scipy_reference.json"), "w") as f:
+    json.dump({"jax_version": jax.__version__, "cases": out}, f, indent=0, sort_keys=True)
+print(len(out), "cases recorded with jax", jax.__version__)
