@@ -242,6 +242,11 @@ export function poolAttachMemory(mem) {
   for (const w of pool.workers) w.postMessage({ type: 'memory', mem, memory });
 }
 
+/** Drop instance `inst` in every worker (its module will not be called again). */
+export function poolRelease(inst) {
+  for (const w of pool.workers) w.postMessage({ type: 'release', handle: inst });
+}
+
 /** Instantiate module `mod` on memory `mem` in every worker, under the main thread's handle `inst`. */
 export function poolInstantiate(mod, inst, mem) {
   const module = get(modules, mod, 'module');

@@ -9,6 +9,7 @@ perform all of a schedule's allocations first (see `compiler.memory`).
 """
 from __future__ import annotations
 
+from collections import OrderedDict
 from typing import Any
 
 from ..compiler.kernel import DEFAULT_CAPS, Alloc, Call, Capabilities, Kernel, Run, Schedule
@@ -32,8 +33,12 @@ class Backend:
     software: bool = False
     capabilities: Capabilities = DEFAULT_CAPS
 
+    #: compiled programs kept by kernel text (least recently used ones go first; a program
+    #: also lives while a prepared schedule holds it)
+    max_programs = 2048
+
     def __init__(self) -> None:
-        self._programs: dict[str, Any] = {}
+        self._programs: OrderedDict[str, Any] = OrderedDict()
 
     def alloc(self, nbytes: int) -> Any:
         raise NotImplementedError
@@ -66,10 +71,20 @@ class Backend:
         raise NotImplementedError
 
     def program(self, kernel: Kernel) -> Any:
-        """Compile once per kernel text."""
-        p = self._programs.get(kernel.key)
-        if p is None:
-            p = self._programs[kernel.key] = self.compile(kernel)
+        """Compile once per kernel text (errors name the kernel and what it fused)."""
+        cache = self._programs
+        p = cache.get(kernel.key)
+        if p is not None:
+            cache.move_to_end(kernel.key)
+            return p
+        try:
+            p = self.compile(kernel)
+        except Exception as e:
+            e.add_note(f"while compiling kernel '{kernel.name}' for the {self.platform} device")
+            raise
+        cache[kernel.key] = p
+        if len(cache) > self.max_programs:
+            cache.popitem(last=False)
         return p
 
     def run(self, kernel: Kernel, out: Any, inputs: list[Any]) -> None:

@@ -97,17 +97,14 @@ def _typed(buf: np.ndarray, dt: dtypes.DType) -> np.ndarray:
 
 def _nested_extent(k: Kernel) -> int:
     """The most elements one output position's nested reductions hold at once."""
-    def extent(e: E.Expr, memo: dict) -> int:
-        if id(e) in memo:
-            return memo[id(e)]
-        inner = max((extent(s, memo) for s in e.src), default=1)
+    extent: dict[int, int] = {}
+    roots = list(k.outs) + ([k.body] if k.reduce_op else [])
+    for e in E.walk_all(roots):
+        inner = max((extent[id(s)] for s in e.src), default=1)
         if e.op == "reduce":
             inner *= prod(n for _, n in e.arg[1])
-        memo[id(e)] = inner
-        return inner
-    memo: dict = {}
-    roots = list(k.outs) + ([k.body] if k.reduce_op else [])
-    return max(extent(r, memo) for r in roots)
+        extent[id(e)] = inner
+    return max(extent[id(r)] for r in roots)
 
 
 def _index_env(shape, flat: np.ndarray, prefix: str, where: tuple) -> dict:

@@ -18,6 +18,7 @@ that threads split the first real axis.
 from __future__ import annotations
 
 import time
+import weakref
 from typing import Any
 
 from ..base import Backend
@@ -74,12 +75,21 @@ GEMM_PARALLEL_WORK = 1 << 22  # the same for matmul / conv (multiply-adds): they
 
 
 class Program:
-    __slots__ = ("handle", "rows", "size", "work", "nbytes_code", "codegen_s", "compile_s", "mode", "fallback")
+    """A compiled kernel or routine: its module handle, and how to call it. The module is
+    unloaded (`Runtime.unload`) when the last reference to the Program goes: the backend's
+    bounded cache and the prepared schedules that run it hold those."""
 
-    def __init__(self, handle, rows, size, nbytes_code, codegen_s, compile_s, mode=None, work=0, fallback=None):
+    __slots__ = ("handle", "rows", "size", "work", "nbytes_code", "codegen_s", "compile_s", "mode", "fallback",
+                 "__weakref__")
+
+    def __init__(self, handle, rows, size, nbytes_code, codegen_s, compile_s, mode=None, work=0, fallback=None,
+                 runtime=None):
         self.handle, self.rows, self.size, self.mode, self.work = handle, rows, size, mode, work
         self.fallback = fallback
         self.nbytes_code, self.codegen_s, self.compile_s = nbytes_code, codegen_s, compile_s
+        unload = getattr(runtime, "unload", None)
+        if handle is not None and unload is not None:
+            weakref.finalize(self, unload, handle)
 
 
 class WasmBackend(Backend):
@@ -92,8 +102,8 @@ class WasmBackend(Backend):
         self.allocator = Allocator(self.rt)
         self.stats = {"codegen_s": 0.0, "compile_s": 0.0, "kernels": 0}
         self.features = probe_features(self.rt)
-        if getattr(self.rt, "workers", 1) > 1:
-            self.features |= {"threads"}
+        if getattr(self.rt, "shared", False):
+            self.features |= {"shared_memory"}  # modules import the memory as shared
         gemm = GemmCaps(nr=8, conv=True) if "simd" in self.features else None
         self.capabilities = Capabilities(gemm=gemm)
 
@@ -114,6 +124,9 @@ class WasmBackend(Backend):
 
     def offset(self, handle: int, nbytes: int) -> int:
         return handle + nbytes
+
+    def copy(self, dst: int, src: int, nbytes: int) -> None:
+        self.rt.copy(dst, src, nbytes)
 
     def compile(self, kernel: Kernel | Routine) -> Program:
         if isinstance(kernel, Routine):
@@ -138,7 +151,7 @@ class WasmBackend(Backend):
         self._account(t1 - t0, t2 - t1)
         rows = kernel.shape[0] if kernel.shape else 1
         work = kernel.size * (prod(kernel.reduce_shape) if kernel.reduce_op else 1)
-        return Program(handle, rows, kernel.size, len(wasm), t1 - t0, t2 - t1, mode, work)
+        return Program(handle, rows, kernel.size, len(wasm), t1 - t0, t2 - t1, mode, work, runtime=self.rt)
 
     def _account(self, codegen_s: float, compile_s: float) -> None:
         self.stats["codegen_s"] += codegen_s
@@ -161,7 +174,7 @@ class WasmBackend(Backend):
         handle = self.rt.load(wasm)
         t2 = time.perf_counter()
         self._account(t1 - t0, t2 - t1)
-        return Program(handle, rows, r.size, len(wasm), t1 - t0, t2 - t1, r.routine, work)
+        return Program(handle, rows, r.size, len(wasm), t1 - t0, t2 - t1, r.routine, work, runtime=self.rt)
 
     def _split(self, program: Program, args: tuple) -> None:
         """run over the program's rows, split over the worker threads when it pays."""

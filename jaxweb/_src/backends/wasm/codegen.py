@@ -176,7 +176,7 @@ class Builder:
             f.get(2 + k).get(0).i32(inner * dt.itemsize).emit("i32.mul").emit("i32.add").set(self.optrs[k])
         self.compute_level(0)
         self.g_loop(0)
-        return _module(f, shared="threads" in self.features)
+        return _module(f, shared="shared_memory" in self.features)
 
     @property
     def optr(self) -> int:

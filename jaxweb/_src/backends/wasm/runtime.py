@@ -12,6 +12,8 @@ Contract (all sizes in bytes; pages are 64 KiB):
   function `run` taking only i32 parameters and returning nothing.
 - `load(wasm) -> int`: compile and instantiate against the runtime's memory;
   return a handle. Raise (any exception) if the bytes do not validate.
+- `unload(handle)`: the module will not be called again: release what it holds
+  (an engine may keep instances until a whole group of them can go).
 - `validate(wasm) -> bool`: whether the engine accepts the bytes (feature probes:
   SIMD128, relaxed SIMD). Never raises.
 - `call(handle, args)`: call export `run` with `args` (a tuple of ints, each
@@ -24,6 +26,9 @@ Contract (all sizes in bytes; pages are 64 KiB):
 - `max_pages`: the most pages the memory may reach (65536 = 4 GiB for wasm32; an
   engine may still refuse earlier, which `grow` reports).
 - `read(ptr, nbytes) -> bytes` and `write(ptr, data)`: copy out of / into memory.
+- `copy(dst, src, nbytes)`: copy within memory (memmove semantics).
+- `shared`: whether the memory is a shared one (modules then import it as shared,
+  with maximum 65536 pages).
 
 Threads (optional): the first two args of every kernel's `run` are the
 [start, end) range of its outermost loop, so disjoint ranges may run at once.

@@ -57,6 +57,17 @@ class PyodideRuntime:
         self._runs.append(shim.exportFunction(inst, "run"))
         return len(self._runs) - 1
 
+    def unload(self, handle: int) -> None:
+        """Drop the instance here and in the workers, so the engine can collect it."""
+        inst = self._instances[handle]
+        if inst is None:
+            return
+        self._instances[handle] = None
+        self._runs[handle] = None
+        if self.shared:
+            self._shim.poolRelease(inst)
+        self._shim.release("instance", inst)
+
     def call(self, handle: int, args: tuple) -> None:
         self._runs[handle](*[((a + (1 << 31)) % _I32) - (1 << 31) for a in args])
 
@@ -95,6 +106,11 @@ class PyodideRuntime:
         if nbytes:
             self._shim.readInto(self._mem, ptr, out)
         return bytes(out)
+
+    def copy(self, dst: int, src: int, nbytes: int) -> None:
+        assert 0 <= min(dst, src) and max(dst, src) + nbytes <= self.memory_size()
+        if nbytes:
+            self._shim.copyWithin(self._mem, dst, src, nbytes)
 
     def write(self, ptr: int, data) -> None:
         data = memoryview(data).cast("B")

@@ -1,12 +1,17 @@
 """The runtime protocol (see runtime.py) on wasmtime, for CPython.
 
-SIMD128 and relaxed SIMD are enabled. With `threads > 1` the linear memory is a
-`SharedMemory` and every worker thread has its own `Store` holding its own
-instances of the same compiled modules; `call_split` runs [start, end) chunks of
-a kernel's outermost loop on the workers at once (wasmtime-py calls through
-ctypes, which releases the GIL, so the threads really run in parallel). Reads
-and writes go through ctypes on the memory's base pointer (re-fetched after
-growth, since a non-shared memory may move).
+SIMD128 and relaxed SIMD are enabled. The linear memory is a `SharedMemory`, so
+instances in any `Store` can use it: every worker thread has its own stores
+holding its own instances of the same compiled modules, and `call_split` runs
+[start, end) chunks of a kernel's outermost loop on the workers at once
+(wasmtime-py calls through ctypes, which releases the GIL, so the threads really
+run in parallel). Reads and writes go through ctypes on the memory's base pointer.
+
+Instances are freed only with their store, so modules are loaded in generations of
+`GENERATION` handles, each generation with its own stores: when few of a retired
+generation's handles are still loaded (`unload` drops the others), those move to
+the current generation and the old stores go, freeing their instances. Compiling
+any number of kernels over time then keeps a bounded number of instances.
 """
 from __future__ import annotations
 
@@ -39,34 +44,43 @@ def default_threads() -> int:
     return max(1, min(4, os.cpu_count() or 1))
 
 
+GENERATION = 256  # handles loaded per generation of stores
+
+
+class _Generation:
+    __slots__ = ("live", "loaded", "stores", "funcs")
+
+    def __init__(self):
+        self.live: set[int] = set()   # handles loaded in this generation and not unloaded
+        self.loaded = 0
+        self.stores: dict[int, wasmtime.Store] = {}   # thread id -> store
+        self.funcs: dict[tuple, object] = {}           # (thread id, handle) -> exported run
+
+
 class WasmtimeRuntime:
     name = "wasmtime"
     max_pages = MAX_PAGES
+    shared = True
 
     def __init__(self, initial_pages: int = 16, threads: int | None = None):
         self.workers = default_threads() if threads is None else max(1, threads)
-        self.shared = self.workers > 1
         cfg = wasmtime.Config()
         cfg.wasm_simd = True
         cfg.wasm_relaxed_simd = True
         cfg.wasm_bulk_memory = True
-        cfg.wasm_threads = self.shared
-        cfg.shared_memory = self.shared
+        cfg.wasm_threads = True
+        cfg.shared_memory = True
         cfg.cranelift_opt_level = "speed"
         self.engine = wasmtime.Engine(cfg)
-        self.store = wasmtime.Store(self.engine)
-        if self.shared:
-            ty = wasmtime.MemoryType(wasmtime.Limits(initial_pages, MAX_PAGES), shared=True)
-            self.memory = _SharedMemory(self.engine, ty)
-            self._pool = ThreadPoolExecutor(self.workers - 1, thread_name_prefix="jaxweb-wasm")
-        else:
-            self.memory = wasmtime.Memory(self.store, wasmtime.MemoryType(wasmtime.Limits(initial_pages, None)))
-            self._pool = None
-        self._modules: list = []
-        self._stores: list = [self.store]
-        self._local = threading.local()
-        self._main = self._local.funcs = {}
-        self._local.store = self.store
+        ty = wasmtime.MemoryType(wasmtime.Limits(initial_pages, MAX_PAGES), shared=True)
+        self.memory = _SharedMemory(self.engine, ty)
+        self._pool = ThreadPoolExecutor(self.workers - 1, thread_name_prefix="jaxweb-wasm") \
+            if self.workers > 1 else None
+        self._modules: dict[int, wasmtime.Module] = {}
+        self._gen_of: dict[int, _Generation] = {}
+        self._current = _Generation()
+        self._next = 0
+        self._lock = threading.Lock()
         _LIVE.add(self)
 
     # -- modules
@@ -78,21 +92,55 @@ class WasmtimeRuntime:
             return False
 
     def load(self, wasm: bytes) -> int:
-        self._modules.append(wasmtime.Module(self.engine, wasm))
-        handle = len(self._modules) - 1
+        module = wasmtime.Module(self.engine, wasm)
+        with self._lock:
+            if self._current.loaded >= GENERATION:
+                self._current = _Generation()
+            handle, self._next = self._next, self._next + 1
+            self._modules[handle] = module
+            self._adopt(handle, self._current)
         self._func(handle)  # instantiate now on this thread: errors surface at load time
         return handle
 
+    def _adopt(self, handle: int, gen: _Generation) -> None:
+        gen.live.add(handle)
+        gen.loaded += 1
+        self._gen_of[handle] = gen
+
+    def unload(self, handle: int) -> None:
+        """Forget a module; its generation's stores go once few of its handles are left."""
+        with self._lock:
+            gen = self._gen_of.pop(handle, None)
+            self._modules.pop(handle, None)
+            if gen is None:
+                return
+            gen.live.discard(handle)
+            if gen is not self._current and len(gen.live) * 8 <= GENERATION:
+                for h in list(gen.live):  # the survivors move on: re-instantiated when next called
+                    self._adopt(h, self._current)
+                gen.live.clear()
+                gen.funcs.clear()
+                for store in gen.stores.values():
+                    store.close()
+                gen.stores.clear()
+
     def _func(self, handle: int):
-        loc = self._local
-        if not hasattr(loc, "funcs"):
-            loc.funcs, loc.store = {}, wasmtime.Store(self.engine)
-            self._stores.append(loc.store)
-        fn = loc.funcs.get(handle)
+        gen = self._gen_of[handle]
+        tid = threading.get_ident()
+        fn = gen.funcs.get((tid, handle))
+        store = gen.stores.get(tid)
         if fn is None:
-            inst = wasmtime.Instance(loc.store, self._modules[handle], [self.memory])
-            fn = loc.funcs[handle] = inst.exports(loc.store)["run"]
-        return fn, loc.store
+            if store is None:
+                store = gen.stores[tid] = wasmtime.Store(self.engine)
+            inst = wasmtime.Instance(store, self._modules[handle], [self.memory])
+            fn = gen.funcs[(tid, handle)] = inst.exports(store)["run"]
+        return fn, store
+
+    def instances(self) -> int:
+        """Instances alive now (in all stores)."""
+        gens = {id(g): g for g in self._gen_of.values()}
+        gens[id(self._current)] = self._current
+        return sum(len(g.funcs) for g in gens.values())
 
     # -- calls
     def call(self, handle: int, args: tuple) -> None:
@@ -114,24 +162,18 @@ class WasmtimeRuntime:
 
     # -- memory
     def memory_size(self) -> int:
-        if self.shared:
-            return self.memory.data_len()
-        return self.memory.data_len(self.store)
+        return self.memory.data_len()
 
     def grow(self, pages: int) -> int:
         try:
-            if self.shared:
-                self.memory.grow(pages)
-            else:
-                self.memory.grow(self.store, pages)
+            self.memory.grow(pages)
         except wasmtime.WasmtimeError as e:  # past the maximum, or the host is out of memory
             raise GrowError(f"the wasm memory ({self.memory_size()} bytes) cannot grow by "
                             f"{pages} pages: {e}") from None
         return self.memory_size()
 
     def _base(self) -> int:
-        ptr = self.memory.data_ptr() if self.shared else self.memory.data_ptr(self.store)
-        return ctypes.addressof(ptr.contents)
+        return ctypes.addressof(self.memory.data_ptr().contents)
 
     def read(self, ptr: int, nbytes: int) -> bytes:
         assert 0 <= ptr and ptr + nbytes <= self.memory_size()
@@ -142,14 +184,22 @@ class WasmtimeRuntime:
         assert 0 <= ptr and ptr + len(data) <= self.memory_size()
         ctypes.memmove(self._base() + ptr, data, len(data))
 
+    def copy(self, dst: int, src: int, nbytes: int) -> None:
+        assert 0 <= min(dst, src) and max(dst, src) + nbytes <= self.memory_size()
+        base = self._base()
+        ctypes.memmove(base + dst, base + src, nbytes)
+
     def close(self) -> None:
         """Release engine objects in dependency order (wasmtime-py cannot do it at
         interpreter exit, once its ffi module is torn down)."""
         if self._pool is not None:
             self._pool.shutdown(wait=True)
-        self._main.clear()
-        shared = [self.memory] if self.shared else []
-        for obj in self._modules + self._stores + shared + [self.engine]:
+        gens = {id(g): g for g in self._gen_of.values()}
+        gens[id(self._current)] = self._current
+        stores = [st for g in gens.values() for st in g.stores.values()]
+        for g in gens.values():
+            g.funcs.clear()
+        for obj in list(self._modules.values()) + stores + [self.memory, self.engine]:
             try:
                 obj.close()
             except Exception:

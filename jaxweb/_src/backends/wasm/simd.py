@@ -124,15 +124,32 @@ class VecEmitter:
         if self.acc is not None and n is self.acc:
             f.get(self.acc_vec[(u, self.rho)])
             return
-        key = (id(n), u, self.rho if id(n) in self.wdep else 0)
-        if key in self.memo:
-            f.get(self.memo[key])
-            return
-        self._compute(n, u)
-        loc = f.local("v128")
-        f.set(loc)
-        self.memo[key] = loc
-        f.get(loc)
+        key = self._key(n, u)
+        if key not in self.memo:
+            for m in self._pending(n, u):  # deepest first, so no recursion goes deeper than one node
+                self._compute(m, u)
+                loc = f.local("v128")
+                f.set(loc)
+                self.memo[self._key(m, u)] = loc
+        f.get(self.memo[key])
+
+    def _key(self, n: E.Expr, u: int) -> tuple:
+        return (id(n), u, self.rho if id(n) in self.wdep else 0)
+
+    def _pending(self, root: E.Expr, u: int) -> list:
+        """The vector nodes under `root` (root included) not computed yet, sources first."""
+        order, seen, stack = [], set(), [(root, False)]
+        while stack:
+            n, done = stack.pop()
+            if done:
+                order.append(n)
+                continue
+            if id(n) in seen or id(n) not in self.vdep or n is self.acc or self._key(n, u) in self.memo:
+                continue
+            seen.add(id(n))
+            stack.append((n, True))
+            stack.extend((s, False) for s in n.src)
+        return order
 
     def _splat_scalar(self, n: E.Expr) -> None:
         f = self.f

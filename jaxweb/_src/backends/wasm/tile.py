@@ -68,9 +68,9 @@ class Tile:
 
 
 def module(run: Func, features: frozenset) -> bytes:
-    """A kernel module exporting `run`, on a shared memory when threads are on."""
+    """A kernel module exporting `run`, importing the memory as shared when the runtime's is."""
     from .assembler import Module
-    shared = "threads" in features
+    shared = "shared_memory" in features
     m = Module(memory_pages=1, shared=shared, max_pages=65536 if shared else None)
     m.add(run, export="run")
     return m.encode()

@@ -1,0 +1,307 @@
+"""The compiler: fusion decisions (kernel counts), values against eager execution and
+numpy on every device, linear-time lowering, memory planning, donation, inspection."""
+import logging
+import time
+
+import numpy as np
+import pytest
+
+import jaxweb as jax
+import jaxweb.numpy as jnp
+from jaxweb import lax
+from jaxweb._src.compiler import graph
+from jaxweb._src.compiler.memory import live_bytes
+from jaxweb._src.compiler.schedule import schedule
+from jaxweb._src.device import default_device
+
+from kernel_count import count_kernels
+
+pytestmark = pytest.mark.on_every_device  # see conftest.py
+rng = np.random.default_rng(0)
+
+
+def randn(*shape):
+    return rng.standard_normal(shape).astype(np.float32)
+
+
+def compiled(f, *args):
+    return jax.jit(f).lower(*args).compile()
+
+
+def fused_kernels(f, *args) -> int:
+    """Kernels the scheduler made (before a backend's routines expand them)."""
+    return len(compiled(f, *args)._exe.schedule.kernels)
+
+
+def close(got, want, tol=2e-5):
+    np.testing.assert_allclose(np.asarray(got, np.float64), np.asarray(want, np.float64), rtol=tol, atol=tol)
+
+
+def softmax(x):
+    e = jnp.exp(x - x.max(-1, keepdims=True))
+    return e / e.sum(-1, keepdims=True)
+
+
+def layer_norm(x, g, b):
+    mu = x.mean(-1, keepdims=True)
+    var = ((x - mu) ** 2).mean(-1, keepdims=True)
+    return (x - mu) * lax.rsqrt(var + 1e-5) * g + b
+
+
+def adam(params, grads, m, v, lr=1e-3, b1=0.9, b2=0.999, eps=1e-8):
+    m = jax.tree.map(lambda m, g: b1 * m + (1 - b1) * g, m, grads)
+    v = jax.tree.map(lambda v, g: b2 * v + (1 - b2) * g * g, v, grads)
+    params = jax.tree.map(lambda p, m, v: p - lr * m / (jnp.sqrt(v) + eps), params, m, v)
+    return params, m, v
+
+
+def test_hypot_is_one_kernel():
+    x, y = randn(1000), randn(1000)
+    f = lambda x, y: jnp.sqrt(x ** 2 + y ** 2)
+    assert fused_kernels(f, x, y) == 1
+    close(jax.jit(f)(x, y), np.hypot(x, y))
+
+
+def test_dense_relu_is_one_kernel():
+    x, w, b = randn(32, 48), randn(48, 40), randn(40)
+    f = lambda x, w, b: jnp.maximum(x @ w + b, 0)
+    assert fused_kernels(f, x, w, b) == 1
+    close(jax.jit(f)(x, w, b), np.maximum(x @ w + b, 0), 1e-4)
+
+
+def test_softmax_and_layer_norm_take_at_most_two_kernels():
+    x, g, b = randn(64, 33), randn(33), randn(33)
+    assert fused_kernels(softmax, x) <= 2
+    assert fused_kernels(layer_norm, x, g, b) <= 2
+    e = np.exp(x - x.max(-1, keepdims=True))
+    close(jax.jit(softmax)(x), e / e.sum(-1, keepdims=True))
+    mu, var = x.mean(-1, keepdims=True), x.var(-1, keepdims=True)
+    close(jax.jit(layer_norm)(x, g, b), (x - mu) / np.sqrt(var + 1e-5) * g + b, 1e-4)
+
+
+def test_adam_update_is_one_multi_output_kernel_per_leaf():
+    params = {"w": randn(20, 30), "b": randn(30), "c": randn(3, 4, 5)}
+    grads = jax.tree.map(lambda p: p * 0.5 + 1, params)
+    m = jax.tree.map(lambda p: p * 0.1, params)
+    v = jax.tree.map(lambda p: np.abs(p) * 0.01, params)
+    sched = compiled(adam, params, grads, m, v)._exe.schedule
+    assert len(sched.kernels) == 3 and all(len(k.outs) == 3 for k in sched.kernels)
+    got = jax.jit(adam)(params, grads, m, v)
+    with jax.disable_jit():
+        want = adam(params, grads, m, v)
+    for a, b in zip(jax.tree.leaves(got), jax.tree.leaves(want)):
+        close(a, b)
+
+
+def _mlp_step(params, x, labels, lr=0.1):
+    def loss(params):
+        h = x
+        for w, b in params[:-1]:
+            h = jnp.maximum(h @ w + b, 0)
+        w, b = params[-1]
+        logits = h @ w + b
+        logp = logits - jnp.log(jnp.exp(logits - logits.max(-1, keepdims=True)).sum(-1, keepdims=True)) \
+            - logits.max(-1, keepdims=True)
+        return -jnp.mean(jnp.take_along_axis(logp, labels[:, None], axis=1))
+    value, grads = jax.value_and_grad(loss)(params)
+    return value, jax.tree.map(lambda p, g: p - lr * g, params, grads)
+
+
+def test_mnist_mlp_training_step_kernel_count():
+    sizes = [784, 256, 128, 10]
+    params = [(randn(m, n) * 0.05, np.zeros(n, np.float32)) for m, n in zip(sizes[:-1], sizes[1:])]
+    x, labels = randn(8, 784), rng.integers(0, 10, 8).astype(np.int32)
+    sched = compiled(_mlp_step, params, x, labels)._exe.schedule
+    # forward: 3 dense layers; loss: log-softmax + mean; backward: 2 masked matmuls per layer
+    # plus bias sums; SGD updates fused into the kernels producing the gradients where possible
+    assert len(sched.kernels) <= 16, [k.name for k in sched.kernels]
+    value, new = jax.jit(_mlp_step)(params, x, labels)
+    with jax.disable_jit():
+        want_value, want = _mlp_step(params, x, labels)
+    close(value, want_value, 1e-4)
+    for a, b in zip(jax.tree.leaves(new), jax.tree.leaves(want)):
+        close(a, b, 1e-4)
+
+
+def test_eager_ops_fuse_until_observed():
+    x = jnp.asarray(np.arange(100, dtype=np.float32))
+    with count_kernels() as ks:
+        y = x
+        for _ in range(100):
+            y = y + 1
+        v = np.asarray(y)
+    assert len(ks) == 1
+    np.testing.assert_array_equal(v, np.arange(100) + 100)
+
+
+def test_shared_reduction_is_computed_once():
+    """A row sum used by two kernels of different shapes is its own kernel, not recomputed."""
+    x = randn(30, 40)
+
+    def f(x):
+        s = x.sum(1)
+        return x / s[:, None], s[None, :] * jnp.ones((5, 1))
+    ks = compiled(f, x)._exe.schedule.kernels
+    from kernel_count import reduction_extents
+    assert sum(len(reduction_extents(k)) for k in ks) == 1
+    a, b = jax.jit(f)(x)
+    close(a, x / x.sum(1)[:, None])
+    close(b, np.broadcast_to(x.sum(1), (5, 30)), 1e-4)
+
+
+def test_deep_graphs_lower_in_linear_time():
+    """s = sin(s) + cos(s) shares s twice per step: a tree would double per step; the graph
+    and the kernel's text grow linearly."""
+    def chain(n):
+        def f(s):
+            for _ in range(n):
+                s = jnp.sin(s) + jnp.cos(s)
+            return s
+        return f
+    x = randn(16)
+    k16 = compiled(chain(16), x)._exe.schedule.kernels
+    k32 = compiled(chain(32), x)._exe.schedule.kernels
+    assert len(k16) == len(k32) == 1
+    assert len(k32[0].key) < 2.2 * len(k16[0].key)
+    deep = chain(100)
+    close(jax.jit(deep)(x), _np_chain(x, 100), 1e-4)
+
+
+def _np_chain(x, n):
+    s = x.astype(np.float64)
+    for _ in range(n):
+        s = np.sin(s) + np.cos(s)
+    return s
+
+
+def test_a_thousand_op_chain_schedules_without_recursion_limits():
+    x = jnp.asarray(randn(8))
+    y = x
+    for _ in range(1000):
+        y = y * 1.0001
+    close(y, np.asarray(x) * 1.0001 ** 1000, 1e-3)
+
+
+def test_jitted_20_layer_mlp_peak_memory_is_close_to_its_largest_live_set():
+    ws = [randn(64, 64) * 0.1 for _ in range(20)]
+    x = randn(256, 64)
+
+    def f(ws, x):
+        for w in ws:
+            x = jnp.tanh(x @ w)
+        return x.sum()
+    c = compiled(f, ws, x)
+    live = live_bytes(c._exe.schedule)
+    dev = default_device()
+    args = [jnp.asarray(w) for w in ws], jnp.asarray(x)
+    jax.block_until_ready(args)
+    before = dev.memory_stats()
+    c(*args).block_until_ready()
+    after = dev.memory_stats()
+    if "peak_bytes_in_use" in after and after["peak_bytes_in_use"] > before["peak_bytes_in_use"]:
+        assert after["peak_bytes_in_use"] - before["bytes_in_use"] <= 1.5 * live + 4096
+    assert live <= 3 * 256 * 64 * 4  # never more than a few activations at once
+
+
+def test_donated_arguments_are_reused_and_deleted():
+    p, g = jnp.asarray(randn(1000)), jnp.asarray(randn(1000))
+    step = jax.jit(lambda p, g: p - 0.5 * g, donate_argnums=0)
+    want = np.asarray(p) - 0.5 * np.asarray(g)
+    q = step(p, g)
+    close(q, want)
+    assert p.is_deleted()
+    with pytest.raises(RuntimeError, match="Array has been deleted"):
+        p + 1
+    exe = next(iter(jax._src.executable._CACHE[step.trace(q, g)].values()))
+    assert exe.schedule.reused
+
+
+def test_cost_analysis_and_compiled_text():
+    x, w = randn(16, 32), randn(32, 8)
+    c = compiled(lambda x, w: jnp.tanh(x @ w), x, w)
+    cost = c.cost_analysis()
+    assert cost["flops"] >= 2 * 16 * 32 * 8 and cost["bytes accessed"] >= (16 * 32 + 32 * 8 + 16 * 8) * 4
+    assert cost["kernels"] >= 1 and cost["transcendentals"] >= 16 * 8
+    assert "tanh" in c.as_text()
+    assert "dot_general" in jax.jit(lambda x, w: jnp.tanh(x @ w)).lower(x, w).as_text()
+
+
+def test_log_compiles_names_the_function(caplog):
+    jax.config.update("jax_log_compiles", True)
+    try:
+        with caplog.at_level(logging.WARNING, logger="jaxweb"):
+            def my_function(x):
+                return x * 3
+            jax.jit(my_function)(randn(7))
+    finally:
+        jax.config.update("jax_log_compiles", False)
+    assert any("Compiling my_function" in r.getMessage() for r in caplog.records)
+
+
+def test_binding_limit_cuts_wide_kernels():
+    from jaxweb._src.compiler.kernel import Capabilities
+    xs = [jnp.asarray(randn(4)) for _ in range(20)]
+    total = xs[0]
+    for x in xs[1:]:
+        total = total + x * 2.0
+    sched = schedule([total._node], Capabilities(max_buffers=6))
+    assert all(len(k.in_dtypes) + len(k.outs) <= 6 for k in sched.kernels)
+    close(total, np.asarray(xs[0]) + 2 * sum(np.asarray(x) for x in xs[1:]), 1e-4)
+
+
+def test_scan_runs_its_compiled_body_per_step_without_retracing():
+    traces = []
+
+    def body(c, x):
+        traces.append(1)
+        return c * 0.5 + x, c
+
+    @jax.jit
+    def f(c, xs):
+        return lax.scan(body, c, xs)
+    c0, xs = randn(3), randn(50, 3)
+    carry, ys = f(c0, xs)
+    ref_c, ref_ys = c0.astype(np.float64), []
+    for x in xs:
+        ref_ys.append(ref_c)
+        ref_c = ref_c * 0.5 + x
+    close(carry, ref_c, 1e-4)
+    close(ys, np.stack(ref_ys), 1e-4)
+    n = len(traces)
+    f(c0, xs)
+    assert len(traces) == n  # cached: neither traced nor scheduled again
+    assert n <= 2
+
+
+def test_graph_nodes_are_hash_consed():
+    x = jnp.asarray(randn(4))
+    a, b = jnp.sin(x) * 2, jnp.sin(x) * 2
+    assert a._node is b._node
+    assert graph.toposort([a._node])[-1] is a._node
+
+
+def test_compile_failures_name_the_kernel(monkeypatch):
+    backend = default_device().backend
+    orig = type(backend).compile
+
+    def broken(self, kernel):
+        raise ValueError("codegen exploded")
+    monkeypatch.setattr(type(backend), "compile", broken)
+    try:
+        with pytest.raises(ValueError) as ei:
+            jax.jit(lambda x: jnp.exp(x) * 7.5 + 1.25)(randn(9)).block_until_ready()
+    finally:
+        monkeypatch.setattr(type(backend), "compile", orig)
+    notes = " ".join(getattr(ei.value, "__notes__", []))
+    assert "exp" in notes and "compiling kernel" in notes
+
+
+def test_eager_per_op_cost_stays_flat(monkeypatch):
+    """Not a timing test: the work per eager op (graph nodes built) is constant."""
+    x = jnp.asarray(randn(10))
+    y = x
+    n0 = len(graph._CACHE)
+    for _ in range(200):
+        y = y + 1.0
+    assert len(graph._CACHE) - n0 <= 3 * 200
+    time.sleep(0)
