@@ -58,7 +58,7 @@ def test_module_runs():
     f.f32(2.5).emit("f32.mul").mem("f32.store")
     f.get(i).i32(1).emit("i32.add").set(i).br(0)
     f.end().end()
-    m = Module()
+    m = Module(memory_pages=1, shared=rt.shared, max_pages=65536 if rt.shared else None)
     m.add(f, export="run")
     h = rt.load(m.encode())
     import struct

@@ -173,7 +173,9 @@ class KernelLowering:
         if self.realize or self.split:
             return None
         self._check_reductions(outs)
-        if self.realize:
+        self.split += [n for n in self.realize if id(n) in self._member_ids]  # to its own kernel
+        self.realize = [n for n in self.realize if id(n) not in self._member_ids]
+        if self.realize or self.split:
             return None
         k = self._canonical(outs, name)
         if not self.nested_reduce:

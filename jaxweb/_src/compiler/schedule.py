@@ -83,6 +83,10 @@ def schedule(outputs: Sequence[Node], caps: Capabilities = DEFAULT_CAPS,
         more |= _recomputed_reductions(lowered[tuple(map(id, m))][0] for m in groups if m[0].op != "call")
         more -= realized
         if not more and not split - alone:
+            if len(kernels) != len(groups):  # a kernel that cannot be built as asked: a compiler bug
+                failed = [m for m in groups if not any(k[1] is m for k in kernels)]
+                raise AssertionError(f"scheduler: cannot build kernel {failed[0][0].tag} "
+                                     f"({[n.op for n in failed[0]]})")
             break
         realized |= more
         alone |= split
