@@ -64,7 +64,8 @@ def ensure_jaxjs() -> Path:
     return dist
 
 
-def run_page(sizes: list[int], reps: int, rounds: int, timeout: float, extra: str = "") -> dict:
+def run_page(sizes: list[int], reps: int, rounds: int, timeout: float, extra: str = "",
+             page: str = "index.html") -> dict:
     dist = ensure_jaxjs()
     pyodide_dir = serve.ensure_pyodide(offline=False)
     wheel = serve.build_wheel(serve.CACHE / "wheels", offline=True)
@@ -73,7 +74,7 @@ def run_page(sizes: list[int], reps: int, rounds: int, timeout: float, extra: st
     driver = harness._chrome()
     srv = serve.start("127.0.0.1", 0, mounts)
     try:
-        driver.get(f"{srv.url}index.html?sizes={','.join(map(str, sizes))}&reps={reps}&rounds={rounds}{extra}")
+        driver.get(f"{srv.url}{page}?sizes={','.join(map(str, sizes))}&reps={reps}&rounds={rounds}{extra}")
         return harness.page_result(driver, "__benchResult", timeout, poll=0.5)
     finally:
         driver.quit()

@@ -305,3 +305,25 @@ def test_eager_per_op_cost_stays_flat(monkeypatch):
         y = y + 1.0
     assert len(graph._CACHE) - n0 <= 3 * 200
     time.sleep(0)
+
+
+def test_donated_memory_taken_by_any_output_of_a_multi_output_kernel():
+    """An output written into a donated input's memory must not change what the kernel's
+    other outputs read of that input (all values are computed before anything is stored)."""
+    P, G, M, V = (np.abs(randn(64, 40)) for _ in range(4))
+
+    def upd(p, g, m, v):
+        m = 0.9 * m + 0.1 * g
+        v = 0.999 * v + 0.001 * g * g
+        return m, v, p - 1e-3 * m / (jnp.sqrt(v) + 1e-8)
+    want = None
+    for donate in [(), (0,), (0, 2, 3), (2,)]:
+        f = jax.jit(upd, donate_argnums=donate)
+        p, g, m, v = (jnp.asarray(a) for a in (P, G, M, V))
+        for _ in range(3):
+            m, v, p = f(p, g, m, v)
+        got = [np.asarray(a) for a in (m, v, p)]
+        if want is None:
+            want = got
+        for a, b in zip(got, want):
+            np.testing.assert_array_equal(a, b)

@@ -23,7 +23,7 @@ from typing import Any, Sequence
 
 from .. import dtypes
 from . import expr as E
-from .gemm import F32, GemmCaps, GemmSpec, Temp, affine, remap_loads
+from .gemm import F32, GemmCaps, GemmSpec, Temp, affine, epilogue, remap_loads
 from .kernel import Kernel, Routine, gidx
 
 
@@ -82,7 +82,7 @@ def _names(e: E.Expr) -> set:
 def _factor(kernel: Kernel, nr: int) -> _Factors | None:
     """W (an affine load) and the X factor of a 2-D conv-shaped kernel, or None."""
     if (kernel.reduce_op != "add" or len(kernel.shape) != 4 or len(kernel.reduce_shape) != 3
-            or len(kernel.outs) != 1 or kernel.body.dtype is not F32):
+            or kernel.body.dtype is not F32):
         return None
     nb, co, ho, wo = kernel.shape
     ci, kh, kw = kernel.reduce_shape
@@ -231,7 +231,7 @@ def _im2col(f: _Factors, mm: GemmSpec, ins: Sequence[Any], name: str) -> tuple[K
     return kern, k_ins
 
 
-def expand(kernel: Kernel, ins: Sequence[Any], out: Any, caps: GemmCaps) -> list | None:
+def expand(kernel: Kernel, ins: Sequence[Any], outs: Sequence[Any], caps: GemmCaps) -> list | None:
     """The launches running conv kernel `kernel` on the routines, or None."""
     f = _factor(kernel, caps.nr)
     if f is None:
@@ -251,24 +251,19 @@ def expand(kernel: Kernel, ins: Sequence[Any], out: Any, caps: GemmCaps) -> list
     else:
         return None
     staged = Temp(k.size, F32)
-    return [(k, [staged], k_ins)] + _finish(kernel, routine, [ins[f.w_slot], staged], ins, out, stride, rows, width)
+    return [(k, [staged], k_ins)] + _finish(kernel, routine, [ins[f.w_slot], staged], ins, outs, stride, rows, width)
 
 
-def _finish(kernel: Kernel, routine: Routine, operands: list, ins: Sequence[Any], out: Any, stride: int,
-            rows: int, width: int) -> list:
-    """The routine's launch, writing `out` directly, or a temporary C `stride` wide that an
-    epilogue kernel reads as the accumulator (C row r = the output's rows of `width`)."""
-    value = kernel.outs[0]
-    if value is E.acc(F32) and stride == width:
-        return [(routine, [out], operands)]
+def _finish(kernel: Kernel, routine: Routine, operands: list, ins: Sequence[Any], outs: Sequence[Any],
+            stride: int, rows: int, width: int) -> list:
+    """The routine's launch, writing the output directly, or a temporary C `stride` wide that
+    an epilogue kernel reads as the accumulator (C row r = the output's rows of `width`)."""
+    if len(kernel.outs) == 1 and kernel.outs[0] is E.acc(F32) and stride == width:
+        return [(routine, [outs[0]], operands)]
     c_val = Temp(rows * stride, F32)
     g = gidx(kernel.shape)
     flat = E.const(0, dtypes.int32)
     for i, n in zip(g, kernel.shape):
         flat = flat * n + i
     index = (flat // width) * stride + flat % width if stride != width else flat
-    used = sorted({n.arg for n in E.walk(value) if n.op == "load"})
-    body = remap_loads(value, {s: 1 + i for i, s in enumerate(used)}, {id(E.acc(F32)): E.load(0, F32, index)})
-    k_ins = [c_val] + [ins[s] for s in used]
-    k = Kernel(kernel.shape, body, None, tuple(v.dtype for v in k_ins), name=f"{kernel.name}_epilogue")
-    return [(routine, [c_val], operands), (k, [out], k_ins)]
+    return [(routine, [c_val], operands), epilogue(kernel, c_val, index, ins, outs)]

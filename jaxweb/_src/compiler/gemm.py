@@ -134,7 +134,7 @@ class _Match:
 def match(kernel: Kernel, caps: GemmCaps) -> _Match | None:
     """The GEMM description of `kernel`, or None."""
     if (kernel.reduce_op != "add" or len(kernel.shape) not in (2, 3) or len(kernel.reduce_shape) != 1
-            or len(kernel.outs) != 1 or kernel.body.dtype is not F32 or kernel.body.op != "mul"):
+            or kernel.body.dtype is not F32 or kernel.body.op != "mul"):
         return None
     *batch, M, N = kernel.shape
     nb = batch[0] if batch else 1
@@ -194,8 +194,8 @@ def _sub_kernel(shape: tuple, expr: E.Expr, rename: dict[str, E.Expr], ins: Sequ
     return Kernel(shape, body, None, in_dtypes, name=name), inputs
 
 
-def expand(kernel: Kernel, ins: Sequence[Any], out: Any, caps: GemmCaps) -> list | None:
-    """The launches running `kernel` (inputs `ins`, output `out`: schedule values) on the
+def expand(kernel: Kernel, ins: Sequence[Any], outs: Sequence[Any], caps: GemmCaps) -> list | None:
+    """The launches running `kernel` (inputs `ins`, outputs `outs`: schedule values) on the
     GEMM routine, as (program, outs, ins) triples, or None if it is not a GEMM."""
     m = match(kernel, caps)
     if m is None:
@@ -218,22 +218,27 @@ def expand(kernel: Kernel, ins: Sequence[Any], out: Any, caps: GemmCaps) -> list
         launches.append((k, [b_val], k_ins))
     else:
         b_val = ins[m.b.arg]
-    value = kernel.outs[0]
-    direct = value is E.acc(F32) and spec.N8 == spec.N
-    c_val = out if direct else Temp(nb * spec.M * spec.N8, F32)
+    direct = len(kernel.outs) == 1 and kernel.outs[0] is E.acc(F32) and spec.N8 == spec.N
+    c_val = outs[0] if direct else Temp(nb * spec.M * spec.N8, F32)
     launches.append((Routine("gemm_f32", spec, (F32, F32), (F32,), nb * spec.M * spec.N,
                              f"{kernel.name}_gemm"), [c_val], [a_val, b_val]))
     if not direct:
         g = gidx(kernel.shape)
         row = (g[0] * spec.M + g[1]) if nb > 1 else g[0]
-        acc_load = E.load(0, F32, row * spec.N8 + g[-1])
-        used = sorted({n.arg for n in E.walk(value) if n.op == "load"})
-        slots = {s: 1 + i for i, s in enumerate(used)}
-        body = remap_loads(value, slots, {id(E.acc(F32)): acc_load})
-        k_ins = [c_val] + [ins[s] for s in used]
-        k = Kernel(kernel.shape, body, None, tuple(v.dtype for v in k_ins), name=f"{kernel.name}_epilogue")
-        launches.append((k, [out], k_ins))
+        launches.append(epilogue(kernel, c_val, row * spec.N8 + g[-1], ins, outs))
     return launches
+
+
+def epilogue(kernel: Kernel, c_val: Any, index: E.Expr, ins: Sequence[Any], outs: Sequence[Any]) -> tuple:
+    """The launch computing `kernel`'s outputs from its accumulator, read from C at `index`."""
+    acc_load = E.load(0, F32, index)
+    used = sorted({n.arg for o in kernel.outs for n in E.walk(o) if n.op == "load"})
+    slots = {s: 1 + i for i, s in enumerate(used)}
+    stored = tuple(remap_loads(o, slots, {id(E.acc(F32)): acc_load}) for o in kernel.outs)
+    k_ins = [c_val] + [ins[s] for s in used]
+    k = Kernel(kernel.shape, None, None, tuple(v.dtype for v in k_ins), name=f"{kernel.name}_epilogue",
+               outs=stored)
+    return k, list(outs), k_ins
 
 
 def pack_kernel(spec: GemmSpec, b: E.Expr, names: tuple, ins: Sequence[Any], name: str) -> tuple[Kernel, list]:

@@ -63,6 +63,7 @@ class KernelLowering:
         self._fn_stack: list[tuple] = []
         self._names = 0
         self.tags: dict[str, None] = {}  # the primitives fused here, in order (the kernel's name)
+        self._region: dict[int, Node] = {}  # the graph nodes this kernel lowers, by id
 
     # ------------------------------------------------------------ reading nodes
     def slot(self, node: Node) -> int:
@@ -125,6 +126,7 @@ class KernelLowering:
         """(the (node, index, valid) values `n` needs, a function building its expression)."""
         op = n.op
         self.tags[n.tag] = None
+        self._region[id(n)] = n
         if op == "const":
             return [], lambda xs: E.const(n.arg, n.dtype)
         if self._is_load(n, ix, v):
@@ -173,6 +175,7 @@ class KernelLowering:
         if self.realize or self.split:
             return None
         self._check_reductions(outs)
+        self._check_recomputation(outs)
         self.split += [n for n in self.realize if id(n) in self._member_ids]  # to its own kernel
         self.realize = [n for n in self.realize if id(n) not in self._member_ids]
         if self.realize or self.split:
@@ -200,6 +203,40 @@ class KernelLowering:
             if prod(self.shape[:level]) > max(node.size, 1):
                 self.realize.append(node)  # computed more often than it has elements
 
+    def _check_recomputation(self, outs: list[E.Expr]) -> None:
+        """Costly fused values (transcendental functions, divisions) evaluated many times
+        more often than they have elements — a softmax gradient read inside a matrix
+        product's loop — become buffers: the outermost such node of each fused chain."""
+        trips = _trip_counts(outs, self.shape)
+        costly = _costly(outs)
+        evals: dict[int, int] = {}
+        for key, e in self.memo.items():
+            if costly.get(id(e)) and id(e) in trips:
+                evals[key[0]] = evals.get(key[0], 0) + trips[id(e)]
+        nodes = self._region
+        flagged = {nid for nid, t in evals.items() if nid in nodes and nodes[nid].op != "view"
+                   and t > RECOMPUTE_LIMIT * max(nodes[nid].size, 1) and not self._is_input(nodes[nid])}
+        if not flagged:
+            return
+        users: dict[int, list] = {}
+        for n in nodes.values():
+            for src in n.src:
+                users.setdefault(id(src), []).append(n)
+
+        def used_by_flagged(nid: int) -> bool:
+            stack = list(users.get(nid, ()))
+            while stack:
+                u = stack.pop()
+                if id(u) in flagged:
+                    return True
+                if u.op == "view":
+                    stack.extend(users.get(id(u), ()))
+            return False
+        self.realize += [nodes[nid] for nid in flagged if not used_by_flagged(nid)]
+
+    def _is_input(self, n: Node) -> bool:
+        return n.op in ("buffer", "const") or id(n) in self._member_ids or id(n) in self.stored
+
     def _canonical(self, outs: list[E.Expr], name: str) -> Kernel:
         """A kernel whose one reduction over the full index space is its top-level one (the
         form the fast backend paths know); other reductions stay nested expressions."""
@@ -221,6 +258,43 @@ class KernelLowering:
         stored = tuple(E.substitute(o, {id(r): acc}) for o in outs)
         return Kernel(self.shape, body, None, in_dtypes, tuple(q.arg[1] for q in ranges), r.arg[0],
                       name=name, outs=stored)
+
+
+#: a costly fused value evaluated this many times more often than it has elements is computed once
+RECOMPUTE_LIMIT = 8
+_COSTLY = frozenset("""exp exp2 log log1p expm1 sqrt rsqrt cbrt sin cos tan asin acos atan sinh cosh tanh
+asinh acosh atanh erf erfc erf_inv lgamma digamma logistic pow atan2 div rem""".split())
+
+
+def _costly(roots) -> dict[int, bool]:
+    """id(expr) -> whether its value needs a costly op (not counting what a load reads)."""
+    out: dict[int, bool] = {}
+    for e in E.walk_all(roots):
+        out[id(e)] = (e.dtype.kind == "f" and e.op in _COSTLY) or (
+            e.op != "load" and any(out[id(s)] for s in e.src))
+    return out
+
+
+def _trip_counts(roots, shape: Sequence[int]) -> dict[int, int]:
+    """id(expr) -> how often a loop nest evaluates it when every value is computed at the
+    shallowest loop its indices allow: the product of the loops down to its deepest index
+    (a nested reduction's indices run inside the loop it is computed in)."""
+    free = free_indices(roots)
+    g_level = {f"g{i}": i for i in range(len(shape))}
+    ranges: dict[str, int] = {}
+    for e in E.walk_all(roots):
+        if e.op == "reduce":
+            ranges.update(dict(e.arg[1]))
+    out: dict[int, int] = {}
+    for e in E.walk_all(roots):
+        names = free[id(e)]
+        deepest = max((g_level[x] for x in names if x in g_level), default=-1)
+        n = prod(shape[:deepest + 1])
+        for x in names:
+            if x not in g_level:
+                n *= ranges.get(x, 1)
+        out[id(e)] = n
+    return out
 
 
 def _outer_reduces(roots: list[E.Expr]) -> list[E.Expr]:

@@ -95,7 +95,7 @@ def schedule(outputs: Sequence[Node], caps: Capabilities = DEFAULT_CAPS,
     for k, members, ins in kernels:
         expanded = None
         if caps.gemm is not None and isinstance(k, Kernel):
-            expanded = gemm.expand(k, ins, members[0], caps.gemm) or conv.expand(k, ins, members[0], caps.gemm)
+            expanded = gemm.expand(k, ins, members, caps.gemm) or conv.expand(k, ins, members, caps.gemm)
         launches.extend(expanded if expanded is not None else [(k, members, ins)])
     return memory.plan(launches, outputs, [k for k, _, _ in kernels])
 

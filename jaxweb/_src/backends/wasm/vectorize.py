@@ -156,10 +156,13 @@ def vector_g_loops(b, var: int, hi) -> None:
         def body(U):
             ve.reset()
             for u in range(U):  # independent chains for instruction-level parallelism
-                for optr, value in zip(b.optrs, plan.values):
-                    f.get(optr)
+                vals = []
+                for value in plan.values:  # every value before any store: an output may be an input's memory
                     ve.push(value, u)
-                    f.mem("v128.store", offset=16 * u, align=2)
+                    vals.append(f.local("v128"))
+                    f.set(vals[-1])
+                for optr, val in zip(b.optrs, vals):
+                    f.get(optr).get(val).mem("v128.store", offset=16 * u, align=2)
             for optr in b.optrs:
                 f.get(optr).i32(16 * U).emit("i32.add").set(optr)
         b.reset_optr()
