@@ -12,6 +12,7 @@ import inspect
 from typing import Any, Callable, Sequence
 
 from . import core, dtypes
+from .array import Array
 from .api_util import (OutStore, abstractify, argnums_spec, as_array, check_jit_args, flatten_fun,
                        flatten_fun_nokwargs, normalize_argnums, split_argnums)
 from .checkpoint import checkpoint, checkpoint_policies, remat
@@ -510,11 +511,15 @@ class _Jitted:
         return self if obj is None else functools.partial(self, obj)
 
     def _jaxpr(self, args: tuple, kwargs: dict) -> tuple[ClosedJaxpr, Any, list]:
-        f_dyn, dyn_args, dyn_kwargs, static = _static_split(
-            self._fun, args, kwargs, self._static_argnums, self._static_argnames)
-        check_jit_args(self._fun, args, kwargs, self._static_argnums, self._static_argnames)
+        if self._static_argnums or self._static_argnames:
+            f_dyn, dyn_args, dyn_kwargs, static = _static_split(
+                self._fun, args, kwargs, self._static_argnums, self._static_argnames)
+        else:
+            f_dyn, dyn_args, dyn_kwargs, static = self._fun, args, kwargs, ((), ())
         flat, in_tree = tree_flatten((dyn_args, dyn_kwargs))
-        flat = [as_array(x) for x in flat]
+        if not all(type(x) is Array or isinstance(x, core.Tracer) for x in flat):
+            check_jit_args(self._fun, args, kwargs, self._static_argnums, self._static_argnames)
+            flat = [as_array(x) for x in flat]
         try:
             # static values with their types: 1, True and 1.0 are equal but trace differently
             typed = tuple(tuple((k, type(v), v) for k, v in part) for part in static)

@@ -1,7 +1,7 @@
 """Devices, buffers and the backend registry.
 
 A `Device` pairs a platform name with a Backend instance. `Buffer` owns device
-memory and frees it when the last Python reference dies (weakref.finalize): users
+memory and frees it when the last Python reference dies (`__del__`): users
 never dispose anything. Backends register a factory with a priority; the default
 device is the highest-priority available one that is not a software fallback,
 unless `jax_platforms` (or JAXWEB_PLATFORMS / JAX_PLATFORMS) names platforms.
@@ -9,7 +9,6 @@ unless `jax_platforms` (or JAXWEB_PLATFORMS / JAX_PLATFORMS) names platforms.
 from __future__ import annotations
 
 import contextlib
-import weakref
 from typing import Any, Callable, Iterator
 
 from . import config as _config
@@ -46,18 +45,27 @@ class Buffer:
     Raises `ResourceExhaustedError` (RESOURCE_EXHAUSTED) when it does not fit,
     naming `dtype[size]` and `context` (the operation and its shape, say)."""
 
-    __slots__ = ("device", "handle", "dtype", "size", "nbytes", "_fin", "__weakref__")
+    __slots__ = ("device", "handle", "dtype", "size", "nbytes", "_owned", "__weakref__")
 
     def __init__(self, device: Device, size: int, dtype: DType, context: str | None = None,
                  handle: Any = None):
         self.device, self.dtype, self.size = device, dtype, size
         self.nbytes = size * dtype.itemsize
+        self._owned = False
         self.handle = _memory.alloc(device, self.nbytes, dtype, size, context) if handle is None else handle
-        self._fin = weakref.finalize(self, _memory.free, device, self.handle, self.nbytes)
+        self._owned = True
 
     def release(self) -> None:
         """Give up the memory without freeing it (another Buffer has taken it over: donation)."""
-        self._fin.detach()
+        self._owned = False
+
+    def __del__(self) -> None:
+        if self._owned:
+            self._owned = False
+            try:
+                _memory.free(self.device, self.handle, self.nbytes)
+            except Exception:  # interpreter shutdown: the runtime may be gone already
+                pass
 
     @staticmethod
     def adopt(device: Device, handle: Any, size: int, dtype: DType) -> "Buffer":

@@ -279,10 +279,32 @@ def _node_of(x: Any) -> tuple[Any, DType | None]:
     return dtype(x), None
 
 
+_RESULT_TYPES: dict[tuple, tuple] = {}  # (x64, per-argument kind) -> (dtype, weak): eager ops ask often
+
+
+def _memo_key(x: Any) -> Any:
+    t = type(x)
+    if t is builtins.int or t is builtins.float or t is builtins.bool or t is builtins.complex:
+        return t
+    aval = getattr(x, "aval", None)
+    dt = getattr(aval, "dtype", None)
+    return (dt, aval.weak_type) if isinstance(dt, DType) else None
+
+
 def result_type(*args: Any, return_weak_type_flag: bool = False):
     """JAX's `jnp.result_type`: promotion with weak types, then canonicalization."""
     if not args:
         raise ValueError("at least one array or dtype is required")
+    key = (config.read("jax_enable_x64"),) + tuple(_memo_key(a) for a in args)
+    hit = _RESULT_TYPES.get(key) if None not in key else None
+    if hit is None:
+        hit = _result_type(args)
+        if None not in key and len(_RESULT_TYPES) < 4096:
+            _RESULT_TYPES[key] = hit
+    return hit if return_weak_type_flag else hit[0]
+
+
+def _result_type(args: tuple) -> tuple:
     nodes = [_node_of(a)[0] for a in args]
     lub = _least_upper_bound(nodes)
     weak = isinstance(lub, builtins.str)
@@ -290,7 +312,7 @@ def result_type(*args: Any, return_weak_type_flag: bool = False):
         out = {"i*": default_int(), "f*": default_float(), "c*": default_complex()}[lub]
     else:
         out = canonicalize_dtype(lub)
-    return (out, weak) if return_weak_type_flag else out
+    return out, weak
 
 
 def promote_types(a: Any, b: Any) -> DType:

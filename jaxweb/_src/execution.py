@@ -24,7 +24,6 @@ from .compiler import graph
 from .compiler.graph import Input, Node
 from .compiler.kernel import Schedule
 from .compiler.schedule import schedule
-from .compiler.shapetracker import ShapeTracker
 from .device import Buffer, Device
 
 #: ops queued on a device before its queue is flushed regardless of observation
@@ -130,6 +129,5 @@ def wrap_outputs(device: Device, sched: Schedule, got: dict, inputs: list[Buffer
             buf = inputs[spec.buf] if spec.buf < n_in else Buffer.adopt(device, got[spec.buf], spec.buf_size,
                                                                          spec.dtype)
             base = made[spec.buf] = graph.buffer(buf)
-        st = spec.st if spec.st is not None else ShapeTracker.from_shape((base.shape[0],)).reshape(spec.shape)
-        out.append(graph.view(base, st))
+        out.append(graph.view(base, spec.view()))
     return out

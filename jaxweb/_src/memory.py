@@ -86,10 +86,15 @@ def _tracks_itself(backend: Any) -> bool:
 
 def host_memory_bytes() -> int:
     """Physical memory of this machine (0 where the OS does not say)."""
-    try:
-        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
-    except (AttributeError, ValueError, OSError):
-        return 0
+    if not _HOST:
+        try:
+            _HOST.append(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES"))
+        except (AttributeError, ValueError, OSError):
+            _HOST.append(0)
+    return _HOST[0]
+
+
+_HOST: list[int] = []
 
 
 def _host_available() -> int:

@@ -204,6 +204,12 @@ class OutSpec:
     st: ShapeTracker | None = None
     const: Any = None
 
+    def view(self) -> ShapeTracker:
+        """How the output reads its buffer (made once: every call of a program needs it)."""
+        if self.st is None:
+            self.st = ShapeTracker.from_shape((self.buf_size,)).reshape(self.shape)
+        return self.st
+
 
 @dataclass
 class Schedule:

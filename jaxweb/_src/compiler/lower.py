@@ -207,8 +207,10 @@ class KernelLowering:
         """Costly fused values (transcendental functions, divisions) evaluated many times
         more often than they have elements — a softmax gradient read inside a matrix
         product's loop — become buffers: the outermost such node of each fused chain."""
-        trips = _trip_counts(outs, self.shape)
         costly = _costly(outs)
+        if not any(costly.values()):
+            return
+        trips = _trip_counts(outs, self.shape)
         evals: dict[int, int] = {}
         for key, e in self.memo.items():
             if costly.get(id(e)) and id(e) in trips:

@@ -60,7 +60,7 @@ def broadcast_to_shape(x: Any, shape: tuple[int, ...]) -> Any:
     if aval.shape == shape:
         return x
     if type(x) is Array and x.is_const() and _eager((x,)):  # a constant stays one: no dispatch
-        return Array.constant(aval.update(shape=shape), x.device, x._const)
+        return _constant(aval.update(shape=shape), x.device, x._const)
     nd = len(shape)
     dims = tuple(range(nd - aval.ndim, nd))
     squeeze = [i for i, (d, n) in enumerate(zip(aval.shape, shape[nd - aval.ndim:])) if d != n and d != 1]
@@ -94,7 +94,20 @@ def promote_dtypes(*args: Any) -> list:
 
 def _scalar_const(v: Any, dt: dtypes.DType, weak: bool) -> Array:
     """A Python scalar operand as the constant Array convert_element_type would give."""
-    return Array.constant(core.ShapedArray((), dt, weak), default_device(), coerce_scalar(v, dt))
+    return _constant(core.ShapedArray((), dt, weak), default_device(), coerce_scalar(v, dt))
+
+
+_CONSTANTS: dict[tuple, Array] = {}  # operands' constants, shared (eager code makes the same ones often)
+
+
+def _constant(aval: core.ShapedArray, device: Any, value: Any) -> Array:
+    key = (aval, id(device), type(value), repr(value))
+    a = _CONSTANTS.get(key)
+    if a is None:
+        if len(_CONSTANTS) >= 512:
+            _CONSTANTS.clear()
+        a = _CONSTANTS[key] = Array.constant(aval, device, value)
+    return a
 
 
 def promote_args(name: str, *args: Any) -> list:
