@@ -7,3 +7,7 @@ from .reductions import *  # noqa: F401,F403
 from .linalg_ops import *  # noqa: F401,F403
 from .sorting import *  # noqa: F401,F403
 from .fileio import *  # noqa: F401,F403
+from .selection import *  # noqa: F401,F403
+from .bessel import *  # noqa: F401,F403
+from .windows import *  # noqa: F401,F403
+from .polynomial import *  # noqa: F401,F403

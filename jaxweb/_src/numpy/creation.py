@@ -91,20 +91,33 @@ def _weak(a: Any, dt: dtypes.DType) -> Array:
     return out
 
 
+def _leaves(a: Any) -> list:
+    """The non-sequence leaves of nested lists/tuples (arrays and numpy arrays are leaves)."""
+    if isinstance(a, (list, tuple)):
+        return [leaf for e in a for leaf in _leaves(e)]
+    return [a]
+
+
 def _from_sequence(a: Sequence, dtype: Any) -> Any:
-    if _has_arrays(a):
-        from .shape import stack  # arrays or tracers inside: build with jnp ops
-        return stack([asarray(e, dtype) for e in a]) if a else asarray([], dtype)
-    shape, flat = hostdata.flatten_nested(a)
-    for v in flat:
+    """As JAX: one dtype for the whole nest, the promotion of every leaf (Python scalars
+    weakly), and never a weak result (a list is not a weakly typed value)."""
+    leaves = _leaves(a)
+    if any(v is None for v in leaves):
+        raise ValueError("None is not a valid value for jnp.array")
+    for v in leaves:
         if not core.is_python_scalar(v) and not hasattr(v, "dtype"):
             raise TypeError(f"Unexpected input type for array: {type(v)}")
     if dtype is None:
-        if flat:
-            leaves = [v if core.is_python_scalar(v) else dtypes.dtype(v) for v in flat]
-            dtype = dtypes.result_type(*_dedupe(leaves))
+        if leaves:
+            typed = [v if core.is_python_scalar(v) or getattr(v, "weak_type", False) else dtypes.dtype(v)
+                     for v in leaves]
+            dtype = dtypes.result_type(*_dedupe(typed))
         else:
             dtype = dtypes.default_float()
+    if any(getattr(v, "ndim", 0) or isinstance(v, (Array, core.Tracer)) for v in leaves):
+        from .shape import stack  # arrays or tracers inside: build with jnp ops
+        return stack([asarray(e, dtype) for e in a]) if a else asarray([], dtype)
+    shape, flat = hostdata.flatten_nested(a)
     _check_int_range(flat, dtype)
     flat = [v.item() if hasattr(v, "item") else v for v in flat]
     return _from_host(flat, shape, dtype)
@@ -113,19 +126,12 @@ def _from_sequence(a: Sequence, dtype: Any) -> Any:
 def _dedupe(leaves: list) -> list:
     seen, out = set(), []
     for v in leaves:
-        k = type(v) if core.is_python_scalar(v) else v
+        k = type(v) if core.is_python_scalar(v) else (
+            ("weak", v.dtype) if getattr(v, "weak_type", False) else v)
         if k not in seen:
             seen.add(k)
             out.append(v)
     return out
-
-
-def _has_arrays(a: Any) -> bool:
-    if isinstance(a, (Array, core.Tracer)):
-        return True
-    if isinstance(a, (list, tuple)):
-        return any(_has_arrays(e) for e in a)
-    return False
 
 
 def array(object: Any, dtype: Any = None, copy: bool = True, order: str | None = "K", ndmin: int = 0,
