@@ -258,7 +258,10 @@ def jacfwd(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = Fals
         def push(t):
             from .lax.structural import reshape, slice as lax_slice
             from .lax.elementwise import convert_element_type
-            tangents = [reshape(convert_element_type(lax_slice(t, (o,), (o + a.size,)), a.dtype), a.shape)
+            # tangents as weakly typed as their primals, so Python-float inputs give weak
+            # Jacobians where the function keeps them weak, as in JAX
+            tangents = [reshape(convert_element_type(lax_slice(t, (o,), (o + a.size,)), a.dtype,
+                                                     a.weak_type), a.shape)
                         for o, a in zip(offsets, avals)]
             return ad.jvp_flat(flat_f, d_flat, tangents)[1]
 
@@ -304,13 +307,22 @@ def jacrev(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = Fals
                 return f_vjp(*cts)
 
             rows = vmap_flat(pull, [0], [0] * len(d_flat), ya.size, [_basis(ya)])
-            per_output.append([_reshape_jac(r, ya.shape, core.get_aval(x).shape)
+            per_output.append([_weak_like(_reshape_jac(r, ya.shape, core.get_aval(x).shape), x)
                                for r, x in zip(rows, d_flat)])
         per_input = [list(col) for col in zip(*per_output)] if per_output else [[] for _ in d_flat]
         jac = _assemble(per_input, store.tree, d_tree, isinstance(argnums, int))
         return (jac, _lower_aux(aux_store)) if has_aux else jac
 
     return jacfun
+
+
+def _weak_like(ct: Any, x: Any) -> Any:
+    """A cotangent block with its input's weak type (jacrev of a Python float is weak)."""
+    a, ca = abstractify(x), core.get_aval(ct)
+    if a.weak_type and not ca.weak_type and ca.dtype == a.dtype:
+        from .lax.elementwise import convert_element_type
+        return convert_element_type(ct, ca.dtype, True)
+    return ct
 
 
 def _assemble(per_input: list, out_tree: Any, in_tree: Any, single: bool) -> Any:

@@ -11,3 +11,4 @@ from .selection import *  # noqa: F401,F403
 from .bessel import *  # noqa: F401,F403
 from .windows import *  # noqa: F401,F403
 from .polynomial import *  # noqa: F401,F403
+from .ufuncs_extra import *  # noqa: F401,F403
