@@ -12,3 +12,5 @@ from .bessel import *  # noqa: F401,F403
 from .windows import *  # noqa: F401,F403
 from .polynomial import *  # noqa: F401,F403
 from .ufuncs_extra import *  # noqa: F401,F403
+from .numerics import *  # noqa: F401,F403
+from .einsum_path import *  # noqa: F401,F403
