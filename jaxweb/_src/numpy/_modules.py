@@ -14,3 +14,7 @@ from .polynomial import *  # noqa: F401,F403
 from .ufuncs_extra import *  # noqa: F401,F403
 from .numerics import *  # noqa: F401,F403
 from .einsum_path import *  # noqa: F401,F403
+from .histograms import *  # noqa: F401,F403
+from .bits import *  # noqa: F401,F403
+from .vectorize import *  # noqa: F401,F403
+from .creation_extra import *  # noqa: F401,F403
