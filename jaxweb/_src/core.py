@@ -124,6 +124,9 @@ class Primitive:
 # Rule tables (the transformation tables live in interpreters/: ad, batching).
 abstract_eval_rules: dict[Primitive, Callable[..., Any]] = {}
 impl_rules: dict[Primitive, Callable[..., Any]] = {}
+#: Primitives with side effects (host callbacks): dead-code elimination keeps their
+#: equations even when nothing reads their outputs.
+effectful_primitives: set[Primitive] = set()
 
 
 def def_abstract_eval(prim: Primitive):

@@ -18,3 +18,4 @@ from .histograms import *  # noqa: F401,F403
 from .bits import *  # noqa: F401,F403
 from .vectorize import *  # noqa: F401,F403
 from .creation_extra import *  # noqa: F401,F403
+from .dtype_helpers import *  # noqa: F401,F403

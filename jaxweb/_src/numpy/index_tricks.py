@@ -232,7 +232,8 @@ def put_along_axis(arr: Any, indices: Any, values: Any, axis: int | None, inplac
 
 def fill_diagonal(a: Any, val: Any, wrap: bool = False, *, inplace: bool = True) -> Any:
     """`jnp.fill_diagonal(..., inplace=False)`: `a` with its main diagonal set to `val`."""
-    _no_inplace("fill_diagonal", inplace)
+    if inplace:
+        raise NotImplementedError("JAX arrays are immutable, must use inplace=False")
     if wrap:
         raise NotImplementedError("wrap=True is not implemented, must use wrap=False")
     jnp = _jnp()

@@ -87,8 +87,9 @@ def lexsort(keys: Sequence[Any], axis: int = -1) -> Any:
 
 
 def _partition_sorted(a: Any, kth: int, axis: int, operand_is_index: bool) -> Any:
-    """JAX's partition order: the kth+1 smallest ascending, then the rest descending
-    (both stable), as one sort keyed by (group, rank within the group)."""
+    """JAX's partition order: the kth+1 smallest ascending, then the rest — descending
+    for `partition`, in index order for `argpartition` (JAX's top_k proxy) — as one sort
+    keyed by (group, rank within the group)."""
     x, ax = _prepare("partition", a, axis)
     n = _shape(x)[ax]
     kth = int(core.concrete_or_error(kth, "kth in partition"))
@@ -97,10 +98,11 @@ def _partition_sorted(a: Any, kth: int, axis: int, operand_is_index: bool) -> An
     kth %= n
     jnp = _jnp()
     rank_up = argsort(argsort(x, axis=ax), axis=ax)
-    rank_down = argsort(argsort(x, axis=ax, descending=True), axis=ax)
+    iota = _lax().broadcasted_iota(dtypes.default_int(), _shape(x), ax)
+    rank_rest = iota if operand_is_index else argsort(argsort(x, axis=ax, descending=True), axis=ax)
     top = jnp.greater(rank_up, kth)
-    key = jnp.where(top, rank_down, rank_up)
-    payload = _lax().broadcasted_iota(dtypes.default_int(), _shape(x), ax) if operand_is_index else x
+    key = jnp.where(top, rank_rest, rank_up)
+    payload = iota if operand_is_index else x
     return lax_sort.sort((top, key, payload), dimension=ax, num_keys=2)[-1]
 
 
