@@ -10,7 +10,6 @@ from jaxweb._src.config import config, enable_x64, numpy_dtype_promotion, numpy_
 from jaxweb._src.core import ShapedArray
 from jaxweb._src.device import (Device, default_backend, device_count, devices, local_devices,
                                 use_device as default_device)
-from jaxweb._src.dispatch import device_put
 from jaxweb._src.numpy import array_methods as _array_methods
 from jaxweb._src.api import *  # noqa: F401,F403  (grad, vmap, jit, ...)
 from jaxweb._src.api_extra import *  # noqa: F401,F403  (typeof, device_get, new_ref, ...)

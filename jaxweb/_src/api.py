@@ -529,9 +529,10 @@ class _Jitted:
             key = (in_tree, tuple(core.get_aval(x) for x in flat), typed)
             hash(key)
         except TypeError as e:
+            bad = _unhashable(static)
             raise ValueError(f"Non-hashable static arguments are not supported. An error occurred "
-                             f"while trying to hash an object of type {type(static).__name__}, "
-                             f"{static}. The error was:\n{e}") from None
+                             f"while trying to hash an object of type {type(bad)}, {bad!r}. The "
+                             f"error was:\nTypeError: {e}") from None
         hit = self._cache.get(key)
         if hit is None:
             store = OutStore()
@@ -563,6 +564,17 @@ class _Jitted:
 
     def clear_cache(self) -> None:
         self._cache.clear()
+
+
+def _unhashable(static: tuple) -> Any:
+    """The first static argument value that cannot be hashed (JAX's error names it)."""
+    for part in static:
+        for _, value in part:
+            try:
+                hash(value)
+            except TypeError:
+                return value
+    return static
 
 
 def _names_to_nums(fun: Callable, names: tuple[str, ...]) -> tuple[int, ...]:

@@ -13,7 +13,7 @@ from . import config as _config
 from . import core, dtypes
 from .tree_util import tree_map
 
-__all__ = ["typeof", "device_get", "local_device_count", "process_count", "process_index",
+__all__ = ["device_put", "typeof", "device_get", "local_device_count", "process_count", "process_index",
            "process_indices", "host_count", "host_id", "host_ids", "clear_caches",
            "effects_barrier", "copy_to_host_async", "live_arrays", "default_matmul_precision",
            "debug_nans", "debug_infs", "check_tracer_leaks", "checking_leaks", "log_compiles",
@@ -23,6 +23,19 @@ __all__ = ["typeof", "device_get", "local_device_count", "process_count", "proce
            "Ref", "new_ref", "empty_ref", "freeze", "free_ref", "float0"]
 
 float0 = dtypes.float0
+
+
+def device_put(x: Any, device: Any = None, *, src: Any = None, donate: Any = False,
+               may_alias: Any = None) -> Any:
+    """`jax.device_put`: the pytree x with every leaf an Array on `device` (a Device, a
+    platform name such as 'wasm', or None for the default device)."""
+    from .device import Device
+    from .dispatch import device_put as put_one
+    if device is not None and not isinstance(device, (Device, str)):
+        raise ValueError("`jax.device_put` only accepts `None`, `jax.sharding.Sharding`, `jax.Device`, "
+                         "`Format`, `jax.memory.Space` or a pytree of these values. Received invalid "
+                         f"value: {device}")
+    return tree_map(lambda leaf: put_one(leaf, device), x)
 
 
 def typeof(x: Any) -> core.ShapedArray:

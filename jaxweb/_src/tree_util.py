@@ -109,12 +109,12 @@ def keystr(keys, *, simple: bool = False, separator: str = "") -> str:
 # ----------------------------------------------------------------------------- built-ins
 
 def _sorted_keys(d) -> tuple:
-    """Dict keys in sorted order (as JAX does); mixed, incomparable keys fall back to a
-    deterministic order by type name and repr instead of failing."""
+    """Dict keys in sorted order, as JAX does; keys that do not compare (1 and 'a') raise
+    JAX's ValueError."""
     try:
         return tuple(sorted(d))
     except TypeError:
-        return tuple(sorted(d, key=lambda k: (type(k).__qualname__, repr(k))))
+        raise ValueError("Comparator raised exception while sorting pytree dictionary keys.") from None
 
 
 def _dict_flatten(x):
@@ -123,7 +123,7 @@ def _dict_flatten(x):
 
 
 def _defaultdict_flatten(x):
-    keys = _sorted_keys(x)
+    keys = tuple(sorted(x))  # JAX lets the TypeError of incomparable keys through here
     return [x[k] for k in keys], (x.default_factory, keys)
 
 

@@ -10,3 +10,4 @@ from .windowed import *  # noqa: F401,F403
 from .sorting import *  # noqa: F401,F403
 from .ad_util import *  # noqa: F401,F403
 from .parallel import *  # noqa: F401,F403
+from .extra import *  # noqa: F401,F403

@@ -17,11 +17,10 @@ from ..lax import elementwise as lax_ew
 
 
 def _shape_tuple(shape: Any) -> tuple[int, ...]:
-    if isinstance(shape, (int,)) or hasattr(shape, "__index__") and not isinstance(shape, (tuple, list)):
-        shape = (shape,)
-    out = tuple(int(core.concrete_or_error(d, "a shape")) for d in shape)
+    """A creation function's shape, with JAX's TypeErrors for bad or negative sizes."""
+    out = core.canonicalize_shape(shape)
     if any(d < 0 for d in out):
-        raise ValueError(f"negative dimensions are not allowed: {out}")
+        raise TypeError(f"broadcast_in_dim shape must have every element be nonnegative, got {out}.")
     return out
 
 
@@ -50,6 +49,8 @@ def asarray(a: Any, dtype: Any = None, order: str | None = None, *, copy: bool |
         dtype = dtypes.canonicalize_dtype(dtypes.dtype(dtype))
         if dtype.kind == "c":
             raise TypeError("jaxweb does not support complex dtypes yet (got complex dtype).")
+    if a is None:
+        raise ValueError("None is not a valid value for jnp.array")
     if hasattr(a, "__jax_array__"):
         a = a.__jax_array__()
     if isinstance(a, (Array, core.Tracer)):
@@ -181,6 +182,8 @@ def arange(start: Any, stop: Any = None, step: Any = None, dtype: Any = None, *,
            device: Any = None) -> Any:
     """`jnp.arange`: evenly spaced values in [start, stop); int32 for integer arguments,
     float32 for float ones (x64 off). Computed on the device from an iota."""
+    if start is None:
+        raise TypeError("must be real number, not NoneType")
     args = [a for a in (start, stop, step) if a is not None]
     for a in args:
         if getattr(a, "ndim", 0):

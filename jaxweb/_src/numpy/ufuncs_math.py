@@ -182,9 +182,9 @@ def where(condition: Any, x: Any = None, y: Any = None, /, *, size: Any = None,
     if x is None and y is None:
         from . import _modules
         return _modules.nonzero(condition, size=size, fill_value=fill_value)
-    if x is None or y is None:
-        raise ValueError("Either both or neither of the x and y arguments should be provided to "
-                         "jax.numpy.where, got {} and {}.".format(x, y))
+    if x is None or y is None:  # JAX checks the operands first: None is not array-like
+        raise TypeError(f"where requires ndarray or scalar arguments, got {type(None)} at position "
+                        f"{1 if x is None else 2}.")
     check_arraylike("where", condition, x, y)
     x, y = promote_args("where", x, y)
     (c,) = promote_args("where", condition)

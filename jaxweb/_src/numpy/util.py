@@ -89,9 +89,13 @@ def promote_args(name: str, *args: Any) -> list:
     if len(set(shapes)) > 1:
         try:
             shape = broadcast_shapes(*shapes, name=name)
-        except ValueError:  # JAX's type and text for operands that don't broadcast
-            raise TypeError(f"{name} got incompatible shapes for broadcasting: "
-                            f"{', '.join(str(tuple(s)) for s in shapes)}.") from None
+        except ValueError:  # JAX's type and text for operands that don't broadcast: equal
+            # ranks reach lax (TypeError), others fail in rank promotion (ValueError)
+            if len({len(s) for s in shapes}) == 1:
+                raise TypeError(f"{name} got incompatible shapes for broadcasting: "
+                                f"{', '.join(str(tuple(s)) for s in shapes)}.") from None
+            raise ValueError("Incompatible shapes for broadcasting: shapes="
+                             f"{[tuple(s) for s in shapes]}") from None
         args = [broadcast_to_shape(a, shape) for a in args]
     return args
 
