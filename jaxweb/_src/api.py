@@ -156,6 +156,8 @@ def _check_input_dtype(x: Any, allow_int: bool, name: str = "grad") -> None:
 
 
 def _check_scalar_output(out: Any) -> None:
+    if not core.valid_jaxtype(out):  # a tuple, None, ...: JAX's message shows the output
+        raise TypeError(f"Gradient only defined for scalar-output functions. Output was {out!r}.")
     aval = abstractify(out)
     if aval.shape != ():
         raise TypeError(f"Gradient only defined for scalar-output functions. Output had shape: {aval.shape}.")

@@ -150,24 +150,38 @@ def make_array_from_callback(shape: Sequence[int], sharding: Any, data_callback:
 
 def custom_gradient(fun: Callable) -> Callable:
     """`jax.custom_gradient`: `fun(*args)` returns `(value, vjp)` with `vjp(ct)` giving one
-    cotangent per argument; the result differentiates with that vjp (a custom_vjp)."""
+    cotangent per argument; the result differentiates with that vjp. As in JAX, the vjp
+    is traced to a jaxpr in the forward pass, so the values it closes over become
+    residuals (pytree leaves) rather than escaped tracers."""
+    import functools
+    from .api_util import OutStore, flatten_fun_nokwargs
     from .custom_derivatives import custom_vjp
+    from .jaxpr import eval_jaxpr, trace_to_closed_jaxpr
+    from .tree_util import Partial, tree_flatten, tree_unflatten
 
     @custom_vjp
     def wrapped(*args: Any) -> Any:
         return fun(*args)[0]
 
-    def fwd(*args: Any) -> tuple:
-        value, vjp = fun(*args)
-        from .tree_util import Partial
-        return value, Partial(vjp) if not isinstance(vjp, Partial) else vjp
-
-    def bwd(vjp: Any, ct: Any) -> tuple:
-        out = vjp(ct)
+    def run_rule(jaxpr: Any, ct_tree: Any, in_store: Any, consts: list, ct: Any) -> tuple:
+        flat, tree = tree_flatten((ct,))
+        if tree != ct_tree:
+            raise TypeError(f"custom_gradient: cotangent structure {tree} != output structure {ct_tree}")
+        out = tree_unflatten(in_store.tree, eval_jaxpr(jaxpr, consts, *flat))
         return out if isinstance(out, tuple) else (out,)
 
+    def fwd(*args: Any) -> tuple:
+        value, rule = fun(*args)
+        flat, out_tree = tree_flatten((value,))
+        store = OutStore()
+        closed = trace_to_closed_jaxpr(flatten_fun_nokwargs(rule, out_tree, store),
+                                       [core.get_aval(v).strip_weak_type() for v in flat])
+        return value, Partial(functools.partial(run_rule, closed.jaxpr, out_tree, store), list(closed.consts))
+
+    def bwd(res: Any, ct: Any) -> tuple:
+        return res(ct)
+
     wrapped.defvjp(fwd, bwd)
-    import functools
     return functools.wraps(fun)(lambda *args: wrapped(*args))
 
 

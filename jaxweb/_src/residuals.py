@@ -13,9 +13,14 @@ from typing import Any, Callable
 from .jaxpr import ClosedJaxpr, Jaxpr, Literal
 
 
-def _producer(jaxpr: Jaxpr, var: Any) -> str:
-    """A description of where `var` (an output or inner variable of `jaxpr`) comes from."""
+def _producer(jaxpr: Jaxpr, var: Any, arg_names: dict) -> str:
+    """Where `var` of `jaxpr` comes from: an argument (by name), a named value, a
+    primitive's output, found through jit/checkpoint equations."""
     from .checkpoint import checkpoint_name_p
+    if isinstance(var, Literal):
+        return "from a literal"
+    if id(var) in arg_names:
+        return f"from the argument {arg_names[id(var)]}"
     for eqn in jaxpr.eqns:
         for k, out in enumerate(eqn.outvars):
             if out is not var:
@@ -26,47 +31,37 @@ def _producer(jaxpr: Jaxpr, var: Any) -> str:
             inner_jaxpr = inner.jaxpr if isinstance(inner, ClosedJaxpr) else inner
             if isinstance(inner_jaxpr, Jaxpr) and eqn.primitive.name in ("jit", "checkpoint"):
                 src = inner_jaxpr.outvars[k]
-                if isinstance(src, Literal):
-                    return "from a literal"
-                if src in inner_jaxpr.invars:
-                    i = inner_jaxpr.invars.index(src)
-                    outer = eqn.invars[i]
-                    return _producer(jaxpr, outer) if outer not in jaxpr.invars else ""
-                return _producer(inner_jaxpr, src)
+                if any(src is v for v in inner_jaxpr.invars):  # passed through: look outside
+                    i = next(i for i, v in enumerate(inner_jaxpr.invars) if v is src)
+                    return _producer(jaxpr, eqn.invars[i], arg_names)
+                return _producer(inner_jaxpr, src, {})
             return f"output of {eqn.primitive.name}"
     return "from a constant"
 
 
 def saved_residuals(f: Callable, *args: Any, **kwargs: Any) -> list[tuple[Any, str]]:
-    """[(aval, description)] of the residuals `jax.vjp(f, *args)` keeps."""
+    """[(aval, description)] of the residuals `jax.vjp(f, *args)` keeps: arguments first,
+    in argument order, then the rest in program order (as JAX lists them)."""
     from .api import make_jaxpr, vjp
     from .tree_util import tree_flatten
     try:
         names = [p.name for p in inspect.signature(f).parameters.values()]
     except (TypeError, ValueError):
         names = []
-    flat_args, _ = tree_flatten(args)
     closed = make_jaxpr(lambda *a: vjp(lambda *b: f(*b, **kwargs), *a)[1])(*args)
     jaxpr = closed.jaxpr
-    arg_of_var = {}
-    leaf = 0
+    arg_names, leaf, order = {}, 0, {}
     for i, a in enumerate(args):  # which argument each flat input belongs to
         for _ in range(len(tree_flatten(a)[0])):
-            arg_of_var[id(jaxpr.invars[leaf])] = names[i] if i < len(names) else f"args[{i}]"
+            arg_names[id(jaxpr.invars[leaf])] = names[i] if i < len(names) else f"args[{i}]"
+            order[id(jaxpr.invars[leaf])] = leaf
             leaf += 1
-    out = []
-    for v in jaxpr.outvars:
-        if isinstance(v, Literal):
-            out.append((v.aval, "from a literal"))
-        elif id(v) in arg_of_var:
-            out.append((v.aval, f"from the argument {arg_of_var[id(v)]}"))
-        elif v in jaxpr.constvars:
-            out.append((v.aval, "from a constant"))
-        else:
-            desc = _producer(jaxpr, v)
-            out.append((v.aval, desc or "from an argument"))
-    del flat_args
-    return out
+    rows = []
+    for k, v in enumerate(jaxpr.outvars):
+        desc = _producer(jaxpr, v, arg_names)
+        arg_pos = next((order[id(u)] for u in jaxpr.invars if u is v), None)
+        rows.append(((0, arg_pos) if arg_pos is not None else (1, k), v.aval, desc))
+    return [(aval, desc) for _, aval, desc in sorted(rows, key=lambda r: r[0])]
 
 
 def print_saved_residuals(f: Callable, *args: Any, **kwargs: Any) -> None:
