@@ -35,7 +35,7 @@ def test_frexp_ldexp_i0_sinc():
     want = [math.frexp(3.0), math.frexp(sub), math.frexp(-0.375)]
     assert m.tolist() == [w[0] for w in want]
     assert e.tolist() == [w[1] for w in want]
-    assert jnp.ldexp(jnp.float32(1.5), jnp.asarray([-149, 3])).tolist() == [math.ldexp(1.5, -149), 12.0]
+    assert jnp.ldexp(jnp.float32(1.5), jnp.asarray([-148, 3])).tolist() == [math.ldexp(1.5, -148), 12.0]
     i0 = [sum((v / 2) ** (2 * k) / math.factorial(k) ** 2 for k in range(40)) for v in (0.5, 3.0, 9.0)]
     close(jnp.i0(jnp.asarray([0.5, 3.0, 9.0])), i0, 2e-6)
     d2 = jax.grad(jax.grad(jnp.sinc))(0.0)
