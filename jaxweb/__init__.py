@@ -16,7 +16,7 @@ from jaxweb._src.api_extra import *  # noqa: F401,F403  (typeof, device_get, new
 from jaxweb._src.callbacks import pure_callback
 from jaxweb import tree_util, tree  # noqa: F401
 from jaxweb import numpy, lax, errors, dtypes, debug, test_util  # noqa: F401
-from jaxweb import ad_checkpoint, custom_derivatives  # noqa: F401
+from jaxweb import ad_checkpoint, custom_derivatives, typing  # noqa: F401
 
 _array_methods.install_all()
 

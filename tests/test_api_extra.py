@@ -113,3 +113,16 @@ def test_lax_extras():
         lax.broadcast_in_dim(m, (3, 3), (1, 0))
     with pytest.raises(TypeError, match="does not accept dtype float32"):
         lax.real(m)
+
+
+def test_shape_dtype_struct_helpers():
+    s = jax.ShapeDtypeStruct((2, 3), jnp.float32)
+    assert len(s) == 2 and s.ndim == 2 and s.size == 6 and not s.is_ref
+    assert s.update(shape=(4,)) == jax.ShapeDtypeStruct((4,), jnp.float32)
+    assert s.update(dtype=jnp.int32).dtype == jnp.int32 and s.update(weak_type=True).weak_type
+    assert jax.ShapeDtypeStruct.like(jnp.ones(2, jnp.int8)) == jax.ShapeDtypeStruct((2,), jnp.int8)
+    assert jax.ShapeDtypeStruct.like(1.0).weak_type
+    assert jax.eval_shape(lambda x: x.sum(0), s) == jax.ShapeDtypeStruct((3,), jnp.float32)
+    assert hash(s) == hash(jax.ShapeDtypeStruct((2, 3), jnp.float32))
+    with pytest.raises(TypeError, match="unsized"):
+        len(jax.ShapeDtypeStruct((), jnp.float32))

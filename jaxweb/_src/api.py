@@ -22,6 +22,7 @@ from .interpreters.rules import Zero, instantiate_zeros, tangent_dtype
 from .jaxpr import ClosedJaxpr, convert_constvars_jaxpr, eval_jaxpr, trace_to_closed_jaxpr
 from .lax.ad_util import stop_gradient
 from .pjit import jit_call
+from .shape_dtype_struct import ShapeDtypeStruct
 from .tree_util import Partial, broadcast_prefix, tree_flatten, tree_map, tree_unflatten
 
 __all__ = ["jvp", "linearize", "vjp", "grad", "value_and_grad", "jacfwd", "jacrev", "jacobian",
@@ -434,31 +435,6 @@ def _canonical_dim(x: Any, d: int | None, name: str) -> int | None:
 
 
 # ---------------------------------------------------------------- staging
-class ShapeDtypeStruct:
-    """An abstract array argument or result: shape, dtype (and weak_type)."""
-
-    __slots__ = ("shape", "dtype", "sharding", "weak_type")
-
-    def __init__(self, shape: Sequence[int], dtype: Any, sharding: Any = None, weak_type: bool = False):
-        self.shape = tuple(int(d) for d in shape)
-        self.dtype = dtypes.dtype(dtype)
-        self.sharding, self.weak_type = sharding, weak_type
-
-    ndim = property(lambda self: len(self.shape))
-    size = property(lambda self: core.ShapedArray(self.shape, self.dtype).size)
-
-    def __repr__(self) -> str:
-        weak = ", weak_type=True" if self.weak_type else ""
-        return f"ShapeDtypeStruct(shape={self.shape}, dtype={self.dtype.name}{weak})"
-
-    def __eq__(self, other: Any) -> bool:
-        return isinstance(other, ShapeDtypeStruct) and (self.shape, self.dtype, self.weak_type) == \
-            (other.shape, other.dtype, other.weak_type)
-
-    def __hash__(self) -> int:
-        return hash((self.shape, self.dtype, self.weak_type))
-
-
 def _trace(fun: Callable, args: tuple, kwargs: dict) -> tuple[ClosedJaxpr, Any]:
     flat, in_tree = tree_flatten((args, kwargs))
     store = OutStore()

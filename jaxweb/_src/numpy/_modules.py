@@ -19,3 +19,4 @@ from .bits import *  # noqa: F401,F403
 from .vectorize import *  # noqa: F401,F403
 from .creation_extra import *  # noqa: F401,F403
 from .dtype_helpers import *  # noqa: F401,F403
+from .printing import *  # noqa: F401,F403
