@@ -4,8 +4,8 @@
 `polyfit` and `vander`, written with jnp operations so they differentiate and batch.
 Coefficient counts and degrees are static (shapes), so loops over them (Horner's rule in
 `polyval`, long division in `polydiv`) unroll at trace time. `polyfit` solves the
-column-scaled Vandermonde least-squares problem with a Householder QR (`jnp.linalg` is
-not there yet). `roots` needs complex eigenvalues, which jaxweb does not have.
+column-scaled Vandermonde least-squares problem by an SVD (`jnp.linalg.lstsq`), as JAX
+does. `roots` needs complex eigenvalues, which jaxweb does not have.
 """
 from __future__ import annotations
 
@@ -194,44 +194,14 @@ def polyint(p: Any, m: int = 1, k: Any = None) -> Any:
     return jnp.true_divide(jnp.concatenate([p, k]), jnp.asarray(coeff, dt))
 
 
-def _householder_lstsq(a: Any, b: Any) -> Any:
-    """x minimizing |a x - b| for a tall full-rank a (m >= n), by Householder QR.
-
-    n reflections unrolled over the (static) column count; b may be 1-d or 2-d."""
-    jnp = _jnp()
-    m, n = core.get_aval(a).shape
-    vec = core.get_aval(b).ndim == 1
-    b = b[:, None] if vec else b
-    rows = jnp.arange(m)
-    for j in range(n):
-        col = a[:, j]
-        below = jnp.where(rows >= j, col, 0.0)
-        norm = jnp.sqrt(jnp.sum(below * below))
-        alpha = jnp.where(col[j] >= 0, -norm, norm)
-        v = below - jnp.where(rows == j, alpha, 0.0)
-        vv = jnp.sum(v * v)
-        safe = jnp.where(vv == 0, 1.0, vv)
-        beta = jnp.where(vv == 0, 0.0, 2.0 / safe)
-        a = a - beta * jnp.outer(v, v @ a)
-        b = b - beta * jnp.outer(v, v @ b)
-    r, qb = a[:n, :], b[:n, :]
-    x = [None] * n
-    for i in range(n - 1, -1, -1):  # back substitution
-        acc = qb[i]
-        for j in range(i + 1, n):
-            acc = acc - r[i, j] * x[j]
-        x[i] = acc / r[i, i]
-    out = jnp.stack(x)
-    return out[:, 0] if vec else out
-
-
 def polyfit(x: Any, y: Any, deg: int, rcond: float | None = None, full: bool = False,
             w: Any = None, cov: bool = False) -> Any:
-    """`jnp.polyfit`: least-squares polynomial coefficients (highest degree first).
-
-    Unlike JAX (an SVD solve with `rcond`), this solves by QR and assumes the
-    Vandermonde matrix has full column rank; `full=True` is not supported."""
+    """`jnp.polyfit`: least-squares polynomial coefficients (highest degree first), by an
+    SVD solve of the column-scaled Vandermonde system as in JAX; `full` adds (residuals,
+    rank, singular values, rcond), `cov` the coefficient covariance."""
     jnp = _jnp()
+    from .linalg_factor import inv
+    from .linalg_spectral import lstsq
     check_arraylike("polyfit", x, y, *([] if w is None else [w]))
     deg = _index(deg, "deg must be int")
     order = deg + 1
@@ -247,8 +217,9 @@ def polyfit(x: Any, y: Any, deg: int, rcond: float | None = None, full: bool = F
         raise TypeError("expected 1D or 2D array for y")
     if xa.shape[0] != ya.shape[0]:
         raise TypeError("expected x and y to have same length")
-    if full:
-        raise NotImplementedError("jnp.polyfit(full=True) needs an SVD, which jaxweb does not have yet")
+    if rcond is None:
+        rcond = xa.shape[0] * float(dtypes.finfo(xa.dtype).eps)
+    rcond = float(core.concrete_or_error(rcond, "rcond must be float"))
     lhs, rhs = vander(x, order), y
     if w is not None:
         (wa,) = _inexact(w)
@@ -260,31 +231,19 @@ def polyfit(x: Any, y: Any, deg: int, rcond: float | None = None, full: bool = F
         rhs = rhs * (wa[:, None] if ya.ndim == 2 else wa)
     scale = jnp.sqrt(jnp.sum(lhs * lhs, axis=0))
     lhs = lhs / scale[None, :]
-    if xa.shape[0] < order:
-        raise NotImplementedError("jnp.polyfit with fewer points than coefficients needs an SVD "
-                                  "(not in jaxweb yet)")
-    c = _householder_lstsq(lhs, rhs)
+    c, resids, rank, s = lstsq(lhs, rhs, rcond)
     c = (c.T / scale[None, :]).T if core.get_aval(c).ndim > 1 else c / scale
+    if full:
+        return c, resids, rank, s, jnp.asarray(rcond)
     if not cov:
         return c
-    return c, _polyfit_cov(lhs, scale, rhs, c * (scale if core.get_aval(c).ndim == 1 else scale[:, None]),
-                           xa.shape[0], order, cov, ya.ndim)
-
-
-def _polyfit_cov(lhs: Any, scale: Any, rhs: Any, c_scaled: Any, n: int, order: int, cov: Any,
-                 y_ndim: int) -> Any:
-    """The coefficient covariance: inv(AᵀA) / (scale scaleᵀ), times resid/(n - order)."""
-    jnp = _jnp()
-    ata = lhs.T @ lhs
-    vbase = _householder_lstsq(ata, jnp.eye(order, dtype=core.get_aval(ata).dtype))
-    vbase = vbase / jnp.outer(scale, scale)
+    vbase = inv(lhs.T @ lhs) / jnp.outer(scale, scale)
     if cov == "unscaled":
         fac = jnp.asarray(1.0, core.get_aval(vbase).dtype)
     else:
-        if n <= order:
+        if xa.shape[0] <= order:
             raise ValueError("the number of data points must exceed order to scale the covariance matrix")
-        resid = rhs - lhs @ c_scaled
-        fac = jnp.sum(resid * resid, axis=0) / (n - order)
-    if y_ndim == 1:
-        return vbase * jnp.atleast_1d(fac)[None]
-    return vbase[:, :, None] * jnp.atleast_1d(fac)[None, None, :]
+        fac = resids / (xa.shape[0] - order)
+    if ya.ndim == 1:
+        return c, vbase * jnp.atleast_1d(fac)[None]
+    return c, vbase[:, :, None] * jnp.atleast_1d(fac)[None, None, :]
