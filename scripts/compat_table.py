@@ -15,23 +15,36 @@ import argparse
 import importlib
 import json
 import os
+import re
 import sys
 from typing import Any
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DATA = os.path.join(ROOT, "scripts", "data", "jax_public_api.json")
 OUT = os.path.join(ROOT, "docs", "compat.md")
+README = os.path.join(ROOT, "README.md")
+_MARK = re.compile(r"(<!-- compat-headline -->)(.*?)(<!-- /compat-headline -->)", re.S)
 
 #: Names that exist with a limitation worth saying (module -> name -> note).
 NOTES: dict[str, dict[str, str]] = {
     "jax.numpy": {
         "complex64": "dtype object only: complex arrays are not supported yet",
         "complex128": "dtype object only: complex arrays are not supported yet",
-        "roots": "eigenvalue-free (Aberth iteration); strip_zeros=False under jit",
+        "poly": "not for a square matrix argument (needs complex eigenvalues)",
+    },
+    "jax.numpy.linalg": {
+        "eig": "raises NotImplementedError: needs complex results",
+        "eigvals": "raises NotImplementedError: needs complex results",
     },
     "jax": {
-        "pure_callback": "eager and under jit (the jit path runs the callback between kernels)",
-        "debug": "print/callback eager and under jit",
+        "pure_callback": "eager and under jit (jit currently runs the callback between equations)",
+        "new_ref": "eager, and inside one traced function; not as a jit argument",
+        "pmap": "",
+    },
+    "jax.lax": {
+        "real": "complex input only, as in JAX (so always an error today)",
+        "imag": "complex input only, as in JAX (so always an error today)",
+        "conj": "raises: the result is complex",
     },
 }
 
@@ -112,27 +125,46 @@ def headline() -> tuple[int, int]:
     return (sum(p for r in table.values() for _, _, p, _ in r), sum(len(r) for r in table.values()))
 
 
+def readme_text(have: int, total: int) -> str | None:
+    """README.md with its headline figure updated (None if it has no marker)."""
+    try:
+        with open(README) as f:
+            text = f.read()
+    except FileNotFoundError:
+        return None
+    figure = f"**{have} of {total} names ({_pct(have, total)})**"
+    return _MARK.sub(lambda m: m.group(1) + figure + m.group(3), text) if _MARK.search(text) else None
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--check", action="store_true", help="fail if docs/compat.md is out of date")
     args = parser.parse_args(argv)
     with open(DATA) as f:
         api = json.load(f)
-    text = render(api, statuses(api))
+    table = statuses(api)
+    text = render(api, table)
+    have = sum(p for r in table.values() for _, _, p, _ in r)
+    total = sum(len(r) for r in table.values())
+    readme = readme_text(have, total)
     if args.check:
         try:
             with open(OUT) as f:
                 current = f.read()
         except FileNotFoundError:
             current = ""
-        if current != text:
-            print(f"{OUT} is stale: run scripts/compat_table.py", file=sys.stderr)
+        with open(README) as f:
+            readme_now = f.read()
+        if current != text or (readme is not None and readme != readme_now):
+            print(f"{OUT} or the README figure is stale: run scripts/compat_table.py", file=sys.stderr)
             return 1
         return 0
     os.makedirs(os.path.dirname(OUT), exist_ok=True)
     with open(OUT, "w") as f:
         f.write(text)
-    have, total = headline()
+    if readme is not None:
+        with open(README, "w") as f:
+            f.write(readme)
     print(f"wrote {OUT}: {have}/{total} ({_pct(have, total)})", file=sys.stderr)
     return 0
 
