@@ -126,3 +126,17 @@ def test_shape_dtype_struct_helpers():
     assert hash(s) == hash(jax.ShapeDtypeStruct((2, 3), jnp.float32))
     with pytest.raises(TypeError, match="unsized"):
         len(jax.ShapeDtypeStruct((), jnp.float32))
+
+
+def test_tree_helpers():
+    import dataclasses
+    pairs, aux = jax.tree_util.flatten_one_level_with_keys({"a": 1, "b": (2, 3)})
+    assert [(str(k), v) for k, v in pairs] == [("['a']", 1), ("['b']", (2, 3))] and aux == ("a", "b")
+
+    @jax.tree_util.register_dataclass
+    @dataclasses.dataclass
+    class Op:
+        x: object
+        op: str = jax.tree.static(default="add")
+    leaves, treedef = jax.tree_util.tree_flatten(Op(jnp.ones(2), "mul"))
+    assert len(leaves) == 1 and jax.tree_util.tree_unflatten(treedef, [5]).op == "mul"

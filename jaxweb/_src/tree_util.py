@@ -575,6 +575,23 @@ def flatten_one_level(tree):
     return tuple(leaves), treedef.node_data()[1] if treedef.node_data() is not None else None
 
 
+def flatten_one_level_with_keys(tree):
+    """`(((key, child), ...), aux_data)` of the root node; ValueError for a leaf."""
+    children, aux = flatten_one_level(tree)
+    if tree is None:
+        return (), aux
+    pairs, _ = tree_flatten_with_path(tree, is_leaf=lambda x: x is not tree)
+    return tuple((path[0], child) for (path, _), child in zip(pairs, children)), aux
+
+
+def static(**kwargs):
+    """`jax.tree.static`: a dataclass field that `register_dataclass` treats as static
+    (metadata static=True); arguments as `dataclasses.field`."""
+    import dataclasses
+    metadata = dict(kwargs.pop("metadata", None) or {}, static=True)
+    return dataclasses.field(metadata=metadata, **kwargs)
+
+
 # ----------------------------------------------------------------------------- registration
 
 def _register(nodetype, flatten, unflatten, flatten_with_keys=None, keys=None):
