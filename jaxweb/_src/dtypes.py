@@ -257,7 +257,8 @@ generic, number, integer, signedinteger, unsignedinteger, inexact, floating, com
                                "extended", "prng_key"))
 _CATEGORIES = {generic: "biufc", number: "iufc", integer: "iu", signedinteger: "i",
                unsignedinteger: "u", inexact: "fc", floating: "f", complexfloating: "c",
-               character: "", flexible: "", extended: "", prng_key: ""}
+               character: "", flexible: "", extended: "K", prng_key: "K"}
+# (kind "K": the typed PRNG key dtypes of jaxweb.random are the extended dtypes)
 #: The category tree (numpy's, plus JAX's `extended` for key types).
 _PARENT = {number: generic, integer: number, signedinteger: integer, unsignedinteger: integer,
            inexact: number, floating: inexact, complexfloating: inexact, flexible: generic,
