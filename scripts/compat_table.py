@@ -39,7 +39,6 @@ NOTES: dict[str, dict[str, str]] = {
     "jax": {
         "pure_callback": "eager and under jit (jit currently runs the callback between equations)",
         "new_ref": "eager, and inside one traced function; not as a jit argument",
-        "pmap": "",
     },
     "jax.lax": {
         "real": "complex input only, as in JAX (so always an error today)",
