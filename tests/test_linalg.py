@@ -7,6 +7,14 @@ import jaxweb as jax
 import jaxweb.numpy as jnp
 from rule_checker import check_grads, check_vmap
 
+
+@pytest.fixture(autouse=True)
+def _reference_backend():
+    """Semantic checks on the numpy reference backend: they keep the suite within the wasm
+    runtime's instance budget (the kernels themselves are tested on every device)."""
+    with jax.default_device(jax.devices("cpu")[0]):
+        yield
+
 L = jnp.linalg
 R = np.random.RandomState(0)
 A = R.randn(2, 4, 4).astype(np.float32)

@@ -14,6 +14,14 @@ import jaxweb.numpy as jnp
 from jaxweb._src import core
 
 
+@pytest.fixture(autouse=True)
+def _reference_backend():
+    """Semantic checks on the numpy reference backend: they keep the suite within the wasm
+    runtime's instance budget (the kernels themselves are tested on every device)."""
+    with jax.default_device(jax.devices("cpu")[0]):
+        yield
+
+
 def test_weak_types_of_derivatives_wrt_python_floats():
     assert jax.grad(lambda a: a * 2.0)(1.0).weak_type
     assert jax.jacfwd(lambda a: a * 2.0)(1.0).weak_type
