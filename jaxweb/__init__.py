@@ -6,15 +6,17 @@ in a page running Pyodide.
 """
 from jaxweb._src import backends as _backends  # noqa: F401  (registers the platforms)
 from jaxweb._src.array import ArrayType as Array
-from jaxweb._src.config import config, enable_x64
+from jaxweb._src.config import config, enable_x64, numpy_dtype_promotion, numpy_rank_promotion
 from jaxweb._src.core import ShapedArray
 from jaxweb._src.device import (Device, default_backend, device_count, devices, local_devices,
                                 use_device as default_device)
-from jaxweb._src.dispatch import device_put
 from jaxweb._src.numpy import array_methods as _array_methods
 from jaxweb._src.api import *  # noqa: F401,F403  (grad, vmap, jit, ...)
+from jaxweb._src.api_extra import *  # noqa: F401,F403  (typeof, device_get, new_ref, ...)
+from jaxweb._src.callbacks import pure_callback
 from jaxweb import tree_util, tree  # noqa: F401
-from jaxweb import numpy, lax, errors  # noqa: F401
+from jaxweb import numpy, lax, errors, dtypes, debug, test_util  # noqa: F401
+from jaxweb import ad_checkpoint, custom_derivatives, typing  # noqa: F401
 from jaxweb import random  # noqa: F401
 from jaxweb import nn  # noqa: F401
 from jaxweb import scipy  # noqa: F401
@@ -24,5 +26,5 @@ _array_methods.install_all()
 __version__ = "0.1.0"
 __all__ = ["Array", "ShapedArray", "config", "default_backend", "default_device", "device_count",
            "device_put", "devices", "enable_x64", "local_devices", "lax", "nn", "numpy", "random",
-           "scipy", "tree",
-           "tree_util"]
+           "scipy", "tree", "tree_util", "dtypes", "debug", "test_util", "ad_checkpoint",
+           "custom_derivatives", "numpy_dtype_promotion", "numpy_rank_promotion", "pure_callback"]

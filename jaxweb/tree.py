@@ -21,8 +21,9 @@ from jaxweb._src.tree_util import (
     tree_transpose as transpose,
     tree_unflatten as unflatten,
 )
+from jaxweb._src.tree_util import static  # noqa: E402
 
 __all__ = [
     "all", "broadcast", "flatten", "flatten_with_path", "leaves", "leaves_with_path", "map",
-    "map_with_path", "reduce", "reduce_associative", "structure", "transpose", "unflatten",
+    "map_with_path", "reduce", "reduce_associative", "static", "structure", "transpose", "unflatten",
 ]

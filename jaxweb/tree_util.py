@@ -15,6 +15,7 @@ from jaxweb._src.tree_util import (
     all_leaves,
     build_tree,
     flatten_one_level,
+    flatten_one_level_with_keys,
     is_tree_node,
     keystr,
     register_dataclass,
@@ -43,7 +44,7 @@ from jaxweb._src.tree_util import (
 
 __all__ = [
     "DictKey", "FlattenedIndexKey", "GetAttrKey", "KeyEntry", "KeyPath", "Partial",
-    "PyTreeDef", "SequenceKey", "all_leaves", "build_tree", "flatten_one_level", "is_tree_node", "keystr", "register_dataclass",
+    "PyTreeDef", "SequenceKey", "all_leaves", "build_tree", "flatten_one_level", "flatten_one_level_with_keys", "is_tree_node", "keystr", "register_dataclass",
     "register_pytree_node", "register_pytree_node_class", "register_pytree_with_keys",
     "register_pytree_with_keys_class", "register_static", "tree_all", "tree_broadcast", "tree_flatten",
     "tree_flatten_with_path", "tree_leaves", "tree_leaves_with_path", "tree_map",

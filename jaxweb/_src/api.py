@@ -25,6 +25,7 @@ from .lax.ad_util import stop_gradient
 from .executable import device_for
 from .pjit import jit_call
 from .stages import Lowered
+from .shape_dtype_struct import ShapeDtypeStruct
 from .tree_util import Partial, broadcast_prefix, tree_flatten, tree_map, tree_unflatten
 
 __all__ = ["jvp", "linearize", "vjp", "grad", "value_and_grad", "jacfwd", "jacrev", "jacobian",
@@ -159,6 +160,8 @@ def _check_input_dtype(x: Any, allow_int: bool, name: str = "grad") -> None:
 
 
 def _check_scalar_output(out: Any) -> None:
+    if not core.valid_jaxtype(out):  # a tuple, None, ...: JAX's message shows the output
+        raise TypeError(f"Gradient only defined for scalar-output functions. Output was {out!r}.")
     aval = abstractify(out)
     if aval.shape != ():
         raise TypeError(f"Gradient only defined for scalar-output functions. Output had shape: {aval.shape}.")
@@ -261,7 +264,10 @@ def jacfwd(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = Fals
         def push(t):
             from .lax.structural import reshape, slice as lax_slice
             from .lax.elementwise import convert_element_type
-            tangents = [reshape(convert_element_type(lax_slice(t, (o,), (o + a.size,)), a.dtype), a.shape)
+            # tangents as weakly typed as their primals, so Python-float inputs give weak
+            # Jacobians where the function keeps them weak, as in JAX
+            tangents = [reshape(convert_element_type(lax_slice(t, (o,), (o + a.size,)), a.dtype,
+                                                     a.weak_type), a.shape)
                         for o, a in zip(offsets, avals)]
             return ad.jvp_flat(flat_f, d_flat, tangents)[1]
 
@@ -307,13 +313,22 @@ def jacrev(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = Fals
                 return f_vjp(*cts)
 
             rows = vmap_flat(pull, [0], [0] * len(d_flat), ya.size, [_basis(ya)])
-            per_output.append([_reshape_jac(r, ya.shape, core.get_aval(x).shape)
+            per_output.append([_weak_like(_reshape_jac(r, ya.shape, core.get_aval(x).shape), x)
                                for r, x in zip(rows, d_flat)])
         per_input = [list(col) for col in zip(*per_output)] if per_output else [[] for _ in d_flat]
         jac = _assemble(per_input, store.tree, d_tree, isinstance(argnums, int))
         return (jac, _lower_aux(aux_store)) if has_aux else jac
 
     return jacfun
+
+
+def _weak_like(ct: Any, x: Any) -> Any:
+    """A cotangent block with its input's weak type (jacrev of a Python float is weak)."""
+    a, ca = abstractify(x), core.get_aval(ct)
+    if a.weak_type and not ca.weak_type and ca.dtype == a.dtype:
+        from .lax.elementwise import convert_element_type
+        return convert_element_type(ct, ca.dtype, True)
+    return ct
 
 
 def _assemble(per_input: list, out_tree: Any, in_tree: Any, single: bool) -> Any:
@@ -423,31 +438,6 @@ def _canonical_dim(x: Any, d: int | None, name: str) -> int | None:
 
 
 # ---------------------------------------------------------------- staging
-class ShapeDtypeStruct:
-    """An abstract array argument or result: shape, dtype (and weak_type)."""
-
-    __slots__ = ("shape", "dtype", "sharding", "weak_type")
-
-    def __init__(self, shape: Sequence[int], dtype: Any, sharding: Any = None, weak_type: bool = False):
-        self.shape = tuple(int(d) for d in shape)
-        self.dtype = dtypes.dtype(dtype)
-        self.sharding, self.weak_type = sharding, weak_type
-
-    ndim = property(lambda self: len(self.shape))
-    size = property(lambda self: core.ShapedArray(self.shape, self.dtype).size)
-
-    def __repr__(self) -> str:
-        weak = ", weak_type=True" if self.weak_type else ""
-        return f"ShapeDtypeStruct(shape={self.shape}, dtype={self.dtype.name}{weak})"
-
-    def __eq__(self, other: Any) -> bool:
-        return isinstance(other, ShapeDtypeStruct) and (self.shape, self.dtype, self.weak_type) == \
-            (other.shape, other.dtype, other.weak_type)
-
-    def __hash__(self) -> int:
-        return hash((self.shape, self.dtype, self.weak_type))
-
-
 def _trace(fun: Callable, args: tuple, kwargs: dict) -> tuple[ClosedJaxpr, Any]:
     flat, in_tree = tree_flatten((args, kwargs))
     store = OutStore()
@@ -526,9 +516,10 @@ class _Jitted:
             key = (in_tree, tuple(core.get_aval(x) for x in flat), typed)
             hash(key)
         except TypeError as e:
+            bad = _unhashable(static)
             raise ValueError(f"Non-hashable static arguments are not supported. An error occurred "
-                             f"while trying to hash an object of type {type(static).__name__}, "
-                             f"{static}. The error was:\n{e}") from None
+                             f"while trying to hash an object of type {type(bad)}, {bad!r}. The "
+                             f"error was:\nTypeError: {e}") from None
         hit = self._cache.get(key)
         if hit is None:
             store = OutStore()
@@ -583,6 +574,17 @@ class _Jitted:
 
     def clear_cache(self) -> None:
         self._cache.clear()
+
+
+def _unhashable(static: tuple) -> Any:
+    """The first static argument value that cannot be hashed (JAX's error names it)."""
+    for part in static:
+        for _, value in part:
+            try:
+                hash(value)
+            except TypeError:
+                return value
+    return static
 
 
 def _names_to_nums(fun: Callable, names: tuple[str, ...]) -> tuple[int, ...]:

@@ -217,10 +217,9 @@ class Array:
         return self.shape[0]
 
     def __iter__(self):
-        if self.ndim == 0:
+        if self.ndim == 0:  # raised by iter() itself, as numpy and JAX do
             raise TypeError("iteration over a 0-d array")
-        for i in range(self.shape[0]):
-            yield self[i]  # type: ignore[index]
+        return (self[i] for i in range(self.shape[0]))  # type: ignore[index]
 
     def __hash__(self):
         raise TypeError("unhashable type: 'jaxweb.Array'")

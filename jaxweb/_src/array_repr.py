@@ -20,7 +20,8 @@ def array_repr(x: Any) -> str:
     else:
         body = "[]"
     if x.size == 0:
-        shape = f"shape={x.shape}, " if x.ndim != 1 else ""
+        # numpy omits the shape of an empty 1-d array, except for dtypes it does not own
+        shape = f"shape={x.shape}, " if x.ndim != 1 or x.dtype.name == "bfloat16" else ""
         return f"{prefix}[], {shape}{suffix})"
     return f"{prefix}{body}, {suffix})"
 
@@ -32,8 +33,10 @@ def array_str(x: Any) -> str:
 
 
 def _scalar_str(x: Any) -> str:
-    """`str` of a 0-d array is its scalar's: '3.0', '0.1', '1e+20' (bfloat16 drops '.0')."""
+    """`str` of a 0-d array is its scalar's: '3.0', '0.1', '1e+20' (bfloat16: '%g')."""
     v = x.item()
+    if x.dtype.name == "bfloat16":
+        return _bf16_text(v)
     if x.dtype.kind != "f" or not math.isfinite(v):
         return str(v)
     bits = x.dtype.itemsize * 8 if x.dtype.name != "bfloat16" else 0
@@ -45,7 +48,16 @@ def _scalar_str(x: Any) -> str:
     return text[:-2] if bits == 0 and text.endswith(".0") else text
 
 
+def _bf16_text(v: float) -> str:
+    """How ml_dtypes (and so JAX) prints a bfloat16: '%g', no padding ('2', '0.333984')."""
+    if math.isnan(v):
+        return "nan"
+    return f"{v:g}"
+
+
 def _format(x: Any, sep: str, prefix: str) -> str:
+    if x.dtype.name == "bfloat16":  # numpy has no bfloat16 without ml_dtypes: format here
+        return _plain_format(x._host_flat(), x.shape, x.dtype, sep, prefix)
     np = hostdata.numpy_or_none()
     if np is not None:
         arr = x.__array__()
@@ -105,11 +117,13 @@ def _roundtrips(a: float, b: float, bits: int) -> bool:
 def _plain_format(flat: list, shape: tuple, dtype: Any, sep: str, prefix: str) -> str:
     if dtype.kind == "b":
         texts = [" True" if v else "False" for v in flat] if any(not v for v in flat) else ["True"] * len(flat)
+    elif dtype.name == "bfloat16":
+        texts = [_bf16_text(v) for v in flat]
     elif dtype.kind == "f":
-        texts = _float_texts(flat, dtype.itemsize * 8 if dtype.name != "bfloat16" else 0)
+        texts = _float_texts(flat, dtype.itemsize * 8)
     else:
         texts = [str(v) for v in flat]
-    width = max((len(t) for t in texts), default=0)
+    width = 0 if dtype.name == "bfloat16" else max((len(t) for t in texts), default=0)
     texts = [t.rjust(width) for t in texts]
     if not shape:
         return texts[0]

@@ -23,7 +23,8 @@ from .dispatch import def_lowering
 from .lowering import inline_rules
 from .tree_util import tree_flatten, tree_map, tree_unflatten
 
-__all__ = ["checkpoint", "remat", "checkpoint_policies", "checkpoint_name"]
+__all__ = ["checkpoint", "remat", "checkpoint_policies", "checkpoint_name", "Saveable", "Recompute",
+           "Offloadable"]
 
 checkpoint_p = core.Primitive("checkpoint")
 checkpoint_p.multiple_results = True
@@ -194,11 +195,60 @@ def _dots_no_batch(prim: core.Primitive, *_: Any, **params: Any) -> bool:
     return prim.name == "dot_general" and dims is not None and not any(dims[1])
 
 
+def _save_named_except(names: tuple[str, ...]) -> Callable[..., bool]:
+    """Save every named value whose name is not in `names` (unnamed values recompute)."""
+    def policy(prim: core.Primitive, *_: Any, **params: Any) -> bool:
+        return prim is checkpoint_name_p and params["name"] not in names
+    return policy
+
+
+def _save_from_both(p1: Callable, p2: Callable) -> Callable[..., bool]:
+    return lambda prim, *avals, **params: bool(p1(prim, *avals, **params)) or \
+        bool(p2(prim, *avals, **params))
+
+
+def _save_and_offload_names(*, names_which_can_be_saved: Sequence[str] = (),
+                            names_which_can_be_offloaded: Sequence[str] = (),
+                            offload_src: str = "device", offload_dst: str = "pinned_host"):
+    """Offloading is saving here (one memory space): both name lists are saved."""
+    return _save_names(tuple(names_which_can_be_saved) + tuple(names_which_can_be_offloaded), True)
+
+
+class _Decision:
+    """What a policy may return instead of a bool: Saveable (truthy) or Recompute (falsy)."""
+
+    def __init__(self, name: str, save: bool):
+        self.name, self.save = name, save
+
+    def __bool__(self) -> bool:
+        return self.save
+
+    def __repr__(self) -> str:
+        return self.name
+
+
+Saveable, Recompute = _Decision("Saveable", True), _Decision("Recompute", False)
+
+
+class Offloadable:
+    """A policy's answer 'save, offloaded from src to dst' (saved in place here)."""
+
+    def __init__(self, src: str, dst: str):
+        self.src, self.dst = src, dst
+
+    def __bool__(self) -> bool:
+        return True
+
+
 checkpoint_policies = SimpleNamespace(
     everything_saveable=_policy(True), nothing_saveable=_policy(False),
     dots_saveable=_dots, checkpoint_dots=_dots,
     dots_with_no_batch_dims_saveable=_dots_no_batch,
     checkpoint_dots_with_no_batch_dims=_dots_no_batch,
+    offload_dot_with_no_batch_dims=lambda offload_src="device", offload_dst="pinned_host": _dots_no_batch,
     save_anything_except_these_names=lambda *names: _save_names(names, False),
+    save_any_names_but_these=lambda *names: _save_named_except(names),
     save_only_these_names=lambda *names: _save_names(names, True),
+    save_from_both_policies=_save_from_both,
+    save_and_offload_only_these_names=_save_and_offload_names,
 )

@@ -23,7 +23,9 @@ _FLAGS: dict[str, Any] = {
     "jax_platforms": os.environ.get("JAXWEB_PLATFORMS") or os.environ.get("JAX_PLATFORMS") or "",
     "jax_default_device": None,
     "jax_numpy_rank_promotion": "allow",
+    "jax_numpy_dtype_promotion": "standard",
     "jax_debug_nans": False,
+    "jax_debug_infs": False,
     "jax_disable_jit": False,
     "jax_log_compiles": _env_bool("JAX_LOG_COMPILES"),
     # jaxweb.random (JAX's defaults as of 0.10)
@@ -84,6 +86,29 @@ def override(name: str, value: Any) -> Iterator[None]:
 
 def enable_x64(new_val: bool = True):
     return override("jax_enable_x64", new_val)
+
+
+_CHOICES = {"jax_numpy_dtype_promotion": ("standard", "strict"),
+            "jax_numpy_rank_promotion": ("allow", "warn", "raise")}
+
+
+def _choice(name: str, value: str) -> contextlib.AbstractContextManager:
+    if value not in _CHOICES[name]:
+        raise ValueError(f"new enum value must be in {set(_CHOICES[name])}, got {value!r} of type "
+                         f"{type(value)}.")
+    return override(name, value)
+
+
+def numpy_dtype_promotion(value: str) -> contextlib.AbstractContextManager:
+    """`jax.numpy_dtype_promotion('standard' | 'strict')`, as a context manager: under
+    'strict', implicit promotion only joins a typed dtype with itself or a Python scalar
+    of its kind (others raise `jax.dtypes.TypePromotionError`)."""
+    return _choice("jax_numpy_dtype_promotion", value)
+
+
+def numpy_rank_promotion(value: str) -> contextlib.AbstractContextManager:
+    """`jax.numpy_rank_promotion('allow' | 'warn' | 'raise')`, as a context manager."""
+    return _choice("jax_numpy_rank_promotion", value)
 
 
 config = Config()

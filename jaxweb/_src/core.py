@@ -124,6 +124,9 @@ class Primitive:
 # Rule tables (the transformation tables live in interpreters/: ad, batching).
 abstract_eval_rules: dict[Primitive, Callable[..., Any]] = {}
 impl_rules: dict[Primitive, Callable[..., Any]] = {}
+#: Primitives with side effects (host callbacks): dead-code elimination keeps their
+#: equations even when nothing reads their outputs.
+effectful_primitives: set[Primitive] = set()
 
 
 def def_abstract_eval(prim: Primitive):
@@ -365,3 +368,34 @@ def concrete_or_error(x: Any, what: str = "") -> Any:
             raise ConcretizationTypeError(concretization_message(x, what or "a static value"))
         return v
     return x
+
+
+def canonicalize_shape(shape: Any, context: str = "") -> tuple[int, ...]:
+    """A shape as a tuple of Python ints, or JAX's TypeError: "Shapes must be 1D sequences
+    of concrete values of integer type" (traced sizes, floats, strings, None)."""
+    seq = shape if isinstance(shape, (tuple, list)) else None
+    if seq is None:
+        aval = getattr(shape, "aval", None)
+        if aval is not None and aval.ndim == 1 and not isinstance(shape, Tracer):
+            seq = list(shape)
+        else:
+            seq = (shape,)
+    out = []
+    for d in seq:
+        if isinstance(d, Tracer) and d.to_concrete_value() is not None:
+            d = d.to_concrete_value()
+        try:
+            if isinstance(d, float) or isinstance(d, Tracer) or \
+                    getattr(getattr(d, "dtype", None), "kind", "i") not in "iub":
+                raise TypeError
+            out.append(operator.index(d))
+        except TypeError:
+            shown = shape if isinstance(shape, (tuple, list)) else (shape,)
+            msg = f"Shapes must be 1D sequences of concrete values of integer type, got {shown}."
+            if any(isinstance(v, Tracer) for v in seq):
+                msg += ("\nIf using `jit`, try using `static_argnums` or applying `jit` to smaller "
+                        "subfunctions.")
+            if context:
+                msg += f"\nThe error occurred in {context}."
+            raise TypeError(msg) from None
+    return tuple(out)

@@ -163,6 +163,15 @@ def device_count(backend: str | None = None) -> int:
     return len(devices(backend))
 
 
+def device_of_backend(backend: Any) -> Device:
+    """The started device whose backend this is."""
+    for devs in _DEVICES.values():
+        for d in devs or ():
+            if d.backend is backend:
+                return d
+    raise LookupError("no device runs this backend")
+
+
 def default_device() -> Device:
     """The device new arrays go to now (honours `with jaxweb.default_device(...)`)."""
     d = _config.read("jax_default_device")

@@ -56,27 +56,54 @@ class DType:
     def str(self) -> str:  # numpy-style '<f4'
         return "<" + self.kind + builtins.str(self.itemsize)
 
+    @property
+    def dtype(self) -> Any:
+        """numpy's dtype for this one when numpy is loaded (so `np.zeros(3, x.dtype)` works);
+        jaxweb itself never needs numpy and never reads this."""
+        return numpy_dtype(self)
+
+
+def numpy_dtype(d: "DType") -> Any:
+    """The numpy dtype equal to `d` if numpy (and, for bfloat16, ml_dtypes) is already
+    imported, else `d` itself."""
+    import sys
+    np = sys.modules.get("numpy")
+    if np is None:
+        return d
+    if d.name == "bfloat16":
+        ml = sys.modules.get("ml_dtypes")
+        return np.dtype(ml.bfloat16) if ml is not None else d
+    if d.name == "float0":
+        return np.dtype([("float0", "V")])
+    return np.dtype(d.name)
+
 
 class ScalarType:
     """What `jnp.float32` is: a dtype-like callable that makes 0-d arrays."""
 
     def __init__(self, dt: DType):
-        self.dtype = dt
+        self._dtype = dt
         self.__name__ = dt.name
         dt.type = self
 
+    @property
+    def dtype(self) -> Any:
+        """numpy's dtype when numpy is loaded (numpy then accepts `jnp.float32` wherever it
+        takes a dtype, as with JAX); jaxweb's own DType otherwise."""
+        return numpy_dtype(self._dtype)
+
     def __repr__(self) -> str:
-        return f"<class 'jaxweb.numpy.{self.dtype.name}'>"
+        return f"<class 'jaxweb.numpy.{self._dtype.name}'>"
 
     def __call__(self, x: Any = 0) -> Any:
         from .numpy.creation import asarray  # late import: numpy layer sits above
-        return asarray(x, dtype=self.dtype)
+        return asarray(x, dtype=self._dtype)
 
     def __eq__(self, other: Any) -> bool:
-        return self is other or (isinstance(other, DType) and other is self.dtype)
+        return self is other or (isinstance(other, DType) and other is self._dtype)
 
     def __hash__(self) -> int:
-        return hash(self.dtype)
+        return hash(self._dtype)
 
 
 def _make(name: str, kind: str, itemsize: int, fmt: str) -> DType:
@@ -119,7 +146,7 @@ def _lookup(x: Any) -> DType:
     if isinstance(x, DType):
         return x
     if isinstance(x, ScalarType):
-        return x.dtype
+        return x._dtype
     if x is builtins.bool:
         return bool_
     if x is builtins.int:
@@ -189,10 +216,30 @@ def default_complex() -> DType:
 
 
 def issubdtype(a: Any, b: Any) -> bool:
-    """Like `jnp.issubdtype`; accepts the abstract categories below."""
-    if b in _CATEGORIES:
-        return _lookup(a).kind in _CATEGORIES[b] and _lookup(a) is not float0
+    """Like `jnp.issubdtype`: `a` (a dtype or an abstract category) is `b` or below it.
+    numpy's abstract classes (np.floating, ...) are accepted as their categories."""
+    b, a = _as_category(b), _as_category(a)
+    if isinstance(b, _Category):
+        if isinstance(a, _Category):
+            while a is not None:
+                if a is b:
+                    return True
+                a = _PARENT.get(a)
+            return False
+        d = _lookup(a)
+        return d.kind in _CATEGORIES.get(b, "") and d is not float0
+    if isinstance(a, _Category):
+        return False
     return _lookup(a) is _lookup(b)
+
+
+def _as_category(x: Any) -> Any:
+    """numpy's abstract scalar classes (np.floating, np.integer, ...) as our categories."""
+    if isinstance(x, _Category):
+        return x
+    if isinstance(x, type) and getattr(x, "__module__", "") == "numpy":
+        return _CATEGORY_BY_NAME.get(x.__name__, x)
+    return x
 
 
 class _Category:
@@ -203,15 +250,25 @@ class _Category:
         return f"<class 'jaxweb.numpy.{self.__name__}'>"
 
 
-generic, number, integer, signedinteger, unsignedinteger, inexact, floating, complexfloating = (
-    _Category(n) for n in ("generic", "number", "integer", "signedinteger",
-                           "unsignedinteger", "inexact", "floating", "complexfloating"))
-# Extended dtypes (JAX's `jax.dtypes.extended`): typed PRNG key arrays (kind "K", see
-# jaxweb/_src/random/keys.py) are their only members.
-extended, prng_key = _Category("extended"), _Category("prng_key")
+generic, number, integer, signedinteger, unsignedinteger, inexact, floating, complexfloating, \
+    character, flexible, extended, prng_key = (
+        _Category(n) for n in ("generic", "number", "integer", "signedinteger", "unsignedinteger",
+                               "inexact", "floating", "complexfloating", "character", "flexible",
+                               "extended", "prng_key"))
 _CATEGORIES = {generic: "biufc", number: "iufc", integer: "iu", signedinteger: "i",
                unsignedinteger: "u", inexact: "fc", floating: "f", complexfloating: "c",
-               extended: "K", prng_key: "K"}
+               character: "", flexible: "", extended: "K", prng_key: "K"}
+# (kind "K": the typed PRNG key dtypes of jaxweb.random are the extended dtypes)
+#: The category tree (numpy's, plus JAX's `extended` for key types).
+_PARENT = {number: generic, integer: number, signedinteger: integer, unsignedinteger: integer,
+           inexact: number, floating: inexact, complexfloating: inexact, flexible: generic,
+           character: flexible, extended: generic, prng_key: extended}
+_CATEGORY_BY_NAME = {c.__name__: c for c in _CATEGORIES}
+
+
+class TypePromotionError(ValueError):
+    """Raised when strict dtype promotion (`jax.numpy_dtype_promotion('strict')`) refuses
+    an implicit promotion."""
 
 
 def is_float(d: DType) -> bool:
@@ -233,32 +290,62 @@ _LATTICE: dict[Any, tuple] = {
 }
 
 
-def _upper_sets() -> dict[Any, frozenset]:
+def _upper_sets(lattice: dict) -> dict[Any, frozenset]:
     ups: dict[Any, frozenset] = {}
 
     def up(n):
         if n not in ups:
             s = {n}
-            for m in _LATTICE[n]:
+            for m in lattice[n]:
                 s |= up(m)
             ups[n] = frozenset(s)
         return ups[n]
 
-    for n in _LATTICE:
+    for n in lattice:
         up(n)
     return ups
 
 
-_UP = _upper_sets()
+_UP64 = _upper_sets(_LATTICE)
+# Without x64, JAX avoids the one promotion forming a 64-bit type from 32-bit inputs:
+# uint32 with int32 (or smaller signed ints) joins at int32, not int64.
+_UP32 = _upper_sets({**_LATTICE, uint32: (int32, uint64)})
 _WEAK_OF_KIND = {"b": bool_, "i": "i*", "u": "i*", "f": "f*", "c": "c*"}
 
 
 def _least_upper_bound(nodes: list) -> Any:
-    common = frozenset.intersection(*(_UP[n] for n in nodes))
+    if config.read("jax_numpy_dtype_promotion") == "strict":
+        ups = _STRICT_UP
+    else:
+        ups = _UP64 if config.read("jax_enable_x64") else _UP32
+    common = frozenset.intersection(*(ups[n] for n in nodes))
     for c in common:  # the least element: every other element of `common` is above it
-        if all(o in _UP[c] for o in common):
+        if all(o in ups[c] for o in common):
             return c
-    raise TypeError(f"no common type for {nodes}")
+    raise TypePromotionError(
+        f"Input dtypes {tuple(_node_name(n) for n in nodes)} have no available implicit dtype "
+        "promotion path when jax_numpy_dtype_promotion=strict. Try explicitly casting inputs to "
+        "the desired output type, or set jax_numpy_dtype_promotion=standard.")
+
+
+def _node_name(n: Any) -> str:
+    return {"i*": "<class 'int'>", "f*": "<class 'float'>", "c*": "<class 'complex'>"}.get(n, getattr(n, "name", n))
+
+
+def _strict_upper_sets() -> dict[Any, frozenset]:
+    """Strict promotion: a typed dtype joins only itself; Python scalars join their kind
+    and the kinds above (an int with any float, a float with any complex)."""
+    ints = {d for d in ALL if d.kind in "iu"}
+    floats = {d for d in ALL if d.kind == "f"}
+    cplx = {d for d in ALL if d.kind == "c"}
+    ups: dict[Any, frozenset] = {d: frozenset({d}) for d in ALL}
+    ups["c*"] = frozenset({"c*"} | cplx)
+    ups["f*"] = frozenset({"f*", "c*"} | floats | cplx)
+    ups["i*"] = frozenset({"i*", "f*", "c*"} | ints | floats | cplx)
+    return ups
+
+
+_STRICT_UP = _strict_upper_sets()
 
 
 def _node_of(x: Any) -> tuple[Any, DType | None]:
@@ -279,7 +366,7 @@ def _node_of(x: Any) -> tuple[Any, DType | None]:
     return dtype(x), None
 
 
-_RESULT_TYPES: dict[tuple, tuple] = {}  # (x64, per-argument kind) -> (dtype, weak): eager ops ask often
+_RESULT_TYPES: dict[tuple, tuple] = {}  # (flags, per-argument kind) -> (dtype, weak): eager ops ask often
 
 
 def _memo_key(x: Any) -> Any:
@@ -295,7 +382,8 @@ def result_type(*args: Any, return_weak_type_flag: bool = False):
     """JAX's `jnp.result_type`: promotion with weak types, then canonicalization."""
     if not args:
         raise ValueError("at least one array or dtype is required")
-    key = (config.read("jax_enable_x64"),) + tuple(_memo_key(a) for a in args)
+    key = (config.read("jax_enable_x64"), config.read("jax_numpy_dtype_promotion"),
+           *(_memo_key(a) for a in args))
     hit = _RESULT_TYPES.get(key) if None not in key else None
     if hit is None:
         hit = _result_type(args)
@@ -316,11 +404,12 @@ def _result_type(args: tuple) -> tuple:
 
 
 def promote_types(a: Any, b: Any) -> DType:
-    """`jnp.promote_types`: promotion of two dtypes (never weak)."""
+    """`jnp.promote_types`: promotion of two dtypes (never weak, and, as in JAX, not
+    canonicalized: int64 with uint64 is float64 even without x64)."""
     lub = _least_upper_bound([_lookup(a), _lookup(b)])
     if isinstance(lub, builtins.str):  # e.g. int8 with uint64 joins at the weak float node
         lub = {"i*": int64, "f*": float64, "c*": complex128}[lub]
-    return canonicalize_dtype(lub)
+    return lub
 
 
 # ---- finfo / iinfo ----

@@ -21,7 +21,7 @@ from .config import read
 from .device import Device, default_device
 from .dispatch import device_put
 from .jaxpr import ClosedJaxpr, typecheck
-from .lowering import const_node, input_nodes, lower_jaxpr
+from .lowering import collect_effects, const_node, input_nodes, lower_jaxpr
 
 logger = logging.getLogger("jaxweb")
 
@@ -37,9 +37,10 @@ class Executable:
         if read("jax_log_compiles"):
             logger.warning("Compiling %s with global shapes and types %s on %s.", name,
                            [a.str_short() for a in self.in_avals], device)
-        outs = lower_jaxpr(closed.jaxpr, [const_node(c) for c in closed.consts],
-                           input_nodes(self.in_avals, self.donated))
-        self.schedule = schedule(outs, device.backend.capabilities)
+        with collect_effects() as effects:
+            outs = lower_jaxpr(closed.jaxpr, [const_node(c) for c in closed.consts],
+                               input_nodes(self.in_avals, self.donated))
+        self.schedule = schedule(outs, device.backend.capabilities, effects=effects)
         self.prepared = device.backend.prepare(self.schedule)
         self.taken = [self.schedule.inputs[b].arg.index for b in self.schedule.reused]
 

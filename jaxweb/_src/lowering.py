@@ -10,7 +10,8 @@ register a rule that builds the node of a compiled sub-program.
 """
 from __future__ import annotations
 
-from typing import Any, Callable, Sequence
+import contextlib
+from typing import Any, Callable, Iterator, Sequence
 
 from . import core, hostdata
 from .array import Array
@@ -24,6 +25,24 @@ from .jaxpr import Literal
 lowering_rules: dict[core.Primitive, Callable[..., Any]] = {}
 #: prim -> fn(params) -> the ClosedJaxpr an equation of prim evaluates (its operands are the inputs)
 inline_rules: dict[core.Primitive, Callable[[dict], Any]] = {}
+#: per program being lowered: the host steps it must run although no output reads them
+_effects: list[list[Node]] = []
+
+
+@contextlib.contextmanager
+def collect_effects() -> Iterator[list[Node]]:
+    """Lower a program inside this to get its effectful call nodes (debug callbacks)."""
+    found: list[Node] = []
+    _effects.append(found)
+    try:
+        yield found
+    finally:
+        _effects.pop()
+
+
+def record_effect(call_node: Node) -> None:
+    if _effects:
+        _effects[-1].append(call_node)
 
 
 def lower_primitive(prim: core.Primitive, nodes: Sequence[Node], params: dict) -> list[Node]:

@@ -109,12 +109,12 @@ def keystr(keys, *, simple: bool = False, separator: str = "") -> str:
 # ----------------------------------------------------------------------------- built-ins
 
 def _sorted_keys(d) -> tuple:
-    """Dict keys in sorted order (as JAX does); mixed, incomparable keys fall back to a
-    deterministic order by type name and repr instead of failing."""
+    """Dict keys in sorted order, as JAX does; keys that do not compare (1 and 'a') raise
+    JAX's ValueError."""
     try:
         return tuple(sorted(d))
     except TypeError:
-        return tuple(sorted(d, key=lambda k: (type(k).__qualname__, repr(k))))
+        raise ValueError("Comparator raised exception while sorting pytree dictionary keys.") from None
 
 
 def _dict_flatten(x):
@@ -123,7 +123,7 @@ def _dict_flatten(x):
 
 
 def _defaultdict_flatten(x):
-    keys = _sorted_keys(x)
+    keys = tuple(sorted(x))  # JAX lets the TypeError of incomparable keys through here
     return [x[k] for k in keys], (x.default_factory, keys)
 
 
@@ -573,6 +573,23 @@ def flatten_one_level(tree):
     if treedef_is_leaf(treedef) and not is_tree_node(tree):
         raise ValueError(f"can't tree-flatten type: {type(tree)}")
     return tuple(leaves), treedef.node_data()[1] if treedef.node_data() is not None else None
+
+
+def flatten_one_level_with_keys(tree):
+    """`(((key, child), ...), aux_data)` of the root node; ValueError for a leaf."""
+    children, aux = flatten_one_level(tree)
+    if tree is None:
+        return (), aux
+    pairs, _ = tree_flatten_with_path(tree, is_leaf=lambda x: x is not tree)
+    return tuple((path[0], child) for (path, _), child in zip(pairs, children)), aux
+
+
+def static(**kwargs):
+    """`jax.tree.static`: a dataclass field that `register_dataclass` treats as static
+    (metadata static=True); arguments as `dataclasses.field`."""
+    import dataclasses
+    metadata = dict(kwargs.pop("metadata", None) or {}, static=True)
+    return dataclasses.field(metadata=metadata, **kwargs)
 
 
 # ----------------------------------------------------------------------------- registration

@@ -5,7 +5,7 @@ from jaxweb._src.dtypes import (
     DType as _DType, bfloat16, bool_, complex64, complex128, finfo, float16, float32, float64,
     floating, generic, iinfo, inexact, int8, int16, int32, int64, integer, issubdtype, number,
     promote_types, result_type, signedinteger, uint8, uint16, uint32, uint64, unsignedinteger,
-    complexfloating)
+    complexfloating, character, flexible)
 from jaxweb._src.dtypes import dtype
 from jaxweb._src.numpy._modules import *  # noqa: F401,F403  (all jnp functions)
 
@@ -17,8 +17,10 @@ bool = bool_  # noqa: A001  (jnp.bool, as in JAX)
 float_ = float64 if False else float32
 int_ = int32
 uint = uint32
+single, double, csingle, cdouble, complex_ = float32, float64, complex64, complex128, complex128
 
 import math as _math
 
 pi, e, inf, nan, euler_gamma = _math.pi, _math.e, _math.inf, _math.nan, 0.5772156649015329
 newaxis = None
+from jaxweb.numpy import linalg  # noqa: E402,F401  (jnp.linalg)

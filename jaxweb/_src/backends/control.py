@@ -14,6 +14,7 @@ sub-program, in the order its `Input` placeholders are numbered:
   reads the cond_consts only to select per element under a batched predicate).
 - scan: operands (*consts, *init, *xs); the body runs on consts + carry + x slices and
   returns carry + y slices; ys are stacked along a new leading axis.
+- host: a Python callback (`params["run"]`: the operands' bytes in, the results' bytes out).
 """
 from __future__ import annotations
 
@@ -131,4 +132,16 @@ def _scan(backend, pc, ins, alloc, free) -> list:
     return _own(backend, carry, owned, p["carry_nbytes"], alloc) + ys
 
 
-_RUNNERS = {"cond": _cond, "while": _while, "scan": _scan}
+def _host(backend, pc, ins, alloc, free) -> list:
+    p = pc.call.params
+    datas = [bytes(backend.read(h, n)) for h, n in zip(ins, p["in_nbytes"])]
+    outs = []
+    for data, n in zip(p["run"](backend, datas), p["out_nbytes"]):
+        h = alloc(n, "callback result")
+        if n:
+            backend.write(h, data)
+        outs.append(h)
+    return outs
+
+
+_RUNNERS = {"cond": _cond, "while": _while, "scan": _scan, "host": _host}

@@ -211,7 +211,7 @@ def call(program: Any, srcs: Sequence[Node], out_types: Sequence[tuple]) -> list
     `out_types` are (shape, dtype) pairs. The call keeps its result nodes (`program.outs`)."""
     c = _mk("call", dtypes.bool_, (), tuple(srcs), program, id(program))
     outs = [_mk("output", dt, tuple(shape), (c,), i, i) for i, (shape, dt) in enumerate(out_types)]
-    program.outs = outs
+    program.outs, program.node = outs, c
     return outs
 
 

@@ -115,15 +115,19 @@ class Routine:
 
 
 class Call:
-    """A control-flow step: `kind` "cond" (graphs: the branches), "while" (the predicate,
-    the body) or "scan" (the body), each sub-program a list of lazy-graph output nodes over
-    `graph.Input` placeholders numbered in the order the executor passes arguments
-    (`backends/control.py`); `params` what that executor needs (counts, trip count).
-    Scheduling turns the graphs into `Schedule`s (`schedules`)."""
+    """A step run by the host between kernels: `kind` "cond" (graphs: the branches),
+    "while" (the predicate, the body), "scan" (the body), each sub-program a list of
+    lazy-graph output nodes over `graph.Input` placeholders numbered in the order the
+    executor passes arguments (`backends/control.py`), with the effectful steps it must
+    run although nothing reads them (`effects`, per graph); or "host" (no graphs: a Python
+    callback, `params["run"]`). `params` holds what the executor needs (counts, trip
+    count). Scheduling turns the graphs into `Schedule`s (`schedules`)."""
 
-    def __init__(self, kind: str, graphs: list, params: dict, name: str):
+    def __init__(self, kind: str, graphs: list, params: dict, name: str, effects: list | None = None):
         self.kind, self.graphs, self.params, self.name = kind, graphs, params, name
+        self.effects = effects if effects is not None else [[] for _ in graphs]
         self.outs: list = []
+        self.node = None
         self.schedules: list = []
         self.key = f"call:{id(self)}"
 

@@ -28,6 +28,19 @@ from .shapetracker import prod, unflatten
 _I32 = dtypes.int32
 
 
+#: a fused node lowered at more indices than this, or a kernel of more lowered values, is cut
+MAX_INDEXINGS = 32
+MAX_EXPRESSIONS = 20000
+
+
+class _Cut(Exception):
+    """Lowering stopped: `node` must become a buffer first."""
+
+    def __init__(self, node: Node):
+        super().__init__(node)
+        self.node = node
+
+
 def flat_index(idxs: Sequence[E.Expr], shape: Sequence[int]) -> E.Expr:
     """Row-major linear index of `idxs` in `shape`."""
     flat = E.const(0, _I32)
@@ -64,6 +77,7 @@ class KernelLowering:
         self._names = 0
         self.tags: dict[str, None] = {}  # the primitives fused here, in order (the kernel's name)
         self._region: dict[int, Node] = {}  # the graph nodes this kernel lowers, by id
+        self._lowerings: dict[int, int] = {}  # node id -> indices it was lowered at
 
     # ------------------------------------------------------------ reading nodes
     def slot(self, node: Node) -> int:
@@ -110,6 +124,7 @@ class KernelLowering:
             plan = pending.get(k)
             if plan is None:
                 plan = pending[k] = self._expand(n, ix, v)
+                self._count(n)
             deps, build = plan
             missing = [d for d in deps if d[3] not in memo]
             if missing:
@@ -118,6 +133,19 @@ class KernelLowering:
             memo[k] = build([memo[d[3]] for d in deps])
             stack.pop()
         return memo[top]
+
+    def _count(self, n: Node) -> None:
+        """A node lowered at many different indices (a chain of gathers or updates each
+        reading the one before at several places grows exponentially) is cut out: it
+        becomes a buffer of its own and the kernel is lowered again."""
+        if self._is_input(n):
+            return
+        c = self._lowerings[id(n)] = self._lowerings.get(id(n), 0) + 1
+        if c > MAX_INDEXINGS or len(self.memo) > MAX_EXPRESSIONS:
+            worst = max((m for m in self._region.values() if self._lowerings.get(id(m), 0) > 1
+                         and m.op != "view" and not self._is_input(m)),
+                        key=lambda m: self._lowerings[id(m)], default=n)
+            raise _Cut(worst)
 
     def _dep(self, n: Node, ix: tuple, v: E.Expr | None) -> tuple:
         return (n, ix, v, self._key(n, ix, v))
@@ -167,7 +195,11 @@ class KernelLowering:
     # ------------------------------------------------------------ the kernel
     def build(self) -> Kernel | None:
         """The kernel, or None when `realize`/`split` list what the scheduler must change."""
-        outs = [self.lower(m, self.g) for m in self.members]
+        try:
+            outs = [self.lower(m, self.g) for m in self.members]
+        except _Cut as cut:
+            self.realize.append(cut.node)
+            return None
         tags = [t for t in reversed(self.tags) if t != "kernel"]
         name = "_".join(tags)[:48] or "kernel"
         for o, m in zip(outs, self.members):

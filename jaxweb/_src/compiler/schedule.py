@@ -44,9 +44,10 @@ def _home(o: Node, materialize: bool) -> Node | None:
 
 
 def schedule(outputs: Sequence[Node], caps: Capabilities = DEFAULT_CAPS,
-             materialize: bool = False) -> Schedule:
-    """The program computing `outputs` (with `materialize`, each into a new contiguous buffer)."""
-    order = toposort(outputs)
+             materialize: bool = False, effects: Sequence[Node] = ()) -> Schedule:
+    """The program computing `outputs` (with `materialize`, each into a new contiguous buffer)
+    and running the host steps `effects` (callbacks nothing reads) in their order."""
+    order = toposort(list(outputs) + list(effects))
     realized: set[int] = set()
     for o in outputs:
         h = _home(o, materialize)
@@ -112,7 +113,8 @@ def _call_launch(call: Node, caps: Capabilities) -> tuple:
     """(the Call with its sub-programs scheduled, its result nodes, its operand values)."""
     program = call.arg
     if not program.schedules:
-        program.schedules = [schedule(outs, caps, materialize=True) for outs in program.graphs]
+        program.schedules = [schedule(outs, caps, materialize=True, effects=eff)
+                             for outs, eff in zip(program.graphs, program.effects)]
     return program, call_outputs(call), [_call_arg(s) for s in call.src]
 
 

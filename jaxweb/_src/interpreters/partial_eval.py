@@ -243,11 +243,11 @@ def partial_eval_jaxpr(jaxpr: Jaxpr, in_unknowns: Sequence[bool],
 
 
 def _live_eqns(eqns: Sequence[JaxprEqn], outvars: Sequence[Any]) -> list[JaxprEqn]:
-    """The equations that the given outputs depend on, in order."""
+    """The equations that the given outputs depend on, and effectful ones, in order."""
     live = {id(v) for v in outvars if isinstance(v, Var)}
     kept = []
     for eqn in reversed(eqns):
-        if any(id(v) in live for v in eqn.outvars):
+        if eqn.primitive in core.effectful_primitives or any(id(v) in live for v in eqn.outvars):
             kept.append(eqn)
             live.update(id(v) for v in eqn.invars if isinstance(v, Var))
     return kept[::-1]

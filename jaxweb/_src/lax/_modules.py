@@ -11,3 +11,4 @@ from .sorting import *  # noqa: F401,F403
 from .ad_util import *  # noqa: F401,F403
 from .parallel import *  # noqa: F401,F403
 from .control_flow import *  # noqa: F401,F403
+from .extra import *  # noqa: F401,F403

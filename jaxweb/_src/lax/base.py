@@ -127,7 +127,9 @@ def full(shape: Sequence[int], fill_value: Any, dtype: Any = None) -> Any:
     """`lax.full`: a constant array (no device memory until it is needed)."""
     from ..array import Array
     from ..device import default_device
-    shape = tuple(int(d) for d in shape)
+    shape = core.canonicalize_shape(shape)
+    if any(d < 0 for d in shape):
+        raise TypeError(f"broadcast_in_dim shape must have every element be nonnegative, got {shape}.")
     if isinstance(fill_value, core.Tracer) or hasattr(fill_value, "shape") and getattr(fill_value, "ndim", 0):
         from .structural import broadcast_in_dim
         from .elementwise import convert_element_type

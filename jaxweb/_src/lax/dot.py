@@ -31,7 +31,7 @@ def free_dims(ndim: int, *used: Sequence[int]) -> tuple[int, ...]:
 def _out_dtype(lhs: core.ShapedArray, rhs: core.ShapedArray, preferred: Any) -> dtypes.DType:
     if preferred is not None:
         return dtypes.dtype(preferred)
-    return lhs.dtype if lhs.dtype is rhs.dtype else dtypes.promote_types(lhs.dtype, rhs.dtype)
+    return lhs.dtype if lhs.dtype is rhs.dtype else dtypes.canonicalize_dtype(dtypes.promote_types(lhs.dtype, rhs.dtype))
 
 
 dot_general_p = core.Primitive("dot_general")
@@ -78,7 +78,7 @@ def _dot_general_lower(lhs: Node, rhs: Node, *, dimension_numbers, precision=Non
                        preferred_element_type=None) -> Node:
     (lc, rc), (lb, rb) = dimension_numbers
     out_dt = dtypes.dtype(preferred_element_type) if preferred_element_type is not None else (
-        lhs.dtype if lhs.dtype is rhs.dtype else dtypes.promote_types(lhs.dtype, rhs.dtype))
+        lhs.dtype if lhs.dtype is rhs.dtype else dtypes.canonicalize_dtype(dtypes.promote_types(lhs.dtype, rhs.dtype)))
     dt = dtypes.float32 if out_dt in base.LOW_FLOATS else out_dt
     lf, rf = free_dims(lhs.ndim, lc, lb), free_dims(rhs.ndim, rc, rb)
     bs = tuple(lhs.shape[d] for d in lb)

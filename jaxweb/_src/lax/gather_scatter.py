@@ -16,6 +16,7 @@ from typing import Any, NamedTuple, Sequence
 from .. import core, dtypes
 from ..compiler import expr as E
 from ..compiler import graph
+from ..compiler.graph import Node
 from ..compiler.kernel import identity
 from ..compiler.shapetracker import unflatten
 from ..dispatch import def_lowering

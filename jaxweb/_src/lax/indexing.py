@@ -13,6 +13,7 @@ from typing import Any, Sequence
 from .. import core, dtypes
 from ..compiler import expr as E
 from ..compiler import graph
+from ..compiler.graph import Node
 from ..dispatch import def_lowering
 from ..interpreters import rules as R
 from ..interpreters.rules import UndefinedPrimal

@@ -18,6 +18,7 @@ from typing import Any, Callable, Sequence
 
 from .. import core, dtypes
 from ..compiler import graph
+from ..compiler.graph import Node
 from ..compiler.shapetracker import prod
 from ..dispatch import def_lowering
 from ..interpreters import rules as R
@@ -51,6 +52,8 @@ broadcast_in_dim_p = core.Primitive("broadcast_in_dim")
 
 @core.def_abstract_eval(broadcast_in_dim_p)
 def _broadcast_in_dim_abstract(x, *, shape, broadcast_dimensions):
+    if any(d < 0 for d in shape):
+        raise TypeError(f"broadcast_in_dim shape must have every element be nonnegative, got {tuple(shape)}.")
     if len(broadcast_dimensions) != x.ndim:
         raise TypeError(f"broadcast_in_dim broadcast_dimensions must have length equal to operand "
                         f"ndim; got broadcast_dimensions {broadcast_dimensions} for operand ndim {x.ndim}.")
@@ -104,6 +107,14 @@ def broadcast_in_dim(x: Any, shape: Sequence[int], broadcast_dimensions: Sequenc
     if core.is_python_scalar(x):
         from .base import full
         return full(shape, x) if not bd else broadcast_in_dim_p.bind(x, shape=shape, broadcast_dimensions=bd)
+    if len(set(bd)) == len(bd) == aval.ndim and list(bd) != sorted(bd):
+        # JAX accepts dimensions in any order: permute the operand so they increase
+        # (the primitive keeps its increasing invariant), after checking sizes as JAX does
+        for i, d in enumerate(bd):
+            if not 0 <= d < len(shape) or aval.shape[i] not in (1, shape[d]):
+                _broadcast_in_dim_abstract(aval, shape=shape, broadcast_dimensions=bd)
+        perm = tuple(sorted(range(len(bd)), key=lambda i: bd[i]))
+        x, bd = transpose(x, perm), tuple(sorted(bd))
     return broadcast_in_dim_p.bind(x, shape=shape, broadcast_dimensions=bd)
 
 

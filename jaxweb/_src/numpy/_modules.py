@@ -7,3 +7,16 @@ from .reductions import *  # noqa: F401,F403
 from .linalg_ops import *  # noqa: F401,F403
 from .sorting import *  # noqa: F401,F403
 from .fileio import *  # noqa: F401,F403
+from .selection import *  # noqa: F401,F403
+from .bessel import *  # noqa: F401,F403
+from .windows import *  # noqa: F401,F403
+from .polynomial import *  # noqa: F401,F403
+from .ufuncs_extra import *  # noqa: F401,F403
+from .numerics import *  # noqa: F401,F403
+from .einsum_path import *  # noqa: F401,F403
+from .histograms import *  # noqa: F401,F403
+from .bits import *  # noqa: F401,F403
+from .vectorize import *  # noqa: F401,F403
+from .creation_extra import *  # noqa: F401,F403
+from .dtype_helpers import *  # noqa: F401,F403
+from .printing import *  # noqa: F401,F403

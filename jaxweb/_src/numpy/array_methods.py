@@ -91,6 +91,66 @@ def _at(self):
     return _IndexUpdateHelper(self)
 
 
+_UINT = {1: "uint8", 2: "uint16", 4: "uint32", 8: "uint64"}
+
+
+def _as_uint(x: Any) -> Any:
+    """x's bits as the unsigned type of its width (bool as uint8)."""
+    from .. import dtypes
+    from ..lax import elementwise as lax
+    dt = core.get_aval(x).dtype
+    u = dtypes.dtype(_UINT[dt.itemsize])
+    if dt.kind == "b":
+        return lax.convert_element_type(x, u)
+    return x if dt is u else lax.bitcast_convert_type(x, u)
+
+
+def _from_uint(u: Any, dt: Any) -> Any:
+    from ..lax import elementwise as lax
+    if dt.kind == "b":
+        return lax.ne(u, lax.full_like(u, 0))
+    return u if core.get_aval(u).dtype is dt else lax.bitcast_convert_type(u, dt)
+
+
+def _view(self, dtype: Any = None, type: Any = None):
+    """`Array.view`: the same bytes read as `dtype` (little-endian, as numpy on every
+    platform jaxweb runs on); a different item size rescales the last axis."""
+    from .. import dtypes
+    from ..lax import elementwise as lax
+    if type is not None:
+        raise NotImplementedError("`type` argument of array.view() is not supported.")
+    if dtype is None:
+        return self
+    jnp = _jnp()
+    src, dst = core.get_aval(self).dtype, dtypes.dtype(dtype)
+    if dst is src:
+        return self
+    if src.itemsize == dst.itemsize:
+        return _from_uint(_as_uint(self), dst)
+    if core.get_aval(self).ndim == 0:
+        raise ValueError("Changing the dtype of a 0d array is only supported if the itemsize is unchanged")
+    u = _as_uint(self)
+    small, big = sorted((src.itemsize, dst.itemsize))
+    ratio, bits = big // small, small * 8
+    shape = core.get_aval(self).shape
+    if src.itemsize > dst.itemsize:  # split each element into `ratio` little-endian pieces
+        part = dtypes.dtype(_UINT[small])
+        pieces = [lax.convert_element_type(
+            jnp.bitwise_and(jnp.right_shift(u, bits * i), (1 << bits) - 1), part) for i in range(ratio)]
+        out = jnp.reshape(jnp.stack(pieces, axis=-1), shape[:-1] + (shape[-1] * ratio,))
+        return _from_uint(out, dst)
+    if shape[-1] % ratio:
+        raise ValueError("When changing to a larger dtype, its size must be a divisor of the total "
+                         "size in bytes of the last axis of the array.")
+    whole = dtypes.dtype(_UINT[big])
+    groups = jnp.reshape(u, shape[:-1] + (shape[-1] // ratio, ratio))
+    acc = None
+    for i in range(ratio):
+        piece = jnp.left_shift(lax.convert_element_type(groups[..., i], whole), bits * i)
+        acc = piece if acc is None else jnp.bitwise_or(acc, piece)
+    return _from_uint(acc, dst)
+
+
 def _mT(self):
     return _jnp().matrix_transpose(self)
 
@@ -108,6 +168,7 @@ def install(cls: type) -> None:
     cls.reshape = _reshape
     cls.transpose = _transpose
     cls.compress = _compress
+    cls.view = _view
     cls.choose = _choose
     cls.__getitem__ = _getitem
     cls.at = property(_at)

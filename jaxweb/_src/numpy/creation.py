@@ -16,11 +16,10 @@ from ..lax import elementwise as lax_ew
 
 
 def _shape_tuple(shape: Any) -> tuple[int, ...]:
-    if isinstance(shape, (int,)) or hasattr(shape, "__index__") and not isinstance(shape, (tuple, list)):
-        shape = (shape,)
-    out = tuple(int(core.concrete_or_error(d, "a shape")) for d in shape)
+    """A creation function's shape, with JAX's TypeErrors for bad or negative sizes."""
+    out = core.canonicalize_shape(shape)
     if any(d < 0 for d in out):
-        raise ValueError(f"negative dimensions are not allowed: {out}")
+        raise TypeError(f"broadcast_in_dim shape must have every element be nonnegative, got {out}.")
     return out
 
 
@@ -49,6 +48,8 @@ def asarray(a: Any, dtype: Any = None, order: str | None = None, *, copy: bool |
         dtype = dtypes.canonicalize_dtype(dtypes.dtype(dtype))
         if dtype.kind == "c":
             raise TypeError("jaxweb does not support complex dtypes yet (got complex dtype).")
+    if a is None:
+        raise ValueError("None is not a valid value for jnp.array")
     if hasattr(a, "__jax_array__"):
         a = a.__jax_array__()
     if isinstance(a, (Array, core.Tracer)):
@@ -85,20 +86,33 @@ def _weak(a: Any, dt: dtypes.DType) -> Array:
     return out
 
 
+def _leaves(a: Any) -> list:
+    """The non-sequence leaves of nested lists/tuples (arrays and numpy arrays are leaves)."""
+    if isinstance(a, (list, tuple)):
+        return [leaf for e in a for leaf in _leaves(e)]
+    return [a]
+
+
 def _from_sequence(a: Sequence, dtype: Any) -> Any:
-    if _has_arrays(a):
-        from .shape import stack  # arrays or tracers inside: build with jnp ops
-        return stack([asarray(e, dtype) for e in a]) if a else asarray([], dtype)
-    shape, flat = hostdata.flatten_nested(a)
-    for v in flat:
+    """As JAX: one dtype for the whole nest, the promotion of every leaf (Python scalars
+    weakly), and never a weak result (a list is not a weakly typed value)."""
+    leaves = _leaves(a)
+    if any(v is None for v in leaves):
+        raise ValueError("None is not a valid value for jnp.array")
+    for v in leaves:
         if not core.is_python_scalar(v) and not hasattr(v, "dtype"):
             raise TypeError(f"Unexpected input type for array: {type(v)}")
     if dtype is None:
-        if flat:
-            leaves = [v if core.is_python_scalar(v) else dtypes.dtype(v) for v in flat]
-            dtype = dtypes.result_type(*_dedupe(leaves))
+        if leaves:
+            typed = [v if core.is_python_scalar(v) or getattr(v, "weak_type", False) else dtypes.dtype(v)
+                     for v in leaves]
+            dtype = dtypes.result_type(*_dedupe(typed))
         else:
             dtype = dtypes.default_float()
+    if any(getattr(v, "ndim", 0) or isinstance(v, (Array, core.Tracer)) for v in leaves):
+        from .shape import stack  # arrays or tracers inside: build with jnp ops
+        return stack([asarray(e, dtype) for e in a]) if a else asarray([], dtype)
+    shape, flat = hostdata.flatten_nested(a)
     _check_int_range(flat, dtype)
     flat = [v.item() if hasattr(v, "item") else v for v in flat]
     return _from_host(flat, shape, dtype)
@@ -107,19 +121,12 @@ def _from_sequence(a: Sequence, dtype: Any) -> Any:
 def _dedupe(leaves: list) -> list:
     seen, out = set(), []
     for v in leaves:
-        k = type(v) if core.is_python_scalar(v) else v
+        k = type(v) if core.is_python_scalar(v) else (
+            ("weak", v.dtype) if getattr(v, "weak_type", False) else v)
         if k not in seen:
             seen.add(k)
             out.append(v)
     return out
-
-
-def _has_arrays(a: Any) -> bool:
-    if isinstance(a, (Array, core.Tracer)):
-        return True
-    if isinstance(a, (list, tuple)):
-        return any(_has_arrays(e) for e in a)
-    return False
 
 
 def array(object: Any, dtype: Any = None, copy: bool = True, order: str | None = "K", ndmin: int = 0,
@@ -169,6 +176,8 @@ def arange(start: Any, stop: Any = None, step: Any = None, dtype: Any = None, *,
            device: Any = None) -> Any:
     """`jnp.arange`: evenly spaced values in [start, stop); int32 for integer arguments,
     float32 for float ones (x64 off). Computed on the device from an iota."""
+    if start is None:
+        raise TypeError("must be real number, not NoneType")
     args = [a for a in (start, stop, step) if a is not None]
     for a in args:
         if getattr(a, "ndim", 0):

@@ -85,6 +85,8 @@ def delete(arr: Any, obj: Any, axis: int | None = None, *, assume_unique_indices
     n = a.shape[axis]
     if isinstance(obj, slice):
         drop = set(range(*obj.indices(n)))
+    elif assume_unique_indices and isinstance(obj, core.Tracer) and obj.to_concrete_value() is None:
+        return _delete_traced(a, obj, axis)
     else:
         drop = set()
         for i in _ints(obj, "jnp.delete indices"):
@@ -92,6 +94,20 @@ def delete(arr: Any, obj: Any, axis: int | None = None, *, assume_unique_indices
                 raise IndexError(f"index {i} is out of bounds for axis {axis} with size {n}")
             drop.add(i % n)
     return _take_static(a, [i for i in range(n) if i not in drop], axis)
+
+
+def _delete_traced(a: Any, obj: Any, axis: int) -> Any:
+    """delete with traced, unique indices (static count): the k-th kept position is k plus
+    the number of deleted positions at or before it."""
+    jnp = _jnp()
+    n = a.shape[axis]
+    obj = jnp.ravel(jnp.asarray(obj))
+    obj = jnp.sort(jnp.where(obj < 0, obj + n, obj))
+    m = obj.shape[0]
+    shifted = obj - jnp.arange(m, dtype=obj.dtype)
+    keep = jnp.arange(n - m, dtype=obj.dtype)
+    keep = keep + jnp.sum(keep[None, :] >= shifted[:, None], axis=0, dtype=obj.dtype)
+    return _jnp().take(a, keep, axis=axis)
 
 
 def insert(arr: Any, obj: Any, values: Any, axis: int | None = None) -> Any:
@@ -232,7 +248,8 @@ def put_along_axis(arr: Any, indices: Any, values: Any, axis: int | None, inplac
 
 def fill_diagonal(a: Any, val: Any, wrap: bool = False, *, inplace: bool = True) -> Any:
     """`jnp.fill_diagonal(..., inplace=False)`: `a` with its main diagonal set to `val`."""
-    _no_inplace("fill_diagonal", inplace)
+    if inplace:
+        raise NotImplementedError("JAX arrays are immutable, must use inplace=False")
     if wrap:
         raise NotImplementedError("wrap=True is not implemented, must use wrap=False")
     jnp = _jnp()

@@ -21,7 +21,7 @@ import importlib
 import operator
 from typing import Any, Callable
 
-from .. import core, dtypes
+from .. import config, core, dtypes
 from ..array import Array
 from ..compiler.shapetracker import prod
 from ..lax import elementwise as lax_ew
@@ -333,7 +333,33 @@ def _basic_update(x: Any, idx: Any, values: Any, prim: Callable) -> Any | None:
 
 def _scatter_update(x: Any, idx: Any, values: Any, prim: Callable, mode: Any,
                     indices_are_sorted: bool, unique_indices: bool) -> Any:
+    """JAX's typing of `x.at[idx].op(y)`: a Python int in x's integer range takes x's dtype;
+    otherwise a y that x's dtype cannot hold safely warns (FutureWarning) and the update
+    runs in the promoted dtype, the result cast back to x's (3 .mul(1.5) gives 4)."""
     x = util.ensure_array(x)
+    xa = core.get_aval(x)
+    if type(values) is int and xa.dtype.kind in "iu" and \
+            dtypes.iinfo(xa.dtype).min <= values <= dtypes.iinfo(xa.dtype).max:
+        values = _jnp().asarray(values, dtype=xa.dtype)
+    else:
+        values = util.ensure_array(values)
+    va = core.get_aval(values)
+    if va.dtype == xa.dtype:
+        return _scatter_same(x, idx, values, prim, mode, indices_are_sorted, unique_indices)
+    joined, weak = dtypes.result_type(values, x, return_weak_type_flag=True)
+    if joined != xa.dtype:
+        import warnings
+        warnings.warn("scatter inputs have incompatible types: cannot safely cast value from "
+                      f"dtype={va.dtype.name} to dtype={xa.dtype.name} with jax_numpy_dtype_promotion="
+                      f"{config.read('jax_numpy_dtype_promotion')}. In future JAX releases this will "
+                      "result in an error.", FutureWarning, stacklevel=4)
+    xp, vp = (lax_ew.convert_element_type(v, joined, weak) for v in (x, values))
+    out = _scatter_same(xp, idx, vp, prim, mode, indices_are_sorted, unique_indices)
+    return lax_ew.convert_element_type(out, xa.dtype, xa.weak_type)
+
+
+def _scatter_same(x: Any, idx: Any, values: Any, prim: Callable, mode: Any,
+                  indices_are_sorted: bool, unique_indices: bool) -> Any:
     basic = _basic_update(x, idx, values, prim)
     if basic is not None:
         return basic
@@ -471,7 +497,7 @@ def take(a: Any, indices: Any, axis: int | None = None, out: None = None, mode: 
     if mode is not None and mode not in _TAKE_MODES:
         raise ValueError(f"Invalid mode '{mode}' for np.take")
     if idx.dtype.kind not in "iu":
-        raise TypeError(f"Indexer must have integer or boolean type, got indexer with type {idx.dtype.name}")
+        raise ValueError("indices must have an integer type")
     if axis is None:
         a, axis = lax.reshape(a, (a.size,)), 0
     axis = util_axis(axis, a.ndim)
@@ -601,10 +627,9 @@ def flatnonzero(a: Any, *, size: int | None = None, fill_value: Any = None) -> A
 def argwhere(a: Any, *, size: int | None = None, fill_value: Any = None) -> Any:
     """`jnp.argwhere`: one row of indices per non-zero element."""
     a = util.ensure_array(a)
-    if a.ndim == 0:
-        a = lax.reshape(a, (1,))
-        cols = nonzero(a, size=size, fill_value=fill_value)
-        return lax.reshape(cols[0], (cols[0].shape[0], 0))
+    if a.ndim == 0:  # one (empty) row when the scalar is nonzero, as numpy and JAX
+        (col,) = nonzero(lax.reshape(a, (1,)), size=size, fill_value=fill_value)
+        return lax.broadcast_in_dim(col[:0], (col.shape[0], 0), (1,))
     cols = nonzero(a, size=size, fill_value=fill_value)
     return _jnp().stack(cols, axis=1)
 

@@ -10,7 +10,7 @@ and ignored: the order is always left to right).
 from __future__ import annotations
 
 __all__ = ["matmul", "dot", "vdot", "inner", "outer", "tensordot", "einsum", "kron", "vecdot",
-           "matvec", "vecmat", "convolve", "correlate"]
+           "matvec", "vecmat", "convolve", "correlate", "cross"]
 
 import importlib
 from typing import Any, Sequence
@@ -297,12 +297,15 @@ def _contract(a: Any, sa: str, b: Any, sb: str, keep: set, pet: Any) -> tuple[An
     return _dot_general(a, b, dn, pet), "".join(batch + fa + fb)
 
 
-def einsum(subscripts: str, *operands: Any, out: None = None, optimize: Any = "optimal",
+def einsum(subscripts: Any, *operands: Any, out: None = None, optimize: Any = "optimal",
            precision: Any = None, preferred_element_type: Any = None) -> Any:
-    """`jnp.einsum` with explicit or implicit output, `...`, repeated labels and broadcasting."""
+    """`jnp.einsum` with explicit or implicit output, `...`, repeated labels, broadcasting and
+    the sublist form; operands are contracted pairwise along `einsum_path`'s greedy path
+    (or the path given as `optimize`)."""
+    from .einsum_path import einsum_path, is_sublist_form, sublists_to_subscripts
     check_no_out("einsum", out)
-    if not isinstance(subscripts, str):
-        raise NotImplementedError("einsum: only the subscripts-string form is supported")
+    if is_sublist_form(subscripts):
+        subscripts, operands = sublists_to_subscripts((subscripts, *operands))
     ops = _promote("einsum", *operands)
     shapes = [_shape(o) for o in ops]
     labels, out_labels = _parse(subscripts, shapes)
@@ -314,14 +317,39 @@ def einsum(subscripts: str, *operands: Any, out: None = None, optimize: Any = "o
     for x, s in zip(ops, labels):
         x, s = _diagonal(x, s)
         items.append((_expand_to(x, s, sizes), s))
-    x, s = items[0]
-    for k in range(1, len(items) + 1):
-        later = set(out_labels).union(*(set(t) for _, t in items[k:]))
-        x, s = _sum_private(x, s, later)
-        if k == len(items):
-            break
-        y, t = items[k]
-        y, t = _sum_private(y, t, later | set(s))
-        x, s = _contract(x, s, y, t, later, preferred_element_type)
+    if len(items) > 1:
+        path, _ = einsum_path(subscripts, *ops, optimize=optimize if optimize is not True else "greedy")
+        for pair in path:
+            if len(pair) != 2:
+                continue
+            (x, s), (y, t) = (items[k] for k in pair)
+            rest = [it for k, it in enumerate(items) if k not in pair]
+            later = set(out_labels).union(*(set(u) for _, u in rest))
+            x, s = _sum_private(x, s, later | set(t))
+            y, t = _sum_private(y, t, later | set(s))
+            items = rest + [_contract(x, s, y, t, later, preferred_element_type)]
+    (x, s), = items
+    x, s = _sum_private(x, s, set(out_labels))
     perm = tuple(s.index(c) for c in out_labels)
     return _lax().transpose(x, perm) if perm != tuple(range(len(perm))) else x
+
+
+def cross(a: Any, b: Any, axisa: int = -1, axisb: int = -1, axisc: int = -1,
+          axis: int | None = None) -> Any:
+    """`jnp.cross`: the cross product of 3-vectors (2-vectors get a zero third component;
+    two 2-vectors give the scalar z component) along the given axes."""
+    check_arraylike("cross", a, b)
+    jnp = importlib.import_module("jaxweb.numpy")
+    if axis is not None:
+        axisa = axisb = axisc = axis
+    a, b = promote_dtypes(a, b)
+    a, b = jnp.moveaxis(a, axisa, -1), jnp.moveaxis(b, axisb, -1)
+    if _shape(a)[-1] not in (2, 3) or _shape(b)[-1] not in (2, 3):
+        raise ValueError("Dimension must be either 2 or 3 for cross product")
+    if _shape(a)[-1] == 2 and _shape(b)[-1] == 2:
+        return a[..., 0] * b[..., 1] - a[..., 1] * b[..., 0]
+    a0, a1, b0, b1 = a[..., 0], a[..., 1], b[..., 0], b[..., 1]
+    a2 = a[..., 2] if _shape(a)[-1] == 3 else jnp.zeros_like(a0)
+    b2 = b[..., 2] if _shape(b)[-1] == 3 else jnp.zeros_like(b0)
+    c = jnp.stack(jnp.broadcast_arrays(a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0))
+    return jnp.moveaxis(c, 0, axisc)

@@ -166,8 +166,13 @@ def pad(array: Any, pad_width: Any, mode: str = "constant", **kwargs: Any) -> An
     widths = [(operator.index(lo), operator.index(hi)) for lo, hi in _pairs(pad_width, nd, "pad_width")]
     if any(w < 0 for p in widths for w in p):
         raise ValueError("index can't contain negative values")
-    if callable(mode):
-        raise NotImplementedError("jnp.pad: callable modes are not supported")
+    if callable(mode):  # numpy's pad_func(vector, iaxis_pad_width, iaxis, kwargs) per axis,
+        # returning the new vector (JAX arrays are immutable), over a zero-padded array
+        from .shape import apply_along_axis
+        padded = _constant(x, widths, [(0, 0)] * nd)
+        for axis in range(nd):
+            padded = apply_along_axis(mode, axis, padded, widths[axis], axis, kwargs)
+        return padded
     if mode == "constant":
         values = _pairs(kwargs.get("constant_values", 0), nd, "constant_values", static=False)
         return _constant(x, widths, values)

@@ -77,6 +77,8 @@ def _cast(x: Any, dt: Any) -> Any:
 
 #: the jnp function folding `initial=` into a reduction's result
 _COMBINE = {"add": "add", "mul": "multiply", "max": "maximum", "min": "minimum"}
+#: sum and prod in dtype bool, as JAX computes them: logical or / and
+_BOOL_REDUCTIONS = {"add": lambda: lax_red.reduce_or, "mul": lambda: lax_red.reduce_and}
 
 
 def _reduce(name: str, a: Any, axis: Axis, dtype: Any, keepdims: bool, initial: Any, where: Any,
@@ -89,6 +91,8 @@ def _reduce(name: str, a: Any, axis: Axis, dtype: Any, keepdims: bool, initial: 
     axes = canonical_axis(axis, aval.ndim)
     dt = dtypes.canonicalize_dtype(dtype) if dtype is not None else result_dtype(aval.dtype)
     x = _cast(x, dt)
+    if dt is dtypes.bool_ and monoid in _BOOL_REDUCTIONS:  # sum(dtype=bool) is any, prod all
+        lax_fn = _BOOL_REDUCTIONS[monoid]()
     if not has_identity and initial is None:
         if where is not None:
             raise ValueError(f"reduction operation {name} does not have an identity, so to use a "
@@ -214,10 +218,13 @@ def var(a: Any, axis: Axis = None, dtype: Any = None, out: None = None, ddof: in
     total = sum(sq, axis=axis, keepdims=keepdims, where=where)
     if where is None:
         n = _count(core.get_aval(x).shape, canonical_axis(axis, core.get_aval(x).ndim))
-        denom: Any = _lax().full((), builtins.max(n - ddof, 0), acc)
+        if n - ddof <= 0:  # no degrees of freedom left: NaN, as in JAX
+            return _cast(jnp.full_like(total, float("nan")), dt)
+        denom: Any = _lax().full((), n - ddof, acc)
     else:
         mask = jnp.broadcast_to(where, core.get_aval(x).shape)
-        denom = jnp.maximum(jnp.subtract(sum(mask, axis=axis, dtype=acc, keepdims=keepdims), ddof), 0)
+        denom = jnp.subtract(sum(mask, axis=axis, dtype=acc, keepdims=keepdims), ddof)
+        denom = jnp.where(denom > 0, denom, float("nan"))
     return _cast(jnp.true_divide(total, denom), dt)
 
 
@@ -274,6 +281,9 @@ def _cumulative(name: str, lax_fn: Callable, nan_fill: Any = None):
         src = core.get_aval(x).dtype
         default = dtypes.default_int() if src.kind == "b" else src
         dt = dtypes.canonicalize_dtype(dtype) if dtype is not None else default
+        if dt is dtypes.bool_:  # a running or (cumsum) / and (cumprod), as JAX computes it
+            run = lax_cum.cummax if lax_fn is lax_cum.cumsum else lax_cum.cummin
+            return _cast(run(_cast(_cast(x, dt), dtypes.int32), ax), dt)
         return lax_fn(_cast(x, dt), ax)
     fn.__name__ = name
     fn.__doc__ = f"`jnp.{name}` along `axis` (flattened if None)."

@@ -80,6 +80,26 @@ class _Unique(NamedTuple):
     counts: Any
 
 
+class _UniqueAllResult(NamedTuple):
+    """What `unique_all` returns, under JAX's name and fields."""
+    values: Any
+    indices: Any
+    inverse_indices: Any
+    counts: Any
+
+
+class _UniqueCountsResult(NamedTuple):
+    """What `unique_counts` returns: `.values`, `.counts`."""
+    values: Any
+    counts: Any
+
+
+class _UniqueInverseResult(NamedTuple):
+    """What `unique_inverse` returns: `.values`, `.inverse_indices`."""
+    values: Any
+    inverse_indices: Any
+
+
 def _unique_parts(ar: Any, equal_nan: bool, size: int | None, fill_value: Any, axis: int | None = None) -> _Unique:
     """Sort the slices along `axis` (elements if None) lexicographically, mark the first
     of each run of equal ones, and compact."""
@@ -145,20 +165,20 @@ def unique_values(x: Any, /, *, size: int | None = None, fill_value: Any = None)
     return unique(x, size=size, fill_value=fill_value)
 
 
-def unique_counts(x: Any, /, *, size: int | None = None, fill_value: Any = None) -> tuple:
-    """`jnp.unique_counts` (array API): (values, counts)."""
-    return unique(x, return_counts=True, size=size, fill_value=fill_value)
+def unique_counts(x: Any, /, *, size: int | None = None, fill_value: Any = None) -> _UniqueCountsResult:
+    """`jnp.unique_counts` (array API): (values, counts) as a named tuple."""
+    return _UniqueCountsResult(*unique(x, return_counts=True, size=size, fill_value=fill_value))
 
 
-def unique_inverse(x: Any, /, *, size: int | None = None, fill_value: Any = None) -> tuple:
-    """`jnp.unique_inverse` (array API): (values, inverse_indices)."""
-    return unique(x, return_inverse=True, size=size, fill_value=fill_value)
+def unique_inverse(x: Any, /, *, size: int | None = None, fill_value: Any = None) -> _UniqueInverseResult:
+    """`jnp.unique_inverse` (array API): (values, inverse_indices) as a named tuple."""
+    return _UniqueInverseResult(*unique(x, return_inverse=True, size=size, fill_value=fill_value))
 
 
-def unique_all(x: Any, /, *, size: int | None = None, fill_value: Any = None) -> _Unique:
+def unique_all(x: Any, /, *, size: int | None = None, fill_value: Any = None) -> _UniqueAllResult:
     """`jnp.unique_all` (array API): values, indices, inverse_indices, counts."""
     check_arraylike("unique_all", x)
-    return _unique_parts(x, True, size, fill_value)
+    return _UniqueAllResult(*_unique_parts(x, True, size, fill_value))
 
 
 def isin(element: Any, test_elements: Any, assume_unique: bool = False, invert: bool = False, *,

@@ -35,9 +35,7 @@ def _arr(a: Any, name: str) -> Any:
 
 
 def _shape_arg(shape: Any) -> tuple[int, ...]:
-    if isinstance(shape, (list, tuple)):
-        return tuple(operator.index(core.concrete_or_error(d, "a shape")) for d in shape)
-    return (operator.index(core.concrete_or_error(shape, "a shape")),)
+    return core.canonicalize_shape(shape)
 
 
 def _axis(axis: Any, ndim: int) -> int:
@@ -409,6 +407,8 @@ def repeat(a: Any, repeats: Any, axis: int | None = None, *, total_repeat_length
     axis = _axis(axis, a.ndim)
     n = a.shape[axis]
     reps = repeats
+    if total_repeat_length is not None and _is_traced(reps):
+        return _repeat_traced(a, reps, axis, operator.index(total_repeat_length))
     if getattr(reps, "ndim", 0) == 0 and not isinstance(reps, (list, tuple)):
         r = operator.index(core.concrete_or_error(reps, "repeats"))
         if r < 0:
@@ -429,6 +429,22 @@ def repeat(a: Any, repeats: Any, axis: int | None = None, *, total_repeat_length
         index = (index + [max(n - 1, 0)] * total_repeat_length)[:total_repeat_length]
     from .indexing import take
     return take(a, _jnp().asarray(index, dtype="int32"), axis=axis, mode="clip")
+
+
+def _is_traced(x: Any) -> bool:
+    return isinstance(x, core.Tracer) and x.to_concrete_value() is None
+
+
+def _repeat_traced(a: Any, reps: Any, axis: int, length: int) -> Any:
+    """repeat with traced counts and a static output length: output position j takes the
+    element whose cumulative count first exceeds j (the last element pads, as in JAX)."""
+    jnp = _jnp()
+    n = a.shape[axis]
+    counts = jnp.broadcast_to(jnp.asarray(reps, dtype="int32"), (n,))
+    ends = jnp.cumsum(counts)
+    index = jnp.searchsorted(ends, jnp.arange(length, dtype="int32"), side="right")
+    from .indexing import take
+    return take(a, jnp.clip(index, 0, max(n - 1, 0)), axis=axis, mode="clip")
 
 
 def _concrete_list(x: Any, what: str) -> list:

@@ -87,8 +87,9 @@ def lexsort(keys: Sequence[Any], axis: int = -1) -> Any:
 
 
 def _partition_sorted(a: Any, kth: int, axis: int, operand_is_index: bool) -> Any:
-    """JAX's partition order: the kth+1 smallest ascending, then the rest descending
-    (both stable), as one sort keyed by (group, rank within the group)."""
+    """JAX's partition order: the kth+1 smallest ascending, then the rest — descending
+    for `partition`, in index order for `argpartition` (JAX's top_k proxy) — as one sort
+    keyed by (group, rank within the group)."""
     x, ax = _prepare("partition", a, axis)
     n = _shape(x)[ax]
     kth = int(core.concrete_or_error(kth, "kth in partition"))
@@ -97,10 +98,11 @@ def _partition_sorted(a: Any, kth: int, axis: int, operand_is_index: bool) -> An
     kth %= n
     jnp = _jnp()
     rank_up = argsort(argsort(x, axis=ax), axis=ax)
-    rank_down = argsort(argsort(x, axis=ax, descending=True), axis=ax)
+    iota = _lax().broadcasted_iota(dtypes.default_int(), _shape(x), ax)
+    rank_rest = iota if operand_is_index else argsort(argsort(x, axis=ax, descending=True), axis=ax)
     top = jnp.greater(rank_up, kth)
-    key = jnp.where(top, rank_down, rank_up)
-    payload = _lax().broadcasted_iota(dtypes.default_int(), _shape(x), ax) if operand_is_index else x
+    key = jnp.where(top, rank_rest, rank_up)
+    payload = iota if operand_is_index else x
     return lax_sort.sort((top, key, payload), dimension=ax, num_keys=2)[-1]
 
 
@@ -138,18 +140,45 @@ def searchsorted(a: Any, v: Any, side: str = "left", sorter: Any = None, *, meth
 
 
 # ---------------------------------------------------------------- order statistics
-_METHODS = ("linear", "lower", "higher", "midpoint", "nearest")
+_METHODS = ("linear", "lower", "higher", "midpoint", "nearest", "inverted_cdf")
 
 
-def _quantile(name: str, a: Any, q: Any, axis: Any, method: str, keepdims: bool, ignore_nan: bool) -> Any:
+def _weights_like(w: Any, x: Any, axis: Any) -> Any:
+    """Weights broadcast to x's shape (given either with x's shape or the reduced axes')."""
+    wa, xa = core.get_aval(w), core.get_aval(x)
+    if wa.shape == xa.shape:
+        return w
+    if axis is None:
+        raise ValueError("Weights shape must match 'a' shape when axis is None.")
+    axes = canonical_axis(axis, xa.ndim)
+    want = tuple(xa.shape[i] for i in axes)
+    if wa.shape != want:
+        raise ValueError(f"Weights shape {wa.shape} must match reduction axes {want}")
+    return _lax().broadcast_in_dim(w, xa.shape, tuple(axes))
+
+
+def _quantile(name: str, a: Any, q: Any, axis: Any, method: str, keepdims: bool, ignore_nan: bool,
+              weights: Any = None) -> Any:
     if method not in _METHODS:
-        raise ValueError(f"{name}: method must be one of {list(_METHODS)}, got {method!r}")
+        raise ValueError("method can only be 'linear', 'lower', 'higher', 'midpoint', 'nearest' or "
+                         "'inverted_cdf'")
     check_arraylike(name, a, q)
     jnp, L = _jnp(), _lax()
     x = ensure_array(a)
+    if weights is not None:
+        check_arraylike(name, weights)
+        if method != "inverted_cdf":
+            raise NotImplementedError(f"{method} doesn't support weights. Only method "
+                                      "'inverted_cdf' supports weights.")
     dt = dtypes.result_type(core.get_aval(x).dtype, core.get_aval(ensure_array(q)).dtype, dtypes.default_float())
     dt = dt if dt.kind == "f" else dtypes.default_float()
     x, qa = L.convert_element_type(x, dt), L.convert_element_type(ensure_array(q), dt)
+    if core.get_aval(qa).ndim > 1:
+        raise ValueError(f"q must be have rank <= 1, got shape {core.get_aval(qa).shape}")
+    w = None
+    if method == "inverted_cdf":
+        w = jnp.ones_like(x) if weights is None else \
+            _weights_like(L.convert_element_type(ensure_array(weights), dt), x, axis)
     shape = _shape(x)
     axes = canonical_axis(axis, len(shape))
     keep = tuple(i for i in range(len(shape)) if i not in axes)
@@ -162,9 +191,14 @@ def _quantile(name: str, a: Any, q: Any, axis: Any, method: str, keepdims: bool,
     if n == 0:
         return L.full(qs + out_rest, float("nan"), dt)
     flat = L.reshape(L.transpose(x, keep + axes), rest + (n,))
-    s = lax_sort.sort(flat, dimension=len(rest))
     nq = core.get_aval(qa).size
     qf = L.broadcast_in_dim(L.reshape(qa, (nq,)), rest + (nq,), (len(rest),))
+    if w is not None:
+        wflat = L.reshape(L.transpose(w, keep + axes), rest + (n,))
+        res = _inverted_cdf(flat, wflat, qf, n, len(rest), ignore_nan)
+        res = L.transpose(res, (len(rest),) + tuple(range(len(rest))))
+        return L.reshape(res, qs + out_rest)
+    s = lax_sort.sort(flat, dimension=len(rest))
     if ignore_nan:
         count = jnp.sum(jnp.logical_not(jnp.isnan(flat)), axis=-1, dtype=dt)
         valid = L.broadcast_in_dim(count, rest + (nq,), tuple(range(len(rest))))
@@ -197,18 +231,45 @@ def _quantile(name: str, a: Any, q: Any, axis: Any, method: str, keepdims: bool,
     return L.reshape(res, qs + out_rest)
 
 
+def _inverted_cdf(flat: Any, w: Any, qf: Any, n: int, ax: int, ignore_nan: bool) -> Any:
+    """numpy's 'inverted_cdf' quantile with weights: the first sorted element whose
+    cumulative weight reaches q * total. Negative or NaN weights give NaN, as do NaN data
+    (unless ignored) and all-NaN slices."""
+    jnp, L = _jnp(), _lax()
+    dt = core.get_aval(flat).dtype
+    xs, ws = lax_sort.sort((flat, w), dimension=ax, num_keys=1)
+    bad_w = jnp.logical_or(ws < 0, jnp.isnan(ws))
+    nan_x = jnp.isnan(xs)
+    clean = jnp.where(jnp.logical_or(bad_w, nan_x), L.full((), 0, dt), ws)
+    cum = jnp.cumsum(clean, axis=ax)
+    total = cum[..., -1:]
+    target = qf * total  # rest + (nq,)
+    below = jnp.less(cum[..., None, :], target[..., :, None])  # rest + (nq, n)
+    idx = jnp.sum(below, axis=-1, dtype=dtypes.int32)
+    valid = jnp.sum(jnp.logical_not(nan_x), axis=-1, dtype=dtypes.int32) if ignore_nan else \
+        L.full(core.get_aval(flat).shape[:-1], n, dtypes.int32)
+    idx = jnp.clip(idx, 0, jnp.maximum(valid - 1, 0)[..., None])
+    res = lax_sort.gather_along(xs, idx, ax)
+    force = jnp.any(bad_w, axis=-1)
+    force = jnp.logical_or(force, jnp.equal(valid, 0) if ignore_nan else jnp.any(nan_x, axis=-1))
+    return jnp.where(force[..., None], L.full((), float("nan"), dt), res)
+
+
 def quantile(a: Any, q: Any, axis: Any = None, out: None = None, overwrite_input: bool = False,
-             method: str = "linear", keepdims: bool = False, *, interpolation: Any = None) -> Any:
-    """`jnp.quantile` (q in [0, 1]); NaN where the data has a NaN."""
+             method: str = "linear", keepdims: bool = False, *, weights: Any = None,
+             interpolation: Any = None) -> Any:
+    """`jnp.quantile` (q in [0, 1]); NaN where the data has a NaN. `weights` (method
+    'inverted_cdf' only) weigh each element."""
     check_no_out("quantile", out)
-    return _quantile("quantile", a, q, axis, interpolation or method, keepdims, False)
+    return _quantile("quantile", a, q, axis, interpolation or method, keepdims, False, weights)
 
 
 def nanquantile(a: Any, q: Any, axis: Any = None, out: None = None, overwrite_input: bool = False,
-                method: str = "linear", keepdims: bool = False, *, interpolation: Any = None) -> Any:
+                method: str = "linear", keepdims: bool = False, *, weights: Any = None,
+                interpolation: Any = None) -> Any:
     """`jnp.nanquantile`: quantiles of the non-NaN elements."""
     check_no_out("nanquantile", out)
-    return _quantile("nanquantile", a, q, axis, interpolation or method, keepdims, True)
+    return _quantile("nanquantile", a, q, axis, interpolation or method, keepdims, True, weights)
 
 
 def _percent(q: Any) -> Any:
@@ -218,17 +279,21 @@ def _percent(q: Any) -> Any:
 
 
 def percentile(a: Any, q: Any, axis: Any = None, out: None = None, overwrite_input: bool = False,
-               method: str = "linear", keepdims: bool = False, *, interpolation: Any = None) -> Any:
+               method: str = "linear", keepdims: bool = False, *, weights: Any = None,
+               interpolation: Any = None) -> Any:
     """`jnp.percentile` (q in [0, 100])."""
     check_no_out("percentile", out)
-    return quantile(a, _percent(q), axis, method=interpolation or method, keepdims=keepdims)
+    return quantile(a, _percent(q), axis, method=interpolation or method, keepdims=keepdims,
+                    weights=weights)
 
 
 def nanpercentile(a: Any, q: Any, axis: Any = None, out: None = None, overwrite_input: bool = False,
-                  method: str = "linear", keepdims: bool = False, *, interpolation: Any = None) -> Any:
+                  method: str = "linear", keepdims: bool = False, *, weights: Any = None,
+                  interpolation: Any = None) -> Any:
     """`jnp.nanpercentile`."""
     check_no_out("nanpercentile", out)
-    return nanquantile(a, _percent(q), axis, method=interpolation or method, keepdims=keepdims)
+    return nanquantile(a, _percent(q), axis, method=interpolation or method, keepdims=keepdims,
+                       weights=weights)
 
 
 def median(a: Any, axis: Any = None, out: None = None, overwrite_input: bool = False,

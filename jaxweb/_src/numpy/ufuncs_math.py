@@ -20,6 +20,7 @@ import math
 from typing import Any, Callable
 
 from .. import core, dtypes
+from ..custom_derivatives import custom_jvp
 from ..lax import elementwise as lax
 from .util import broadcast_shapes, check_arraylike, promote_args, promote_args_inexact
 
@@ -91,9 +92,28 @@ logaddexp2 = _inexact_binary("logaddexp2", lambda x, y: _logaddexp(x, y, math.lo
 
 
 def _sinc(x: Any) -> Any:
+    """sin(pi x)/(pi x), with the value at 0 from `_sinc_at_zero` so that every derivative
+    there is right (differentiating the safe-division branch would give zeros)."""
     zero = lax.eq(x, 0)
-    pix = lax.mul(lax.select(zero, lax.full_like(x, 1), x), math.pi)
-    return lax.select(zero, lax.full_like(x, 1), lax.div(lax.sin(pix), pix))
+    pix = lax.mul(x, math.pi)
+    safe = lax.select(zero, lax.full_like(x, 1), pix)
+    return lax.select(zero, _sinc_at_zero(0, pix), lax.div(lax.sin(safe), safe))
+
+
+def _sinc_at_zero_impl(k: int, y: Any) -> Any:
+    """The k-th derivative of sin(y)/y at y = 0, shaped like y: 0 for odd k and
+    (-1)^(k/2) / (k + 1) for even k (from the Maclaurin series sum (-1)^n y^2n/(2n+1)!)."""
+    value = 0.0 if k % 2 else (-1.0) ** (k // 2) / (k + 1)
+    return lax.add(lax.mul(y, 0.0), value)
+
+
+_sinc_at_zero = custom_jvp(_sinc_at_zero_impl, nondiff_argnums=(0,))
+
+
+@_sinc_at_zero.defjvp
+def _sinc_at_zero_jvp(k: int, primals: tuple, tangents: tuple) -> tuple:
+    (y,), (t,) = primals, tangents
+    return _sinc_at_zero(k, y), lax.mul(_sinc_at_zero(k + 1, y), t)
 
 
 sinc = _inexact_unary("sinc", _sinc)
@@ -106,7 +126,14 @@ def _heaviside(x: Any, h0: Any) -> Any:
     return lax.select(lax.eq(x, 0), h0, sided)
 
 
-heaviside = _inexact_binary("heaviside", _heaviside)
+def heaviside(x1: Any, x2: Any, /) -> Any:
+    """`jnp.heaviside`: 0 for x1 < 0, 1 for x1 > 0, x2 where x1 == 0 (NaN stays NaN).
+    Weakly typed only when both inputs are (JAX builds it from typed constants)."""
+    check_arraylike("heaviside", x1, x2)
+    weak = all(core.get_aval(v).weak_type for v in (x1, x2))
+    x, h0 = promote_args_inexact("heaviside", x1, x2)
+    out = _heaviside(x, h0)
+    return lax.convert_element_type(out, _dtype(out), weak)
 
 
 def _copysign(x: Any, y: Any) -> Any:
@@ -155,9 +182,9 @@ def where(condition: Any, x: Any = None, y: Any = None, /, *, size: Any = None,
     if x is None and y is None:
         from . import _modules
         return _modules.nonzero(condition, size=size, fill_value=fill_value)
-    if x is None or y is None:
-        raise ValueError("Either both or neither of the x and y arguments should be provided to "
-                         "jax.numpy.where, got {} and {}.".format(x, y))
+    if x is None or y is None:  # JAX checks the operands first: None is not array-like
+        raise TypeError(f"where requires ndarray or scalar arguments, got {type(None)} at position "
+                        f"{1 if x is None else 2}.")
     check_arraylike("where", condition, x, y)
     x, y = promote_args("where", x, y)
     (c,) = promote_args("where", condition)

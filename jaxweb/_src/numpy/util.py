@@ -59,7 +59,8 @@ def broadcast_to_shape(x: Any, shape: tuple[int, ...]) -> Any:
     aval = core.get_aval(x)
     if aval.shape == shape:
         return x
-    if type(x) is Array and x.is_const() and _eager((x,)):  # a constant stays one: no dispatch
+    if type(x) is Array and x.is_const() and _eager((x,)) and all(type(d) is int and d >= 0 for d in shape):
+        # a constant stays one: no dispatch (bad shapes go on to broadcast_in_dim's checks)
         return _constant(aval.update(shape=shape), x.device, x._const)
     nd = len(shape)
     dims = tuple(range(nd - aval.ndim, nd))
@@ -119,9 +120,13 @@ def promote_args(name: str, *args: Any) -> list:
     if len(set(shapes)) > 1:
         try:
             shape = broadcast_shapes(*shapes, name=name)
-        except ValueError:  # JAX's type and text for operands that don't broadcast
-            raise TypeError(f"{name} got incompatible shapes for broadcasting: "
-                            f"{', '.join(str(tuple(s)) for s in shapes)}.") from None
+        except ValueError:  # JAX's type and text for operands that don't broadcast: equal
+            # ranks reach lax (TypeError), others fail in rank promotion (ValueError)
+            if len({len(s) for s in shapes}) == 1:
+                raise TypeError(f"{name} got incompatible shapes for broadcasting: "
+                                f"{', '.join(str(tuple(s)) for s in shapes)}.") from None
+            raise ValueError("Incompatible shapes for broadcasting: shapes="
+                             f"{[tuple(s) for s in shapes]}") from None
         args = [broadcast_to_shape(a, shape) for a in args]
     return args
 

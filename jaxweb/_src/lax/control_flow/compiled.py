@@ -24,16 +24,26 @@ from ...compiler import graph
 from ...compiler.kernel import Call
 from ...executable import device_for, executable
 from ...jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Var, eval_jaxpr, trace_to_closed_jaxpr
-from ...lowering import const_node, input_nodes, lower_jaxpr, lowering_rules
+from ...lowering import collect_effects, const_node, input_nodes, lower_jaxpr, lowering_rules, record_effect
 from . import common as C
 from .conditionals import cond_p
 from .loops import _select_prefix, while_p
 from .scan import scan_p
 
 
-def _subgraph(closed: ClosedJaxpr, avals: Sequence[core.ShapedArray]) -> list:
-    """The output nodes of `closed` on placeholder inputs 0..len(avals)-1."""
-    return lower_jaxpr(closed.jaxpr, [const_node(c) for c in closed.consts], input_nodes(avals))
+def _subgraph(closed: ClosedJaxpr, avals: Sequence[core.ShapedArray]) -> tuple[list, list]:
+    """The output nodes of `closed` on placeholder inputs 0..len(avals)-1, and its effects."""
+    with collect_effects() as effects:
+        outs = lower_jaxpr(closed.jaxpr, [const_node(c) for c in closed.consts], input_nodes(avals))
+    return outs, effects
+
+
+def _call(kind: str, subs: list[tuple[list, list]], params: dict, srcs: Sequence, out_types: list) -> list:
+    call = Call(kind, [o for o, _ in subs], params, kind, [e for _, e in subs])
+    outs = graph.call(call, srcs, out_types)
+    if any(e for _, e in subs):  # a loop that prints: it runs although nothing reads it
+        record_effect(call.node)
+    return outs
 
 
 def _types(avals: Sequence[core.ShapedArray]) -> list[tuple]:
@@ -50,8 +60,8 @@ def _lower_cond(index, *ops, branches):
         b = branches[min(max(int(index.arg), 0), len(branches) - 1)]
         return lower_jaxpr(b.jaxpr, [const_node(c) for c in b.consts], list(ops))
     avals = branches[0].in_avals
-    call = Call("cond", [_subgraph(b, avals) for b in branches], {"index_dtype": index.dtype}, "cond")
-    return graph.call(call, (index, *ops), _types(branches[0].out_avals))
+    return _call("cond", [_subgraph(b, avals) for b in branches], {"index_dtype": index.dtype},
+                 (index, *ops), _types(branches[0].out_avals))
 
 
 # ---------------------------------------------------------------- while
@@ -64,9 +74,10 @@ def _while_programs(cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts) -> tuple
     all_avals = [*c_avals[:cond_nconsts], *b_avals]
     if cond_jaxpr.out_avals[0].ndim == 0:
         pred = _subgraph(cond_jaxpr, c_avals)
-        body = lower_jaxpr(body_jaxpr.jaxpr, [const_node(c) for c in body_jaxpr.consts],
-                           input_nodes(all_avals)[cond_nconsts:])
-        return pred, body
+        with collect_effects() as effects:
+            body = lower_jaxpr(body_jaxpr.jaxpr, [const_node(c) for c in body_jaxpr.consts],
+                               input_nodes(all_avals)[cond_nconsts:])
+        return pred, (body, effects)
     from ..reductions import reduce_or
 
     def any_pred(*args):
@@ -81,7 +92,6 @@ def _while_programs(cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts) -> tuple
         return [_select_prefix(p, n, o) for n, o in zip(new, carry)]
     pred = _subgraph(trace_to_closed_jaxpr(any_pred, c_avals), c_avals)
     body = _subgraph(trace_to_closed_jaxpr(select_body, all_avals), all_avals)
-    assert len(body) == len(carry_avals)
     return pred, body
 
 
@@ -90,7 +100,7 @@ def _lower_while(*args, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):
     carry_avals = body_jaxpr.in_avals[body_nconsts:]
     params = {"cond_nconsts": cond_nconsts, "body_nconsts": body_nconsts, "pred_dtype": dtypes.bool_,
               "carry_nbytes": [_nbytes(a) for a in carry_avals]}
-    return graph.call(Call("while", [pred, body], params, "while"), args, _types(carry_avals))
+    return _call("while", [pred, body], params, args, _types(carry_avals))
 
 
 # ---------------------------------------------------------------- scan
@@ -103,9 +113,8 @@ def _lower_scan(*args, jaxpr, num_consts, num_carry, length, reverse, unroll, li
     params = {"num_consts": num_consts, "num_carry": num_carry, "length": length, "reverse": reverse,
               "x_nbytes": [_nbytes(a) for a in x_avals], "y_nbytes": [_nbytes(a) for a in y_avals],
               "carry_nbytes": [_nbytes(a) for a in jaxpr.out_avals[:num_carry]]}
-    body = _subgraph(jaxpr, jaxpr.in_avals)
     out_types = _types(jaxpr.out_avals[:num_carry]) + [((length, *a.shape), a.dtype) for a in y_avals]
-    return graph.call(Call("scan", [body], params, "scan"), args, out_types)
+    return _call("scan", [_subgraph(jaxpr, jaxpr.in_avals)], params, args, out_types)
 
 
 def _unrolled(jaxpr, consts, carry, xs, length, reverse, num_carry, y_avals) -> list:

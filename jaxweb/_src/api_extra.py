@@ -1,0 +1,280 @@
+"""The rest of JAX's top-level API that a single-process, single-device program meets:
+`typeof`, `device_get`, process/host queries, cache clearing, the debugging and guard
+context managers (`debug_nans`, `transfer_guard`, ... accepted, most with nothing to
+guard here), `custom_gradient`, `make_array_from_callback` and mutable array refs
+(`new_ref`, `Ref`, `freeze`) for eager code.
+"""
+from __future__ import annotations
+
+import contextlib
+from typing import Any, Callable, Iterator, Sequence
+
+from . import config as _config
+from . import core, dtypes
+from .tree_util import tree_map
+
+__all__ = ["device_put", "typeof", "device_get", "local_device_count", "process_count", "process_index",
+           "process_indices", "host_count", "host_id", "host_ids", "clear_caches",
+           "effects_barrier", "copy_to_host_async", "live_arrays", "default_matmul_precision",
+           "debug_nans", "debug_infs", "check_tracer_leaks", "checking_leaks", "log_compiles",
+           "explain_cache_misses", "enable_checks", "transfer_guard", "transfer_guard_host_to_device",
+           "transfer_guard_device_to_host", "transfer_guard_device_to_device", "no_tracing",
+           "no_execution", "make_array_from_callback", "custom_gradient", "print_environment_info",
+           "Ref", "new_ref", "empty_ref", "freeze", "free_ref", "float0"]
+
+float0 = dtypes.float0
+
+
+def device_put(x: Any, device: Any = None, *, src: Any = None, donate: Any = False,
+               may_alias: Any = None) -> Any:
+    """`jax.device_put`: the pytree x with every leaf an Array on `device` (a Device, a
+    platform name such as 'wasm', or None for the default device)."""
+    from .device import Device
+    from .dispatch import device_put as put_one
+    if device is not None and not isinstance(device, (Device, str)):
+        raise ValueError("`jax.device_put` only accepts `None`, `jax.sharding.Sharding`, `jax.Device`, "
+                         "`Format`, `jax.memory.Space` or a pytree of these values. Received invalid "
+                         f"value: {device}")
+    return tree_map(lambda leaf: put_one(leaf, device), x)
+
+
+def typeof(x: Any) -> core.ShapedArray:
+    """`jax.typeof`: the abstract value (shape, dtype, weak type) of x, traced or not."""
+    return core.get_aval(x)
+
+
+def device_get(x: Any) -> Any:
+    """`jax.device_get`: a pytree with each Array replaced by a host value — a numpy array
+    where numpy is importable (as JAX gives), else nested Python lists/scalars."""
+    from .array import Array
+    try:
+        import numpy as np
+    except ImportError:  # Pyodide without numpy
+        np = None
+
+    def get(leaf: Any) -> Any:
+        if isinstance(leaf, core.Tracer):
+            raise core.ConcretizationTypeError(core.concretization_message(leaf, "jax.device_get"))
+        if isinstance(leaf, Array):
+            return np.asarray(leaf) if np is not None else leaf.tolist()
+        return leaf
+    return tree_map(get, x)
+
+
+def local_device_count(backend: str | None = None) -> int:
+    """`jax.local_device_count`: devices of the default (or given) platform."""
+    from .device import local_devices
+    return len(local_devices(backend=backend)) if backend else len(local_devices())
+
+
+def process_count(backend: str | None = None) -> int:
+    """`jax.process_count`: always 1 (one page or one Python process)."""
+    return 1
+
+
+def process_index(backend: str | None = None) -> int:
+    """`jax.process_index`: always 0."""
+    return 0
+
+
+def process_indices() -> list[int]:
+    """`jax.process_indices`: [0]."""
+    return [0]
+
+
+host_count, host_id = process_count, process_index
+
+
+def host_ids(backend: str | None = None) -> list[int]:
+    return [0]
+
+
+def clear_caches() -> None:
+    """`jax.clear_caches`: drop compiled kernels and traced jaxprs held by caches."""
+    from . import dispatch
+    dispatch._KERNELS.clear()
+
+
+def effects_barrier() -> None:
+    """`jax.effects_barrier`: callbacks run synchronously here, so there is nothing to wait for."""
+
+
+def copy_to_host_async(x: Any) -> Any:
+    """`jax.copy_to_host_async`: start reading arrays back (a no-op; reads are on demand)."""
+    return x
+
+
+def live_arrays(platform: str | None = None) -> list:
+    """`jax.live_arrays`: not tracked by jaxweb (an Array frees with its last reference)."""
+    return []
+
+
+@contextlib.contextmanager
+def _accepted(*_: Any, **__: Any) -> Iterator[None]:
+    yield
+
+
+def default_matmul_precision(precision: Any) -> contextlib.AbstractContextManager:
+    """`jax.default_matmul_precision`: accepted (jaxweb computes matmuls in full precision)."""
+    return _accepted()
+
+
+def debug_nans(value: bool = True) -> contextlib.AbstractContextManager:
+    """`jax.debug_nans` as a context manager (sets `jax_debug_nans`)."""
+    return _config.override("jax_debug_nans", bool(value))
+
+
+def debug_infs(value: bool = True) -> contextlib.AbstractContextManager:
+    """`jax.debug_infs` as a context manager (sets `jax_debug_infs`)."""
+    return _config.override("jax_debug_infs", bool(value))
+
+
+check_tracer_leaks = checking_leaks = log_compiles = explain_cache_misses = enable_checks = _accepted
+transfer_guard = transfer_guard_host_to_device = transfer_guard_device_to_host = _accepted
+transfer_guard_device_to_device = no_tracing = no_execution = _accepted
+
+
+def make_array_from_callback(shape: Sequence[int], sharding: Any, data_callback: Callable,
+                             dtype: Any = None) -> Any:
+    """`jax.make_array_from_callback` on one device: `data_callback` receives the index of
+    the whole array (a tuple of full slices) and returns its data."""
+    import importlib
+    jnp = importlib.import_module("jaxweb.numpy")
+    index = tuple(slice(None) for _ in shape)
+    out = jnp.asarray(data_callback(index), dtype=dtype)
+    if tuple(out.shape) != tuple(shape):
+        raise ValueError(f"make_array_from_callback: data_callback returned shape {tuple(out.shape)}, "
+                         f"expected {tuple(shape)}")
+    return out
+
+
+def custom_gradient(fun: Callable) -> Callable:
+    """`jax.custom_gradient`: `fun(*args)` returns `(value, vjp)` with `vjp(ct)` giving one
+    cotangent per argument; the result differentiates with that vjp. As in JAX, the vjp
+    is traced to a jaxpr in the forward pass, so the values it closes over become
+    residuals (pytree leaves) rather than escaped tracers."""
+    import functools
+    from .api_util import OutStore, flatten_fun_nokwargs
+    from .custom_derivatives import custom_vjp
+    from .jaxpr import eval_jaxpr, trace_to_closed_jaxpr
+    from .tree_util import Partial, tree_flatten, tree_unflatten
+
+    @custom_vjp
+    def wrapped(*args: Any) -> Any:
+        return fun(*args)[0]
+
+    def run_rule(jaxpr: Any, ct_tree: Any, in_store: Any, consts: list, ct: Any) -> tuple:
+        flat, tree = tree_flatten((ct,))
+        if tree != ct_tree:
+            raise TypeError(f"custom_gradient: cotangent structure {tree} != output structure {ct_tree}")
+        out = tree_unflatten(in_store.tree, eval_jaxpr(jaxpr, consts, *flat))
+        return out if isinstance(out, tuple) else (out,)
+
+    def fwd(*args: Any) -> tuple:
+        value, rule = fun(*args)
+        flat, out_tree = tree_flatten((value,))
+        store = OutStore()
+        closed = trace_to_closed_jaxpr(flatten_fun_nokwargs(rule, out_tree, store),
+                                       [core.get_aval(v).strip_weak_type() for v in flat])
+        return value, Partial(functools.partial(run_rule, closed.jaxpr, out_tree, store), list(closed.consts))
+
+    def bwd(res: Any, ct: Any) -> tuple:
+        return res(ct)
+
+    wrapped.defvjp(fwd, bwd)
+    return functools.wraps(fun)(lambda *args: wrapped(*args))
+
+
+def print_environment_info(return_string: bool = False) -> str | None:
+    """`jax.print_environment_info`: versions and devices."""
+    import platform
+    import sys
+    from .device import default_backend, devices
+    import jaxweb
+    text = (f"jaxweb:    {jaxweb.__version__}\npython:    {sys.version}\n"
+            f"platform:  {platform.platform()}\nbackend:   {default_backend()}\n"
+            f"devices:   {devices()}\n")
+    if return_string:
+        return text
+    print(text)
+    return None
+
+
+# ---------------------------------------------------------------- mutable array refs
+class Ref:
+    """`jax.Ref`: a mutable array. `r[...]` reads, `r[idx] = v` writes (functionally, with
+    `.at[idx].set`), `freeze(r)` ends it. Eager code and code traced in one function can
+    use refs; passing a ref into `jit` as an argument is not supported yet."""
+
+    __slots__ = ("_value", "_frozen")
+
+    def __init__(self, value: Any):
+        import importlib
+        self._value = importlib.import_module("jaxweb.numpy").asarray(value)
+        self._frozen = False
+
+    def _check(self) -> None:
+        if self._frozen:
+            raise ValueError("this Ref was frozen (jax.freeze) and can no longer be used")
+
+    shape = property(lambda self: self._value.shape)
+    dtype = property(lambda self: self._value.dtype)
+    ndim = property(lambda self: self._value.ndim)
+    size = property(lambda self: self._value.size)
+    aval = property(lambda self: core.get_aval(self._value))
+
+    def __getitem__(self, idx: Any) -> Any:
+        self._check()
+        return self._value if idx is Ellipsis or idx == () else self._value[idx]
+
+    def __setitem__(self, idx: Any, value: Any) -> None:
+        self._check()
+        import importlib
+        jnp = importlib.import_module("jaxweb.numpy")
+        if idx is Ellipsis or idx == ():
+            new = jnp.broadcast_to(jnp.asarray(value, dtype=self._value.dtype), self._value.shape)
+        else:
+            new = self._value.at[idx].set(value)
+        self._value = new
+
+    def get(self) -> Any:
+        return self[...]
+
+    def set(self, value: Any) -> None:
+        self[...] = value
+
+    def swap(self, value: Any, idx: Any = Ellipsis) -> Any:
+        old = self[idx]
+        self[idx] = value
+        return old
+
+    def addupdate(self, value: Any, idx: Any = Ellipsis) -> None:
+        self._check()
+        self._value = self._value + value if idx is Ellipsis else self._value.at[idx].add(value)
+
+    def __repr__(self) -> str:
+        return f"Ref({self._value!r})"
+
+
+def new_ref(init_val: Any, *, memory_space: Any = None, kind: Any = None) -> Ref:
+    """`jax.new_ref`: a mutable array holding `init_val`."""
+    return Ref(init_val)
+
+
+def empty_ref(ty: Any, *, memory_space: Any = None) -> Ref:
+    """`jax.empty_ref`: a ref of `ty`'s shape and dtype (zero-filled here)."""
+    import importlib
+    jnp = importlib.import_module("jaxweb.numpy")
+    return Ref(jnp.zeros(ty.shape, ty.dtype))
+
+
+def freeze(ref: Ref) -> Any:
+    """`jax.freeze`: the ref's final value; the ref can no longer be used."""
+    value = ref[...]
+    ref._frozen = True
+    return value
+
+
+def free_ref(ref: Ref) -> None:
+    """`jax.free_ref`: end the ref's lifetime."""
+    ref._frozen = True

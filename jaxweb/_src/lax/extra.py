@@ -1,0 +1,231 @@
+"""lax functions written over the primitives: tile, split, stack/unstack, mulhi, index_take,
+broadcast_like/broadcast_shapes, empty, dtype, optimization_barrier, shape_as_value,
+platform_dependent, the scaled Bessel functions, and real/imag/conj of real arrays.
+
+None of these needs a primitive of its own: tile is a broadcast plus a reshape (a view),
+mulhi multiplies 16-bit (or 32-bit) limbs so it never needs a wider integer type, and
+split/stack are slices and concatenations.
+"""
+from __future__ import annotations
+
+__all__ = ["tile", "split", "stack", "unstack", "mulhi", "index_take", "broadcast_like",
+           "broadcast_shapes", "empty", "dtype", "optimization_barrier", "shape_as_value",
+           "platform_dependent", "bessel_i0e", "bessel_i1e", "real", "imag", "conj", "Precision"]
+
+
+import enum
+import operator
+from typing import Any, Callable, Sequence
+
+from .. import core, dtypes
+from . import elementwise as ew
+from . import structural as st
+
+
+def _aval(x: Any) -> core.ShapedArray:
+    return core.get_aval(x)
+
+
+def _array(x: Any) -> Any:
+    import importlib
+    return importlib.import_module("jaxweb.numpy").asarray(x)
+
+
+def tile(operand: Any, reps: Sequence[int]) -> Any:
+    """`lax.tile`: repeat the array `reps[i]` times along axis i (len(reps) == ndim)."""
+    operand = _array(operand)
+    reps = tuple(operator.index(r) for r in reps)
+    shape = _aval(operand).shape
+    if len(reps) != len(shape):
+        raise TypeError(f"reps length must be equal to the ndim of x, got len(reps)={len(reps)} "
+                        f"and x.ndim={len(shape)}.")
+    inter = tuple(d for r, n in zip(reps, shape) for d in (r, n))
+    x = st.broadcast_in_dim(operand, inter, tuple(range(1, 2 * len(shape), 2)))
+    return st.reshape(x, tuple(r * n for r, n in zip(reps, shape)))
+
+
+def split(operand: Any, sizes: Sequence[int], axis: int = 0) -> list:
+    """`lax.split`: consecutive pieces of the given sizes along `axis` (they must add up)."""
+    shape = _aval(operand).shape
+    axis = operator.index(axis) % max(len(shape), 1)
+    sizes = [operator.index(s) for s in sizes]
+    if any(s < 0 for s in sizes) or sum(sizes) != shape[axis]:
+        raise ValueError(f"Sum of sizes {sum(sizes)} must be equal to dimension {shape[axis]} of the "
+                         f"operand shape {shape}")
+    out, start = [], 0
+    for s in sizes:
+        out.append(st.slice_in_dim(operand, start, start + s, axis=axis))
+        start += s
+    return out
+
+
+def stack(operands: Sequence[Any], axis: int = 0) -> Any:
+    """`lax.stack`: join equal-shaped arrays along a new axis."""
+    if not operands:
+        raise ValueError("stack requires at least one operand")
+    nd = _aval(operands[0]).ndim
+    axis = operator.index(axis) % (nd + 1)
+    return st.concatenate([st.expand_dims(x, (axis,)) for x in operands], axis)
+
+
+def unstack(x: Any, axis: int = 0) -> tuple:
+    """`lax.unstack`: the slices along `axis`, that axis removed."""
+    shape = _aval(x).shape
+    axis = operator.index(axis) % len(shape)
+    return tuple(st.index_in_dim(x, i, axis, keepdims=False) for i in range(shape[axis]))
+
+
+def _umulhi(a: Any, b: Any, half: int) -> Any:
+    """High half of the unsigned product of a and b, from limbs of `half` bits."""
+    mask = ew.full_like(a, (1 << half) - 1)
+    sh = ew.full_like(a, half)
+    al, ah = ew.bitwise_and(a, mask), ew.shift_right_logical(a, sh)
+    bl, bh = ew.bitwise_and(b, mask), ew.shift_right_logical(b, sh)
+    ll, lh, hl, hh = ew.mul(al, bl), ew.mul(al, bh), ew.mul(ah, bl), ew.mul(ah, bh)
+    mid = ew.add(ew.add(ew.shift_right_logical(ll, sh), ew.bitwise_and(lh, mask)), ew.bitwise_and(hl, mask))
+    return ew.add(ew.add(ew.add(hh, ew.shift_right_logical(lh, sh)), ew.shift_right_logical(hl, sh)),
+                  ew.shift_right_logical(mid, sh))
+
+
+_UNSIGNED = {1: dtypes.uint8, 2: dtypes.uint16, 4: dtypes.uint32, 8: dtypes.uint64}
+_WIDER = {1: dtypes.uint32, 2: dtypes.uint32}
+
+
+def mulhi(x: Any, y: Any, /) -> Any:
+    """`lax.mulhi`: the high half of the double-width product of integers x and y."""
+    x, y = ew._promote_scalars(x, y)
+    ax, ay = _aval(x), _aval(y)
+    if ax.dtype is not ay.dtype or ax.dtype.kind not in "iu":
+        raise TypeError(f"mulhi requires integer arguments of the same dtype, got {ax.dtype} and {ay.dtype}")
+    dt, size = ax.dtype, ax.dtype.itemsize
+    bits = size * 8
+    ut = _UNSIGNED[size]
+    ux, uy = ew.bitcast_convert_type(x, ut), ew.bitcast_convert_type(y, ut)
+    if size in _WIDER:  # the full product fits in 32 bits
+        w = _WIDER[size]
+        prod = ew.mul(ew.convert_element_type(ux, w), ew.convert_element_type(uy, w))
+        hi = ew.convert_element_type(ew.shift_right_logical(prod, ew.full_like(prod, bits)), ut)
+    else:
+        hi = _umulhi(ux, uy, bits // 2)
+    if dt.kind == "i":  # signed: subtract y where x < 0 and x where y < 0 (mod 2^bits)
+        zero = ew.full_like(ux, 0)
+        hi = ew.sub(hi, ew.select(ew.lt(x, ew.full_like(x, 0)), uy, zero))
+        hi = ew.sub(hi, ew.select(ew.lt(y, ew.full_like(y, 0)), ux, zero))
+    return ew.bitcast_convert_type(hi, dt)
+
+
+def index_take(src: Any, idxs: Sequence[Any], axes: Sequence[int]) -> Any:
+    """`lax.index_take`: src indexed by one integer array per axis in `axes`."""
+    src = _array(src)
+    index: list = [slice(None)] * _aval(src).ndim
+    for i, ax in zip(idxs, axes):
+        index[ax] = i
+    return src[tuple(index)]
+
+
+def broadcast_shapes(*shapes: Sequence[int]) -> tuple[int, ...]:
+    """`lax.broadcast_shapes`: numpy broadcasting of shapes (TypeError if incompatible)."""
+    nd = max((len(s) for s in shapes), default=0)
+    out = []
+    for i in range(nd):
+        sizes = {s[i - nd + len(s)] for s in shapes if i - nd + len(s) >= 0} - {1}
+        if len(sizes) > 1:
+            raise ValueError(f"Incompatible shapes for broadcasting: shapes={[tuple(s) for s in shapes]}")
+        out.append(sizes.pop() if sizes else 1)
+    return tuple(out)
+
+
+def broadcast_like(arr: Any, like_arr: Any) -> Any:
+    """`lax.broadcast_like`: arr broadcast (trailing-aligned) to like_arr's shape."""
+    shape, nd = _aval(like_arr).shape, _aval(arr).ndim
+    return st.broadcast_in_dim(arr, shape, tuple(range(len(shape) - nd, len(shape))))
+
+
+def empty(shape: Sequence[int], dtype: Any, *, out_sharding: Any = None) -> Any:
+    """`lax.empty`: an array of the shape and dtype (zero-filled, as jaxweb has no
+    uninitialized memory to hand out)."""
+    from .base import full
+    return full(tuple(shape), 0, dtype)
+
+
+def dtype(x: Any) -> dtypes.DType:
+    """`lax.dtype`: the canonical dtype of a value or dtype-like."""
+    if core.is_python_scalar(x):
+        return core.get_aval(x).dtype
+    return dtypes.canonicalize_dtype(dtypes.dtype(x))
+
+
+def optimization_barrier(operand: Any, /) -> Any:
+    """`lax.optimization_barrier`: the operand (a pytree of arrays) unchanged."""
+    from ..tree_util import tree_map
+    return tree_map(_array, operand)
+
+
+def shape_as_value(shape: Sequence[int]) -> Any:
+    """`lax.shape_as_value`: the shape as a 1-d int array."""
+    import importlib
+    return importlib.import_module("jaxweb.numpy").asarray(tuple(shape), dtype=dtypes.int32)
+
+
+def platform_dependent(*args: Any, default: Callable | None = None, **per_platform: Callable) -> Any:
+    """`lax.platform_dependent`: call the branch for the default device's platform
+    (jaxweb's platforms: cpu, wasm, webgpu), else `default`."""
+    from ..device import default_backend
+    fn = per_platform.get(default_backend(), default)
+    if fn is None:
+        raise NotImplementedError(f"platform_dependent: no branch for platform {default_backend()!r} "
+                                  "and no default")
+    return fn(*args)
+
+
+def bessel_i0e(x: Any) -> Any:
+    """`lax.bessel_i0e`: exp(-|x|) I0(x)."""
+    from ..numpy.bessel import i0e
+    return i0e(_inexact(x))
+
+
+def bessel_i1e(x: Any) -> Any:
+    """`lax.bessel_i1e`: exp(-|x|) I1(x)."""
+    from ..numpy.bessel import i1e
+    return i1e(_inexact(x))
+
+
+def _inexact(x: Any) -> Any:
+    import importlib
+    x = importlib.import_module("jaxweb.numpy").asarray(x)
+    if _aval(x).dtype.kind != "f":
+        raise TypeError(f"bessel functions do not accept dtype {_aval(x).dtype.name}. Accepted dtypes "
+                        "are subtypes of floating.")
+    return x
+
+
+def _complex_only(name: str, x: Any) -> None:
+    raise TypeError(f"{name} does not accept dtype {_aval(_array(x)).dtype.name}. Accepted dtypes are "
+                    "subtypes of complexfloating.")
+
+
+def real(x: Any) -> Any:
+    """`lax.real`: complex arrays only (which jaxweb does not have yet), as in JAX."""
+    _complex_only("real", x)
+
+
+def imag(x: Any) -> Any:
+    """`lax.imag`: complex arrays only (which jaxweb does not have yet), as in JAX."""
+    _complex_only("imag", x)
+
+
+def conj(x: Any) -> Any:
+    """`lax.conj`: its result is complex even for real input, which jaxweb does not have yet."""
+    raise TypeError("lax.conj returns a complex array; jaxweb does not support complex numbers yet "
+                    f"(got {_aval(_array(x)).dtype.name}). For real arrays the conjugate is the array.")
+
+
+class Precision(enum.Enum):
+    """`lax.Precision`: accepted everywhere a `precision=` goes (jaxweb computes in full)."""
+
+    DEFAULT = 0
+    HIGH = 1
+    HIGHEST = 2
+
+    def __str__(self) -> str:
+        return self.name

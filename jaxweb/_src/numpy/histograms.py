@@ -1,0 +1,93 @@
+"""Multidimensional histograms: `histogramdd` and `histogram2d`.
+
+Each coordinate is binned like `histogram` (searchsorted against its edges, the last
+edge closing the last bin), the per-axis bin indices are combined with
+`ravel_multi_index`, and one `bincount` over the combined index counts them; values
+outside the edges land in the padding bins that are cut off at the end, as JAX does.
+"""
+from __future__ import annotations
+
+__all__ = ["histogramdd", "histogram2d"]
+
+import builtins
+import importlib
+from typing import Any, Sequence
+
+from .. import core
+from .util import check_arraylike, ensure_array, promote_dtypes
+
+
+def _jnp() -> Any:
+    return importlib.import_module("jaxweb.numpy")
+
+
+def _inexact(*args: Any) -> list:
+    from .. import dtypes
+    from ..lax import elementwise as lax
+    args = promote_dtypes(*[ensure_array(a) for a in args])
+    if core.get_aval(args[0]).dtype.kind in "biu":
+        args = [lax.convert_element_type(a, dtypes.default_float()) for a in args]
+    return args
+
+
+def histogramdd(sample: Any, bins: Any = 10, range: Sequence[Any] | None = None,
+                weights: Any = None, density: bool | None = None) -> tuple[Any, list]:
+    """`jnp.histogramdd`: counts of N points of D coordinates (sample shape (N, D)) in a
+    D-dimensional grid of bins; returns (hist, [edges per dimension])."""
+    jnp = _jnp()
+    from .statistics import bincount, histogram_bin_edges
+    if weights is None:
+        check_arraylike("histogramdd", sample)
+        (sample,) = _inexact(sample)
+    else:
+        check_arraylike("histogramdd", sample, weights)
+        if core.get_aval(ensure_array(weights)).shape != core.get_aval(ensure_array(sample)).shape[:1]:
+            raise ValueError("should have one weight for each sample.")
+        sample, weights = _inexact(sample, weights)
+    n, d = core.get_aval(sample).shape
+    if range is not None and (len(range) != d or any(
+            r is not None and len(r) != 2 for r in range)):
+        raise ValueError(f"For sample.shape={(n, d)}, range must be a sequence of {d} pairs or "
+                         f"Nones; got range={range}")
+    if isinstance(bins, int) or getattr(bins, "ndim", None) == 0:
+        per_dim = [bins] * d
+    else:
+        per_dim = list(bins)
+        if len(per_dim) != d:
+            raise ValueError("should be a bin for each dimension.")
+    idx, edges = [], []
+    for i in builtins.range(d):
+        e = histogram_bin_edges(sample[:, i], per_dim[i], None if range is None else range[i], weights)
+        k = jnp.searchsorted(e, sample[:, i], side="right")
+        idx.append(jnp.where(sample[:, i] == e[-1], k - 1, k))
+        edges.append(e)
+    nbins = tuple(core.get_aval(e).shape[0] + 1 for e in edges)
+    flat = jnp.ravel_multi_index(tuple(idx), nbins, mode="clip")
+    total = 1
+    for b in nbins:
+        total *= b
+    hist = jnp.reshape(bincount(flat, weights, length=total), nbins)
+    hist = hist[(slice(1, -1),) * d]
+    if density:
+        hist = hist.astype(core.get_aval(sample).dtype)
+        hist = hist / hist.sum()
+        for norm in jnp.ix_(*[jnp.diff(e) for e in edges]):
+            hist = hist / norm
+    return hist, edges
+
+
+def histogram2d(x: Any, y: Any, bins: Any = 10, range: Sequence[Any] | None = None,
+                weights: Any = None, density: bool | None = None) -> tuple[Any, Any, Any]:
+    """`jnp.histogram2d`: (hist, x_edges, y_edges) of points (x[i], y[i])."""
+    check_arraylike("histogram2d", x, y)
+    jnp = _jnp()
+    try:
+        nb = len(bins)
+    except TypeError:
+        nb = 1
+    if nb not in (1, 2):  # one edge array shared by both axes
+        bins = [jnp.asarray(bins), jnp.asarray(bins)]
+    hist, edges = histogramdd(jnp.transpose(jnp.asarray([x, y])), bins, range, weights, density)
+    return hist, edges[0], edges[1]
+
+

@@ -1,0 +1,249 @@
+"""numpy's polynomial functions over coefficient arrays (highest degree first).
+
+`poly`, `polyval`, `polyadd`, `polysub`, `polymul`, `polydiv`, `polyder`, `polyint`,
+`polyfit` and `vander`, written with jnp operations so they differentiate and batch.
+Coefficient counts and degrees are static (shapes), so loops over them (Horner's rule in
+`polyval`, long division in `polydiv`) unroll at trace time. `polyfit` solves the
+column-scaled Vandermonde least-squares problem by an SVD (`jnp.linalg.lstsq`), as JAX
+does. `roots` needs complex eigenvalues, which jaxweb does not have.
+"""
+from __future__ import annotations
+
+__all__ = ["poly", "polyval", "polyadd", "polysub", "polymul", "polydiv", "polyder", "polyint",
+           "polyfit", "vander"]
+
+import importlib
+import operator
+from typing import Any
+
+from .. import core, dtypes
+from ..lax import elementwise as lax
+from .util import check_arraylike, ensure_array, promote_dtypes
+
+
+def _jnp() -> Any:
+    return importlib.import_module("jaxweb.numpy")
+
+
+def _inexact(*args: Any) -> list:
+    """Promote to a common dtype, then integers and bools to the default float."""
+    args = promote_dtypes(*[ensure_array(a) for a in args])
+    dt = core.get_aval(args[0]).dtype
+    if dt.kind in "biu":
+        args = [lax.convert_element_type(a, dtypes.default_float(), core.get_aval(a).weak_type)
+                for a in args]
+    return args
+
+
+def _index(v: Any, what: str) -> int:
+    return operator.index(core.concrete_or_error(v, what))
+
+
+def vander(x: Any, N: int | None = None, increasing: bool = False) -> Any:
+    """`jnp.vander`: the matrix of powers of x, highest power first unless `increasing`."""
+    check_arraylike("vander", x)
+    x = ensure_array(x)
+    if core.get_aval(x).ndim != 1:
+        raise ValueError("x must be a one-dimensional array")
+    n = core.get_aval(x).shape[0] if N is None else _index(N, "'N' argument of jnp.vander()")
+    if n < 0:
+        raise ValueError("N must be nonnegative")
+    dt = core.get_aval(x).dtype
+    powers = lax.broadcasted_iota(dt, (n,), 0)
+    if not increasing:
+        powers = lax.sub(lax.full_like(powers, n - 1), powers)
+    jnp = _jnp()
+    return jnp.power(x[:, None], powers[None, :])
+
+
+def poly(seq_of_zeros: Any) -> Any:
+    """`jnp.poly`: the monic polynomial whose roots are the given values."""
+    check_arraylike("poly", seq_of_zeros)
+    jnp = _jnp()
+    (z,) = _inexact(seq_of_zeros)
+    z = jnp.atleast_1d(z)
+    sh = core.get_aval(z).shape
+    if len(sh) == 2 and sh[0] == sh[1] and sh[0] != 0:
+        raise NotImplementedError("jnp.poly of a square matrix needs its eigenvalues "
+                                  "(complex, not supported by jaxweb yet)")
+    if len(sh) != 1:
+        raise ValueError("input must be 1d or non-empty square 2d array.")
+    dt = core.get_aval(z).dtype
+    if sh[0] == 0:
+        return jnp.ones((), dt)
+    a = jnp.ones((1,), dt)
+    for k in range(sh[0]):
+        a = jnp.convolve(a, jnp.stack([jnp.ones((), dt), jnp.negative(z[k])]), mode="full")
+    return a
+
+
+def polyval(p: Any, x: Any, *, unroll: int = 16) -> Any:
+    """`jnp.polyval`: p[0] x^(n-1) + ... + p[n-1] by Horner's rule (p may have trailing
+    batch axes that broadcast with x)."""
+    check_arraylike("polyval", p, x)
+    jnp = _jnp()
+    p, x = promote_dtypes(ensure_array(p), ensure_array(x))
+    pa, xa = core.get_aval(p), core.get_aval(x)
+    shape = jnp.broadcast_shapes(pa.shape[1:], xa.shape)
+    y = jnp.zeros(shape, xa.dtype)  # not weak, as in JAX
+    for i in range(pa.shape[0]):
+        y = jnp.add(jnp.multiply(y, x), p[i])
+    return y
+
+
+def polyadd(a1: Any, a2: Any) -> Any:
+    """`jnp.polyadd`: the sum, aligned at the constant term."""
+    check_arraylike("polyadd", a1, a2)
+    a1, a2 = promote_dtypes(ensure_array(a1), ensure_array(a2))
+    n1, n2 = core.get_aval(a1).shape[0], core.get_aval(a2).shape[0]
+    if n2 <= n1:
+        return a1.at[n1 - n2:].add(a2)
+    return a2.at[n2 - n1:].add(a1)
+
+
+def polysub(a1: Any, a2: Any) -> Any:
+    """`jnp.polysub`: the difference, aligned at the constant term."""
+    check_arraylike("polysub", a1, a2)
+    a1, a2 = promote_dtypes(ensure_array(a1), ensure_array(a2))
+    return polyadd(a1, _jnp().negative(a2))
+
+
+def polymul(a1: Any, a2: Any, *, trim_leading_zeros: bool = False) -> Any:
+    """`jnp.polymul`: the product (a full convolution of the coefficients)."""
+    check_arraylike("polymul", a1, a2)
+    jnp = _jnp()
+    a1, a2 = _inexact(a1, a2)
+    if trim_leading_zeros and (core.get_aval(a1).shape[0] > 1 or core.get_aval(a2).shape[0] > 1):
+        a1, a2 = jnp.trim_zeros(a1, trim="f"), jnp.trim_zeros(a2, trim="f")
+    if core.get_aval(a1).shape[0] == 0:
+        a1 = jnp.zeros(1, core.get_aval(a2).dtype)
+    if core.get_aval(a2).shape[0] == 0:
+        a2 = jnp.zeros(1, core.get_aval(a1).dtype)
+    return jnp.convolve(a1, a2, mode="full")
+
+
+def polydiv(u: Any, v: Any, *, trim_leading_zeros: bool = False) -> tuple[Any, Any]:
+    """`jnp.polydiv`: (quotient, remainder) by long division; the remainder keeps u's
+    length (leading zeros trimmed to sqrt(eps) only with `trim_leading_zeros`, outside jit)."""
+    check_arraylike("polydiv", u, v)
+    jnp = _jnp()
+    u, v = _inexact(u, v)
+    m, n = core.get_aval(u).shape[0] - 1, core.get_aval(v).shape[0] - 1
+    dt = core.get_aval(u).dtype
+    scale = jnp.true_divide(1.0, v[0])
+    q = jnp.zeros(max(m - n + 1, 1), dt)
+    for k in range(m - n + 1):
+        d = jnp.multiply(scale, u[k])
+        q = q.at[k].set(d)
+        u = u.at[k:k + n + 1].add(jnp.multiply(jnp.negative(d), v))
+    if trim_leading_zeros:
+        tol = float(dtypes.finfo(dt).eps) ** 0.5
+        big = [abs(float(c)) >= tol for c in core.concrete_or_error(u, "polydiv trim").tolist()]
+        first = big.index(True) if True in big else len(big)
+        u = u[first:]
+    return q, u
+
+
+def polyder(p: Any, m: int = 1) -> Any:
+    """`jnp.polyder`: the m-th derivative."""
+    check_arraylike("polyder", p)
+    jnp = _jnp()
+    m = _index(m, "'m' argument of jnp.polyder")
+    (p,) = _inexact(p)
+    if m < 0:
+        raise ValueError("Order of derivative must be positive")
+    if m == 0:
+        return p
+    n = core.get_aval(p).shape[0]
+    dt = core.get_aval(p).dtype
+    coeff = [1.0] * max(n - m, 0)
+    for i in range(n - m):  # coefficient of x^(n-1-i) differentiated m times
+        power = n - 1 - i
+        for j in range(m):
+            coeff[i] *= power - j
+    return jnp.multiply(p[:n - m], jnp.asarray(coeff, dt))
+
+
+def polyint(p: Any, m: int = 1, k: Any = None) -> Any:
+    """`jnp.polyint`: the m-th antiderivative, with integration constants k (a scalar,
+    or one per integration, the first one ending up as the constant term)."""
+    m = _index(m, "'m' argument of jnp.polyint")
+    k = 0 if k is None else k
+    check_arraylike("polyint", p, k)
+    jnp = _jnp()
+    p, k = _inexact(p, k)
+    if m < 0:
+        raise ValueError("Order of integral must be positive (see polyder)")
+    k = jnp.atleast_1d(k)
+    if core.get_aval(k).shape[0] == 1:
+        k = jnp.full((m,), k[0])
+    if core.get_aval(k).shape != (m,):
+        raise ValueError("k must be a scalar or a rank-1 array of length 1 or m.")
+    if m == 0:
+        return p
+    n = core.get_aval(p).shape[0]
+    dt = core.get_aval(p).dtype
+    total = n + m
+    coeff = []
+    for i in range(total):  # divisor of the coefficient ending at x^(total-1-i)
+        power = total - 1 - i
+        c = 1.0
+        for j in range(m):
+            c *= max(1, power - j)
+        coeff.append(c)
+    return jnp.true_divide(jnp.concatenate([p, k]), jnp.asarray(coeff, dt))
+
+
+def polyfit(x: Any, y: Any, deg: int, rcond: float | None = None, full: bool = False,
+            w: Any = None, cov: bool = False) -> Any:
+    """`jnp.polyfit`: least-squares polynomial coefficients (highest degree first), by an
+    SVD solve of the column-scaled Vandermonde system as in JAX; `full` adds (residuals,
+    rank, singular values, rcond), `cov` the coefficient covariance."""
+    jnp = _jnp()
+    from .linalg_factor import inv
+    from .linalg_spectral import lstsq
+    check_arraylike("polyfit", x, y, *([] if w is None else [w]))
+    deg = _index(deg, "deg must be int")
+    order = deg + 1
+    x, y = _inexact(x, y)
+    if deg < 0:
+        raise ValueError("expected deg >= 0")
+    xa, ya = core.get_aval(x), core.get_aval(y)
+    if xa.ndim != 1:
+        raise TypeError("expected 1D vector for x")
+    if xa.size == 0:
+        raise TypeError("expected non-empty vector for x")
+    if ya.ndim < 1 or ya.ndim > 2:
+        raise TypeError("expected 1D or 2D array for y")
+    if xa.shape[0] != ya.shape[0]:
+        raise TypeError("expected x and y to have same length")
+    if rcond is None:
+        rcond = xa.shape[0] * float(dtypes.finfo(xa.dtype).eps)
+    rcond = float(core.concrete_or_error(rcond, "rcond must be float"))
+    lhs, rhs = vander(x, order), y
+    if w is not None:
+        (wa,) = _inexact(w)
+        if core.get_aval(wa).ndim != 1:
+            raise TypeError("expected a 1-d array for weights")
+        if core.get_aval(wa).shape[0] != ya.shape[0]:
+            raise TypeError("expected w and y to have the same length")
+        lhs = lhs * wa[:, None]
+        rhs = rhs * (wa[:, None] if ya.ndim == 2 else wa)
+    scale = jnp.sqrt(jnp.sum(lhs * lhs, axis=0))
+    lhs = lhs / scale[None, :]
+    c, resids, rank, s = lstsq(lhs, rhs, rcond)
+    c = (c.T / scale[None, :]).T if core.get_aval(c).ndim > 1 else c / scale
+    if full:
+        return c, resids, rank, s, jnp.asarray(rcond)
+    if not cov:
+        return c
+    vbase = inv(lhs.T @ lhs) / jnp.outer(scale, scale)
+    if cov == "unscaled":
+        fac = jnp.asarray(1.0, core.get_aval(vbase).dtype)
+    else:
+        if xa.shape[0] <= order:
+            raise ValueError("the number of data points must exceed order to scale the covariance matrix")
+        fac = resids / (xa.shape[0] - order)
+    if ya.ndim == 1:
+        return c, vbase * jnp.atleast_1d(fac)[None]
+    return c, vbase[:, :, None] * jnp.atleast_1d(fac)[None, None, :]
