@@ -29,3 +29,13 @@ __all__ += ["categorical", "choice", "permutation", "randint"]
 from jaxweb._src.random.multivariate import multivariate_normal, orthogonal  # noqa: F401
 
 __all__ += ["multivariate_normal", "orthogonal"]
+from jaxweb._src.random.gamma import gamma, loggamma  # noqa: F401
+
+__all__ += ["gamma", "loggamma"]
+from jaxweb._src.random.gamma_family import (  # noqa: F401
+    ball, beta, chisquare, dirichlet, f, generalized_normal, t)
+
+__all__ += ["ball", "beta", "chisquare", "dirichlet", "f", "generalized_normal", "t"]
+from jaxweb._src.random.counts import binomial, multinomial, poisson  # noqa: F401
+
+__all__ += ["binomial", "multinomial", "poisson"]
