@@ -12,13 +12,12 @@ from typing import Any, Sequence
 import jaxweb.numpy as jnp
 
 from .. import core, dtypes
-from ..api import jit
 from ..lax import _modules as lax
 from . import xla_math
 from .floats import _uniform
 from .keys import PRNGKeyArray
 from .prng import check_prng_key, default_prng_impl, internal_split
-from .util import canonicalize_shape, check_shape, shape_of, user_dtype
+from .util import jit, canonicalize_shape, check_shape, shape_of, user_dtype
 
 Shape = Sequence[int]
 F32 = dtypes.float32

@@ -15,7 +15,7 @@ from typing import Any, Sequence
 import jaxweb.numpy as jnp
 
 from .. import core, dtypes
-from ..api import jit, vmap
+from ..api import vmap
 from ..custom_derivatives import custom_jvp
 from ..lax import _modules as lax
 from . import xla_math
@@ -24,7 +24,7 @@ from .gamma_grad import random_gamma_grad
 from .keys import PRNGKeyArray
 from .prng import check_prng_key, default_prng_impl, internal_split
 from .univariate import _exponential
-from .util import canonicalize_shape, check_float_dtype, check_shape, user_dtype
+from .util import jit, canonicalize_shape, check_float_dtype, check_shape, user_dtype
 
 Shape = Sequence[int]
 fma = xla_math.fma

@@ -9,14 +9,13 @@ from typing import Any, Sequence
 import jaxweb.numpy as jnp
 
 from .. import core, dtypes
-from ..api import jit
 from ..lax import _modules as lax
 from . import xla_math
 from .floats import _normal_real
 from .gamma import _gamma
 from .prng import check_prng_key, internal_split
 from .univariate import _exponential, _rademacher
-from .util import (canonicalize_shape, check_all_safe_to_cast, check_broadcast_shapes,
+from .util import (jit, canonicalize_shape, check_all_safe_to_cast, check_broadcast_shapes,
                    check_float_dtype, check_shape, user_dtype)
 
 Shape = Sequence[int]
