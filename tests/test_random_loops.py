@@ -1,15 +1,15 @@
 """The loop-based samplers (gamma and everything built on it, poisson, binomial,
-multinomial) and gamma's gradient against JAX's recorded outputs (rules in
-random_util.py). Not on every device: their rejection loops run hundreds of ops per
-iteration, one kernel each on the eager path, so one device (the default) is
-checked here; they are built from the same primitives as the samplers that
-test_random.py checks everywhere.
+multinomial) and gamma's gradient against JAX's recorded outputs, on every device
+(comparison rules in random_util.py). Separate from test_random.py because these
+exercise lax.while_loop under vmap and cost the most time on the eager path.
 """
 from __future__ import annotations
 
 import pytest
 
 from random_util import CASES, LOOP_FNS, check_case
+
+pytestmark = pytest.mark.on_every_device
 
 
 @pytest.mark.parametrize("name", [c["name"] for c in CASES if c["fn"] in LOOP_FNS])
