@@ -117,8 +117,8 @@ def _truncated_normal(key: PRNGKeyArray, lower: Any, upper: Any, shape: Any, dty
     u = _uniform(key, a, b, tuple(shape), dtype)
     out = lax.mul(sqrt2, xla_math.erf_inv(u))
     inf = lax.full((), float("inf"), dtype)
-    lo = lax.nextafter(lax.stop_gradient(lower), inf)
-    hi = lax.nextafter(lax.stop_gradient(upper), lax.neg(inf))
+    lo = xla_math.nextafter_nodiff(lax.stop_gradient(lower), inf)
+    hi = xla_math.nextafter_nodiff(lax.stop_gradient(upper), lax.neg(inf))
     return jnp.clip(out, lo, hi)
 
 

@@ -292,3 +292,10 @@ def div(x: Any, y: Any) -> Any:
     if core.get_aval(y).ndim == 0 and core.get_aval(x).ndim > 0:
         return lax.mul(x, lax.div(lax.full((), 1.0, core.get_aval(y).dtype), y))
     return lax.div(x, y)
+
+
+# nextafter of a stop_gradient'ed value (truncated_normal's clip bounds): jaxweb's JVP
+# trace runs a rule even when every tangent is a symbolic zero, and nextafter has none,
+# so the zero derivative is spelled out here.
+nextafter_nodiff = custom_jvp(lambda x, y: lax.nextafter(x, y))
+nextafter_nodiff.defjvps(lambda t, out, x, y: lax.mul(t, 0.0), lambda t, out, x, y: lax.mul(t, 0.0))
