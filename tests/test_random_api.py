@@ -1,7 +1,11 @@
 """jaxweb.random's API beyond the recorded values: typed key arrays (dtype, indexing,
 pytrees, errors), raw-key configuration flags, jit and vmap giving eager's values,
 gradients (expected values from JAX 0.10, noted once), and the samplers' statistics:
-moments and Kolmogorov-Smirnov distances at fixed keys against scipy's distributions."""
+moments and Kolmogorov-Smirnov distances at fixed keys against scipy's distributions.
+
+All on the reference `cpu` device: none of this depends on the device (the values
+are checked on every device in test_random.py), and the sample sizes here would
+otherwise compile thousands of one-off Wasm kernels."""
 from __future__ import annotations
 
 import math
@@ -16,6 +20,12 @@ import jaxweb.numpy as jnp
 import jaxweb.random as R
 from jaxweb import lax
 from jaxweb._src import config as _config
+
+
+@pytest.fixture(autouse=True)
+def _on_cpu():
+    with jaxweb.default_device(jaxweb.devices("cpu")[0]):
+        yield
 
 
 # ---------------------------------------------------------------- typed keys
@@ -138,29 +148,30 @@ def test_jit_and_vmap_match_eager(name):
 
 
 # ---------------------------------------------------------------- gradients (values from JAX)
-K0 = R.key(0)
-GRADS = [
-    (lambda m: R.uniform(K0, (3,), minval=0.0, maxval=m).sum(), 2.0, 2.2585382),
-    (lambda lo: R.uniform(K0, (3,), minval=lo, maxval=2.0).sum(), 0.5, 0.74146175),
-    (lambda a: R.truncated_normal(K0, a, 2.0, (3,)).sum(), -1.0, 0.5701862),
-    (lambda s: R.lognormal(K0, s, (3,)).sum(), 0.5, 8.878513),
-    (lambda a: R.beta(K0, a, 2.0, (3,)).sum(), 1.5, 0.58698344),
-    (lambda a: R.t(K0, a, (3,)).sum(), 3.0, 1.4491954),
-    (lambda a: R.chisquare(K0, a, (3,)).sum(), 3.0, 2.7219126),
-    (lambda a: R.pareto(K0, a, (3,)).sum(), 3.0, -2.4653761),
+GRADS = [  # f(key, x), x, JAX's df/dx
+    (lambda k, m: R.uniform(k, (3,), minval=0.0, maxval=m).sum(), 2.0, 2.2585382),
+    (lambda k, lo: R.uniform(k, (3,), minval=lo, maxval=2.0).sum(), 0.5, 0.74146175),
+    (lambda k, a: R.truncated_normal(k, a, 2.0, (3,)).sum(), -1.0, 0.5701862),
+    (lambda k, s: R.lognormal(k, s, (3,)).sum(), 0.5, 8.878513),
+    (lambda k, a: R.beta(k, a, 2.0, (3,)).sum(), 1.5, 0.58698344),
+    (lambda k, a: R.t(k, a, (3,)).sum(), 3.0, 1.4491954),
+    (lambda k, a: R.chisquare(k, a, (3,)).sum(), 3.0, 2.7219126),
+    (lambda k, a: R.pareto(k, a, (3,)).sum(), 3.0, -2.4653761),
 ]
 
 
 @pytest.mark.parametrize("i", range(len(GRADS)))
 def test_gradients_match_jax(i):
     f, x, want = GRADS[i]
-    assert math.isclose(float(jaxweb.grad(f)(x)), want, rel_tol=2e-5)
+    key = R.key(0)
+    assert math.isclose(float(jaxweb.grad(lambda v: f(key, v))(x)), want, rel_tol=2e-5)
 
 
 def test_gradients_of_vector_parameters():
-    g = jaxweb.grad(lambda m: R.multivariate_normal(K0, m, jnp.eye(2), (3,)).sum())(jnp.zeros(2))
+    key = R.key(0)
+    g = jaxweb.grad(lambda m: R.multivariate_normal(key, m, jnp.eye(2), (3,)).sum())(jnp.zeros(2))
     assert g.tolist() == [3.0, 3.0]
-    g = jaxweb.grad(lambda a: R.dirichlet(K0, a)[0])(jnp.array([1.0, 2.0, 3.0]))
+    g = jaxweb.grad(lambda a: R.dirichlet(key, a)[0])(jnp.array([1.0, 2.0, 3.0]))
     np.testing.assert_allclose(np.asarray(g), [0.17946114, -0.03331973, -0.02779958], rtol=2e-5)
 
 
