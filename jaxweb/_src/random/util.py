@@ -155,4 +155,5 @@ def jit(fun: Any = None, *, static_argnums: Any = (), static_argnames: Any = ())
         bound.apply_defaults()
         return jitted((default_device(), *(config.read(f) for f in _TRACE_FLAGS)), *bound.args)
 
+    call.clear_cache = jitted.clear_cache  # type: ignore[attr-defined]
     return call
