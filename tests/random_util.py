@@ -44,7 +44,17 @@ NEAR = {
     "grad_loggamma": (2e-6, 1e-7, 0.0), "multivariate_normal": (1e-5, 1e-6, 0.5),
     "orthogonal": (1e-5, 1e-6, 0.0),
 }
-# Samplers with rejection loops (checked in test_random_loops.py).
+# Checked on every device (test_random.py): one case per distinct code path (bit
+# widths, float formats, XLA's math, sorts, scans), at the shared shape (64,) so their
+# kernels are shared. The rest run on the reference backend only: the Wasm runtime
+# keeps every module it compiles and a store holds at most 10000, which the whole suite
+# nearly needs already. Samplers with rejection loops: test_random_loops.py.
+EVERY_DEVICE = frozenset({
+    "PRNGKey64/1099511627783", "split/7/True", "split/7/False", "bits/uint8/True", "bits/uint16/False",
+    "bits64/True", "uniform", "uniform/minmax", "uniform/f16", "uniform/bf16", "uniform/f64",
+    "uniform/nonpartitionable", "normal", "truncated_normal", "exponential", "gumbel/highest", "maxwell",
+    "randint", "randint/int64", "permutation/big", "choice/p",
+})
 LOOP_FNS = frozenset({"gamma", "loggamma", "grad_gamma", "grad_loggamma", "beta", "dirichlet", "t",
                       "chisquare", "f", "generalized_normal", "ball", "poisson", "binomial", "multinomial"})
 
