@@ -14,7 +14,6 @@ from typing import Any, Sequence
 import jaxweb.numpy as jnp
 
 from .. import core, dtypes
-from ..api import jit
 from ..lax import _modules as lax
 from . import xla_math
 from .floats import uniform
@@ -22,7 +21,7 @@ from .keys import PRNGKeyArray
 from .prng import check_prng_key, internal_split, random_bits
 from .threefry import UINT_DTYPES
 from .univariate import gumbel
-from .util import canonicalize_shape, check_shape, shape_of, user_dtype
+from .util import jit, canonicalize_shape, check_shape, shape_of, user_dtype
 
 Shape = Sequence[int]
 

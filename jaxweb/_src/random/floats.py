@@ -13,13 +13,12 @@ from typing import Any, Sequence
 import jaxweb.numpy as jnp
 
 from .. import core, dtypes
-from ..api import jit
 from ..lax import _modules as lax
 from . import xla_math
 from .keys import PRNGKeyArray
 from .prng import check_prng_key, internal_split, random_bits
 from .threefry import UINT_DTYPES
-from .util import canonicalize_shape, check_float_dtype, check_shape, shape_of, user_dtype
+from .util import jit, canonicalize_shape, check_float_dtype, check_shape, shape_of, user_dtype
 
 Shape = Sequence[int]
 
@@ -118,8 +117,8 @@ def _truncated_normal(key: PRNGKeyArray, lower: Any, upper: Any, shape: Any, dty
     u = _uniform(key, a, b, tuple(shape), dtype)
     out = lax.mul(sqrt2, xla_math.erf_inv(u))
     inf = lax.full((), float("inf"), dtype)
-    lo = lax.nextafter(lax.stop_gradient(lower), inf)
-    hi = lax.nextafter(lax.stop_gradient(upper), lax.neg(inf))
+    lo = xla_math.nextafter_nodiff(lax.stop_gradient(lower), inf)
+    hi = xla_math.nextafter_nodiff(lax.stop_gradient(upper), lax.neg(inf))
     return jnp.clip(out, lo, hi)
 
 

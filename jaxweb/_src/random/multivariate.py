@@ -7,12 +7,11 @@ from typing import Any, Sequence
 import jaxweb.numpy as jnp
 
 from .. import core, dtypes
-from ..api import jit
 from .floats import _normal_real
 from .keys import PRNGKeyArray
 from .linalg import factorization
 from .prng import check_prng_key
-from .util import broadcast_shapes, canonicalize_shape, check_shape, user_dtype
+from .util import jit, broadcast_shapes, canonicalize_shape, check_shape, user_dtype
 
 Shape = Sequence[int]
 

@@ -13,6 +13,8 @@ from typing import Any, Hashable, Sequence, Union
 
 from .. import config, core, dtypes
 from ..array import Array
+from ..device import default_device
+from ..dispatch import device_put
 from ..numpy import creation
 from . import threefry
 from .keys import KeyDType, PRNGImpl, PRNGKeyArray, prngs, register_prng
@@ -110,6 +112,11 @@ def check_prng_key(name: str, key: Any, *, allow_batched: bool = False) -> tuple
                           "Assuming valid threefry2x32 key for now.", FutureWarning, stacklevel=3)
     else:
         raise TypeError(f"unexpected PRNG key type {type(key)}")
+    data = typed._base_array
+    if isinstance(data, Array) and data.device is not default_device():
+        # computations run on the default device; bring the key there (jaxweb's eager
+        # kernel cache assumes all operands of a primitive live on one device)
+        typed = PRNGKeyArray(typed._impl, device_put(data, default_device()))
     if not allow_batched and typed.ndim:
         raise ValueError(f"{name} accepts a single key, but was given a key array of shape "
                          f"{typed.shape} != (). Use jax.vmap for batching.")

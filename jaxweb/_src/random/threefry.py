@@ -12,6 +12,10 @@ import math
 from typing import Any, Sequence
 
 from .. import config, core, dtypes
+from ..compiler import expr as E
+from ..compiler import lazy
+from ..dispatch import def_lowering
+from ..interpreters import rules as R
 from ..lax import _modules as lax
 
 U32 = dtypes.uint32
@@ -23,22 +27,76 @@ ROTATIONS = ((13, 15, 26, 6), (17, 29, 16, 24))
 KS_PARITY = 0x1BD11BDA
 
 
-def _rotate_left(x: Any, d: int) -> Any:
-    return lax.bitwise_or(lax.shift_left(x, d), lax.shift_right_logical(x, 32 - d))
+def _block(add, xor, rotl, x0, x1, ka, kb, rotations, inc):
+    """Four mix rounds, then the key injection: Threefry's unit of work."""
+    for r in rotations:
+        x0 = add(x0, x1)
+        x1 = xor(x0, rotl(x1, r))
+    return add(x0, ka), add(add(x1, kb), inc)
+
+
+# One primitive per four-round block: eagerly two kernels per block (one per output word)
+# instead of ~25 elementwise kernels, and jaxprs show the hash as five
+# `threefry2x32_block` equations. (The whole 20-round hash is not one kernel: kernel
+# expressions render as trees, and the rounds' sharing would make that tree huge.)
+threefry_block_p = core.Primitive("threefry2x32_block")
+threefry_block_p.multiple_results = True
+
+
+@core.def_abstract_eval(threefry_block_p)
+def _block_abstract(x0, x1, ka, kb, *, rotations, inc):
+    avals = (x0, x1, ka, kb)
+    if any(a.dtype != U32 for a in avals):
+        raise TypeError(f"Arguments to threefry2x32 must have uint32 type, got {list(avals)}")
+    if len({a.shape for a in avals}) != 1:
+        raise TypeError(f"threefry2x32 operands must have equal shapes, got {[a.shape for a in avals]}")
+    return [core.ShapedArray(x0.shape, U32)] * 2
+
+
+def _ir_ops():
+    def add(a, b):
+        return E.binary("add", a, b if isinstance(b, E.Expr) else E.const(b, U32))
+
+    def xor(a, b):
+        return E.binary("xor", a, b if isinstance(b, E.Expr) else E.const(b, U32))
+
+    def rotl(v, d):
+        return E.binary("or", E.binary("shl", v, E.const(d, U32)),
+                        E.binary("shr_logical", v, E.const(32 - d, U32)))
+    return add, xor, rotl
+
+
+@def_lowering(threefry_block_p)
+def _block_lower(x0, x1, ka, kb, *, rotations, inc):
+    def word(i):
+        def at(ctx, idxs):
+            ins = [s.at(ctx, idxs) for s in (x0, x1, ka, kb)]
+            return _block(*_ir_ops(), *ins, rotations, inc)[i]
+        return lazy.FnSym(x0.shape, U32, at)
+    return [word(0), word(1)]
+
+
+def _block_batch(args, dims, **params):
+    from ..interpreters.batching import broadcast_batched
+    args, d = broadcast_batched(args, dims)
+    return threefry_block_p.bind(*args, **params), [d, d]
+
+
+R.primitive_batchers[threefry_block_p] = _block_batch
+R.defnondifferentiable(threefry_block_p)
 
 
 def threefry2x32(k1: Any, k2: Any, x1: Any, x2: Any) -> tuple[Any, Any]:
-    """The threefry2x32 hash of counters (x1, x2) under key (k1, k2); uint32, broadcasting."""
+    """The threefry2x32 hash (20 rounds) of counters (x1, x2) under key (k1, k2); uint32,
+    the keys broadcast to the counters' shape."""
     shape = core.get_aval(x1).shape
     k1, k2 = (lax.broadcast_in_dim(k, shape, ()) if core.get_aval(k).shape != shape else k
               for k in (k1, k2))
     ks = (k1, k2, lax.bitwise_xor(lax.bitwise_xor(k1, k2), KS_PARITY))
     x = [lax.add(x1, ks[0]), lax.add(x2, ks[1])]
     for i in range(5):
-        for r in ROTATIONS[i % 2]:
-            x[0] = lax.add(x[0], x[1])
-            x[1] = lax.bitwise_xor(x[0], _rotate_left(x[1], r))
-        x = [lax.add(x[0], ks[(i + 1) % 3]), lax.add(lax.add(x[1], ks[(i + 2) % 3]), i + 1)]
+        x = threefry_block_p.bind(x[0], x[1], ks[(i + 1) % 3], ks[(i + 2) % 3],
+                                  rotations=ROTATIONS[i % 2], inc=i + 1)
     return x[0], x[1]
 
 

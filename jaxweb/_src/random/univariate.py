@@ -13,13 +13,12 @@ from typing import Any, Callable, Sequence
 import jaxweb.numpy as jnp
 
 from .. import core, dtypes
-from ..api import jit
 from ..lax import _modules as lax
 from . import xla_math
 from .floats import _normal_real, _normal_unscaled, _uniform, bernoulli
 from .keys import PRNGKeyArray
 from .prng import check_prng_key, internal_split
-from .util import (canonicalize_shape, check_all_safe_to_cast, check_broadcast_shapes,
+from .util import (jit, canonicalize_shape, check_all_safe_to_cast, check_broadcast_shapes,
                    check_float_dtype, check_shape, user_dtype)
 
 Shape = Sequence[int]
@@ -232,13 +231,21 @@ def triangular(key: Any, left: Any, mode: Any, right: Any, shape: Shape | None =
 
 
 # ---------------------------------------------------------------- maxwell, rademacher
+# XLA sums the three squares in an order that depends on the array size (its CPU fusion
+# of the normals into the row reduction switches strategy above 4096 input elements).
+_MAXWELL_FUSED_MAX = 4096
+
+
 def _maxwell(key: PRNGKeyArray, shape: tuple[int, ...], dtype: dtypes.DType) -> Any:
-    """sqrt(X^2 + Y^2 + Z^2) for three standard normals, summed in the order XLA's
-    vectorized row reduction adds them: (X^2 + Z^2) + Y^2."""
+    """sqrt(X^2 + Y^2 + Z^2) for three standard normals, summed in XLA's order."""
     x = _normal_real(key, (*shape, 3), dtype)
-    sq = [lax.reshape(lax.slice_in_dim(x, i, i + 1, axis=len(shape)), shape) for i in range(3)]
-    sq = [lax.mul(v, v) for v in sq]
-    return lax.sqrt(lax.add(lax.add(sq[0], sq[2]), sq[1]))
+    xs = [lax.reshape(lax.slice_in_dim(x, i, i + 1, axis=len(shape)), shape) for i in range(3)]
+    if 3 * math.prod(shape) <= _MAXWELL_FUSED_MAX:  # fused: Y^2 first, then fma X, fma Z
+        total = fma(xs[2], xs[2], fma(xs[0], xs[0], lax.mul(xs[1], xs[1])))
+    else:  # vectorized pairs: (X^2 + Z^2) + Y^2
+        sq = [lax.mul(v, v) for v in xs]
+        total = lax.add(lax.add(sq[0], sq[2]), sq[1])
+    return lax.sqrt(total)
 
 
 maxwell = _float_sampler("maxwell", _maxwell, "One-sided Maxwell random values.")

@@ -115,3 +115,45 @@ def check_float_dtype(name: str, dtype: dtypes.DType, what: str = "a float dtype
 
 def threefry_partitionable() -> bool:
     return bool(config.read("jax_threefry_partitionable"))
+
+
+_TRACE_FLAGS = ("jax_threefry_partitionable", "jax_enable_x64", "jax_default_prng_impl",
+                "jax_use_high_dynamic_range_gumbel")
+
+
+def jit(fun: Any = None, *, static_argnums: Any = (), static_argnames: Any = ()) -> Any:
+    """`jax.jit` for the samplers' internals, traced once per default device and per
+    setting of the flags the samplers read while tracing.
+
+    A trace captures the constants it creates (on the device current at trace time) and
+    the counter layout of `jax_threefry_partitionable`; jaxweb's jit cache keys on
+    neither yet, so they are part of the static key here. Arguments are bound to
+    `fun`'s signature and passed positionally, so static names and positions both work."""
+    import functools
+    import inspect
+
+    from ..api import jit as api_jit
+    from ..device import default_device
+
+    if fun is None:
+        return functools.partial(jit, static_argnums=static_argnums, static_argnames=static_argnames)
+    sig = inspect.signature(fun)
+    params = list(sig.parameters)
+    nums = {static_argnums} if isinstance(static_argnums, int) else set(static_argnums)
+    names = {static_argnames} if isinstance(static_argnames, str) else set(static_argnames)
+    nums |= {params.index(n) for n in names}
+
+    def on_device(context: Any, *args: Any) -> Any:
+        return fun(*args)
+
+    on_device.__name__ = getattr(fun, "__name__", "fun")
+    jitted = api_jit(on_device, static_argnums=(0, *sorted(i + 1 for i in nums)))
+
+    @functools.wraps(fun)
+    def call(*args: Any, **kwargs: Any) -> Any:
+        bound = sig.bind(*args, **kwargs)
+        bound.apply_defaults()
+        return jitted((default_device(), *(config.read(f) for f in _TRACE_FLAGS)), *bound.args)
+
+    call.clear_cache = jitted.clear_cache  # type: ignore[attr-defined]
+    return call
