@@ -13,6 +13,7 @@ from typing import Any, Callable, Sequence
 
 from . import core, dtypes
 from .array import Array
+from .config import trace_context
 from .api_util import (OutStore, abstractify, argnums_spec, as_array, check_jit_args, flatten_fun,
                        flatten_fun_nokwargs, normalize_argnums, split_argnums)
 from .checkpoint import checkpoint, checkpoint_policies, remat
@@ -485,6 +486,10 @@ def eval_shape(fun: Callable, *args: Any, **kwargs: Any) -> Any:
                                      for a in closed.out_avals])
 
 
+#: traces a jitted function keeps (per function; their compiled programs live as long as they do)
+MAX_TRACES = 256
+
+
 class _Jitted:
     """`jit(fun)`: trace once per (argument structure, avals, static args), then run the jaxpr.
 
@@ -513,7 +518,7 @@ class _Jitted:
         try:
             # static values with their types: 1, True and 1.0 are equal but trace differently
             typed = tuple(tuple((k, type(v), v) for k, v in part) for part in static)
-            key = (in_tree, tuple(core.get_aval(x) for x in flat), typed)
+            key = (in_tree, tuple(core.get_aval(x) for x in flat), typed, trace_context())
             hash(key)
         except TypeError as e:
             bad = _unhashable(static)
@@ -527,6 +532,8 @@ class _Jitted:
                                            [core.get_aval(x) for x in flat])
             hit = (closed, store.tree)
             if not any(isinstance(c, core.Tracer) for c in closed.consts):
+                if len(self._cache) >= MAX_TRACES:  # bounded: the oldest trace (and its programs) go
+                    del self._cache[next(iter(self._cache))]
                 self._cache[key] = hit
         return hit[0], hit[1], flat
 

@@ -46,6 +46,17 @@ class Array:
             buf.write(hostdata.from_numpy(a, dtype))
         return Array.from_buffer(aval, buf)
 
+    def to_device(self, device: Any) -> "Array":
+        """This array's value on `device` (itself if it is there already; a copy through the host)."""
+        if device is self._device:
+            return self
+        if self.is_const():
+            return Array.constant(self.aval, device, self._const)
+        buf = Buffer(device, self.size, self.dtype)
+        if self.nbytes:
+            buf.write(self._host_bytes())
+        return Array.from_buffer(self.aval, buf)
+
     @staticmethod
     def constant(aval: core.ShapedArray, device: Any, value: Any) -> "Array":
         return Array(aval, device, graph.const(value, aval.dtype, aval.shape))

@@ -69,6 +69,16 @@ def read(name: str) -> Any:
     return _FLAGS[name]
 
 
+#: flags whose value changes what tracing a function produces (part of jit's cache key, as JAX's)
+TRACE_FLAGS = ("jax_enable_x64", "jax_numpy_dtype_promotion", "jax_numpy_rank_promotion",
+               "jax_default_prng_impl", "jax_threefry_partitionable", "jax_enable_custom_prng",
+               "jax_legacy_prng_key")
+
+
+def trace_context() -> tuple:
+    return tuple(_FLAGS.get(n) for n in TRACE_FLAGS)
+
+
 def on_update(name: str, hook) -> None:
     _HOOKS.setdefault(name, []).append(hook)
 

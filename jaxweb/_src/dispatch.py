@@ -82,14 +82,7 @@ def device_put(x: Any, device: Device | str | None = None) -> Array:
         device = devices(device)[0]
     device = device or default_device()
     if isinstance(x, Array):
-        if x.device is device:
-            return x
-        if x.is_const():
-            return Array.constant(x.aval, device, x._const)
-        data = x._host_bytes()
-        buf = Buffer(device, x.size, x.dtype)
-        buf.write(data)
-        return Array.from_buffer(x.aval, buf)
+        return x.to_device(device)
     from .config import override
     with override("jax_default_device", device):
         return asarray(x)

@@ -21,7 +21,7 @@ from .config import read
 from .device import Device, default_device
 from .dispatch import device_put
 from .jaxpr import ClosedJaxpr, typecheck
-from .lowering import collect_effects, const_node, input_nodes, lower_jaxpr
+from .lowering import collect_effects, const_node, input_nodes, lower_jaxpr, target_device
 
 logger = logging.getLogger("jaxweb")
 
@@ -37,7 +37,7 @@ class Executable:
         if read("jax_log_compiles"):
             logger.warning("Compiling %s with global shapes and types %s on %s.", name,
                            [a.str_short() for a in self.in_avals], device)
-        with collect_effects() as effects:
+        with collect_effects() as effects, target_device(device):
             outs = lower_jaxpr(closed.jaxpr, [const_node(c) for c in closed.consts],
                                input_nodes(self.in_avals, self.donated))
         self.schedule = schedule(outs, device.backend.capabilities, effects=effects)

@@ -40,6 +40,18 @@ def collect_effects() -> Iterator[list[Node]]:
         _effects.pop()
 
 
+_targets: list[Any] = []  # the device of the program being lowered (its constants go there)
+
+
+@contextlib.contextmanager
+def target_device(device: Any) -> Iterator[None]:
+    _targets.append(device)
+    try:
+        yield
+    finally:
+        _targets.pop()
+
+
 def record_effect(call_node: Node) -> None:
     if _effects:
         _effects[-1].append(call_node)
@@ -96,12 +108,13 @@ def scalar_node(x: Any) -> Node:
 def const_node(x: Any) -> Node:
     """The node of a concrete array a jaxpr closes over (its value computed first if pending)."""
     if isinstance(x, Array):
-        return x.realized_node()
+        return (x.to_device(_targets[-1]) if _targets else x).realized_node()
     if core.is_python_scalar(x):
         return graph.const(x, core.get_aval(x).dtype, ())
     np = hostdata.numpy_or_none()
     if np is not None and isinstance(x, (np.ndarray, np.generic)) and x.dtype.kind != "O":
-        return Array.from_numpy(x, core.get_aval(x).dtype, default_device()).realized_node()
+        return Array.from_numpy(x, core.get_aval(x).dtype, _targets[-1] if _targets else default_device()
+                                ).realized_node()
     raise TypeError(f"jaxweb: cannot use a {type(x).__name__} as a jaxpr constant")
 
 

@@ -56,6 +56,9 @@ class JVPTrace(core.Trace):
         ensure_live(self)
         primals = [t.primal for t in tracers]
         tangents = [t.tangent for t in tracers]
+        if all(isinstance(t, Zero) for t in tangents):  # nothing to differentiate: as JAX, no rule
+            out = primitive.bind(*primals, **params)
+            return [self.pure(o) for o in out] if primitive.multiple_results else self.pure(out)
         rule = primitive_jvps.get(primitive)
         if rule is None:
             raise NotImplementedError(

@@ -12,8 +12,7 @@ import math
 from typing import Any, Sequence
 
 from .. import config, core, dtypes
-from ..compiler import expr as E
-from ..compiler import lazy
+from ..compiler import graph
 from ..dispatch import def_lowering
 from ..interpreters import rules as R
 from ..lax import _modules as lax
@@ -35,10 +34,9 @@ def _block(add, xor, rotl, x0, x1, ka, kb, rotations, inc):
     return add(x0, ka), add(add(x1, kb), inc)
 
 
-# One primitive per four-round block: eagerly two kernels per block (one per output word)
-# instead of ~25 elementwise kernels, and jaxprs show the hash as five
-# `threefry2x32_block` equations. (The whole 20-round hash is not one kernel: kernel
-# expressions render as trees, and the rounds' sharing would make that tree huge.)
+# One primitive per four-round block: jaxprs show the hash as five `threefry2x32_block`
+# equations; lowered, each block is plain uint32 graph ops, which fuse (the two words of
+# all the rounds make one two-output kernel).
 threefry_block_p = core.Primitive("threefry2x32_block")
 threefry_block_p.multiple_results = True
 
@@ -53,27 +51,24 @@ def _block_abstract(x0, x1, ka, kb, *, rotations, inc):
     return [core.ShapedArray(x0.shape, U32)] * 2
 
 
-def _ir_ops():
+def _graph_ops():
+    def lift(b, like):
+        return b if isinstance(b, graph.Node) else graph.const(b, U32, like.shape)
+
     def add(a, b):
-        return E.binary("add", a, b if isinstance(b, E.Expr) else E.const(b, U32))
+        return graph.alu("add", a, lift(b, a))
 
     def xor(a, b):
-        return E.binary("xor", a, b if isinstance(b, E.Expr) else E.const(b, U32))
+        return graph.alu("xor", a, lift(b, a))
 
     def rotl(v, d):
-        return E.binary("or", E.binary("shl", v, E.const(d, U32)),
-                        E.binary("shr_logical", v, E.const(32 - d, U32)))
+        return graph.alu("or", graph.alu("shl", v, lift(d, v)), graph.alu("shr_logical", v, lift(32 - d, v)))
     return add, xor, rotl
 
 
 @def_lowering(threefry_block_p)
 def _block_lower(x0, x1, ka, kb, *, rotations, inc):
-    def word(i):
-        def at(ctx, idxs):
-            ins = [s.at(ctx, idxs) for s in (x0, x1, ka, kb)]
-            return _block(*_ir_ops(), *ins, rotations, inc)[i]
-        return lazy.FnSym(x0.shape, U32, at)
-    return [word(0), word(1)]
+    return list(_block(*_graph_ops(), x0, x1, ka, kb, rotations, inc))
 
 
 def _block_batch(args, dims, **params):

@@ -70,6 +70,11 @@ def squeeze_leading(kernel: Kernel) -> Kernel:
                   name=kernel.name, outs=outs)
 
 
+def _has_complex(kernel: Kernel) -> bool:
+    roots = list(kernel.outs) + ([kernel.body] if kernel.reduce_op else [])
+    return any(e.dtype.kind == "c" for e in E.walk_all(roots)) or any(d.kind == "c" for d in kernel.in_dtypes)
+
+
 PARALLEL_WORK = 1 << 20  # element-steps above which a kernel is split over worker threads (hand-off ~0.1 ms)
 GEMM_PARALLEL_WORK = 1 << 22  # the same for matmul / conv (multiply-adds): they run ~4 per ns per thread
 
@@ -136,7 +141,10 @@ class WasmBackend(Backend):
         t0 = time.perf_counter()
         try:
             wasm, mode = codegen.build_info(kernel, self.features)
-        except NotImplementedError:  # e.g. complex dtypes: interpret on this memory instead
+        except NotImplementedError:
+            if not _has_complex(kernel):
+                raise
+            # complex dtypes: interpret on this memory instead (CPython with numpy only)
             return Program(None, 0, kernel.size, 0, 0.0, 0.0, "interpreted", 0, fallback=kernel)
         t1 = time.perf_counter()
         try:

@@ -148,7 +148,8 @@ class VecEmitter:
                 continue
             seen.add(id(n))
             stack.append((n, True))
-            stack.extend((s, False) for s in n.src)
+            if n is root or lane_ok(n.dtype):  # wider values are only ever computed lane by lane
+                stack.extend((s, False) for s in n.src if lane_ok(s.dtype))
         return order
 
     def _splat_scalar(self, n: E.Expr) -> None:
