@@ -140,15 +140,9 @@ def main(argv=None) -> int:
     ap.add_argument("--rounds", type=int, default=5, help="interleaved rounds (jaxweb, jax-js, ...)")
     ap.add_argument("--timeout", type=float, default=900)
     ap.add_argument("--json", help="also write the raw result here")
-    ap.add_argument("--diag", type=int, default=0, help="only print where an n x n matmul's time goes")
     args = ap.parse_args(argv)
     sizes = [int(s) for s in args.sizes.split(",")]
-    res = run_page(sizes, args.reps, args.rounds, args.timeout, f"&diag={args.diag}" if args.diag else "")
-    if args.diag and "diag" in res:
-        prof = res["diag"].pop("profile", "")
-        print(res["diag"])
-        print(prof)
-        return 0
+    res = run_page(sizes, args.reps, args.rounds, args.timeout)
     if "error" in res:
         print(res["error"])
         print("\n".join(res.get("console", [])[-20:]))

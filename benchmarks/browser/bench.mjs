@@ -1,7 +1,7 @@
 // jaxweb (Pyodide + js_shim, wasm device, threads) and jax-js (its wasm backend)
 // timed side by side in one crossOriginIsolated page. bench_wasm_browser.py
 // serves this folder and reads window.__benchResult. Config comes in the URL:
-// ?sizes=256,512,1024,2048&reps=3&rounds=5 (bench_wasm_browser.py passes its options), or ?diag=256.
+// ?sizes=256,512,1024,2048&reps=3&rounds=5 (bench_wasm_browser.py passes its options).
 import { loadJaxweb } from '/js_shim/jaxweb.mjs';
 import * as jaxjs from '/jaxjs/index.js';
 
@@ -40,12 +40,6 @@ async function main() {
   jw.pyodide.FS.writeFile('/tmp/jaxweb_bench.py', src);
   await jw.runPythonAsync('import sys; sys.path.insert(0, "/tmp"); import jaxweb_bench');
   res.jaxwebInfo = jw.pyodide.runPython('jaxweb_bench.info()').toJs({ dict_converter: Object.fromEntries });
-  if (q.get('diag')) {
-    const d = await jw.runPythonAsync(`jaxweb_bench.diag(${Number(q.get('diag'))})`);
-    res.diag = d.toJs({ dict_converter: Object.fromEntries });
-    window.__benchResult = res;
-    return;
-  }
   log(`jaxweb loaded in ${((performance.now() - t0) / 1e3).toFixed(1)} s, threads ${res.jaxwebThreads}`);
   const devs = await jaxjs.init('wasm');
   jaxjs.defaultDevice('wasm');

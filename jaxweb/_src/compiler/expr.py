@@ -110,9 +110,14 @@ def normalize_scalar(value: Any, dtype: DType) -> Any:
     return float(value)
 
 
+#: the largest int32: index arithmetic that can pass it is done in int64
+INT32_MAX = (1 << 31) - 1
+
+
 def idx(name: str, extent: int) -> Expr:
-    """A loop index in [0, extent)."""
-    return _mk("idx", dtypes.int32, (), (name, extent), 0, max(extent - 1, 0))
+    """A loop index in [0, extent) (int64 only past int32's range)."""
+    dt = dtypes.int64 if extent - 1 > INT32_MAX else dtypes.int32
+    return _mk("idx", dt, (), (name, extent), 0, max(extent - 1, 0))
 
 
 def load(slot: int, dtype: DType, index: Expr, valid: Expr | None = None) -> Expr:
@@ -361,7 +366,9 @@ def _bounds(op: str, dt: DType, src: tuple, arg: Any) -> tuple[Any, Any]:
     if any(s.vmin is None for s in src) or op not in _BOUND_RULES:
         return lo_t, hi_t
     lo, hi = _BOUND_RULES[op](*src)
-    return max(lo, lo_t), min(hi, hi_t)
+    if lo < lo_t or hi > hi_t:  # it can wrap around: then any value of the type
+        return lo_t, hi_t
+    return lo, hi
 
 
 def _type_range(dt: DType) -> tuple[int, int]:

@@ -36,6 +36,9 @@ from .shapetracker import ShapeTracker, prod
 #: float sums over more elements than this are done in two stages of SUM_BLOCK-sized blocks
 SPLIT_SUM = 16384
 SUM_BLOCK = 1024
+#: any reduction over more elements than this is done in two stages too, so that no loop
+#: counts past int32 (backends' loop counters are 32-bit)
+SPLIT_ANY = (1 << 31) - 1
 
 ELEMENTWISE = frozenset(E.UNARY | E.BINARY | {"cast", "bitcast", "where"})
 
@@ -129,21 +132,25 @@ class Node:
         axes = tuple(sorted(a % self.ndim for a in axes)) if self.ndim else ()
         if not axes:
             return self
-        if op == "add" and self.dtype.kind == "f" and prod(self.shape[a] for a in axes) > SPLIT_SUM:
-            return self._two_stage_sum(axes)
+        n = prod(self.shape[a] for a in axes)
+        if n > SPLIT_ANY or (op == "add" and self.dtype.kind == "f" and n > SPLIT_SUM):
+            return self._two_stage(op, axes, n)
         return _reduce(self, op, axes)
 
-    def _two_stage_sum(self, axes: tuple[int, ...]) -> "Node":
-        """A long float sum as sums of blocks, then the sum of those: a running sum of n terms
-        loses ~n ulps (2^24 + 1 == 2^24 in float32), blocks bound that to ~SUM_BLOCK + n/SUM_BLOCK."""
+    def _two_stage(self, op: str, axes: tuple[int, ...], n: int) -> "Node":
+        """A long reduction as reductions of blocks, then of those. For float sums this bounds
+        rounding (a running sum of n terms loses ~n ulps, 2^24 + 1 == 2^24 in float32; blocks
+        bound it to ~SUM_BLOCK + n/SUM_BLOCK); for any reduction past 2^31 - 1 elements it
+        keeps every loop within int32. The tail block is padded with the op's identity."""
         keep = [a for a in range(self.ndim) if a not in axes]
-        n = prod(self.shape[a] for a in axes)
-        blocks = -(-n // SUM_BLOCK)
+        block = SUM_BLOCK if n <= SPLIT_ANY * SUM_BLOCK else -(-n // SPLIT_ANY)
+        blocks = -(-n // block)
         flat = self.permute(keep + list(axes)).reshape(tuple(self.shape[a] for a in keep) + (n,))
-        padded = flat.pad([(0, 0)] * len(keep) + [(0, blocks * SUM_BLOCK - n)])
-        tiles = padded.reshape(padded.shape[:-1] + (blocks, SUM_BLOCK))
-        partial = _reduce(tiles, "add", (tiles.ndim - 1,))
-        return _reduce(partial, "add", (partial.ndim - 1,))
+        padded = flat.pad([(0, 0)] * len(keep) + [(0, blocks * block - n)],
+                          E.REDUCE_IDENTITY[op](self.dtype))
+        tiles = padded.reshape(padded.shape[:-1] + (blocks, block))
+        partial = _reduce(tiles, op, (tiles.ndim - 1,))
+        return _reduce(partial, op, (partial.ndim - 1,))
 
     def at(self, ctx: Any, idxs: Sequence[E.Expr]) -> E.Expr:
         """The expression of the element at `idxs` (inside an `fn` node's function)."""

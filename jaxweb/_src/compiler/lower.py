@@ -23,9 +23,7 @@ from .. import dtypes
 from . import expr as E
 from .graph import Node, reduce_index
 from .kernel import Kernel, gidx
-from .shapetracker import prod, unflatten
-
-_I32 = dtypes.int32
+from .shapetracker import index_dtype, prod, unflatten
 
 
 #: a fused node lowered at more indices than this, or a kernel of more lowered values, is cut
@@ -42,10 +40,11 @@ class _Cut(Exception):
 
 
 def flat_index(idxs: Sequence[E.Expr], shape: Sequence[int]) -> E.Expr:
-    """Row-major linear index of `idxs` in `shape`."""
-    flat = E.const(0, _I32)
+    """Row-major linear index of `idxs` in `shape` (int64 when the shape needs it)."""
+    it = index_dtype(prod(shape) - 1, *idxs)
+    flat = E.const(0, it)
     for i, n in zip(idxs, shape):
-        flat = flat * n + i
+        flat = flat * n + E.cast(i, it)
     return flat
 
 

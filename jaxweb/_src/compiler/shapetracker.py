@@ -7,6 +7,12 @@ outside them the element reads as zero, which is how `pad` works). A
 current strides (say, merging transposed dims), a new view is pushed on top and
 the index is unflattened through the one below. Kernels read every input through
 its ShapeTracker, so reshape/transpose/broadcast/slice/pad/flip chains cost nothing.
+
+Index arithmetic is int32 where every value it can take fits, and int64 where a view
+spans more than 2**31 - 1 elements (a sum over a broadcast of 2**31 + 1 ones reads
+one buffer element, but its validity test counts past int32): the choice follows
+each view's bounds, and the final buffer index narrows back to int32 when its own
+bounds fit, so backends pay for wide arithmetic only where it is needed.
 """
 from __future__ import annotations
 
@@ -53,8 +59,10 @@ class View:
 
     def index(self, idxs: Sequence[E.Expr]) -> tuple[E.Expr, E.Expr]:
         """(flat buffer index, validity) at the given index expressions."""
-        i32 = dtypes.int32
-        index = E.const(self.offset, i32)
+        span = abs(self.offset) + sum((n - 1) * abs(st) for n, st in zip(self.shape, self.strides) if n > 0)
+        it = index_dtype(span, *idxs)
+        idxs = [E.cast(ix, it) for ix in idxs]
+        index = E.const(self.offset, it)
         valid = E.const(True, dtypes.bool_)
         for k, (ix, st) in enumerate(zip(idxs, self.strides)):
             if st != 0 and self.shape[k] != 1:
@@ -236,13 +244,29 @@ class ShapeTracker:
             sub = unflatten(index, view.shape)
             index, v2 = view.index(sub)
             valid = valid & v2
-        return index, valid
+        return narrow(index), valid
+
+
+INT32_MAX = E.INT32_MAX
+
+
+def index_dtype(span: int, *idxs: E.Expr) -> dtypes.DType:
+    """int64 when index values up to `span` (or any of `idxs`) do not fit int32."""
+    wide = span > INT32_MAX or any(ix.dtype is dtypes.int64 for ix in idxs)
+    return dtypes.int64 if wide else dtypes.int32
+
+
+def narrow(index: E.Expr) -> E.Expr:
+    """An int64 index whose bounds fit int32, as int32 (exact by its bounds)."""
+    if index.dtype is dtypes.int64 and -INT32_MAX - 1 <= index.vmin and index.vmax <= INT32_MAX:
+        return E.cast(index, dtypes.int32)
+    return index
 
 
 def unflatten(flat: E.Expr, shape: Sequence[int]) -> list[E.Expr]:
     """Row-major multi-index of a flat index expression."""
     out = []
     for n in reversed(shape):
-        out.append(flat % n if n != 1 else E.const(0, dtypes.int32))
+        out.append(flat % n if n != 1 else E.const(0, flat.dtype))
         flat = flat // n if n != 1 else flat
     return list(reversed(out))

@@ -16,6 +16,8 @@ from __future__ import annotations
 
 from ...compiler import expr as E, mathlib
 from ...compiler.kernel import Kernel, identity
+from ...compiler.expr import INT32_MAX
+from ...errors import JaxRuntimeError
 from .assembler import Func, Module
 from . import numerics as N, vectorize as S
 from .scalar import Emitter
@@ -48,6 +50,7 @@ class Plan:
         self.region: dict[int, E.Expr] = {}   # node id -> the nested reduce whose loop computes it
         free: dict[int, frozenset] = {}
         self.order = list(E.walk_all(roots))
+        _check_loop_extents(kernel, self.order)
         owner = {name: n for n in self.order if n.op == "reduce" for name, _ in n.arg[1]}
         names["acc"] = POST  # the top-level accumulator: available after its loop
         for n in self.order:
@@ -268,6 +271,17 @@ class Builder:
         if plan.combined is not plan.acc:
             _value(self.em, plan.combined)
             self.f.set(self.acc_loc)
+
+
+def _check_loop_extents(kernel: Kernel, order: list) -> None:
+    """Loop counters are i32: a loop past 2**31 - 1 steps is an error, not a silent skip. The
+    graph splits long reductions, so only an output of over 2**31 - 1 elements (a 2 GiB+ array
+    of bytes) gets here."""
+    for n in order:
+        if n.op == "idx" and n.arg[1] > INT32_MAX:
+            raise JaxRuntimeError(
+                f"UNIMPLEMENTED: kernel {kernel.name} loops over {n.arg[1]} elements on the wasm "
+                f"device, more than its 32-bit loop counters reach (2**31 - 1); split the array")
 
 
 def _loop_rest(f: Func, var: int, hi, body) -> None:
