@@ -327,3 +327,23 @@ def test_donated_memory_taken_by_any_output_of_a_multi_output_kernel():
             want = got
         for a, b in zip(got, want):
             np.testing.assert_array_equal(a, b)
+
+
+def test_slicing_loop_shares_modules_across_leading_extents(kernel_platform):
+    """Shape polymorphism (issue 9): on wasm the leading extent is `run`'s loop bound, so
+    kernels are compiled for its next power of two and shared by every smaller size."""
+    dev = jax.devices(kernel_platform)[0]
+    stats = getattr(dev.backend, "stats", {"kernels": 0})
+    base = jnp.arange(800.0).block_until_ready()
+    before = stats["kernels"]
+    for n in range(1, 301):
+        y = (base[:n] * 2.0 + 1.0).block_until_ready()
+        if n in (1, 5, 8, 9, 63, 64, 65, 299, 300):  # below, at and past the widening edges
+            np.testing.assert_array_equal(np.asarray(y), np.arange(n) * 2.0 + 1.0)
+    assert stats["kernels"] - before <= 16  # 7 sizes below WIDEN_FROM, one per power of two (300 before)
+    for n in (9, 100, 257):  # expressions that name the extent (reversal, a mask) stay exact
+        np.testing.assert_array_equal(np.asarray(jnp.flip(base[:n]) + 1.0), np.arange(n)[::-1] + 1.0)
+        np.testing.assert_array_equal(np.asarray(jnp.pad(base[:n], (2, 3)) * 3.0),
+                                      np.pad(np.arange(n), (2, 3)) * 3.0)
+        m = base[: n * 3].reshape(n, 3)
+        np.testing.assert_array_equal(np.asarray(m.sum(1)), np.arange(n * 3.0).reshape(n, 3).sum(1))

@@ -217,3 +217,41 @@ def test_unique_under_jit_needs_size():
     eq(f(np.array([2, 2, 0, 5, 5])), np.array([0, 2, 5]))
     with pytest.raises(TypeError, match="Abstract tracer value encountered"):
         jaxweb.jit(jnp.unique)(np.array([2, 2, 0]))
+
+
+@pytest.fixture()
+def network(monkeypatch):
+    """Send every row longer than 16 through the bitonic network (lax/bitonic.py)."""
+    from jaxweb._src.lax import bitonic
+    monkeypatch.setattr(bitonic, "BITONIC_FROM", 16)
+    monkeypatch.setattr(bitonic, "RANK_PAIRS", 0)
+
+
+def test_bitonic_network_sorts_as_ranks_do(network):
+    x = randn(3, 37)
+    x[0, :5] = np.nan
+    x[1, ::3] = 0.5  # ties: the order must be stable
+    x[2, :4] = -0.0
+    x[2, 4:8] = 0.0
+    same(jnp.sort(x, axis=1), np.sort(x, axis=1))
+    same(jnp.argsort(x, axis=1), np.argsort(x, axis=1, kind="stable").astype(np.int32))
+    xi = rng.randint(0, 5, (40, 2)).astype(np.int32)
+    same(jnp.argsort(xi, axis=0), np.argsort(xi, axis=0, kind="stable").astype(np.int32))
+    same(jnp.argsort(xi[:32, 0] > 2), np.argsort(xi[:32, 0] > 2, kind="stable").astype(np.int32))
+    k1, k2, v = xi[:, 0], xi[:, 1], randn(40)
+    out = lax.sort((jnp.asarray(k1), jnp.asarray(k2), jnp.asarray(v)), num_keys=2)
+    order = np.lexsort((k2, k1))
+    for got, want in zip(out, (k1[order], k2[order], v[order])):
+        same(got, want)
+    g = jaxweb.grad(lambda a: (jnp.sort(a) * jnp.arange(37.0)).sum())(jnp.asarray(x[1]))
+    want = np.zeros(37, np.float32)
+    want[np.argsort(x[1], kind="stable")] = np.arange(37.0)
+    eq(g, want)
+
+
+def test_long_rows_sort_by_the_network():
+    from jaxweb._src.lax import bitonic
+    x = randn(9, 4100)
+    x[:, ::7] = 1.0
+    assert bitonic.use_network(4100, 9)
+    same(jnp.argsort(x, axis=1), np.argsort(x, axis=1, kind="stable").astype(np.int32))

@@ -10,11 +10,12 @@ freed when the last Array (or queued computation) using it dies.
 """
 from __future__ import annotations
 
+import math
 import operator
-from typing import Any
+from typing import Any, Sequence
 
-from . import core, execution, hostdata
-from .device import Buffer
+from . import core, dtypes, execution, hostdata
+from .device import Buffer, default_device
 from .compiler import graph
 from .compiler.graph import Node
 from .compiler.shapetracker import ShapeTracker
@@ -254,3 +255,18 @@ class ArrayType(metaclass=_ArrayMeta):
 
     def __new__(cls, *args, **kwargs):
         raise TypeError("jaxweb.Array cannot be instantiated; use jaxweb.numpy.asarray")
+
+
+def array_from_bytes(data: bytes | memoryview, dtype: dtypes.DType, shape: Sequence[int]) -> Array:
+    """A device array of `shape` and `dtype` holding `data` (little-endian, C order)."""
+    shape = tuple(int(d) for d in shape)
+    target = dtypes.canonicalize_dtype(dtype)
+    size = math.prod(shape)
+    if target is not dtype:  # e.g. float64 data with x64 off: convert on the host
+        flat = hostdata.unpack(data, dtype, size)
+        data = hostdata.pack([hostdata.coerce_scalar(v, target) for v in flat], target)
+    device = default_device()
+    buf = Buffer(device, size, target)
+    if size:
+        buf.write(data)
+    return Array.from_buffer(core.ShapedArray(shape, target), buf)

@@ -57,12 +57,15 @@ class Input:
 
 
 class IndexFn:
-    """An `fn` node's element function, named for kernel names and error messages."""
+    """An `fn` node's element function, named for kernel names and error messages.
+    `buffered`: the node is computed into a buffer of its own (a lowering rule that knows
+    its value is read at many indices, such as a sorting network's stage, says so up front
+    rather than have the scheduler find each cut by retrying)."""
 
-    __slots__ = ("fn", "name")
+    __slots__ = ("fn", "name", "buffered")
 
-    def __init__(self, fn: Callable, name: str):
-        self.fn, self.name = fn, name
+    def __init__(self, fn: Callable, name: str, buffered: bool = False):
+        self.fn, self.name, self.buffered = fn, name, buffered
 
     def __repr__(self) -> str:
         return f"IndexFn({self.name})"
@@ -203,9 +206,9 @@ def is_const(x: Any) -> bool:
 
 
 def fn(shape: Sequence[int], dtype: DType, element: Callable, srcs: Sequence[Node] = (),
-       name: str | None = None) -> Node:
+       name: str | None = None, buffered: bool = False) -> Node:
     """Elements `element(ctx, idxs)` (an expression reading `srcs` through `src.at(ctx, ...)`)."""
-    f = IndexFn(element, name or current_tag[-1])
+    f = IndexFn(element, name or current_tag[-1], buffered)
     return _mk("fn", dtype, tuple(shape), tuple(srcs), f, id(f))
 
 

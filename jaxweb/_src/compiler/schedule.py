@@ -54,7 +54,7 @@ def schedule(outputs: Sequence[Node], caps: Capabilities = DEFAULT_CAPS,
         if h is not None:
             realized.add(id(h))
     for n in order:  # control flow: buffers in, buffers out
-        if n.op in ("call", "output"):
+        if n.op in ("call", "output") or (n.op == "fn" and n.arg.buffered):
             realized.add(id(n))
         if n.op == "call":
             realized.update(id(s) for s in n.src if _call_arg(s) is s and s.op != "buffer")

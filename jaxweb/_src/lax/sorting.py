@@ -4,8 +4,8 @@ No sorting routine is needed: the rank of element i along the sorted axis is the
 number of elements that come before it (lexicographically over the keys, ties
 broken by index, so the sort is stable) -- one reduction kernel -- and the sorted
 output is `out[r] = x[i]` for the i whose rank is r -- a second one. That is O(n^2)
-work per sorted row, fine for the sizes eager code sorts; a routine (bitonic or
-radix sort per backend) can replace it later without changing the primitive.
+work per sorted row, the fastest way for short rows; rows longer than
+`bitonic.BITONIC_FROM` go through a bitonic network of elementwise kernels instead.
 Order is JAX's: NaNs last (first for top_k, which takes the largest), -0.0 == 0.0.
 
 `gather_along`/`scatter_add_along` (mutually transposed, linear in their first
@@ -24,7 +24,7 @@ from ..compiler.kernel import REDUCE_IDENTITY
 from ..compiler.graph import Node
 from ..dispatch import def_lowering
 from ..interpreters import rules as R
-from . import base
+from . import base, bitonic
 from .reductions import batch_size, lax_ns, linear_in_first_jvp, to_front
 
 
@@ -103,8 +103,15 @@ def _sort_abstract(*operands, dimension, is_stable, num_keys):
 
 @def_lowering(sort_p)
 def _sort_lower(*operands, dimension, is_stable, num_keys):
-    rank = _ranks(operands[:num_keys], dimension)
     n = operands[0].shape[dimension]
+    if bitonic.use_network(n, operands[0].size // max(n, 1)):
+        nd = operands[0].ndim
+        order = [a for a in range(nd) if a != dimension] + [dimension]
+        back = [order.index(a) for a in range(nd)]
+        moved = [x.permute(order) for x in operands]
+        out = bitonic.sort_last_axis([_comparable(k) for k in moved[:num_keys]], moved)
+        return [x.permute(back) for x in out]
+    rank = _ranks(operands[:num_keys], dimension)
     return [_select_by_rank(x, rank, dimension, n) for x in operands]
 
 

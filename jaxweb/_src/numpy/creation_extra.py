@@ -13,6 +13,7 @@ import importlib
 from typing import Any, Callable
 
 from .. import core, dtypes, hostdata
+from ..array import array_from_bytes
 
 
 def _jnp() -> Any:
@@ -51,9 +52,7 @@ def frombuffer(buffer: Any, dtype: Any = float, count: int = -1, offset: int = 0
         count = len(view) // d.itemsize
     elif count * d.itemsize > len(view):
         raise ValueError("buffer is smaller than requested size")
-    values = hostdata.unpack(bytes(view[:count * d.itemsize]), d, count)
-    return _jnp().asarray(values, dtype=dtypes.canonicalize_dtype(d)) if values else \
-        _jnp().zeros((0,), dtypes.canonicalize_dtype(d))
+    return array_from_bytes(view[:count * d.itemsize], d, (count,))
 
 
 def fromstring(string: str, dtype: Any = float, count: int = -1, *, sep: str) -> Any:

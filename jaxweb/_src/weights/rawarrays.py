@@ -10,8 +10,7 @@ import math
 from typing import Any, Sequence
 
 from .. import core, dtypes, hostdata
-from ..array import Array
-from ..device import Buffer, default_device
+from ..array import Array, array_from_bytes  # noqa: F401  (re-exported for the formats)
 
 
 def format_error(name: str, problem: str) -> ValueError:
@@ -21,21 +20,6 @@ def format_error(name: str, problem: str) -> ValueError:
 
 def nbytes_of(dtype: dtypes.DType, shape: Sequence[int]) -> int:
     return math.prod(shape) * dtype.itemsize
-
-
-def array_from_bytes(data: bytes | memoryview, dtype: dtypes.DType, shape: Sequence[int]) -> Array:
-    """A device array of `shape` and `dtype` holding `data` (little-endian, C order)."""
-    shape = tuple(int(d) for d in shape)
-    target = dtypes.canonicalize_dtype(dtype)
-    size = math.prod(shape)
-    if target is not dtype:  # e.g. float64 data with x64 off: convert on the host
-        flat = hostdata.unpack(data, dtype, size)
-        data = hostdata.pack([hostdata.coerce_scalar(v, target) for v in flat], target)
-    device = default_device()
-    buf = Buffer(device, size, target)
-    if size:
-        buf.write(data)
-    return Array.from_buffer(core.ShapedArray(shape, target), buf)
 
 
 def array_bytes(x: Any) -> tuple[bytes | memoryview, dtypes.DType, tuple[int, ...]]:

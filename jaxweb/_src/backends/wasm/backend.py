@@ -58,15 +58,39 @@ def squeeze_leading(kernel: Kernel) -> Kernel:
         k += 1
     if k == 0:
         return kernel
+    return _regrid(kernel, shape[k:], lambda i, n: E.const(0, n.dtype) if i < k else E.idx(f"g{i - k}", shape[i]))
+
+
+#: leading extents are compiled as the next power of two from this size on (shape polymorphism)
+WIDEN_FROM = 8
+
+
+def widen_leading(kernel: Kernel) -> Kernel:
+    """The kernel compiled for a leading extent rounded up to a power of two.
+
+    The first output axis is the one loop whose bounds are `run`'s parameters, so a
+    kernel valid for g0 in [0, 2^k) runs any extent up to 2^k: `x[:n] * 2` for every n
+    of a slicing loop shares a handful of modules instead of compiling one per size.
+    Substituting the wider index re-simplifies under the wider bounds, so the module is
+    exact on every row it runs; where the expressions name the extent themselves (a
+    mask, a reversed index), the widened keys simply stay distinct."""
+    shape = tuple(kernel.shape)
+    if not shape or shape[0] < WIDEN_FROM or shape[0] > 1 << 30:
+        return kernel
+    wide = 1 << (shape[0] - 1).bit_length()
+    if wide == shape[0]:
+        return kernel
+    return _regrid(kernel, (wide,) + shape[1:], lambda i, n: E.idx("g0", wide) if i == 0 else n)
+
+
+def _regrid(kernel: Kernel, shape: tuple, index) -> Kernel:
+    """`kernel` over the output grid `shape`, its g indices replaced by `index(i, node)`."""
     roots = list(kernel.outs) + ([kernel.body] if kernel.reduce_op else [])
-    mapping = {}
-    for n in E.walk_all(roots):
-        if n.op == "idx" and n.arg[0][0] == "g":
-            i = int(n.arg[0][1:])
-            mapping[id(n)] = (E.const(0, n.dtype) if i < k else E.idx(f"g{i - k}", shape[i]))
+    mapping = {id(n): index(int(n.arg[0][1:]), n) for n in E.walk_all(roots)
+               if n.op == "idx" and n.arg[0][0] == "g"}
     outs = tuple(E.substitute(o, mapping) for o in kernel.outs)
     body = E.substitute(kernel.body, mapping) if kernel.reduce_op else None
-    return Kernel(shape[k:], body, None, kernel.in_dtypes, kernel.reduce_shape, kernel.reduce_op,
+    return Kernel(shape, body, None, kernel.in_dtypes, kernel.reduce_shape, kernel.reduce_op,
                   name=kernel.name, outs=outs)
 
 
@@ -85,16 +109,25 @@ class Program:
     bounded cache and the prepared schedules that run it hold those."""
 
     __slots__ = ("handle", "rows", "size", "work", "nbytes_code", "codegen_s", "compile_s", "mode", "fallback",
-                 "__weakref__")
+                 "base", "__weakref__")
 
     def __init__(self, handle, rows, size, nbytes_code, codegen_s, compile_s, mode=None, work=0, fallback=None,
                  runtime=None):
         self.handle, self.rows, self.size, self.mode, self.work = handle, rows, size, mode, work
         self.fallback = fallback
         self.nbytes_code, self.codegen_s, self.compile_s = nbytes_code, codegen_s, compile_s
+        self.base = None
         unload = getattr(runtime, "unload", None)
         if handle is not None and unload is not None:
             weakref.finalize(self, unload, handle)
+
+    def sized(self, kernel: Kernel) -> "Program":
+        """This (widened) module run over `kernel`'s real extent; it keeps the module alive."""
+        p = Program(self.handle, kernel.shape[0], kernel.size, self.nbytes_code, self.codegen_s,
+                    self.compile_s, self.mode, self.work * kernel.shape[0] // max(self.rows, 1),
+                    self.fallback)
+        p.base = self
+        return p
 
 
 class WasmBackend(Backend):
@@ -132,6 +165,13 @@ class WasmBackend(Backend):
 
     def copy(self, dst: int, src: int, nbytes: int) -> None:
         self.rt.copy(dst, src, nbytes)
+
+    def program(self, kernel: Kernel | Routine) -> Program:
+        if isinstance(kernel, Kernel) and not _has_complex(kernel):
+            wide = widen_leading(kernel)
+            if wide is not kernel:
+                return super().program(wide).sized(kernel)
+        return super().program(kernel)
 
     def compile(self, kernel: Kernel | Routine) -> Program:
         if isinstance(kernel, Routine):
