@@ -33,19 +33,32 @@ def array_str(x: Any) -> str:
 
 
 def _scalar_str(x: Any) -> str:
-    """`str` of a 0-d array is its scalar's: '3.0', '0.1', '1e+20' (bfloat16: '%g')."""
+    """`str` of a 0-d array is its scalar's: '3.0', '0.1', '1e+20' (bfloat16: '%g'),
+    '(1.5-0.25j)' (complex: numpy's scalar text, each part at its own precision)."""
     v = x.item()
     if x.dtype.name == "bfloat16":
         return _bf16_text(v)
-    if x.dtype.kind != "f" or not math.isfinite(v):
+    if x.dtype.kind == "c":
+        bits = x.dtype.itemsize * 4
+        re, im = (_short(p, bits) for p in (v.real, v.imag))
+        re, im = (t[:-2] if t.endswith(".0") else t for t in (re, im))
+        if v.real == 0 and math.copysign(1.0, v.real) > 0:
+            return f"{im}j"
+        return f"({re}{'' if im[0] == '-' else '+'}{im}j)"
+    if x.dtype.kind != "f":
         return str(v)
-    bits = x.dtype.itemsize * 8 if x.dtype.name != "bfloat16" else 0
-    for p in range(1, 18):  # the shortest digits that round-trip at this precision
+    return _short(v, x.dtype.itemsize * 8)
+
+
+def _short(v: float, bits: int) -> str:
+    """The shortest digits of v that round-trip at `bits` of precision, as repr() writes them."""
+    if not math.isfinite(v):
+        return str(v)
+    for p in range(1, 18):
         digits = f"{v:.{p}g}"
         if bits >= 64 or _roundtrips(float(digits), v, bits):
             break
-    text = repr(float(digits))
-    return text[:-2] if bits == 0 and text.endswith(".0") else text
+    return repr(float(digits))
 
 
 def _bf16_text(v: float) -> str:

@@ -68,7 +68,7 @@ def _sum_dtype(dt: dtypes.DType) -> dtypes.DType:
 
 
 def _float_dtype(dt: dtypes.DType) -> dtypes.DType:
-    return dt if dt.kind == "f" else dtypes.default_float()
+    return dt if dt.kind in "fc" else dtypes.default_float()
 
 
 def _cast(x: Any, dt: Any) -> Any:
@@ -214,7 +214,12 @@ def var(a: Any, axis: Axis = None, dtype: Any = None, out: None = None, ddof: in
     x = _cast(x, acc)
     jnp = _jnp()
     centered = jnp.subtract(x, mean(x, axis=axis, keepdims=True, where=where))
-    sq = jnp.multiply(centered, centered)
+    if dtypes.dtype(centered).kind == "c":  # |x - mean|^2: a real variance, as numpy
+        re, im = jnp.real(centered), jnp.imag(centered)
+        centered, dt, acc = None, dtypes.real_part_dtype(dt), dtypes.real_part_dtype(acc)
+        sq = jnp.add(jnp.multiply(re, re), jnp.multiply(im, im))
+    else:
+        sq = jnp.multiply(centered, centered)
     total = sum(sq, axis=axis, keepdims=keepdims, where=where)
     if where is None:
         n = _count(core.get_aval(x).shape, canonical_axis(axis, core.get_aval(x).ndim))

@@ -21,6 +21,7 @@ from typing import Any, Callable
 
 from .. import core, dtypes
 from ..custom_derivatives import custom_jvp
+from ..lax import complex as lax_complex
 from ..lax import elementwise as lax
 from .util import broadcast_shapes, check_arraylike, promote_args, promote_args_inexact
 
@@ -148,6 +149,9 @@ copysign = _inexact_binary("copysign", _copysign)
 def _float_test(name: str, fn: Callable[[Any], Any], int_value: bool) -> Callable:
     def f(x: Any, /) -> Any:
         (x,) = promote_args(name, x)
+        if _dtype(x).kind == "c":  # finite: both parts; nan, inf: either part
+            parts = fn(lax_complex.real(x)), fn(lax_complex.imag(x))
+            return (lax.bitwise_and if int_value else lax.bitwise_or)(*parts)
         if _dtype(x).kind != "f":
             return lax.full_like(x, int_value, dtypes.bool_)
         return fn(x)
