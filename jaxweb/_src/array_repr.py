@@ -23,7 +23,14 @@ def array_repr(x: Any) -> str:
         # numpy omits the shape of an empty 1-d array, except for dtypes it does not own
         shape = f"shape={x.shape}, " if x.ndim != 1 or x.dtype.name == "bfloat16" else ""
         return f"{prefix}[], {shape}{suffix})"
-    return f"{prefix}{body}, {suffix})"
+    # JAX's rule: a dtype that would overflow the last line is set off by the prefix's
+    # width in spaces (on the same line)
+    last = len(body) - body.rfind("\n") + 1
+    sep = " " * len(prefix) if last + len(suffix) + 1 > _LINE_WIDTH else " "
+    return f"{prefix}{body},{sep}{suffix})"
+
+
+_LINE_WIDTH = 75  # numpy's default linewidth, which JAX prints with
 
 
 def array_str(x: Any) -> str:
@@ -76,7 +83,7 @@ def _format(x: Any, sep: str, prefix: str) -> str:
         arr = x.__array__()
         if x.ndim == 0:
             return np.array2string(arr, separator=sep)
-        return np.array2string(arr, separator=sep, prefix=prefix)
+        return np.array2string(arr, separator=sep, prefix=prefix, suffix="," if prefix else "")
     return _plain_format(x._host_flat(), x.shape, x.dtype, sep, prefix)
 
 

@@ -267,6 +267,21 @@ def ne(a: Pair, b: Pair) -> Node:
     return _a("or", _a("ne", a[0], b[0]), _a("ne", a[1], b[1]))
 
 
+def _lex(strict: str, weak: str) -> Callable[[Pair, Pair], Node]:
+    """numpy's order of complex numbers: real parts, then imaginary parts (sorting uses it;
+    lax's comparison primitives reject complex operands, as JAX's do)."""
+    def compare(a: Pair, b: Pair) -> Node:
+        return _a("or", _a(strict, a[0], b[0]), _a("and", _a("eq", a[0], b[0]), _a(weak, a[1], b[1])))
+    return compare
+
+
+def _pick(compare: Callable[[Pair, Pair], Node]) -> Callable[[Pair, Pair], Pair]:
+    def pick(a: Pair, b: Pair) -> Pair:
+        c = compare(a, b)
+        return graph.where(c, a[0], b[0]), graph.where(c, a[1], b[1])
+    return pick
+
+
 #: ALU ops whose complex result is a formula of complex operands
 COMPLEX_RESULT: dict[str, Callable[..., Pair]] = {
     "add": add, "sub": sub, "neg": neg, "mul": mul, "div": div, "conj": conj, "sign": sign,
@@ -278,8 +293,10 @@ COMPLEX_RESULT: dict[str, Callable[..., Pair]] = {
 #: ALU ops with a real (or boolean) result from complex operands
 REAL_RESULT: dict[str, Callable[..., Node]] = {
     "abs": modulus, "real": lambda a: a[0], "imag": lambda a: a[1], "is_finite": is_finite,
-    "eq": eq, "ne": ne,
+    "eq": eq, "ne": ne, "lt": _lex("lt", "lt"), "le": _lex("lt", "le"), "gt": _lex("gt", "gt"),
+    "ge": _lex("gt", "ge"),
 }
+COMPLEX_RESULT.update(max=_pick(REAL_RESULT["ge"]), min=_pick(REAL_RESULT["le"]))
 
 
 def exp2(a: Pair) -> Pair:

@@ -19,6 +19,7 @@ complex numbers with no code of their own, and complex kernels fuse like real on
 """
 from __future__ import annotations
 
+import copy
 from typing import Any, Sequence
 
 from .. import dtypes
@@ -83,6 +84,7 @@ class _Legalizer:
     def __init__(self):
         self.pairs: dict[int, C.Pair] = {}
         self.reals: dict[int, Node] = {}
+        self.aliases: dict[int, Any] = {}  # id(complex buffer or Input) -> its real alias
 
     def pair(self, n: Node) -> C.Pair:
         return self.pairs[id(n)]
@@ -91,7 +93,9 @@ class _Legalizer:
         return self.reals[id(n)]
 
     def visit(self, n: Node) -> None:
-        if n.dtype.kind == "c":
+        if n.op in ("call", "output"):
+            self._control(n)
+        elif n.dtype.kind == "c":
             self.pairs[id(n)] = self._complex(n)
         elif n.op in ("buffer", "const") or not any(s.dtype.kind == "c" or self.reals[id(s)] is not s
                                                       for s in n.src if id(s) in self.reals or s.dtype.kind == "c"):
@@ -107,7 +111,7 @@ class _Legalizer:
         op = n.op
         part = dtypes.real_part_dtype(n.dtype)
         if op == "buffer":
-            return _buffer_parts(n, part)
+            return _interleaved_parts(graph.buffer(self._alias(n)), n.shape)
         if op == "const":
             v = complex(n.arg)
             return graph.const(v.real, part, n.shape), graph.const(v.imag, part, n.shape)
@@ -145,7 +149,13 @@ class _Legalizer:
             return re.reduce("add", axes), im.reduce("add", axes)
         if op == "mul":
             return _product((re, im), axes)
-        raise NotImplementedError(f"{n.tag}: jaxweb cannot reduce complex values by {op}")
+        # max/min in numpy's order: the extreme real part, then the extreme imaginary part
+        # among the elements that have it
+        best = re.reduce(op, axes)
+        shape = tuple(1 if i in axes else d for i, d in enumerate(re.shape))
+        hit = graph.alu("eq", re, best.reshape(shape).expand(re.shape))
+        fill = graph.const(E.REDUCE_IDENTITY[op](im.dtype), im.dtype, im.shape)
+        return best, graph.where(hit, im, fill).reduce(op, axes)
 
     def _fn(self, n: Node, part: dtypes.DType, k: int) -> Node:
         srcs, pairs = _fn_sources(n, self)
@@ -182,10 +192,50 @@ class _Legalizer:
             element = n.arg.fn
             return graph.fn(n.shape, n.dtype, lambda ctx, idxs: element(_PartCtx(ctx, pairs), idxs),
                             srcs, n.arg.name)
-        if op in ("call", "output"):
-            raise NotImplementedError(f"{n.tag}: complex values in control flow or host callbacks "
-                                      "are not supported by jaxweb yet")
         return graph.alu(op, *[self.real(s) for s in n.src])
+
+    # ------------------------------------------------------------ control flow
+    def _control(self, n: Node) -> None:
+        """A control-flow step moves buffers: complex operands and results are passed as
+        their interleaved floats (the sub-programs, scheduled on their own, read and write
+        exactly that layout)."""
+        if n.op == "call":
+            self.reals[id(n)] = self._call(n)
+            return
+        call = self.reals[id(n.src[0])]
+        out = n if call is n.src[0] else call.arg.outs[n.arg]
+        if n.dtype.kind == "c":
+            self.pairs[id(n)] = _interleaved_parts(out, n.shape)
+        else:
+            self.reals[id(n)] = out
+
+    def _call(self, n: Node) -> Node:
+        program = n.arg
+        srcs = [self._call_src(s) for s in n.src]
+        if all(a is b for a, b in zip(srcs, n.src)) and not any(o.dtype.kind == "c" for o in program.outs):
+            return n
+        types = [(o.shape + (2,), dtypes.real_part_dtype(o.dtype)) if o.dtype.kind == "c" else (o.shape, o.dtype)
+                 for o in program.outs]
+        step = copy.copy(program)  # the same sub-programs, with this graph's result nodes
+        graph.call(step, srcs, types)
+        return step.node
+
+    def _call_src(self, s: Node) -> Node:
+        if s.dtype.kind != "c":
+            return self.reals[id(s)]
+        base = s.src[0] if s.op == "view" and s.arg.is_contiguous and s.src[0].op == "buffer" \
+            and s.src[0].shape[0] == s.size else s
+        if base.op == "buffer":  # the buffer holds the pairs as they are
+            return graph.buffer(self._alias(base))
+        return join(self.pair(s))
+
+    def _alias(self, n: Node) -> Any:
+        base = n.arg
+        a = self.aliases.get(id(base))
+        if a is None:
+            a = self.aliases[id(base)] = (Input(base.index, 2 * base.size, dtypes.real_part_dtype(base.dtype),
+                                                base.donated) if isinstance(base, Input) else RealAlias(base))
+        return a
 
     def _cast_from_complex(self, n: Node) -> Node:
         re, im = self.pair(n.src[0])
@@ -195,12 +245,10 @@ class _Legalizer:
         return re.cast(n.dtype)  # the real part, as JAX's convert_element_type
 
 
-def _buffer_parts(n: Node, part: dtypes.DType) -> C.Pair:
-    base = n.arg
-    real = Input(base.index, 2 * base.size, part, base.donated) if isinstance(base, Input) else RealAlias(base)
-    b = graph.buffer(real)
-    size = n.shape[0]
-    return tuple(graph.view(b, ShapeTracker((View((size,), (2,), k, None),))) for k in (0, 1))
+def _interleaved_parts(flat: Node, shape: tuple[int, ...]) -> C.Pair:
+    """The (re, im) views, of `shape`, of a real node whose elements are interleaved pairs."""
+    n = prod(shape)
+    return tuple(graph.view(flat, ShapeTracker((View((n,), (2,), k, None),)).reshape(shape)) for k in (0, 1))
 
 
 def _view_of(src: Node, st: ShapeTracker) -> Node:

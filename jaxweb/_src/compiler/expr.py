@@ -157,6 +157,8 @@ REDUCE_IDENTITY = {
 def _lowest(dt: DType) -> Any:
     if dt.kind == "f":
         return float("-inf")
+    if dt.kind == "c":  # numpy's (lexicographic) order of complex numbers
+        return complex(float("-inf"), float("-inf"))
     if dt.kind == "b":
         return False
     return dtypes.iinfo(dt).min
@@ -165,6 +167,8 @@ def _lowest(dt: DType) -> Any:
 def _highest(dt: DType) -> Any:
     if dt.kind == "f":
         return float("inf")
+    if dt.kind == "c":
+        return complex(float("inf"), float("inf"))
     if dt.kind == "b":
         return True
     return dtypes.iinfo(dt).max

@@ -20,7 +20,7 @@ from ..compiler import graph
 from ..dispatch import def_lowering
 from ..interpreters import rules as R
 from . import base
-from .elementwise import _linear_transpose, _promote_scalars, neg, zeros_like
+from .elementwise import _linear_transpose, _promote_scalars, full_like, neg
 
 
 def _complex_operand(name: str, x: core.ShapedArray) -> None:
@@ -67,8 +67,15 @@ def _part_primitive(name: str) -> core.Primitive:
 
 real_p = _part_primitive("real")
 imag_p = _part_primitive("imag")
-R.deflinear(real_p, _linear_transpose(lambda ct, x: complex(ct, zeros_like(ct))))
-R.deflinear(imag_p, _linear_transpose(lambda ct, x: complex(zeros_like(ct), neg(ct))))
+
+
+def _zeros(ct: Any) -> Any:
+    """Strongly typed zeros (JAX's transposes use a numpy zero: the cotangent is not weak)."""
+    return full_like(ct, 0, core.get_aval(ct).dtype)
+
+
+R.deflinear(real_p, _linear_transpose(lambda ct, x: complex(ct, _zeros(ct))))
+R.deflinear(imag_p, _linear_transpose(lambda ct, x: complex(_zeros(ct), neg(ct))))
 
 
 def real(x: Any) -> Any:

@@ -58,6 +58,9 @@ def _ranks(keys: Sequence[Node], d: int, descending: bool = False) -> Node:
     shape = keys[0].shape
     full = shape[:d] + (shape[d], shape[d]) + shape[d + 1:]
     before: Node = graph.fn(full, dtypes.bool_, lambda ctx, idxs: E.binary("lt", idxs[d + 1], idxs[d]))
+    # a complex key orders by its real part, then its imaginary part (numpy's order)
+    keys = [p for key in keys for p in ((graph.alu("real", key), graph.alu("imag", key))
+                                         if key.dtype.kind == "c" else (key,))]
     for key in reversed(keys):
         ki, kj = _pair(_comparable(key), d)
         lt, eq = _less_eq(ki, kj) if descending else _less_eq(kj, ki)
@@ -74,6 +77,8 @@ def _select_by_rank(x: Node, rank: Node, d: int, k: int) -> Node:
     hit = graph.alu("eq", rj, graph.iota(dtypes.int32, full, d))
     if x.dtype.kind == "b":
         return graph.alu("and", hit, xj).reduce("max", (d + 1,))
+    if x.dtype.kind == "c":
+        return graph.make_complex(*(_select_by_rank(graph.alu(p, x), rank, d, k) for p in ("real", "imag")))
     if x.dtype in base.LOW_FLOATS:  # reduce in float32 (exact: one value is selected)
         return _select_by_rank(x.cast(dtypes.float32), rank, d, k).cast(x.dtype)
     # a max against the lowest value keeps -0.0 and NaN exactly (a sum of zeros would not)

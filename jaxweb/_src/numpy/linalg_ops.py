@@ -72,9 +72,11 @@ def dot(a: Any, b: Any, *, precision: Any = None, preferred_element_type: Any = 
 
 
 def vdot(a: Any, b: Any, *, precision: Any = None, preferred_element_type: Any = None) -> Any:
-    """`jnp.vdot`: the dot product of the flattened operands."""
+    """`jnp.vdot`: the dot product of the flattened operands, the first one conjugated."""
     a, b = _promote("vdot", a, b)
     L = _lax()
+    if core.get_aval(a).dtype.kind == "c":
+        a = L.conj(a)
     a, b = L.reshape(a, (core.get_aval(a).size,)), L.reshape(b, (core.get_aval(b).size,))
     return _dot_general(a, b, (((0,), (0,)), ((), ())), preferred_element_type)
 

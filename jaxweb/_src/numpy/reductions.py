@@ -93,6 +93,8 @@ def _reduce(name: str, a: Any, axis: Axis, dtype: Any, keepdims: bool, initial: 
     x = _cast(x, dt)
     if dt is dtypes.bool_ and monoid in _BOOL_REDUCTIONS:  # sum(dtype=bool) is any, prod all
         lax_fn = _BOOL_REDUCTIONS[monoid]()
+    if dt.kind == "c" and monoid in ("max", "min"):
+        lax_fn = _lexicographic_extreme(lax_fn, monoid)
     if not has_identity and initial is None:
         if where is not None:
             raise ValueError(f"reduction operation {name} does not have an identity, so to use a "
@@ -110,6 +112,19 @@ def _reduce(name: str, a: Any, axis: Axis, dtype: Any, keepdims: bool, initial: 
         out = getattr(_jnp(), _COMBINE[monoid])(out, _cast(ensure_array(initial), dt))
         out = _cast(out, dt)
     return _keepdims(out, axes, aval.shape) if keepdims else out
+
+
+def _lexicographic_extreme(lax_fn: Callable, monoid: str) -> Callable:
+    """max/min of complex numbers in numpy's order: the extreme real part, then among the
+    elements that have it, the extreme imaginary part (two real reductions)."""
+    def reduce(x: Any, axes: tuple) -> Any:
+        jnp = _jnp()
+        re, im = jnp.real(x), jnp.imag(x)
+        best = lax_fn(re, axes)
+        hit = jnp.equal(re, jnp.expand_dims(best, axes))
+        fill = float("-inf") if monoid == "max" else float("inf")
+        return _lax().complex(best, lax_fn(jnp.where(hit, im, fill), axes))
+    return reduce
 
 
 def sum(a: Any, axis: Axis = None, dtype: Any = None, out: None = None, keepdims: bool = False,
