@@ -23,6 +23,7 @@ from . import memory
 from .compiler import graph
 from .compiler.graph import Input, Node
 from .compiler.kernel import Schedule
+from .compiler.complex_pairs import RealAlias
 from .compiler.schedule import schedule
 from .compiler.shapetracker import ShapeTracker
 from .device import Buffer, Device
@@ -133,6 +134,8 @@ def wrap_outputs(device: Device, sched: Schedule, got: dict, inputs: list[Buffer
         if base is None:
             buf = inputs[spec.buf] if spec.buf < n_in else Buffer.adopt(device, got[spec.buf], spec.buf_size,
                                                                          spec.dtype)
+            if buf.dtype.kind == "c":  # a real view (a part) of a complex input: its floats
+                buf = RealAlias(buf)
             base = made[spec.buf] = graph.buffer(buf)
         out.append(graph.view(base, spec.view()))
     return out

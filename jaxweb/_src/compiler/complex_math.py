@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 from typing import Callable
 
+from .. import dtypes
 from . import graph
 from .graph import Node
 
@@ -206,8 +207,15 @@ def _one(a: Pair) -> Pair:
     return _c(a[0], 1.0), _c(a[0], 0.0)
 
 
-@_odd
 def asinh(a: Pair) -> Pair:
+    """On the imaginary cut: a positive real part, the imaginary part signed as Im a."""
+    re, im = _asinh(a)
+    cut = _cut(a[1], a[0])
+    return graph.where(cut, _a("abs", re), re), graph.where(cut, _signed(im, _a("lt", a[1], _c(a[1], 0.0))), im)
+
+
+@_odd
+def _asinh(a: Pair) -> Pair:
     """log(a + sqrt(a^2 + 1)) on the right half-plane, as log1p(a + a^2 / (1 + sqrt(a^2 + 1)))
     so that small arguments keep their digits."""
     a2 = mul(a, a)
@@ -215,10 +223,21 @@ def asinh(a: Pair) -> Pair:
     return log1p(add(a, div(a2, add(root, _one(a)))))
 
 
+def _cut(along: Node, across: Node) -> Node:
+    """Points on a branch cut: `across` is zero and |along| > 1. XLA ignores the sign of
+    that zero there (both sides give the value from one side); so does jaxweb."""
+    return _a("and", _a("eq", across, _c(across, 0.0)), _a("gt", _a("abs", along), _c(along, 1.0)))
+
+
+def _signed(v: Node, negative: Node) -> Node:
+    return graph.where(negative, _a("neg", _a("abs", v)), _a("abs", v))
+
+
 def asin(a: Pair) -> Pair:
-    """asin(a) = -i asinh(i a)."""
+    """asin(a) = -i asinh(i a); on the real cut the imaginary part is positive (as XLA)."""
     r = asinh(times_i(a))
-    return r[1], _a("neg", r[0])
+    re, im = r[1], _a("neg", r[0])
+    return re, graph.where(_cut(a[0], a[1]), _a("abs", im), im)
 
 
 def acos(a: Pair) -> Pair:
@@ -233,16 +252,26 @@ def acosh(a: Pair) -> Pair:
 
 
 def atanh(a: Pair) -> Pair:
-    """(log1p(a) - log1p(-a)) / 2."""
+    """(log1p(a) - log1p(-a)) / 2; on the real cut the imaginary part is +pi/2 (as XLA)."""
     p, q = log1p(a), log1p(neg(a))
     half = _c(a[0], 0.5)
-    return _a("mul", _a("sub", p[0], q[0]), half), _a("mul", _a("sub", p[1], q[1]), half)
+    im = _a("mul", _a("sub", p[1], q[1]), half)
+    return _a("mul", _a("sub", p[0], q[0]), half), graph.where(_cut(a[0], a[1]), _a("abs", im), im)
 
 
 def atan(a: Pair) -> Pair:
-    """atan(a) = -i atanh(i a)."""
+    """atan(a) = -i atanh(i a); on the imaginary cut the real part takes the sign of the
+    (zero) real part, the imaginary one that of Im a (as XLA)."""
     r = atanh(times_i(a))
-    return r[1], _a("neg", r[0])
+    re, im = r[1], _a("neg", r[0])
+    cut = _cut(a[1], a[0])
+    return (graph.where(cut, _signed(re, _signbit(a[0])), re),
+            graph.where(cut, _signed(im, _a("lt", a[1], _c(a[1], 0.0))), im))
+
+
+def _signbit(x: Node) -> Node:
+    bits = dtypes.int64 if x.dtype.itemsize == 8 else dtypes.int32
+    return _a("lt", x.bitcast(bits), graph.const(0, bits, x.shape))
 
 
 def power(a: Pair, b: Pair) -> Pair:

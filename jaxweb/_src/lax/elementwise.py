@@ -169,15 +169,17 @@ abs_p = unop("abs", _SIGNED_OR_INEXACT, complex_to_real=True)
 R.defvectorized(abs_p)
 
 
-def _abs_jvp(g: Any, x: Any) -> Any:
-    """d|x| = Re(conj(sign x) dx) for complex x (0 at 0, as JAX); ±dx for real x."""
+def _abs_jvp(g: Any, ans: Any, x: Any) -> Any:
+    """d|x| = Re(dx conj(x) / |x|) for complex x, written with x and |x| so that it is
+    differentiable again (Re(dx) at 0, as JAX); ±dx for real x."""
     if core.get_aval(x).dtype.kind == "c":
         from .complex import conj, real
-        return real(mul(conj(sign(x)), g))
+        dt = core.get_aval(x).dtype
+        return real(mul(g, div(conj(_replace_zero(x)), _replace_zero(convert_element_type(ans, dt)))))
     return select(ge(x, 0), g, neg(g))
 
 
-R.defjvp(abs_p, _abs_jvp)
+R.defjvp2(abs_p, _abs_jvp)
 
 
 # ---------------------------------------------------------------- pow, integer_pow

@@ -199,7 +199,7 @@ def arange(start: Any, stop: Any = None, step: Any = None, dtype: Any = None, *,
 
 def _inexact_dtype(*args: Any) -> dtypes.DType:
     dt = dtypes.result_type(*args, dtypes.default_float())
-    return dt if dt.kind == "f" else dtypes.default_float()
+    return dt if dt.kind in "fc" else dtypes.default_float()
 
 
 def linspace(start: Any, stop: Any, num: int = 50, endpoint: bool = True, retstep: bool = False,
