@@ -144,6 +144,8 @@ def round(a: Any, decimals: int = 0, out: None = None) -> Any:
     decimals = int(core.concrete_or_error(decimals, "'decimals' argument of jnp.round"))
     (a,) = promote_args("round", a)
     dt = _dtype(a)
+    if dt.kind == "c":  # each part, as numpy
+        return lax_complex.complex(round(lax_complex.real(a), decimals), round(lax_complex.imag(a), decimals))
     if dt.kind in "biu":
         if decimals < 0:
             raise NotImplementedError("integer np.round not implemented for decimals < 0")
@@ -246,16 +248,17 @@ def _nan_ignoring(name: str, prim: Any, wins: Any) -> Callable:
     select (x wins if strictly better or y is NaN), so at a tie the gradient goes to y."""
     def fn(x: Any, y: Any, /) -> Any:
         x, y = promote_args(name, x, y)
-        if _dtype(x).kind != "f":
+        if _dtype(x).kind not in "fc":
             return prim.bind(x, y)
-        return lax.select(lax.bitwise_or(wins(x, y), lax.ne(y, y)), x, y)
+        better = _lexicographic(wins, wins, x, y) if _dtype(x).kind == "c" else wins.bind(x, y)
+        return lax.select(lax.bitwise_or(better, lax.ne(y, y)), x, y)
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = f"`jnp.{name}`: elementwise, ignoring NaN unless both operands are NaN."
     return fn
 
 
-fmax = _nan_ignoring("fmax", lax.max_p, lax.gt)
-fmin = _nan_ignoring("fmin", lax.min_p, lax.lt)
+fmax = _nan_ignoring("fmax", lax.max_p, lax.gt_p)
+fmin = _nan_ignoring("fmin", lax.min_p, lax.lt_p)
 
 
 # ---------------------------------------------------------------- comparisons, logic

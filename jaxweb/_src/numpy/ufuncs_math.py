@@ -207,6 +207,11 @@ def clip(arr: Any = None, /, min: Any = None, max: Any = None, *, a: Any = None,
     lo = a_min if min is None else min
     hi = a_max if max is None else max
     check_arraylike("clip", arr)
+    if any(v is not None and dtypes.dtype(v).kind == "c" for v in (arr, lo, hi)):
+        raise ValueError("Clip received a complex value either through the input or the min/max keywords. "
+                         "Complex values have no ordering and cannot be clipped. Please convert to a real "
+                         "value or array by taking the real or imaginary components via "
+                         "jax.numpy.real/imag respectively.")
     if lo is not None:
         arr = maximum(lo, arr)
     if hi is not None:
@@ -221,6 +226,9 @@ def nan_to_num(x: Any, copy: bool = True, nan: float = 0.0, posinf: float | None
     neginf (default: most negative finite). Integers pass through."""
     (x,) = promote_args("nan_to_num", x)
     dt = _dtype(x)
+    if dt.kind == "c":  # each part on its own, as numpy
+        return lax_complex.complex(*(nan_to_num(p(x), copy, nan, posinf, neginf)
+                                     for p in (lax_complex.real, lax_complex.imag)))
     if dt.kind != "f":
         return x
     info = dtypes.finfo(dt)
