@@ -76,6 +76,14 @@ CASES = {
     # products
     "dot.matmul": "m @ a", "dot.real_lhs": "x.reshape(2, 3) @ a", "dot.vdot": "jnp.vdot(z, w)",
     "dot.einsum": "jnp.einsum('ij,kj->ik', m, jnp.conj(m))", "dot.outer": "jnp.outer(z[:2], w[:3])",
+    "dot.convolve": "jnp.convolve(z, w[:2])", "dot.correlate": "jnp.correlate(z, w[:3], 'full')",
+    "dot.conv_lax": "lax.conv_general_dilated(m[None], a.T[:, None, :2], (1,), 'SAME')",
+    "red.cov": "jnp.cov(m)", "red.corrcoef": "jnp.corrcoef(m)",
+    # numpy helpers
+    "np.round": "jnp.round(z * 1.37, 1)", "np.nan_to_num": "jnp.nan_to_num(jnp.array([complex('nan'), complex('inf')]))",
+    "np.sort_complex": "jnp.sort_complex(jnp.array([3, 1j, -2]))", "np.fmax": "jnp.fmax(z, w)",
+    "np.init_normal": "jax.nn.initializers.normal(1.0)(jax.random.PRNGKey(1), (2, 2), jnp.complex64)",
+    "err.clip": "jnp.clip(z, 0, 1)", "err.median": "jnp.median(z)",
     # structure
     "st.where": "jnp.where(jnp.abs(z) > 1, z, 0)", "st.concat": "jnp.concatenate([m, m * 1j], axis=0)",
     "st.transpose": "m.T", "st.gather": "z[jnp.array([4, 0, 2])]", "st.set": "z.at[1].set(9j)",

@@ -112,6 +112,20 @@ def _float_texts(flat: list, bits: int) -> list:
     return [i + "." + f.ljust(frac_w) if f is not None else i.ljust(len(i) + frac_w + 1) for i, f in parts]
 
 
+def _complex_texts(flat: list, bits: int) -> list:
+    """numpy's layout of complex values: real parts laid out as floats, imaginary parts
+    signed, and the 'j' before the imaginary part's padding ('1.+2.j ', '0.-3.5j')."""
+    re = _float_texts([v.real for v in flat], bits)
+    im = [t if t.startswith("-") else "+" + t for t in _float_texts([v.imag for v in flat], bits)]
+    rw, iw = max(map(len, re), default=0), max(map(len, im), default=0)
+    out = []
+    for r, i in zip(re, im):
+        i = i.rjust(iw)
+        core = i.rstrip()
+        out.append(r.rjust(rw) + core + "j" + i[len(core):])
+    return out
+
+
 def _exp_text(v: float, bits: int) -> str:
     if not math.isfinite(v):
         return _float_text(v, bits)
@@ -141,6 +155,8 @@ def _plain_format(flat: list, shape: tuple, dtype: Any, sep: str, prefix: str) -
         texts = [_bf16_text(v) for v in flat]
     elif dtype.kind == "f":
         texts = _float_texts(flat, dtype.itemsize * 8)
+    elif dtype.kind == "c":
+        texts = _complex_texts(flat, dtype.itemsize * 4)
     else:
         texts = [str(v) for v in flat]
     width = 0 if dtype.name == "bfloat16" else max((len(t) for t in texts), default=0)
