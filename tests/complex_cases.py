@@ -79,6 +79,10 @@ CASES = {
     "dot.convolve": "jnp.convolve(z, w[:2])", "dot.correlate": "jnp.correlate(z, w[:3], 'full')",
     "dot.conv_lax": "lax.conv_general_dilated(m[None], a.T[:, None, :2], (1,), 'SAME')",
     "red.cov": "jnp.cov(m)", "red.corrcoef": "jnp.corrcoef(m)",
+    "red.lax_max": "lax.max(m, m[::-1])", "red.reduce_max": "lax.reduce_max(m, (1,))",
+    "red.cummin": "lax.cummin(m, axis=0)",
+    "red.window_max": "lax.reduce_window(m, -jnp.inf + 0j, lax.max, (1, 2), (1, 1), 'VALID')",
+    "ad.grad_reduce_max": "jax.grad(lambda v: jnp.real(lax.reduce_max(v, (0, 1))))(m)",
     # numpy helpers
     "np.round": "jnp.round(z * 1.37, 1)", "np.nan_to_num": "jnp.nan_to_num(jnp.array([complex('nan'), complex('inf')]))",
     "np.sort_complex": "jnp.sort_complex(jnp.array([3, 1j, -2]))", "np.fmax": "jnp.fmax(z, w)",

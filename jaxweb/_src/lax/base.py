@@ -23,6 +23,7 @@ BOOL = "b"
 NUM = "iufc"
 REAL_NUM = "iuf"
 ANY = "biuf"
+ORDERED = "biufc"  # max/min (complex numbers in numpy's lexicographic order)
 INT_OR_BOOL = "biu"
 
 #: float dtypes computed in float32 by lowerings (IR math sees f32/f64 only)

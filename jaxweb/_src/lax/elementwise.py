@@ -145,9 +145,9 @@ R.defbroadcasting(rem_p)
 R.defjvp(rem_p, lambda g, x, y: g,
          lambda g, x, y: mul(neg(g), mul(sign(div(x, y)), floor(abs(div(x, y))))))
 
-max_p = binop("max", ANY)
+max_p = binop("max", base.ORDERED)
 R.defbroadcasting(max_p)
-min_p = binop("min", ANY)
+min_p = binop("min", base.ORDERED)
 R.defbroadcasting(min_p)
 
 

@@ -55,8 +55,8 @@ def linear_in_first_jvp(prim: core.Primitive) -> Callable:
 
 
 # ---------------------------------------------------------------- monoid reductions
-_REDUCE_KINDS = {"reduce_sum": base.NUM, "reduce_prod": base.NUM, "reduce_max": base.ANY,
-                 "reduce_min": base.ANY, "reduce_and": base.INT_OR_BOOL, "reduce_or": base.INT_OR_BOOL,
+_REDUCE_KINDS = {"reduce_sum": base.NUM, "reduce_prod": base.NUM, "reduce_max": base.ORDERED,
+                 "reduce_min": base.ORDERED, "reduce_and": base.INT_OR_BOOL, "reduce_or": base.INT_OR_BOOL,
                  "reduce_xor": base.INT_OR_BOOL}
 
 

@@ -84,24 +84,21 @@ def _lexicographic(prim: Any, strict: Any, x: Any, y: Any) -> Any:
     return lax.or_p.bind(strict.bind(rx, ry), lax.and_p.bind(lax.eq_p.bind(rx, ry), prim.bind(ix, iy)))
 
 
-def _ordered(name: str, prim: Any, strict: Any, select_wins: bool = False) -> Callable:
-    """A comparison (or, with `select_wins`, maximum/minimum) that orders complex numbers
-    lexicographically; the lax primitive itself rejects them, as in JAX."""
-    real_fn = _binary(name, prim if not select_wins else {"gt": lax.max_p, "lt": lax.min_p}[strict.name])
+def _ordered(name: str, prim: Any, strict: Any) -> Callable:
+    """A comparison that orders complex numbers lexicographically (numpy's order, JAX's
+    too); the lax comparison primitives themselves reject them, as in JAX."""
+    real_fn = _binary(name, prim)
 
     def fn(x: Any, y: Any, /) -> Any:
         x, y = promote_args(name, x, y)
-        if _dtype(x).kind != "c":
-            return real_fn(x, y)
-        wins = _lexicographic(prim, strict, x, y)
-        return lax.select_n_p.bind(wins, y, x) if select_wins else wins
+        return _lexicographic(prim, strict, x, y) if _dtype(x).kind == "c" else real_fn(x, y)
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = real_fn.__doc__
     return fn
 
 
-maximum = _ordered("maximum", lax.ge_p, lax.gt_p, select_wins=True)
-minimum = _ordered("minimum", lax.le_p, lax.lt_p, select_wins=True)
+maximum = _binary("maximum", lax.max_p)  # complex: lexicographic, in lax.max itself
+minimum = _binary("minimum", lax.min_p)
 negative = _unary("negative", lax.neg_p)
 sign = _unary("sign", lax.sign_p)
 floor = _unary("floor", lax.floor_p, identity_kinds="biu")
