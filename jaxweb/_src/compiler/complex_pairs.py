@@ -81,6 +81,9 @@ def join(p: C.Pair) -> Node:
 
 
 class _Legalizer:
+    """One pass over a graph in topological order: each complex node's (re, im) pair, each
+    real node's replacement (itself unless something under it was complex)."""
+
     def __init__(self):
         self.pairs: dict[int, C.Pair] = {}
         self.reals: dict[int, Node] = {}
@@ -97,11 +100,10 @@ class _Legalizer:
             self._control(n)
         elif n.dtype.kind == "c":
             self.pairs[id(n)] = self._complex(n)
-        elif n.op in ("buffer", "const") or not any(s.dtype.kind == "c" or self.reals[id(s)] is not s
-                                                      for s in n.src if id(s) in self.reals or s.dtype.kind == "c"):
-            self.reals[id(n)] = n
+        elif any(s.dtype.kind == "c" or self.reals[id(s)] is not s for s in n.src):
+            self.reals[id(n)] = self._real(n)  # a real node over rewritten sources
         else:
-            self.reals[id(n)] = self._real(n)
+            self.reals[id(n)] = n
 
     def _src(self, s: Node) -> Any:
         return self.pairs[id(s)] if s.dtype.kind == "c" else self.reals[id(s)]
