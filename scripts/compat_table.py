@@ -28,25 +28,17 @@ _MARK = re.compile(r"(<!-- compat-headline -->)(.*?)(<!-- /compat-headline -->)"
 #: Names that exist with a limitation worth saying (module -> name -> note).
 NOTES: dict[str, dict[str, str]] = {
     "jax.numpy": {
-        "complex64": "dtype object only: complex arrays are not supported yet",
-        "complex128": "dtype object only: complex arrays are not supported yet",
-        "poly": "not for a square matrix argument (needs complex eigenvalues)",
+        "poly": "not for a square matrix argument (needs a general eigensolver)",
     },
     "jax.numpy.linalg": {
-        "eig": "raises NotImplementedError: needs complex results",
-        "eigvals": "raises NotImplementedError: needs complex results",
+        "eig": "raises NotImplementedError: no general (non-symmetric) eigensolver",
+        "eigvals": "raises NotImplementedError: no general (non-symmetric) eigensolver",
     },
     "jax": {
         "pure_callback": "eager and under jit (jit currently runs the callback between equations)",
         "new_ref": "eager, and inside one traced function; not as a jit argument",
     },
-    "jax.lax": {
-        "real": "complex input only, as in JAX (so always an error today)",
-        "imag": "complex input only, as in JAX (so always an error today)",
-        "conj": "raises: the result is complex",
-    },
 }
-
 
 def _jaxweb_module(jax_name: str) -> Any:
     """The jaxweb module standing for `jax_name`, or None when it does not exist."""

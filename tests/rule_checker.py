@@ -46,11 +46,17 @@ def _as_jax(x: Any) -> Any:
 
 
 def _dtype_name(x: Any) -> str:
-    return dtypes.dtype(x.dtype).name
+    """The dtype's name; a complex dtype's is that of its parts (tolerances, steps)."""
+    return dtypes.real_part_dtype(dtypes.dtype(x.dtype)).name
+
+
+def _is_complex(x: Any) -> bool:
+    return dtypes.dtype(x.dtype).kind == "c"
 
 
 def _is_float(x: Any) -> bool:
-    return dtypes.dtype(x.dtype).kind == "f"
+    """Differentiable: a float or complex leaf."""
+    return dtypes.dtype(x.dtype).kind in "fc"
 
 
 def _is_float0(x: Any) -> bool:
@@ -59,13 +65,16 @@ def _is_float0(x: Any) -> bool:
 
 def _np64(x: Any) -> np.ndarray:
     a = np.asarray(x)
-    return a.astype(np.float64) if a.dtype.kind in "fiub" else a
+    return a.astype(np.float64) if a.dtype.kind in "fiub" else a.astype(np.complex128) if a.dtype.kind == "c" else a
 
 
 def _rand_like(rng: np.random.RandomState, x: Any) -> Any:
     """A random array shaped/typed like `x` (a float0 zero for integer/bool `x`)."""
     if not _is_float(x):
         return full(x.shape, 0, dtypes.float0)
+    if _is_complex(x):
+        parts = rng.standard_normal((2,) + tuple(x.shape))
+        return jnp.asarray((parts[0] + 1j * parts[1]).astype(np.complex64), dtype=x.dtype)
     return jnp.asarray(rng.standard_normal(x.shape).astype(np.float32), dtype=x.dtype)
 
 
@@ -104,6 +113,8 @@ def _perturbed(args: Sequence[Any], tangents: Sequence[Any], eps: float) -> tupl
             te = t
         else:
             host = np.float64 if _dtype_name(x) == "float64" else np.float32
+            if _is_complex(x):
+                host = np.complex128 if host is np.float64 else np.complex64
             xp = jnp.asarray((_np64(x) + eps * _np64(t)).astype(host), dtype=x.dtype)
             xm = jnp.asarray((_np64(x) - eps * _np64(t)).astype(host), dtype=x.dtype)
             te = jnp.asarray(((_np64(xp) - _np64(xm)) / (2 * eps)).astype(host), dtype=x.dtype)
@@ -141,13 +152,15 @@ def check_jvp(f: Callable, args: Sequence[Any], eps: float | None = None, atol: 
 
 # ---------------------------------------------------------------- vjp
 def _inner(xs: Sequence[Any], ys: Sequence[Any]) -> tuple[float, float]:
-    """Sum of elementwise products over float leaves, and the sum of their magnitudes."""
+    """Sum of elementwise products over float leaves, and the sum of their magnitudes. For
+    complex leaves the real part of the (unconjugated) products: JAX's transposes are those
+    of real-linear maps under that pairing."""
     total, scale = 0.0, 0.0
     for x, y in zip(xs, ys):
         if _is_float0(x) or _is_float0(y):
             continue
         p = _np64(x) * _np64(y)
-        total += float(np.sum(p))
+        total += float(np.real(np.sum(p)))
         scale += float(np.sum(np.abs(p)))
     return total, scale
 

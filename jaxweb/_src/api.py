@@ -152,24 +152,41 @@ def _ct_as(ct: Any, aval: core.ShapedArray) -> Any:
     return ct
 
 
-def _check_input_dtype(x: Any, allow_int: bool, name: str = "grad") -> None:
+def _check_input_dtype(x: Any, allow_int: bool, name: str = "grad", holomorphic: bool = False) -> None:
     dt = abstractify(x).dtype
+    if holomorphic and dt.kind != "c":
+        raise TypeError(f"{name} with holomorphic=True requires inputs with complex dtype, but got {dt.name}.")
     if dt.kind not in "fc" and not allow_int:
         raise TypeError(f"{name} requires real- or complex-valued inputs (input dtype that is a "
                         f"sub-dtype of np.inexact), but got {dt.name}. If you want to use Boolean- or "
                         f"integer-valued inputs, use vjp or set allow_int to True.")
 
 
-def _check_scalar_output(out: Any) -> None:
+def _check_output_dtype(dt: Any, name: str, holomorphic: bool) -> None:
+    """JAX's rules for reverse-mode outputs: complex only when holomorphic, real otherwise."""
+    if holomorphic:
+        if dt.kind != "c":
+            raise TypeError(f"{name} with holomorphic=True requires outputs with complex dtype, but got "
+                            f"{dt.name}.")
+        return
+    if dt.kind == "c":
+        raise TypeError(f"{name} requires real-valued outputs (output dtype that is a sub-dtype of "
+                        f"np.floating), but got {dt.name}. For holomorphic differentiation, pass "
+                        "holomorphic=True. For differentiation of non-holomorphic functions involving "
+                        "complex outputs, use jax.vjp directly.")
+    if dt.kind != "f":
+        raise TypeError(f"{name} requires real-valued outputs (output dtype that is a sub-dtype of "
+                        f"np.floating), but got {dt.name}. For differentiation of functions "
+                        "with integer outputs, use jax.vjp directly.")
+
+
+def _check_scalar_output(out: Any, holomorphic: bool = False) -> None:
     if not core.valid_jaxtype(out):  # a tuple, None, ...: JAX's message shows the output
         raise TypeError(f"Gradient only defined for scalar-output functions. Output was {out!r}.")
     aval = abstractify(out)
     if aval.shape != ():
         raise TypeError(f"Gradient only defined for scalar-output functions. Output had shape: {aval.shape}.")
-    if aval.dtype.kind != "f":
-        raise TypeError("grad requires real-valued outputs (output dtype that is a sub-dtype of "
-                        f"np.floating), but got {aval.dtype.name}. For differentiation of functions "
-                        "with integer outputs, use jax.vjp directly.")
+    _check_output_dtype(aval.dtype, "grad", holomorphic)
 
 
 def value_and_grad(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
@@ -182,12 +199,12 @@ def value_and_grad(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: boo
         nums = normalize_argnums(argnums, len(args))
         f_partial, dyn = split_argnums(fun, args, nums, kwargs)
         for leaf in tree_flatten(dyn)[0]:
-            _check_input_dtype(leaf, allow_int)
+            _check_input_dtype(leaf, allow_int, "grad", holomorphic)
         if has_aux:
             ans, f_vjp, aux = vjp(f_partial, *dyn, has_aux=True)
         else:
             ans, f_vjp = vjp(f_partial, *dyn)
-        _check_scalar_output(ans)
+        _check_scalar_output(ans, holomorphic)
         from .lax.elementwise import convert_element_type
         g = f_vjp(convert_element_type(1, abstractify(ans).dtype, abstractify(ans).weak_type))
         g = g[0] if isinstance(argnums, int) else g
@@ -225,10 +242,15 @@ def _zeros_like(aval: core.ShapedArray) -> Any:
     return instantiate_zeros(Zero(aval))
 
 
-def _check_real_inputs(leaves: Sequence[Any], name: str) -> None:
+def _check_real_inputs(leaves: Sequence[Any], name: str, holomorphic: bool = False) -> None:
+    """jacfwd's inputs: complex ones with holomorphic=True, real ones otherwise."""
     for x in leaves:
         dt = abstractify(x).dtype
-        if dt.kind != "f":
+        if holomorphic:
+            if dt.kind != "c":
+                raise TypeError(f"{name} with holomorphic=True requires inputs with complex dtype, "
+                                f"but got {dt.name}.")
+        elif dt.kind != "f":
             raise TypeError(f"{name} requires real-valued inputs (input dtype that is a sub-dtype of "
                             f"np.floating), but got {dt.name}. For holomorphic differentiation, pass "
                             f"holomorphic=True. For differentiation of non-holomorphic functions "
@@ -248,13 +270,18 @@ def jacfwd(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = Fals
         nums = normalize_argnums(argnums, len(args))
         f_partial, dyn = split_argnums(fun, args, nums, kwargs)
         d_flat, d_tree = tree_flatten(dyn)
-        _check_real_inputs(d_flat, "jacfwd")
+        _check_real_inputs(d_flat, "jacfwd", holomorphic)
         d_flat = [as_array(x) for x in d_flat]
         store, aux_store = OutStore(), OutStore()
         flat_f = flatten_fun_nokwargs(_split_aux(f_partial, has_aux, aux_store), d_tree, store)
         y = flat_f(*d_flat)
         aux = aux_store.tree  # before the JVPs below trace flat_f again
         y_avals = [core.get_aval(o) for o in y]
+        if holomorphic:
+            for ya in y_avals:
+                if ya.dtype.kind != "c":
+                    raise TypeError(f"jacfwd with holomorphic=True requires outputs with complex dtype, "
+                                    f"but got {ya.dtype.name}.")
         # one vmapped JVP over the basis of all input leaves at once (not one per leaf)
         avals = [core.get_aval(x) for x in d_flat]
         offsets = [0]
@@ -300,12 +327,14 @@ def jacrev(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = Fals
         nums = normalize_argnums(argnums, len(args))
         f_partial, dyn = split_argnums(fun, args, nums, kwargs)
         d_flat, d_tree = tree_flatten(dyn)
-        if not allow_int:
-            _check_real_inputs(d_flat, "jacrev")
+        for x in d_flat:
+            _check_input_dtype(x, allow_int, "jacrev", holomorphic)
         store, aux_store = OutStore(), OutStore()
         flat_f = flatten_fun_nokwargs(_split_aux(f_partial, has_aux, aux_store), d_tree, store)
         y, f_vjp = ad.vjp_flat(flat_f, [as_array(x) for x in d_flat])
         y_avals = [core.get_aval(o) for o in y]
+        for ya in y_avals:
+            _check_output_dtype(ya.dtype, "jacrev", holomorphic)
         per_output = []  # [output leaf][input leaf]
         for j, ya in enumerate(y_avals):
             def pull(ct, j=j):
@@ -347,7 +376,7 @@ jacobian = jacrev
 def hessian(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
             holomorphic: bool = False) -> Callable:
     """The Hessian of scalar `fun`: `jacfwd(jacrev(fun))`."""
-    return jacfwd(jacrev(fun, argnums, has_aux), argnums, has_aux)
+    return jacfwd(jacrev(fun, argnums, has_aux, holomorphic), argnums, has_aux, holomorphic)
 
 
 # ---------------------------------------------------------------- vmap

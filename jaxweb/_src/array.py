@@ -183,8 +183,8 @@ class Array:
         return array_str(self)
 
     def __format__(self, spec: str) -> str:
-        if self.ndim == 0:
-            return format(self.item(), spec)
+        if self.ndim == 0:  # an empty spec prints the scalar as str does (numpy's scalar text)
+            return format(self.item(), spec) if spec else str(self)
         return format(str(self), spec)
 
     # -------------------------------------------------------------- Python protocol
@@ -209,7 +209,7 @@ class Array:
         return jnp.round(self, ndigits)
 
     def __complex__(self) -> complex:
-        return complex(float(self))
+        return complex(self.item())
 
     def __index__(self) -> int:
         if self.dtype.kind not in "iub":

@@ -23,7 +23,14 @@ def array_repr(x: Any) -> str:
         # numpy omits the shape of an empty 1-d array, except for dtypes it does not own
         shape = f"shape={x.shape}, " if x.ndim != 1 or x.dtype.name == "bfloat16" else ""
         return f"{prefix}[], {shape}{suffix})"
-    return f"{prefix}{body}, {suffix})"
+    # JAX's rule: a dtype that would overflow the last line is set off by the prefix's
+    # width in spaces (on the same line)
+    last = len(body) - body.rfind("\n") + 1
+    sep = " " * len(prefix) if last + len(suffix) + 1 > _LINE_WIDTH else " "
+    return f"{prefix}{body},{sep}{suffix})"
+
+
+_LINE_WIDTH = 75  # numpy's default linewidth, which JAX prints with
 
 
 def array_str(x: Any) -> str:
@@ -33,19 +40,32 @@ def array_str(x: Any) -> str:
 
 
 def _scalar_str(x: Any) -> str:
-    """`str` of a 0-d array is its scalar's: '3.0', '0.1', '1e+20' (bfloat16: '%g')."""
+    """`str` of a 0-d array is its scalar's: '3.0', '0.1', '1e+20' (bfloat16: '%g'),
+    '(1.5-0.25j)' (complex: numpy's scalar text, each part at its own precision)."""
     v = x.item()
     if x.dtype.name == "bfloat16":
         return _bf16_text(v)
-    if x.dtype.kind != "f" or not math.isfinite(v):
+    if x.dtype.kind == "c":
+        bits = x.dtype.itemsize * 4
+        re, im = (_short(p, bits) for p in (v.real, v.imag))
+        re, im = (t[:-2] if t.endswith(".0") else t for t in (re, im))
+        if v.real == 0 and math.copysign(1.0, v.real) > 0:
+            return f"{im}j"
+        return f"({re}{'' if im[0] == '-' else '+'}{im}j)"
+    if x.dtype.kind != "f":
         return str(v)
-    bits = x.dtype.itemsize * 8 if x.dtype.name != "bfloat16" else 0
-    for p in range(1, 18):  # the shortest digits that round-trip at this precision
+    return _short(v, x.dtype.itemsize * 8)
+
+
+def _short(v: float, bits: int) -> str:
+    """The shortest digits of v that round-trip at `bits` of precision, as repr() writes them."""
+    if not math.isfinite(v):
+        return str(v)
+    for p in range(1, 18):
         digits = f"{v:.{p}g}"
         if bits >= 64 or _roundtrips(float(digits), v, bits):
             break
-    text = repr(float(digits))
-    return text[:-2] if bits == 0 and text.endswith(".0") else text
+    return repr(float(digits))
 
 
 def _bf16_text(v: float) -> str:
@@ -63,7 +83,7 @@ def _format(x: Any, sep: str, prefix: str) -> str:
         arr = x.__array__()
         if x.ndim == 0:
             return np.array2string(arr, separator=sep)
-        return np.array2string(arr, separator=sep, prefix=prefix)
+        return np.array2string(arr, separator=sep, prefix=prefix, suffix="," if prefix else "")
     return _plain_format(x._host_flat(), x.shape, x.dtype, sep, prefix)
 
 
@@ -90,6 +110,20 @@ def _float_texts(flat: list, bits: int) -> list:
     parts = [t.split(".", 1) if "." in t else [t, None] for t in texts]
     frac_w = max((len(f) for _, f in parts if f is not None), default=0)
     return [i + "." + f.ljust(frac_w) if f is not None else i.ljust(len(i) + frac_w + 1) for i, f in parts]
+
+
+def _complex_texts(flat: list, bits: int) -> list:
+    """numpy's layout of complex values: real parts laid out as floats, imaginary parts
+    signed, and the 'j' before the imaginary part's padding ('1.+2.j ', '0.-3.5j')."""
+    re = _float_texts([v.real for v in flat], bits)
+    im = [t if t.startswith("-") else "+" + t for t in _float_texts([v.imag for v in flat], bits)]
+    rw, iw = max(map(len, re), default=0), max(map(len, im), default=0)
+    out = []
+    for r, i in zip(re, im):
+        i = i.rjust(iw)
+        core = i.rstrip()
+        out.append(r.rjust(rw) + core + "j" + i[len(core):])
+    return out
 
 
 def _exp_text(v: float, bits: int) -> str:
@@ -121,6 +155,8 @@ def _plain_format(flat: list, shape: tuple, dtype: Any, sep: str, prefix: str) -
         texts = [_bf16_text(v) for v in flat]
     elif dtype.kind == "f":
         texts = _float_texts(flat, dtype.itemsize * 8)
+    elif dtype.kind == "c":
+        texts = _complex_texts(flat, dtype.itemsize * 4)
     else:
         texts = [str(v) for v in flat]
     width = 0 if dtype.name == "bfloat16" else max((len(t) for t in texts), default=0)

@@ -215,6 +215,20 @@ def default_complex() -> DType:
     return complex128 if config.read("jax_enable_x64") else complex64
 
 
+_PARTS = {complex64: float32, complex128: float64}
+_COMPLEX_OF = {float32: complex64, float64: complex128}
+
+
+def real_part_dtype(d: DType) -> DType:
+    """The float dtype of a complex dtype's parts (a real dtype is its own)."""
+    return _PARTS.get(d, d)
+
+
+def complex_of(d: DType) -> DType:
+    """The complex dtype whose parts are float dtype `d` (float16/bfloat16: complex64)."""
+    return d if d.kind == "c" else _COMPLEX_OF.get(d, complex64)
+
+
 def issubdtype(a: Any, b: Any) -> bool:
     """Like `jnp.issubdtype`: `a` (a dtype or an abstract category) is `b` or below it.
     numpy's abstract classes (np.floating, ...) are accepted as their categories."""

@@ -23,7 +23,9 @@ from . import memory
 from .compiler import graph
 from .compiler.graph import Input, Node
 from .compiler.kernel import Schedule
+from .compiler.complex_pairs import RealAlias
 from .compiler.schedule import schedule
+from .compiler.shapetracker import ShapeTracker
 from .device import Buffer, Device
 
 #: ops queued on a device before its queue is flushed regardless of observation
@@ -120,14 +122,31 @@ def wrap_outputs(device: Device, sched: Schedule, got: dict, inputs: list[Buffer
     made: dict[int, Node] = {}
     out = []
     n_in = len(sched.inputs)
-    for spec in sched.outputs:
+    for i, spec in enumerate(sched.outputs):
         if spec.buf is None:
             out.append(graph.const(spec.const, spec.dtype, spec.shape))
+            continue
+        cdt = sched.complex_outputs.get(i)
+        if cdt is not None:  # interleaved (..., 2) floats: a complex buffer of half as many
+            out.append(_complex_output(device, spec, cdt, got, inputs, n_in))
             continue
         base = made.get(spec.buf)
         if base is None:
             buf = inputs[spec.buf] if spec.buf < n_in else Buffer.adopt(device, got[spec.buf], spec.buf_size,
                                                                          spec.dtype)
+            if buf.dtype.kind == "c":  # a real view (a part) of a complex input: its floats
+                buf = RealAlias(buf)
             base = made[spec.buf] = graph.buffer(buf)
         out.append(graph.view(base, spec.view()))
     return out
+
+
+def _complex_output(device: Device, spec: Any, cdt: Any, got: dict, inputs: list, n_in: int) -> Node:
+    """The complex node of a legalized complex output (a new contiguous buffer of pairs)."""
+    shape = spec.shape[:-1]
+    if spec.buf < n_in:  # the program wrote it over a donated complex input
+        buf = getattr(inputs[spec.buf], "base", inputs[spec.buf])
+    else:
+        buf = Buffer.adopt(device, got[spec.buf], spec.buf_size // 2, cdt)
+    assert spec.st is None or spec.view().is_contiguous, "complex outputs are contiguous"
+    return graph.view(graph.buffer(buf), ShapeTracker.from_shape((buf.size,)).reshape(shape))

@@ -102,7 +102,9 @@ def coerce_scalar(v: Any, dt: DType) -> Any:
             v -= 1 << bits
         return v
     if dt.kind == "c":
-        raise TypeError("complex dtypes are not supported by jaxweb yet")
+        v = complex(v)
+        part = dtypes.real_part_dtype(dt)
+        return complex(coerce_scalar(v.real, part), coerce_scalar(v.imag, part))
     v = float(v)
     if dt.name == "float32":
         return _to_f32(v)
@@ -124,6 +126,10 @@ def pack(flat: Sequence, dt: DType) -> bytes:
         return bytes(1 if v else 0 for v in flat)
     if dt.name == "float16":
         return struct.pack(f"<{len(flat)}e", *(_to_f16(float(v)) for v in flat))
+    if dt.kind == "c":  # interleaved (re, im) pairs of the part dtype
+        part = dtypes.real_part_dtype(dt)
+        pairs = [complex(v) for v in flat]
+        return _array_bytes(_ARRAY_CODES[part.fmt], [x for z in pairs for x in (z.real, z.imag)])
     vals = [coerce_scalar(v, dt) for v in flat] if dt.kind in "iu" else [float(v) for v in flat]
     return _array_bytes(_ARRAY_CODES[dt.fmt], vals)
 
@@ -146,6 +152,9 @@ def unpack(data: bytes | memoryview, dt: DType, count: int) -> list:
         return [b != 0 for b in data]
     if dt is dtypes.bfloat16:
         return [bf16_value(b) for b in struct.unpack(f"<{count}H", data)]
+    if dt.kind == "c":
+        parts = struct.unpack(f"<{2 * count}{dtypes.real_part_dtype(dt).fmt}", data)
+        return [complex(parts[2 * i], parts[2 * i + 1]) for i in range(count)]
     return list(struct.unpack(f"<{count}{dt.fmt}", data))
 
 
@@ -158,8 +167,6 @@ def from_numpy(x: Any, dt: DType) -> bytes:
             return np.ascontiguousarray(x).view(np.uint16).astype("<u2").tobytes()
         from .backends.reference_ops import f32_to_bf16_bits  # noqa: PLC0415  (numpy present)
         return f32_to_bf16_bits(x.astype(np.float32)).astype("<u2").tobytes()
-    if dt.kind == "c":
-        raise TypeError("complex dtypes are not supported by jaxweb yet")
     if x.dtype.kind in "iu" and dt.kind in "iu":
         x = x.astype(np.int64) if x.dtype.kind == "i" or x.dtype.itemsize < 8 else x
     return np.ascontiguousarray(x.astype(np.dtype(dt.name).newbyteorder("<"))).tobytes()

@@ -83,6 +83,8 @@ def _mk(op: str, dtype: DType, src: tuple = (), arg: Any = None,
 def _hashable(arg: Any) -> Any:
     if isinstance(arg, float):  # distinguish -0.0 from 0.0 and keep NaN stable
         return ("f", math.copysign(1.0, arg), repr(arg))
+    if isinstance(arg, complex):
+        return ("c", _hashable(arg.real), _hashable(arg.imag))
     return arg
 
 
@@ -107,6 +109,8 @@ def normalize_scalar(value: Any, dtype: DType) -> Any:
         if dtype.kind == "i" and v >= 1 << (bits - 1):
             v -= 1 << bits
         return v
+    if dtype.kind == "c":  # only in graph consts and fn bodies: legalized into real parts
+        return complex(value)
     return float(value)
 
 
@@ -158,6 +162,8 @@ REDUCE_IDENTITY = {
 def _lowest(dt: DType) -> Any:
     if dt.kind == "f":
         return float("-inf")
+    if dt.kind == "c":  # numpy's (lexicographic) order of complex numbers
+        return complex(float("-inf"), float("-inf"))
     if dt.kind == "b":
         return False
     return dtypes.iinfo(dt).min
@@ -166,6 +172,8 @@ def _lowest(dt: DType) -> Any:
 def _highest(dt: DType) -> Any:
     if dt.kind == "f":
         return float("inf")
+    if dt.kind == "c":
+        return complex(float("inf"), float("inf"))
     if dt.kind == "b":
         return True
     return dtypes.iinfo(dt).max

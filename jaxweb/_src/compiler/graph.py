@@ -12,7 +12,9 @@ program however the values are reused. Ops:
 - `view`: a movement op (reshape, permute, expand, shrink, pad, flip, stride) of its
   source as a ShapeTracker over the source's row-major elements: views never copy;
   a view of a view composes into one ShapeTracker.
-- elementwise: IR ALU ops (`expr.UNARY`, `expr.BINARY`), `cast`, `bitcast`, `where`.
+- elementwise: IR ALU ops (`expr.UNARY`, `expr.BINARY`), `cast`, `bitcast`, `where`, and
+  `complex` (re + i im). Nodes may have complex dtypes; `complex_pairs.legalize` turns
+  them into pairs of real nodes before scheduling, so kernels never see complex values.
 - `reduce`: `arg = (op, axes)` with op one of add/mul/max/min.
 - `fn`: elements given by a function of the output index (iota, gathers, windows,
   scatters): `arg` is an `IndexFn` whose `fn(ctx, idxs)` returns the element's
@@ -40,7 +42,7 @@ SUM_BLOCK = 1024
 #: counts past int32 (backends' loop counters are 32-bit)
 SPLIT_ANY = (1 << 31) - 1
 
-ELEMENTWISE = frozenset(E.UNARY | E.BINARY | {"cast", "bitcast", "where"})
+ELEMENTWISE = frozenset(E.UNARY | E.BINARY | {"cast", "bitcast", "where", "complex"})
 
 
 class Input:
@@ -248,12 +250,22 @@ def _elementwise(op: str, srcs: tuple, dtype: DType) -> Node:
 def alu(op: str, *srcs: Node) -> Node:
     """Elementwise ALU op; the result dtype is the operands' (bool for comparisons)."""
     dt = dtypes.bool_ if op in E.COMPARISONS or op == "is_finite" else srcs[0].dtype
+    if op in _TO_REAL:  # |z|, Re z, Im z of a complex z are real
+        dt = dtypes.real_part_dtype(dt)
     if all(s.op == "const" for s in srcs) and dt.kind in "iub":
         xs = [E.const(s.arg, s.dtype) for s in srcs]
         e = E.unary(op, xs[0]) if len(xs) == 1 else E.binary(op, *xs)
         if e.is_const:
             return const(e.arg, dt, srcs[0].shape)
     return _elementwise(op, tuple(srcs), dt)
+
+
+_TO_REAL = frozenset(("abs", "real", "imag"))
+
+
+def make_complex(re: Node, im: Node) -> Node:
+    """The complex node re + i im (of real nodes of one shape and float dtype)."""
+    return _elementwise("complex", (re, im), dtypes.complex_of(re.dtype))
 
 
 def where(c: Node, a: Node, b: Node) -> Node:

@@ -223,6 +223,7 @@ class Schedule:
     nbytes: dict[int, int]      # schedule buffer id -> bytes (allocated ones)
     kernels: list = field(default_factory=list)  # the program's fused kernels (before routines)
     reused: set = field(default_factory=set)     # donated inputs whose memory the program takes
+    complex_outputs: dict = field(default_factory=dict)  # output position -> complex dtype (interleaved)
 
     @property
     def launches(self) -> list:

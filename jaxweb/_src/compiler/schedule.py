@@ -29,7 +29,7 @@ from typing import Sequence
 from .graph import Node, call_outputs, is_realized, toposort
 from .kernel import DEFAULT_CAPS, Capabilities, Kernel, Schedule
 from .lower import KernelLowering
-from . import conv, gemm, memory
+from . import complex_pairs, conv, gemm, memory
 
 
 def _home(o: Node, materialize: bool) -> Node | None:
@@ -48,6 +48,10 @@ def schedule(outputs: Sequence[Node], caps: Capabilities = DEFAULT_CAPS,
     """The program computing `outputs` (with `materialize`, each into a new contiguous buffer)
     and running the host steps `effects` (callbacks nothing reads) in their order."""
     order = toposort(list(outputs) + list(effects))
+    kinds: dict = {}
+    if complex_pairs.needs_legalizing(order):  # complex nodes become pairs of real ones
+        outputs, effects, kinds = complex_pairs.legalize(outputs, effects)
+        order = toposort(list(outputs) + list(effects))
     realized: set[int] = set()
     for o in outputs:
         h = _home(o, materialize)
@@ -98,7 +102,9 @@ def schedule(outputs: Sequence[Node], caps: Capabilities = DEFAULT_CAPS,
         if caps.gemm is not None and isinstance(k, Kernel):
             expanded = gemm.expand(k, ins, members, caps.gemm) or conv.expand(k, ins, members, caps.gemm)
         launches.extend(expanded if expanded is not None else [(k, members, ins)])
-    return memory.plan(launches, outputs, [k for k, _, _ in kernels])
+    sched = memory.plan(launches, outputs, [k for k, _, _ in kernels])
+    sched.complex_outputs = kinds
+    return sched
 
 
 def _call_arg(s: Node) -> Node:

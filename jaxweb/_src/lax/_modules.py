@@ -12,3 +12,4 @@ from .ad_util import *  # noqa: F401,F403
 from .parallel import *  # noqa: F401,F403
 from .control_flow import *  # noqa: F401,F403
 from .extra import *  # noqa: F401,F403
+from .complex import *  # noqa: F401,F403

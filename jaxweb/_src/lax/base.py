@@ -16,11 +16,14 @@ from ..dispatch import def_lowering
 from ..dtypes import DType
 
 FLOAT = "f"
+INEXACT = "fc"
 INT = "iu"
 SIGNED = "i"
 BOOL = "b"
-NUM = "iuf"
+NUM = "iufc"
+REAL_NUM = "iuf"
 ANY = "biuf"
+ORDERED = "biufc"  # max/min (complex numbers in numpy's lexicographic order)
 INT_OR_BOOL = "biu"
 
 #: float dtypes computed in float32 by lowerings (IR math sees f32/f64 only)
@@ -34,7 +37,9 @@ def _category_names(kinds: str) -> str:
     else:
         names += [n for k, n in (("i", "signedinteger"), ("u", "unsignedinteger")) if k in kinds]
     if "f" in kinds:
-        names += ["floating", "complexfloating"]
+        names.append("floating")
+    if "c" in kinds:
+        names.append("complexfloating")
     if "b" in kinds:
         names.append("bool")
     return ", ".join(names)
@@ -78,15 +83,16 @@ def in_f32(fn: Callable[..., Node]) -> Callable[..., Node]:
 
 
 def unop(name: str, kinds: str, ir_op: str | Callable[..., Node] | None = None,
-         result_dtype: DType | None = None) -> core.Primitive:
-    """A unary elementwise primitive. `ir_op` is an IR op name or a lowering fn."""
+         result_dtype: DType | None = None, complex_to_real: bool = False) -> core.Primitive:
+    """A unary elementwise primitive. `ir_op` is an IR op name or a lowering fn;
+    `complex_to_real`: complex operands give the real dtype of their parts (abs)."""
     prim = core.Primitive(name)
 
     @core.def_abstract_eval(prim)
     def _abstract(x, **params):
         check_dtype(name, x, kinds)
-        return x.update(dtype=result_dtype or x.dtype,
-                        weak_type=x.weak_type if result_dtype is None else False)
+        dt = result_dtype or (dtypes.real_part_dtype(x.dtype) if complex_to_real else x.dtype)
+        return x.update(dtype=dt, weak_type=x.weak_type if result_dtype is None else False)
 
     op = ir_op or name
     lower = op if callable(op) else (lambda x, **p: graph.alu(op, x))

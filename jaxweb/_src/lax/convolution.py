@@ -158,12 +158,26 @@ def _clamp(e: E.Expr, hi: int) -> E.Expr:
     return E.binary("max", E.binary("min", e, E.const(max(hi, 0), dtypes.int32)), zero)
 
 
+def _complex_conv(lhs: Node, rhs: Node, dt: dtypes.DType, params: dict) -> Node:
+    """A complex convolution as four real ones (each the backends' real conv/GEMM path)."""
+    lr, li, rr, ri = (graph.alu(p, x.cast(dt)) for x in (lhs, rhs) for p in ("real", "imag"))
+    conv = lambda a, b: _conv_lower(a, b, **params)  # noqa: E731
+    re = graph.alu("sub", conv(lr, rr), conv(li, ri))
+    im = graph.alu("add", conv(lr, ri), conv(li, rr))
+    return graph.make_complex(re, im)
+
+
 @def_lowering(conv_general_dilated_p)
 def _conv_lower(lhs, rhs, *, window_strides, padding, lhs_dilation, rhs_dilation, dimension_numbers,
                 feature_group_count, batch_group_count, precision=None, preferred_element_type=None):
     ls, rs, os_ = dimension_numbers
     out_dt = dtypes.dtype(preferred_element_type) if preferred_element_type is not None else lhs.dtype
     dt = dtypes.float32 if out_dt in base.LOW_FLOATS else out_dt
+    if dt.kind == "c":
+        return _complex_conv(lhs, rhs, dt, dict(
+            window_strides=window_strides, padding=padding, lhs_dilation=lhs_dilation,
+            rhs_dilation=rhs_dilation, dimension_numbers=dimension_numbers,
+            feature_group_count=feature_group_count, batch_group_count=batch_group_count)).cast(out_dt)
     nd = lhs.ndim
     n, o, i = lhs.shape[ls[0]], rhs.shape[rs[0]], rhs.shape[rs[1]]
     ks = _spatial(rhs.shape, rs)

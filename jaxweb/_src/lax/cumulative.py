@@ -117,7 +117,7 @@ def others_product(x: Any, axis: int) -> Any:
 
 
 # ---------------------------------------------------------------- cumulative primitives
-_CUM_KINDS = {"cumsum": base.NUM, "cumprod": base.NUM, "cummax": base.ANY, "cummin": base.ANY,
+_CUM_KINDS = {"cumsum": base.NUM, "cumprod": base.NUM, "cummax": base.ORDERED, "cummin": base.ORDERED,
               "cumlogsumexp": base.FLOAT}
 
 

@@ -48,8 +48,8 @@ def _check_dims(name: str, side: str, dims: Sequence[int], ndim: int) -> None:
 @core.def_abstract_eval(dot_general_p)
 def _dot_general_abstract(lhs, rhs, *, dimension_numbers, precision=None, preferred_element_type=None):
     (lc, rc), (lb, rb) = dimension_numbers
-    base.check_dtype("dot_general", lhs, base.ANY)
-    base.check_dtype("dot_general", rhs, base.ANY)
+    base.check_dtype("dot_general", lhs, base.ANY + "c")
+    base.check_dtype("dot_general", rhs, base.ANY + "c")
     for side, aval, c, b in (("lhs", lhs, lc, lb), ("rhs", rhs, rc, rb)):
         _check_dims("contracting", side, c, aval.ndim)
         _check_dims("batch", side, b, aval.ndim)
@@ -80,6 +80,8 @@ def _dot_general_lower(lhs: Node, rhs: Node, *, dimension_numbers, precision=Non
     out_dt = dtypes.dtype(preferred_element_type) if preferred_element_type is not None else (
         lhs.dtype if lhs.dtype is rhs.dtype else dtypes.canonicalize_dtype(dtypes.promote_types(lhs.dtype, rhs.dtype)))
     dt = dtypes.float32 if out_dt in base.LOW_FLOATS else out_dt
+    if dt.kind == "c":
+        return _complex_dot(lhs, rhs, dimension_numbers, dt).cast(out_dt)
     lf, rf = free_dims(lhs.ndim, lc, lb), free_dims(rhs.ndim, rc, rb)
     bs = tuple(lhs.shape[d] for d in lb)
     lfs, rfs = tuple(lhs.shape[d] for d in lf), tuple(rhs.shape[d] for d in rf)
@@ -91,6 +93,34 @@ def _dot_general_lower(lhs: Node, rhs: Node, *, dimension_numbers, precision=Non
     if dt.kind == "b":
         return graph.alu("and", a, b).reduce("max", caxes)
     return graph.alu("mul", a, b).reduce("add", caxes).cast(out_dt)
+
+
+def _complex_dot(lhs: Node, rhs: Node, dimension_numbers, dt: dtypes.DType) -> Node:
+    """A complex product as real ones (Ar Br - Ai Bi, Ar Bi + Ai Br), so that each is a
+    real GEMM the backends' matmul routines handle; a real operand has no imaginary part."""
+    part = dtypes.real_part_dtype(dt)
+
+    def parts(x: Node) -> tuple:
+        if x.dtype.kind != "c":
+            return x.cast(part), None
+        x = x.cast(dt)
+        return graph.alu("real", x), graph.alu("imag", x)
+
+    (ar, ai), (br, bi) = parts(lhs), parts(rhs)
+
+    def dot(x: Node | None, y: Node | None) -> Node | None:
+        if x is None or y is None:
+            return None
+        return _dot_general_lower(x, y, dimension_numbers=dimension_numbers)
+
+    def combine(op: str, x: Node | None, y: Node | None) -> Node:
+        if y is None:
+            return x
+        return y if x is None and op == "add" else graph.alu(op, x, y) if x is not None else graph.alu("neg", y)
+
+    re = combine("sub", dot(ar, br), dot(ai, bi))
+    im = combine("add", dot(ar, bi), dot(ai, br))
+    return graph.make_complex(re, im)
 
 
 # ---------------------------------------------------------------- transposes

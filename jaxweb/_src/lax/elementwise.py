@@ -35,7 +35,7 @@ from ..interpreters import rules as R
 from . import base
 from .base import ANY, FLOAT, INT, INT_OR_BOOL, NUM, binop, unop
 
-_SIGNED_OR_FLOAT = "if"
+_SIGNED_OR_INEXACT = "ifc"
 
 
 # ---------------------------------------------------------------- operand helpers
@@ -140,14 +140,14 @@ R.defjvp(div_p, lambda g, x, y: div(g, y),
          lambda g, x, y: mul(mul(neg(g), x), integer_pow(y, -2)))
 R.primitive_transposes[div_p] = _linear_transpose(lambda ct, x, y: div(ct, y), None)
 
-rem_p = binop("rem", "iuf")
+rem_p = binop("rem", base.REAL_NUM)
 R.defbroadcasting(rem_p)
 R.defjvp(rem_p, lambda g, x, y: g,
          lambda g, x, y: mul(neg(g), mul(sign(div(x, y)), floor(abs(div(x, y))))))
 
-max_p = binop("max", ANY)
+max_p = binop("max", base.ORDERED)
 R.defbroadcasting(max_p)
-min_p = binop("min", ANY)
+min_p = binop("min", base.ORDERED)
 R.defbroadcasting(min_p)
 
 
@@ -165,9 +165,21 @@ R.defjvp2(min_p, lambda g, ans, x, y: mul(g, _balanced_eq(x, ans, y)),
 sign_p = unop("sign", NUM)
 R.defvectorized(sign_p)
 R.defjvp(sign_p, None)
-abs_p = unop("abs", _SIGNED_OR_FLOAT)
+abs_p = unop("abs", _SIGNED_OR_INEXACT, complex_to_real=True)
 R.defvectorized(abs_p)
-R.defjvp(abs_p, lambda g, x: select(ge(x, 0), g, neg(g)))
+
+
+def _abs_jvp(g: Any, ans: Any, x: Any) -> Any:
+    """d|x| = Re(dx conj(x) / |x|) for complex x, written with x and |x| so that it is
+    differentiable again (Re(dx) at 0, as JAX); ±dx for real x."""
+    if core.get_aval(x).dtype.kind == "c":
+        from .complex import conj, real
+        dt = core.get_aval(x).dtype
+        return real(mul(g, div(conj(_replace_zero(x)), _replace_zero(convert_element_type(ans, dt)))))
+    return select(ge(x, 0), g, neg(g))
+
+
+R.defjvp2(abs_p, _abs_jvp)
 
 
 # ---------------------------------------------------------------- pow, integer_pow
@@ -178,7 +190,7 @@ pow_p = core.Primitive("pow")
 def _pow_abstract(x, y):
     base.check_dtype("pow", x, NUM)  # integer bases: jnp.power's private path
     base.check_dtype("pow", y, NUM)
-    if y.dtype.kind == "f" and y.dtype is not x.dtype or x.dtype.kind in INT and y.dtype.kind == "f":
+    if y.dtype.kind in "fc" and y.dtype is not x.dtype or x.dtype.kind in INT and y.dtype.kind in "fc":
         raise TypeError(f"the first argument to pow must have an inexact dtype (float or complex), and "
                         f"the second argument must have an inexact or integer dtype, and two inexact "
                         f"dtypes must match, but got {x.dtype.name} and {y.dtype.name}.")
@@ -241,7 +253,7 @@ def pow(x: Any, y: Any) -> Any:
     """`lax.pow`: x (float) to the power y (same float dtype, or any integer dtype)."""
     x = _operand(x)
     xa = core.get_aval(x)
-    if xa.dtype.kind != "f":
+    if xa.dtype.kind not in "fc":
         raise TypeError(f"pow does not accept dtype {xa.dtype.name} at position 0. "
                         "Accepted dtypes at position 0 are subtypes of floating, complexfloating.")
     if core.is_python_scalar(y):
@@ -308,7 +320,7 @@ def _nextafter_lower(x, y):  # no float32 detour: the step is one ulp of x's own
 R.defbroadcasting(nextafter_p)
 
 # ---------------------------------------------------------------- comparisons
-eq_p, ne_p, lt_p, le_p, gt_p, ge_p = (binop(n, ANY, result_dtype=dtypes.bool_)
+eq_p, ne_p, lt_p, le_p, gt_p, ge_p = (binop(n, ANY + "c" if n in ("eq", "ne") else ANY, result_dtype=dtypes.bool_)
                                       for n in ("eq", "ne", "lt", "le", "gt", "ge"))
 for _p in (eq_p, ne_p, lt_p, le_p, gt_p, ge_p):
     R.defbroadcasting(_p)
@@ -508,7 +520,7 @@ def _convert_lower(x, *, new_dtype, weak_type=False):
 def _convert_jvp(primals, tangents, *, new_dtype, weak_type=False):
     (x,), (t,) = primals, tangents
     out = convert_element_type_p.bind(x, new_dtype=new_dtype, weak_type=weak_type)
-    if isinstance(t, R.Zero) or new_dtype.kind != "f" or core.get_aval(x).dtype.kind != "f":
+    if isinstance(t, R.Zero) or new_dtype.kind not in "fc" or core.get_aval(x).dtype.kind not in "fc":
         return out, _zero_tangent(out)
     return out, convert_element_type_p.bind(t, new_dtype=new_dtype, weak_type=weak_type)
 

@@ -1,6 +1,6 @@
 """lax functions written over the primitives: tile, split, stack/unstack, mulhi, index_take,
 broadcast_like/broadcast_shapes, empty, dtype, optimization_barrier, shape_as_value,
-platform_dependent, the scaled Bessel functions, and real/imag/conj of real arrays.
+platform_dependent and the scaled Bessel functions.
 
 None of these needs a primitive of its own: tile is a broadcast plus a reshape (a view),
 mulhi multiplies 16-bit (or 32-bit) limbs so it never needs a wider integer type, and
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 __all__ = ["tile", "split", "stack", "unstack", "mulhi", "index_take", "broadcast_like",
            "broadcast_shapes", "empty", "dtype", "optimization_barrier", "shape_as_value",
-           "platform_dependent", "bessel_i0e", "bessel_i1e", "real", "imag", "conj", "Precision"]
+           "platform_dependent", "bessel_i0e", "bessel_i1e", "Precision"]
 
 
 import enum
@@ -197,27 +197,6 @@ def _inexact(x: Any) -> Any:
         raise TypeError(f"bessel functions do not accept dtype {_aval(x).dtype.name}. Accepted dtypes "
                         "are subtypes of floating.")
     return x
-
-
-def _complex_only(name: str, x: Any) -> None:
-    raise TypeError(f"{name} does not accept dtype {_aval(_array(x)).dtype.name}. Accepted dtypes are "
-                    "subtypes of complexfloating.")
-
-
-def real(x: Any) -> Any:
-    """`lax.real`: complex arrays only (which jaxweb does not have yet), as in JAX."""
-    _complex_only("real", x)
-
-
-def imag(x: Any) -> Any:
-    """`lax.imag`: complex arrays only (which jaxweb does not have yet), as in JAX."""
-    _complex_only("imag", x)
-
-
-def conj(x: Any) -> Any:
-    """`lax.conj`: its result is complex even for real input, which jaxweb does not have yet."""
-    raise TypeError("lax.conj returns a complex array; jaxweb does not support complex numbers yet "
-                    f"(got {_aval(_array(x)).dtype.name}). For real arrays the conjugate is the array.")
 
 
 class Precision(enum.Enum):

@@ -172,9 +172,12 @@ def _gather_abstract(x, idx, *, dimension_numbers, slice_sizes, indices_are_sort
 
 
 def default_fill(dtype: dtypes.DType) -> Any:
-    """Gather's FILL_OR_DROP fill: NaN, the minimum signed int, maximum unsigned, True."""
+    """Gather's FILL_OR_DROP fill: NaN (complex: nan + 0j), the minimum signed int,
+    maximum unsigned, True."""
     if dtype.kind == "f":
         return float("nan")
+    if dtype.kind == "c":
+        return complex(float("nan"), 0.0)
     if dtype.kind == "b":
         return True
     info = dtypes.iinfo(dtype)

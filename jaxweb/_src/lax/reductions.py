@@ -55,8 +55,8 @@ def linear_in_first_jvp(prim: core.Primitive) -> Callable:
 
 
 # ---------------------------------------------------------------- monoid reductions
-_REDUCE_KINDS = {"reduce_sum": base.NUM, "reduce_prod": base.NUM, "reduce_max": base.ANY,
-                 "reduce_min": base.ANY, "reduce_and": base.INT_OR_BOOL, "reduce_or": base.INT_OR_BOOL,
+_REDUCE_KINDS = {"reduce_sum": base.NUM, "reduce_prod": base.NUM, "reduce_max": base.ORDERED,
+                 "reduce_min": base.ORDERED, "reduce_and": base.INT_OR_BOOL, "reduce_or": base.INT_OR_BOOL,
                  "reduce_xor": base.INT_OR_BOOL}
 
 
@@ -185,7 +185,9 @@ R.defjvp(reduce_prod_p, _reduce_prod_jvp)
 # ---------------------------------------------------------------- argmax / argmin
 def _arg_abstract(name: str):
     def rule(x, *, axes, index_dtype):
-        base.check_dtype(name, x, base.ANY)
+        # complex operands fail at the comparison JAX's argmax/argmin make (its message)
+        base.check_dtype({"argmax": "gt", "argmin": "lt"}[name] if x.dtype.kind == "c" else name, x,
+                         base.ANY, 0 if x.dtype.kind == "c" else None)
         (axis,) = axes
         if not 0 <= axis < x.ndim:
             raise ValueError(f"Invalid axis {axis} for operand shape {x.shape}")

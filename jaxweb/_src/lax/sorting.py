@@ -53,12 +53,18 @@ def _less_eq(a: Node, b: Node, nan_big: bool = True) -> tuple[Node, Node]:
     return lt, eq
 
 
+def _real_keys(keys: Sequence[Node]) -> list[Node]:
+    """A complex key orders by its real part, then its imaginary part (numpy's order)."""
+    return [p for key in keys for p in ((graph.alu("real", key), graph.alu("imag", key))
+                                        if key.dtype.kind == "c" else (key,))]
+
+
 def _ranks(keys: Sequence[Node], d: int, descending: bool = False) -> Node:
     """rank[i] = #{j : key[j] sorts before key[i], or ties and j < i} along axis d."""
     shape = keys[0].shape
     full = shape[:d] + (shape[d], shape[d]) + shape[d + 1:]
     before: Node = graph.fn(full, dtypes.bool_, lambda ctx, idxs: E.binary("lt", idxs[d + 1], idxs[d]))
-    for key in reversed(keys):
+    for key in reversed(_real_keys(keys)):
         ki, kj = _pair(_comparable(key), d)
         lt, eq = _less_eq(ki, kj) if descending else _less_eq(kj, ki)
         before = graph.alu("or", lt, graph.alu("and", eq, before))
@@ -74,6 +80,8 @@ def _select_by_rank(x: Node, rank: Node, d: int, k: int) -> Node:
     hit = graph.alu("eq", rj, graph.iota(dtypes.int32, full, d))
     if x.dtype.kind == "b":
         return graph.alu("and", hit, xj).reduce("max", (d + 1,))
+    if x.dtype.kind == "c":
+        return graph.make_complex(*(_select_by_rank(graph.alu(p, x), rank, d, k) for p in ("real", "imag")))
     if x.dtype in base.LOW_FLOATS:  # reduce in float32 (exact: one value is selected)
         return _select_by_rank(x.cast(dtypes.float32), rank, d, k).cast(x.dtype)
     # a max against the lowest value keeps -0.0 and NaN exactly (a sum of zeros would not)
@@ -109,7 +117,7 @@ def _sort_lower(*operands, dimension, is_stable, num_keys):
         order = [a for a in range(nd) if a != dimension] + [dimension]
         back = [order.index(a) for a in range(nd)]
         moved = [x.permute(order) for x in operands]
-        out = bitonic.sort_last_axis([_comparable(k) for k in moved[:num_keys]], moved)
+        out = bitonic.sort_last_axis([_comparable(k) for k in _real_keys(moved[:num_keys])], moved)
         return [x.permute(back) for x in out]
     rank = _ranks(operands[:num_keys], dimension)
     return [_select_by_rank(x, rank, dimension, n) for x in operands]

@@ -22,13 +22,16 @@ from typing import Any
 
 from .. import dtypes
 from ..interpreters import rules as R
-from .base import FLOAT, binop, unop
+from .base import FLOAT, INEXACT, binop, unop
 from .elementwise import (_nary_wrapper, _unary_wrapper, add, div, integer_pow, lt, mul, neg,
                           select, sub)
 
 _UNARY = ("exp exp2 log log1p expm1 sqrt rsqrt cbrt sin cos tan asin acos atan sinh cosh tanh "
           "asinh acosh atanh erf erfc erf_inv lgamma digamma logistic").split()
-_PRIMS = {name: unop(name, FLOAT) for name in _UNARY}
+#: the functions JAX also defines on complex numbers (complex_math.py has their formulas)
+_COMPLEX_TOO = frozenset(("exp exp2 log log1p expm1 sqrt rsqrt sin cos tan asin acos atan sinh cosh "
+                          "tanh asinh acosh atanh logistic").split())
+_PRIMS = {name: unop(name, INEXACT if name in _COMPLEX_TOO else FLOAT) for name in _UNARY}
 for _p in _PRIMS.values():
     R.defvectorized(_p)
 (exp_p, exp2_p, log_p, log1p_p, expm1_p, sqrt_p, rsqrt_p, cbrt_p, sin_p, cos_p, tan_p, asin_p,

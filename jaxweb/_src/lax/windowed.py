@@ -113,8 +113,8 @@ def _window_batch(prim: core.Primitive):
 
 
 reduce_window_sum_p = _window_primitive("reduce_window_sum", "add", base.NUM)
-reduce_window_max_p = _window_primitive("reduce_window_max", "max", base.ANY)
-reduce_window_min_p = _window_primitive("reduce_window_min", "min", base.ANY)
+reduce_window_max_p = _window_primitive("reduce_window_max", "max", base.ORDERED)
+reduce_window_min_p = _window_primitive("reduce_window_min", "min", base.ORDERED)
 
 
 def _sum_transpose(ct, x, **p):

@@ -4,8 +4,10 @@ Each initializer draws from jaxweb.random (bit-identical to JAX for the same key
 and scales the draw exactly as JAX does, so the same key gives the same weights.
 The variance-scaling family computes fan-in/fan-out from `in_axis`, `out_axis`
 and `batch_axis` (the rest of the shape is the receptive field); glorot/xavier,
-lecun and he/kaiming are its named instances. Complex dtypes are not supported
-(jaxweb has no complex arrays yet).
+lecun and he/kaiming are its named instances. Complex dtypes work where the draw
+itself is defined for them (zeros, ones, constant, normal); the variance-scaling and
+orthogonal families are real only here (JAX's complex versions need a complex QR and
+its polar-coordinate samplers).
 """
 from __future__ import annotations
 
@@ -37,10 +39,10 @@ class Initializer(Protocol):
         raise NotImplementedError
 
 
-def _dtype(dtype: Any) -> Any:
+def _dtype(dtype: Any, real_only: str | None = None) -> Any:
     dt = dtypes.default_float() if dtype is None else dtypes.canonicalize_dtype(dtype)
-    if dt.kind == "c":
-        raise NotImplementedError("complex initializers need complex arrays, which jaxweb does not have yet")
+    if dt.kind == "c" and real_only:
+        raise NotImplementedError(f"jaxweb's {real_only} initializers are real only (got {dt.name})")
     return dt
 
 
@@ -129,7 +131,7 @@ def variance_scaling(scale: Any, mode: str, distribution: str, in_axis: Axes = -
     "normal", or "uniform" on ±sqrt(3 variance))."""
     def init(key: Array, shape: Shape, dtype: Any = dtype, out_sharding: Any = None) -> Array:
         shape = _shape(shape)
-        dt = _dtype(dtype)
+        dt = _dtype(dtype, "variance-scaling")
         fan_in, fan_out = _compute_fans(shape, in_axis, out_axis, batch_axis)
         if mode not in _DENOMINATORS:
             raise ValueError(f"invalid mode for variance scaling initializer: {mode}")
@@ -166,7 +168,7 @@ def orthogonal(scale: Any = 1.0, column_axis: int = -1, dtype: Any = None) -> Ca
         if out_sharding is not None:
             raise NotImplementedError
         shape = _shape(shape)
-        dt = _dtype(dtype)
+        dt = _dtype(dtype, "orthogonal")
         if len(shape) < 2:
             raise ValueError("orthogonal initializer requires at least a 2D shape")
         if any(d == 0 for d in shape):
@@ -188,7 +190,7 @@ def delta_orthogonal(scale: Any = 1.0, column_axis: int = -1, dtype: Any = None)
         if out_sharding is not None:
             raise NotImplementedError
         shape = _shape(shape)
-        dt = _dtype(dtype)
+        dt = _dtype(dtype, "delta-orthogonal")
         if len(shape) not in (3, 4, 5):
             raise ValueError("Delta orthogonal initializer requires a 3D, 4D or 5D shape.")
         if shape[-1] < shape[-2]:

@@ -46,8 +46,6 @@ def asarray(a: Any, dtype: Any = None, order: str | None = None, *, copy: bool |
     """`jnp.asarray`: an Array from array-like input (no copy for Arrays)."""
     if dtype is not None:
         dtype = dtypes.canonicalize_dtype(dtypes.dtype(dtype))
-        if dtype.kind == "c":
-            raise TypeError("jaxweb does not support complex dtypes yet (got complex dtype).")
     if a is None:
         raise ValueError("None is not a valid value for jnp.array")
     if hasattr(a, "__jax_array__"):
@@ -55,8 +53,6 @@ def asarray(a: Any, dtype: Any = None, order: str | None = None, *, copy: bool |
     if isinstance(a, (Array, core.Tracer)):
         return a if dtype is None else lax_ew.convert_element_type(a, dtype)
     if core.is_python_scalar(a):
-        if isinstance(a, complex):
-            raise TypeError("jaxweb does not support complex numbers yet.")
         dt = dtype or core.get_aval(a).dtype
         _check_int_range([a], dt)
         if dtype is not None or isinstance(a, bool):  # Python bools are not weakly typed
@@ -68,8 +64,6 @@ def asarray(a: Any, dtype: Any = None, order: str | None = None, *, copy: bool |
         if src is None:
             return asarray(a.tolist(), dtype)
         dt = dtype or dtypes.canonicalize_dtype(src)
-        if dt.kind == "c":
-            raise TypeError("jaxweb does not support complex dtypes yet.")
         if dt is dtypes.bfloat16 and a.dtype.name != "bfloat16":  # round on the device
             return lax_ew.convert_element_type(asarray(a.astype(np.float32)), dt)
         return Array.from_numpy(a, dt, default_device())
@@ -205,7 +199,7 @@ def arange(start: Any, stop: Any = None, step: Any = None, dtype: Any = None, *,
 
 def _inexact_dtype(*args: Any) -> dtypes.DType:
     dt = dtypes.result_type(*args, dtypes.default_float())
-    return dt if dt.kind == "f" else dtypes.default_float()
+    return dt if dt.kind in "fc" else dtypes.default_float()
 
 
 def linspace(start: Any, stop: Any, num: int = 50, endpoint: bool = True, retstep: bool = False,

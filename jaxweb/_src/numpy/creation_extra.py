@@ -33,10 +33,7 @@ def fromfunction(function: Callable[..., Any], shape: Any, *, dtype: Any = float
 
 
 def _host_dtype(dtype: Any) -> dtypes.DType:
-    d = dtypes.dtype(dtype)
-    if d.kind == "c":
-        raise TypeError("jaxweb does not support complex dtypes yet.")
-    return d
+    return dtypes.dtype(dtype)
 
 
 def frombuffer(buffer: Any, dtype: Any = float, count: int = -1, offset: int = 0) -> Any:

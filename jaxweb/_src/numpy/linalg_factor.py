@@ -35,14 +35,16 @@ def _aval(x: Any) -> core.ShapedArray:
     return core.get_aval(x)
 
 
-def inexact(name: str, *xs: Any) -> list:
-    """Arrays in a common inexact dtype (integers and bools become the default float)."""
+def inexact(name: str, *xs: Any, allow_complex: bool = False) -> list:
+    """Arrays in a common inexact dtype (integers and bools become the default float);
+    complex ones only where the caller handles them (the factorizations are real only)."""
     from .util import promote_dtypes
     check_arraylike(name, *xs)
     xs = promote_dtypes(*[ensure_array(x) for x in xs])
     dt = _aval(xs[0]).dtype
-    if dt.kind == "c":
-        raise TypeError("jaxweb does not support complex numbers yet.")
+    if dt.kind == "c" and not allow_complex:
+        raise NotImplementedError(f"jnp.linalg.{name}: jaxweb's linear algebra routines are real only "
+                                  "(complex matrices are not supported)")
     if dt.kind in "biu":
         xs = [lax.convert_element_type(x, dtypes.default_float()) for x in xs]
     return xs

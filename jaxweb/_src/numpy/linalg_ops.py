@@ -72,9 +72,11 @@ def dot(a: Any, b: Any, *, precision: Any = None, preferred_element_type: Any = 
 
 
 def vdot(a: Any, b: Any, *, precision: Any = None, preferred_element_type: Any = None) -> Any:
-    """`jnp.vdot`: the dot product of the flattened operands."""
+    """`jnp.vdot`: the dot product of the flattened operands, the first one conjugated."""
     a, b = _promote("vdot", a, b)
     L = _lax()
+    if core.get_aval(a).dtype.kind == "c":
+        a = L.conj(a)
     a, b = L.reshape(a, (core.get_aval(a).size,)), L.reshape(b, (core.get_aval(b).size,))
     return _dot_general(a, b, (((0,), (0,)), ((), ())), preferred_element_type)
 
@@ -180,9 +182,11 @@ def _correlate(name: str, a: Any, v: Any, mode: str, flip: bool, pet: Any) -> An
     from ..lax.convolution import conv_general_dilated
     check_arraylike(name, a, v)
     a, v = promote_dtypes(a, v)
-    if core.get_aval(a).dtype.kind != "f":
+    if core.get_aval(a).dtype.kind not in "fc":
         a = _lax().convert_element_type(a, dtypes.default_float())
         v = _lax().convert_element_type(v, dtypes.default_float())
+    if not flip and core.get_aval(v).dtype.kind == "c":  # numpy's correlation conjugates v
+        v = _lax().conj(v)
     if len(_shape(a)) != 1 or len(_shape(v)) != 1:
         raise ValueError(f"{name}() only support 1-dimensional inputs.")
     if not _shape(a)[0] or not _shape(v)[0]:

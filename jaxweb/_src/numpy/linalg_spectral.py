@@ -8,7 +8,8 @@ n - 1 rounds of a few whole-matrix operations. A fixed number of sweeps (enough 
 quadratic convergence to reach the dtype's precision on well-scaled matrices) replaces
 the convergence test, so the algorithm has static shape and traces under jit. eigh has
 JAX's JVP rule (eigenvalue and eigenvector perturbations) rather than differentiating
-the sweeps. eig/eigvals need complex results, which jaxweb does not have yet.
+the sweeps. eig/eigvals (a general, non-symmetric eigensolver with complex results) are
+not implemented.
 """
 from __future__ import annotations
 
@@ -208,15 +209,15 @@ def eigvalsh(a: Any, UPLO: str | None = "L", *, symmetrize_input: bool = True) -
 
 
 def eig(a: Any) -> Any:
-    """Needs complex eigenvalues and vectors, which jaxweb does not have yet."""
-    raise NotImplementedError("jnp.linalg.eig returns complex arrays; jaxweb does not support complex "
-                              "numbers yet (for symmetric matrices use jnp.linalg.eigh)")
+    """Not implemented: it needs a general (non-symmetric) eigensolver."""
+    raise NotImplementedError("jnp.linalg.eig (complex eigenvalues of a general matrix) is not implemented "
+                              "by jaxweb (for symmetric matrices use jnp.linalg.eigh)")
 
 
 def eigvals(a: Any) -> Any:
-    """Needs complex eigenvalues, which jaxweb does not have yet."""
-    raise NotImplementedError("jnp.linalg.eigvals returns complex arrays; jaxweb does not support "
-                              "complex numbers yet (for symmetric matrices use jnp.linalg.eigvalsh)")
+    """Not implemented: it needs a general (non-symmetric) eigensolver."""
+    raise NotImplementedError("jnp.linalg.eigvals (complex eigenvalues of a general matrix) is not "
+                              "implemented by jaxweb (for symmetric matrices use jnp.linalg.eigvalsh)")
 
 
 # ---------------------------------------------------------------- SVD

@@ -5,7 +5,7 @@
 Coefficient counts and degrees are static (shapes), so loops over them (Horner's rule in
 `polyval`, long division in `polydiv`) unroll at trace time. `polyfit` solves the
 column-scaled Vandermonde least-squares problem by an SVD (`jnp.linalg.lstsq`), as JAX
-does. `roots` needs complex eigenvalues, which jaxweb does not have.
+does. `roots` needs the eigenvalues of a general matrix, which jaxweb does not compute.
 """
 from __future__ import annotations
 
@@ -65,7 +65,7 @@ def poly(seq_of_zeros: Any) -> Any:
     sh = core.get_aval(z).shape
     if len(sh) == 2 and sh[0] == sh[1] and sh[0] != 0:
         raise NotImplementedError("jnp.poly of a square matrix needs its eigenvalues "
-                                  "(complex, not supported by jaxweb yet)")
+                                  "(a general eigensolver, not implemented by jaxweb)")
     if len(sh) != 1:
         raise ValueError("input must be 1d or non-empty square 2d array.")
     dt = core.get_aval(z).dtype

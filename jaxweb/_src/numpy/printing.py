@@ -20,7 +20,7 @@ _OPTIONS = {"edgeitems": 3, "threshold": 1000, "floatmode": "maxprec", "precisio
 
 
 class ComplexWarning(RuntimeWarning):
-    """numpy's warning for discarding an imaginary part (jaxweb has no complex arrays yet)."""
+    """numpy's warning for discarding an imaginary part."""
 
 
 def array_repr(arr: Any, max_line_width: int | None = None, precision: int | None = None,

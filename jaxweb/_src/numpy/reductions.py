@@ -68,7 +68,7 @@ def _sum_dtype(dt: dtypes.DType) -> dtypes.DType:
 
 
 def _float_dtype(dt: dtypes.DType) -> dtypes.DType:
-    return dt if dt.kind == "f" else dtypes.default_float()
+    return dt if dt.kind in "fc" else dtypes.default_float()
 
 
 def _cast(x: Any, dt: Any) -> Any:
@@ -93,6 +93,8 @@ def _reduce(name: str, a: Any, axis: Axis, dtype: Any, keepdims: bool, initial: 
     x = _cast(x, dt)
     if dt is dtypes.bool_ and monoid in _BOOL_REDUCTIONS:  # sum(dtype=bool) is any, prod all
         lax_fn = _BOOL_REDUCTIONS[monoid]()
+    if dt.kind == "c" and monoid in ("max", "min"):
+        lax_fn = _lexicographic_extreme(lax_fn, monoid)
     if not has_identity and initial is None:
         if where is not None:
             raise ValueError(f"reduction operation {name} does not have an identity, so to use a "
@@ -110,6 +112,19 @@ def _reduce(name: str, a: Any, axis: Axis, dtype: Any, keepdims: bool, initial: 
         out = getattr(_jnp(), _COMBINE[monoid])(out, _cast(ensure_array(initial), dt))
         out = _cast(out, dt)
     return _keepdims(out, axes, aval.shape) if keepdims else out
+
+
+def _lexicographic_extreme(lax_fn: Callable, monoid: str) -> Callable:
+    """max/min of complex numbers in numpy's order: the extreme real part, then among the
+    elements that have it, the extreme imaginary part (two real reductions)."""
+    def reduce(x: Any, axes: tuple) -> Any:
+        jnp = _jnp()
+        re, im = jnp.real(x), jnp.imag(x)
+        best = lax_fn(re, axes)
+        hit = jnp.equal(re, jnp.expand_dims(best, axes))
+        fill = float("-inf") if monoid == "max" else float("inf")
+        return _lax().complex(best, lax_fn(jnp.where(hit, im, fill), axes))
+    return reduce
 
 
 def sum(a: Any, axis: Axis = None, dtype: Any = None, out: None = None, keepdims: bool = False,
@@ -214,7 +229,12 @@ def var(a: Any, axis: Axis = None, dtype: Any = None, out: None = None, ddof: in
     x = _cast(x, acc)
     jnp = _jnp()
     centered = jnp.subtract(x, mean(x, axis=axis, keepdims=True, where=where))
-    sq = jnp.multiply(centered, centered)
+    if dtypes.dtype(centered).kind == "c":  # |x - mean|^2: a real variance, as numpy
+        re, im = jnp.real(centered), jnp.imag(centered)
+        centered, dt, acc = None, dtypes.real_part_dtype(dt), dtypes.real_part_dtype(acc)
+        sq = jnp.add(jnp.multiply(re, re), jnp.multiply(im, im))
+    else:
+        sq = jnp.multiply(centered, centered)
     total = sum(sq, axis=axis, keepdims=keepdims, where=where)
     if where is None:
         n = _count(core.get_aval(x).shape, canonical_axis(axis, core.get_aval(x).ndim))

@@ -8,7 +8,7 @@ statistics with a gather along it.
 """
 from __future__ import annotations
 
-__all__ = ["sort", "argsort", "lexsort", "partition", "argpartition", "searchsorted", "median",
+__all__ = ["sort", "sort_complex", "argsort", "lexsort", "partition", "argpartition", "searchsorted", "median",
            "nanmedian", "quantile", "nanquantile", "percentile", "nanpercentile"]
 
 import importlib
@@ -54,6 +54,13 @@ def sort(a: Any, axis: int | None = -1, *, kind: Any = None, order: Any = None, 
     if descending:
         return _lax().rev(lax_sort.sort(_lax().rev(x, (ax,)), dimension=ax), (ax,))
     return lax_sort.sort(x, dimension=ax)
+
+
+def sort_complex(a: Any) -> Any:
+    """`jnp.sort_complex`: sorted along the last axis (numpy's order), as a complex array."""
+    x = sort(a)
+    return _lax().convert_element_type(x, dtypes.complex_of(dtypes.dtype(x)) if dtypes.dtype(x).kind in "fc"
+                                       else dtypes.default_complex())
 
 
 def argsort(a: Any, axis: int | None = -1, *, kind: Any = None, order: Any = None, stable: bool = True,
@@ -165,6 +172,8 @@ def _quantile(name: str, a: Any, q: Any, axis: Any, method: str, keepdims: bool,
     check_arraylike(name, a, q)
     jnp, L = _jnp(), _lax()
     x = ensure_array(a)
+    if core.get_aval(x).dtype.kind == "c":
+        raise ValueError("quantile does not support complex input, as the operation is poorly defined.")
     if weights is not None:
         check_arraylike(name, weights)
         if method != "inverted_cdf":

@@ -28,7 +28,7 @@ def _lax() -> Any:
 def _float(x: Any) -> Any:
     x = ensure_array(x)
     dt = core.get_aval(x).dtype
-    return x if dt.kind == "f" else _lax().convert_element_type(x, dtypes.default_float())
+    return x if dt.kind in "fc" else _lax().convert_element_type(x, dtypes.default_float())
 
 
 def bincount(x: Any, weights: Any = None, minlength: int = 0, *, length: int | None = None) -> Any:
@@ -150,7 +150,7 @@ def cov(m: Any, y: Any = None, rowvar: bool = True, bias: bool = False, ddof: in
             fact = jnp.subtract(v1, jnp.true_divide(jnp.multiply(ddof, sum(jnp.multiply(w, _float(aweights)))), v1))
     xc = jnp.subtract(x, L.broadcast_in_dim(avg, core.get_aval(x).shape, (0,)))
     xw = xc if w is None else jnp.multiply(xc, L.broadcast_in_dim(w, core.get_aval(x).shape, (1,)))
-    c = jnp.true_divide(matmul(xc, L.transpose(xw, (1, 0))), fact)
+    c = jnp.true_divide(matmul(xc, jnp.conj(L.transpose(xw, (1, 0)))), fact)  # conj: complex data
     return L.reshape(c, ()) if core.get_aval(c).shape == (1, 1) else c
 
 
@@ -161,7 +161,9 @@ def corrcoef(x: Any, y: Any = None, rowvar: bool = True) -> Any:
     if core.get_aval(c).ndim == 0:
         return jnp.true_divide(c, c)
     k = core.get_aval(c).shape[0]
-    std = jnp.sqrt(jnp.diagonal(c))
+    std = jnp.sqrt(jnp.real(jnp.diagonal(c)))
     c = jnp.true_divide(c, L.broadcast_in_dim(std, (k, k), (0,)))
     c = jnp.true_divide(c, L.broadcast_in_dim(std, (k, k), (1,)))
+    if core.get_aval(c).dtype.kind == "c":  # each part clipped, as numpy
+        return L.complex(jnp.clip(jnp.real(c), -1, 1), jnp.clip(jnp.imag(c), -1, 1))
     return jnp.clip(c, -1, 1)

@@ -25,6 +25,7 @@ import builtins
 from typing import Any, Callable
 
 from .. import core, dtypes
+from ..lax import complex as lax_complex
 from ..lax import elementwise as lax
 from .util import check_arraylike, promote_args, promote_args_inexact
 
@@ -74,7 +75,29 @@ multiply = _binary("multiply", lax.mul_p, bool_op=lax.and_p)
 true_divide = _binary("true_divide", lax.div_p, promote_args_inexact)
 divide = true_divide
 fmod = _binary("fmod", lax.rem_p, bools_as_int=True)
-maximum = _binary("maximum", lax.max_p)
+
+
+def _lexicographic(prim: Any, strict: Any, x: Any, y: Any) -> Any:
+    """numpy's order of complex numbers (JAX's too): real parts first, then imaginary."""
+    rx, ry = lax_complex.real(x), lax_complex.real(y)
+    ix, iy = lax_complex.imag(x), lax_complex.imag(y)
+    return lax.or_p.bind(strict.bind(rx, ry), lax.and_p.bind(lax.eq_p.bind(rx, ry), prim.bind(ix, iy)))
+
+
+def _ordered(name: str, prim: Any, strict: Any) -> Callable:
+    """A comparison that orders complex numbers lexicographically (numpy's order, JAX's
+    too); the lax comparison primitives themselves reject them, as in JAX."""
+    real_fn = _binary(name, prim)
+
+    def fn(x: Any, y: Any, /) -> Any:
+        x, y = promote_args(name, x, y)
+        return _lexicographic(prim, strict, x, y) if _dtype(x).kind == "c" else real_fn(x, y)
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = real_fn.__doc__
+    return fn
+
+
+maximum = _binary("maximum", lax.max_p)  # complex: lexicographic, in lax.max itself
 minimum = _binary("minimum", lax.min_p)
 negative = _unary("negative", lax.neg_p)
 sign = _unary("sign", lax.sign_p)
@@ -118,6 +141,8 @@ def round(a: Any, decimals: int = 0, out: None = None) -> Any:
     decimals = int(core.concrete_or_error(decimals, "'decimals' argument of jnp.round"))
     (a,) = promote_args("round", a)
     dt = _dtype(a)
+    if dt.kind == "c":  # each part, as numpy
+        return lax_complex.complex(round(lax_complex.real(a), decimals), round(lax_complex.imag(a), decimals))
     if dt.kind in "biu":
         if decimals < 0:
             raise NotImplementedError("integer np.round not implemented for decimals < 0")
@@ -220,25 +245,26 @@ def _nan_ignoring(name: str, prim: Any, wins: Any) -> Callable:
     select (x wins if strictly better or y is NaN), so at a tie the gradient goes to y."""
     def fn(x: Any, y: Any, /) -> Any:
         x, y = promote_args(name, x, y)
-        if _dtype(x).kind != "f":
+        if _dtype(x).kind not in "fc":
             return prim.bind(x, y)
-        return lax.select(lax.bitwise_or(wins(x, y), lax.ne(y, y)), x, y)
+        better = _lexicographic(wins, wins, x, y) if _dtype(x).kind == "c" else wins.bind(x, y)
+        return lax.select(lax.bitwise_or(better, lax.ne(y, y)), x, y)
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = f"`jnp.{name}`: elementwise, ignoring NaN unless both operands are NaN."
     return fn
 
 
-fmax = _nan_ignoring("fmax", lax.max_p, lax.gt)
-fmin = _nan_ignoring("fmin", lax.min_p, lax.lt)
+fmax = _nan_ignoring("fmax", lax.max_p, lax.gt_p)
+fmin = _nan_ignoring("fmin", lax.min_p, lax.lt_p)
 
 
 # ---------------------------------------------------------------- comparisons, logic
 equal = _binary("equal", lax.eq_p)
 not_equal = _binary("not_equal", lax.ne_p)
-less = _binary("less", lax.lt_p)
-less_equal = _binary("less_equal", lax.le_p)
-greater = _binary("greater", lax.gt_p)
-greater_equal = _binary("greater_equal", lax.ge_p)
+less = _ordered("less", lax.lt_p, lax.lt_p)
+less_equal = _ordered("less_equal", lax.le_p, lax.lt_p)
+greater = _ordered("greater", lax.gt_p, lax.gt_p)
+greater_equal = _ordered("greater_equal", lax.ge_p, lax.gt_p)
 
 
 def _to_bool(x: Any) -> Any:
@@ -304,27 +330,25 @@ def astype(x: Any, dtype: Any, /, *, copy: bool = False, device: Any = None) -> 
     check_arraylike("astype", x)
     (x,) = promote_args("astype", x)
     dt = dtypes.canonicalize_dtype(dtype)
-    if dt.kind == "c":
-        raise TypeError("jaxweb does not support complex dtypes yet.")
     return lax.convert_element_type(x, dt)
 
 
 def real(x: Any, /) -> Any:
-    """`jnp.real`: x itself for real dtypes (jaxweb has no complex dtypes yet)."""
+    """`jnp.real`: the real part (x itself for real dtypes)."""
     (x,) = promote_args("real", x)
-    return x
+    return lax_complex.real(x) if dtypes.dtype(x).kind == "c" else x
 
 
 def imag(x: Any, /) -> Any:
-    """`jnp.imag`: zeros for real dtypes."""
+    """`jnp.imag`: the imaginary part (zeros for real dtypes)."""
     (x,) = promote_args("imag", x)
-    return lax.zeros_like(x)
+    return lax_complex.imag(x) if dtypes.dtype(x).kind == "c" else lax.zeros_like(x)
 
 
 def conjugate(x: Any, /) -> Any:
-    """`jnp.conjugate`: x itself for real dtypes."""
+    """`jnp.conjugate`: the complex conjugate (x itself for real dtypes, as JAX)."""
     (x,) = promote_args("conjugate", x)
-    return x
+    return lax_complex.conj(x) if dtypes.dtype(x).kind == "c" else x
 
 
 conj = conjugate

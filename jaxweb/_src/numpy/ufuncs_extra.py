@@ -1,5 +1,5 @@
 """Integer and floating-point decomposition ufuncs: gcd, lcm, frexp, ldexp, modf, spacing,
-plus angle, iscomplex, isreal, isscalar and iterable for real inputs.
+plus angle, iscomplex, isreal, isscalar and iterable.
 
 `gcd` runs Euclid's algorithm for a fixed number of steps: for integers below 2^b it
 ends within log_phi(2^b) + 2 steps (Lamé's bound), so the loop unrolls at trace time
@@ -18,6 +18,7 @@ from typing import Any
 from .. import core, dtypes
 from ..array import Array
 from ..custom_derivatives import custom_jvp
+from ..lax import complex as lax_complex
 from ..lax import elementwise as lax
 from .util import broadcast_to_shape, check_arraylike, ensure_array, promote_args, promote_args_inexact
 
@@ -183,11 +184,12 @@ def _strong(x: Any) -> Any:
 
 
 def angle(z: Any, deg: bool = False) -> Any:
-    """`jnp.angle` of real input: 0 for x >= 0, pi for x < 0 (arctan2(0, x))."""
+    """`jnp.angle`: arctan2(imag z, real z) (for real input 0 for x >= 0, pi for x < 0)."""
     check_arraylike("angle", z)
     z = ensure_array(z)
     if _aval(z).dtype.kind == "c":
-        raise TypeError("jaxweb does not support complex numbers yet.")
+        result = lax.atan2(lax_complex.imag(z), lax_complex.real(z))
+        return lax.mul(result, 180 / math.pi) if deg else result
     dt = _aval(z).dtype
     if dt.kind != "f" or _aval(z).ndim == 0:
         dt = dtypes.default_float()
@@ -197,16 +199,20 @@ def angle(z: Any, deg: bool = False) -> Any:
 
 
 def iscomplex(x: Any) -> Any:
-    """`jnp.iscomplex`: whether each element has a nonzero imaginary part (never, here)."""
+    """`jnp.iscomplex`: whether each element has a nonzero imaginary part."""
     check_arraylike("iscomplex", x)
     x = ensure_array(x)
+    if _aval(x).dtype.kind == "c":
+        return lax.ne(lax_complex.imag(x), 0)
     return lax.convert_element_type(lax.full_like(x, False, dtypes.bool_), dtypes.bool_, _aval(x).weak_type)
 
 
 def isreal(x: Any) -> Any:
-    """`jnp.isreal`: whether each element has a zero imaginary part (always, here)."""
+    """`jnp.isreal`: whether each element has a zero imaginary part."""
     check_arraylike("isreal", x)
     x = ensure_array(x)
+    if _aval(x).dtype.kind == "c":
+        return lax.eq(lax_complex.imag(x), 0)
     return lax.convert_element_type(lax.full_like(x, True, dtypes.bool_), dtypes.bool_, _aval(x).weak_type)
 
 

@@ -21,6 +21,7 @@ from typing import Any, Callable
 
 from .. import core, dtypes
 from ..custom_derivatives import custom_jvp
+from ..lax import complex as lax_complex
 from ..lax import elementwise as lax
 from .util import broadcast_shapes, check_arraylike, promote_args, promote_args_inexact
 
@@ -148,6 +149,9 @@ copysign = _inexact_binary("copysign", _copysign)
 def _float_test(name: str, fn: Callable[[Any], Any], int_value: bool) -> Callable:
     def f(x: Any, /) -> Any:
         (x,) = promote_args(name, x)
+        if _dtype(x).kind == "c":  # finite: both parts; nan, inf: either part
+            parts = fn(lax_complex.real(x)), fn(lax_complex.imag(x))
+            return (lax.bitwise_and if int_value else lax.bitwise_or)(*parts)
         if _dtype(x).kind != "f":
             return lax.full_like(x, int_value, dtypes.bool_)
         return fn(x)
@@ -203,6 +207,11 @@ def clip(arr: Any = None, /, min: Any = None, max: Any = None, *, a: Any = None,
     lo = a_min if min is None else min
     hi = a_max if max is None else max
     check_arraylike("clip", arr)
+    if any(v is not None and dtypes.dtype(v).kind == "c" for v in (arr, lo, hi)):
+        raise ValueError("Clip received a complex value either through the input or the min/max keywords. "
+                         "Complex values have no ordering and cannot be clipped. Please convert to a real "
+                         "value or array by taking the real or imaginary components via "
+                         "jax.numpy.real/imag respectively.")
     if lo is not None:
         arr = maximum(lo, arr)
     if hi is not None:
@@ -217,6 +226,9 @@ def nan_to_num(x: Any, copy: bool = True, nan: float = 0.0, posinf: float | None
     neginf (default: most negative finite). Integers pass through."""
     (x,) = promote_args("nan_to_num", x)
     dt = _dtype(x)
+    if dt.kind == "c":  # each part on its own, as numpy
+        return lax_complex.complex(*(nan_to_num(p(x), copy, nan, posinf, neginf)
+                                     for p in (lax_complex.real, lax_complex.imag)))
     if dt.kind != "f":
         return x
     info = dtypes.finfo(dt)

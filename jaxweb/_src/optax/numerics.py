@@ -8,9 +8,11 @@ from ... import tree_util
 
 
 def abs_sq(x: Any) -> Any:
-    """`|x|^2` (jaxweb has no complex dtypes yet, so this is `x * x`)."""
+    """`|x|^2`: `x * x` for real x, `re^2 + im^2` (real) for complex x, as optax."""
     if not hasattr(x, "dtype"):
         raise ValueError(f"`abs_sq` accepts only NDarrays, got: {x}.")
+    if jnp.iscomplexobj(x):
+        return jnp.real(x) ** 2 + jnp.imag(x) ** 2
     return x * x
 
 

@@ -97,8 +97,7 @@ def normal(key: Any, shape: Shape = (), dtype: Any = None, *, out_sharding: Any 
 
 
 def _normal_complex(key: PRNGKeyArray, shape: tuple[int, ...], dtype: dtypes.DType) -> Any:
-    """Real and imaginary parts from two split keys, each N(0, 1/2) (as JAX); works once
-    jaxweb's arrays support complex dtypes."""
+    """Real and imaginary parts from two split keys, each N(0, 1/2) (as JAX)."""
     real = dtypes.float64 if dtype == dtypes.complex128 else dtypes.float32
     k_re, k_im = internal_split(key)
     re, im = (_normal_real(k, shape, real).astype(dtype) for k in (k_re, k_im))

@@ -94,11 +94,6 @@ def _regrid(kernel: Kernel, shape: tuple, index) -> Kernel:
                   name=kernel.name, outs=outs)
 
 
-def _has_complex(kernel: Kernel) -> bool:
-    roots = list(kernel.outs) + ([kernel.body] if kernel.reduce_op else [])
-    return any(e.dtype.kind == "c" for e in E.walk_all(roots)) or any(d.kind == "c" for d in kernel.in_dtypes)
-
-
 PARALLEL_WORK = 1 << 20  # element-steps above which a kernel is split over worker threads (hand-off ~0.1 ms)
 GEMM_PARALLEL_WORK = 1 << 22  # the same for matmul / conv (multiply-adds): they run ~4 per ns per thread
 
@@ -108,13 +103,11 @@ class Program:
     unloaded (`Runtime.unload`) when the last reference to the Program goes: the backend's
     bounded cache and the prepared schedules that run it hold those."""
 
-    __slots__ = ("handle", "rows", "size", "work", "nbytes_code", "codegen_s", "compile_s", "mode", "fallback",
-                 "base", "__weakref__")
+    __slots__ = ("handle", "rows", "size", "work", "nbytes_code", "codegen_s", "compile_s", "mode", "base",
+                 "__weakref__")
 
-    def __init__(self, handle, rows, size, nbytes_code, codegen_s, compile_s, mode=None, work=0, fallback=None,
-                 runtime=None):
+    def __init__(self, handle, rows, size, nbytes_code, codegen_s, compile_s, mode=None, work=0, runtime=None):
         self.handle, self.rows, self.size, self.mode, self.work = handle, rows, size, mode, work
-        self.fallback = fallback
         self.nbytes_code, self.codegen_s, self.compile_s = nbytes_code, codegen_s, compile_s
         self.base = None
         unload = getattr(runtime, "unload", None)
@@ -124,8 +117,7 @@ class Program:
     def sized(self, kernel: Kernel) -> "Program":
         """This (widened) module run over `kernel`'s real extent; it keeps the module alive."""
         p = Program(self.handle, kernel.shape[0], kernel.size, self.nbytes_code, self.codegen_s,
-                    self.compile_s, self.mode, self.work * kernel.shape[0] // max(self.rows, 1),
-                    self.fallback)
+                    self.compile_s, self.mode, self.work * kernel.shape[0] // max(self.rows, 1))
         p.base = self
         return p
 
@@ -167,7 +159,7 @@ class WasmBackend(Backend):
         self.rt.copy(dst, src, nbytes)
 
     def program(self, kernel: Kernel | Routine) -> Program:
-        if isinstance(kernel, Kernel) and not _has_complex(kernel):
+        if isinstance(kernel, Kernel):
             wide = widen_leading(kernel)
             if wide is not kernel:
                 return super().program(wide).sized(kernel)
@@ -179,13 +171,7 @@ class WasmBackend(Backend):
         if getattr(self.rt, "workers", 1) > 1:
             kernel = squeeze_leading(kernel)  # so that threads can split the first real axis
         t0 = time.perf_counter()
-        try:
-            wasm, mode = codegen.build_info(kernel, self.features)
-        except NotImplementedError:
-            if not _has_complex(kernel):
-                raise
-            # complex dtypes: interpret on this memory instead (CPython with numpy only)
-            return Program(None, 0, kernel.size, 0, 0.0, 0.0, "interpreted", 0, fallback=kernel)
+        wasm, mode = codegen.build_info(kernel, self.features)
         t1 = time.perf_counter()
         try:
             handle = self.rt.load(wasm)
@@ -237,27 +223,10 @@ class WasmBackend(Backend):
         if program.mode in ("gemm_f32", "conv_f32"):
             self._split(program, (*outs, *inputs))
             return
-        if program.fallback is not None:
-            self._interpret(program.fallback, outs, inputs)
-            return
         if program.work >= PARALLEL_WORK and program.rows > 1 and getattr(self.rt, "workers", 1) > 1:
             self.rt.call_split(program.handle, program.rows, (*outs, *inputs), align=4)
         else:
             self.rt.call(program.handle, (0, program.rows, *outs, *inputs))
-
-    def _interpret(self, kernel: Kernel, outs: list[int], inputs: list[Any]) -> None:
-        """Kernels codegen does not cover (complex dtypes) run in the reference
-        interpreter on copies of this memory's buffers (CPython with numpy only)."""
-        import numpy as np
-        from ..reference import ReferenceBackend
-        ref = ReferenceBackend()
-        sizes = [self.allocator.block_size(h) for h in inputs]
-        bufs = [np.frombuffer(self.rt.read(h, n), dtype=np.uint8).copy() for h, n in zip(inputs, sizes)]
-        nbytes = [kernel.size * dt.itemsize for dt in kernel.out_dtypes]
-        dsts = [ref.alloc(n) for n in nbytes]
-        ref.execute(kernel, dsts, bufs)
-        for out, dst, n in zip(outs, dsts, nbytes):
-            self.rt.write(out, bytes(ref.read(dst, n)))
 
     def synchronize(self) -> None:
         pass
