@@ -60,7 +60,7 @@ HEADERS = {
 
 
 #: The pages a person opens (what `python serve.py` prints), relative to the server's root.
-PAGES = (("jaxweb", ""), ("REPL", "repl/"), ("MNIST", "mnist/"), ("benchmarks", "bench/"))
+PAGES = (("front page", ""), ("REPL", "repl/"), ("MNIST", "mnist/"), ("benchmarks", "bench/"))
 
 
 class FetchError(RuntimeError):
@@ -486,9 +486,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"cache ready: {CACHE}")
         return 0
     srv = Server(args.host, args.port, mounts, args.verbose, WheelRebuilder(args.offline))
-    for name, path in PAGES:
-        print(f"{name:14s}{srv.url}{path}")
-    print(f"{'loader':14s}{srv.url}js_shim/jaxweb.mjs (for your own page: see the front page)")
+    print(f"jaxweb demos:   {srv.url}")
+    for name, path in PAGES[1:]:
+        print(f"  {name:13s}{srv.url}{path}")
+    print(f"  {'loader':13s}{srv.url}js_shim/jaxweb.mjs (for your own page: see the front page)")
     print("Ctrl-C stops it.", flush=True)
     try:
         srv.serve_forever()
