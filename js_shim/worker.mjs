@@ -61,6 +61,7 @@ json.dumps({"devices": _jaxweb_worker.device_names(), "default": _jaxweb_worker.
 async function run(msg) {
   currentId = msg.id;
   try {
+    if (msg.vars) session.set_vars(JSON.stringify(msg.vars));
     const text = await session.run_cell(msg.code, msg.device ?? null, !!msg.json);
     return JSON.parse(text);
   } finally {

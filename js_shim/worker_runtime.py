@@ -18,11 +18,13 @@ from __future__ import annotations
 import ast
 import contextlib
 import inspect
-import math
 import json
 import linecache
+import math
+import sys
 import time
 import traceback
+import types
 from typing import Any, Callable
 
 #: How rich output leaves the worker; the worker replaces it with a postMessage.
@@ -95,6 +97,27 @@ def plot(*ys: Any, x: Any = None, title: str = "", labels: list[str] | None = No
         "labels": labels or [f"y{i}" if len(series) > 1 else "y" for i in range(len(series))]}))
 
 
+# ---------------------------------------------------------------- pages' own modules
+async def fetch_bytes(url: str) -> bytes:
+    """The bytes at `url` (relative to the page), through the browser's fetch."""
+    from pyodide.http import pyfetch  # noqa: PLC0415  (Pyodide only)
+    resp = await pyfetch(url)
+    if not resp.ok:
+        raise OSError(f"cannot fetch {url}: HTTP {resp.status}")
+    return await resp.bytes()
+
+
+async def import_url(url: str, name: str) -> types.ModuleType:
+    """Import the Python file at `url` as module `name` (a page's helper code, e.g. the
+    MNIST trainer), replacing an earlier import of it, so that edits show on reload."""
+    source = (await fetch_bytes(url)).decode("utf-8")
+    module = types.ModuleType(name)
+    module.__file__ = url
+    sys.modules[name] = module
+    exec(compile(source, url, "exec"), module.__dict__)  # noqa: S102  (the page's own code)
+    return module
+
+
 # ---------------------------------------------------------------- errors
 def _is_user_frame(frame: traceback.FrameSummary) -> bool:
     return frame.filename.startswith(CELL_PREFIX)
@@ -165,6 +188,11 @@ class Session:
         if code.co_flags & inspect.CO_COROUTINE:
             value = await value
         return value
+
+    def set_vars(self, payload: str) -> None:
+        """Bind names in the namespace from a JSON object (a page passing data to its code:
+        no quoting of values into source text)."""
+        self.ns.update(json.loads(payload))
 
     async def run_cell(self, source: str, device: str | None = None, want_json: bool = False) -> str:
         """Run one cell; a JSON object: ok, repr (or null), json (want_json), device, ms, error."""
