@@ -445,7 +445,10 @@ def default_mounts(offline: bool = False, build: bool = True) -> dict[str, Path]
         mounts["/data/mnist/"] = ensure_mnist(offline)
     except FetchError as e:  # demos that need MNIST say so; the rest still work
         print(f"note: MNIST unavailable: {e}", file=sys.stderr)
-    mounts["/vendor/"] = ensure_vendor(offline)
+    try:
+        mounts["/vendor/"] = ensure_vendor(offline)
+    except FetchError as e:  # the REPL/MNIST/bench pages need it; the front page and snippet do not
+        print(f"note: the pages' editor and charts are unavailable: {e}", file=sys.stderr)
     if build or not (CACHE / "wheels" / "index.json").exists():
         build_wheel(CACHE / "wheels", offline)
     return mounts

@@ -3,7 +3,7 @@
 // page -> worker (each has an `id`; the worker answers each with one REPLY):
 //   {type: 'init', id, options, interruptBuffer?}   load Pyodide + jaxweb; options go to
 //        loadJaxweb; interruptBuffer is a Uint8Array over a SharedArrayBuffer (Stop)
-//        REPLY value: {devices, default, pyodide, host, interrupt, loadMs}
+//        REPLY value: {devices, default, pyodide, host, interrupt, loadMs, stages}
 //   {type: 'run', id, code, device?, json?, vars?}  run a cell in the shared namespace
 //        (vars: a JSON object whose keys are bound as Python names first)
 //        REPLY value: {ok, cell, repr, json?, device, ms, error?: {type, message, text,

@@ -28,9 +28,13 @@ async function fetchText(url) {
 async function init(msg) {
   const t0 = performance.now();
   const runtimeSource = fetchText(new URL('./worker_runtime.py', import.meta.url).href);
+  const stages = [];  // when each loading stage began (ms since the worker started loading)
   const jw = await loadJaxweb({
     ...(msg.options ?? {}),
-    onProgress: (fraction, message) => post({ type: MSG.PROGRESS, fraction, message }),
+    onProgress: (fraction, message) => {
+      stages.push([message, Math.round(performance.now() - t0)]);
+      post({ type: MSG.PROGRESS, fraction, message });
+    },
     loadPyodideOptions: { stdout: stream('stdout'), stderr: stream('stderr') },
   });
   pyodide = jw.pyodide;
@@ -49,7 +53,9 @@ _jaxweb_session = _jaxweb_worker.Session()
 json.dumps({"devices": _jaxweb_worker.device_names(), "default": _jaxweb_worker.default_device_name()})
 `));
   session = pyodide.globals.get('_jaxweb_session');
+  stages.push(['devices listed', Math.round(performance.now() - t0)]);
   return {
+    stages,
     ...info,
     pyodide: pyodide.version,
     host: jw.host,

@@ -70,7 +70,8 @@ def open_page(driver, site, path: str) -> dict:
     ready = wait_for(driver, "window.__pageReady")
     assert "error" not in ready, ready
     print(f"\n{path or '/'}: load-to-ready {ready['ms'] / 1000:.2f} s (worker: Pyodide + jaxweb "
-          f"{ready['workerLoadMs'] / 1000:.2f} s), devices {ready['devices']}")
+          f"{ready['workerLoadMs'] / 1000:.2f} s), devices {ready['devices']}\n  stages (ms): "
+          + ", ".join(f"{m} {t}" for m, t in ready["stages"]))
     return ready
 
 

@@ -58,7 +58,7 @@ export async function startPython({ loadingBox, onStream, onDisplay, options } =
 
 function markReady(info) {
   const ms = performance.now();
-  window.__pageReady = { ms, workerLoadMs: info.loadMs, devices: info.devices, default: info.default,
+  window.__pageReady = { ms, workerLoadMs: info.loadMs, stages: info.stages, devices: info.devices, default: info.default,
     crossOriginIsolated: !!globalThis.crossOriginIsolated };
   const badge = document.querySelector('.device-badge');
   if (badge) {
