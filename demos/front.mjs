@@ -13,7 +13,7 @@ function facts(info) {
   const rows = [
     ['default device', info.default],
     ['devices', info.devices.join(', ')],
-    ['WebGPU', info.host.webgpu ? 'available' : 'not available here (jaxweb uses wasm)'],
+    ['WebGPU adapter', info.host.webgpu ? (info.devices.includes('webgpu') ? 'available' : 'available (this jaxweb build has no webgpu device)') : 'none here (jaxweb uses wasm)'],
     ['wasm threads', String(info.host.wasmThreads)],
     ['cross-origin isolated', info.host.crossOriginIsolated ? 'yes (Stop interrupts, threads work)' : 'no'],
     ['Pyodide', info.pyodide],

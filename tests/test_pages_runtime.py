@@ -158,3 +158,13 @@ def test_bench_cases():
     assert [n for n, _ in bench.cases(quick=True)] == list(bench.QUICK)
     r = bench.run("reduction", min_s=0.0)
     assert r["unit"] == "GB/s" and r["value"] > 0 and r["calls"] >= 3
+
+
+def test_readme_snippet_is_the_served_snippet_page():
+    """The README's page for one's own site is demos/snippet.html (tests/test_pages.py runs it)."""
+    import re
+    readme = (ROOT / "README.md").read_text()
+    block = re.search(r"## Using it in a page.*?```html\n(.*?)```", readme, re.S).group(1)
+    page = (ROOT / "demos" / "snippet.html").read_text()
+    page = re.sub(r"<!--.*?-->\n", "", page, flags=re.S)
+    assert block == page

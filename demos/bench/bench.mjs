@@ -45,6 +45,7 @@ function chart(cases, devices) {
     scales: { x: { time: false, range: [-0.5, cases.length - 0.5] }, y: { distr: 3 } },
     axes: [{ values: (u, ticks) => ticks.map((t) => (Number.isInteger(t) ? cases[t]?.[0] ?? '' : '')), stroke: 'currentColor' },
       { stroke: 'currentColor' }],
+    legend: { show: devices.length > 1 },
     series: [{}, ...devices.map((d, i) => ({ label: d, fill: colors[i % 3], stroke: colors[i % 3],
       paths: bars, points: { show: false } }))],
   }, data, $('chart'));
