@@ -168,3 +168,20 @@ def test_readme_snippet_is_the_served_snippet_page():
     page = (ROOT / "demos" / "snippet.html").read_text()
     page = re.sub(r"<!--.*?-->\n", "", page, flags=re.S)
     assert block == page
+
+
+def test_repl_examples_run(monkeypatch):
+    """Every example in the REPL's menu runs (the last one is meant to fail, trimmed)."""
+    import re
+    text = (ROOT / "demos" / "repl" / "examples.mjs").read_text()
+    examples = re.findall(r"\['([^']+)', `(.*?)`\]", text, re.S)
+    assert len(examples) == 8
+    monkeypatch.setattr(runtime, "emit", lambda kind, payload: None)
+    session = runtime.Session()
+    for name, code in examples:
+        r = run(session, code)
+        if name.startswith("error"):
+            assert r["error"]["text"].startswith("TypeError: dot_general"), r
+            assert "cell [8], line 3" in r["error"]["text"]
+        else:
+            assert r["ok"], (name, r["error"]["text"])

@@ -4,6 +4,14 @@
 
 import { PythonWorker } from '/js_shim/python_worker.mjs';
 
+/** The page's longest main-thread task so far (ms): with Python in a worker it stays short. */
+let longestTask = 0;
+try {
+  new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) longestTask = Math.max(longestTask, e.duration);
+  }).observe({ type: 'longtask', buffered: true });
+} catch { /* no Long Tasks API here */ }
+
 /**
  * A progress bar that never sits still: the worker reports stage boundaries
  * (fractions), and between two reports the bar creeps towards the next boundary
@@ -58,7 +66,7 @@ export async function startPython({ loadingBox, onStream, onDisplay, options } =
 
 function markReady(info) {
   const ms = performance.now();
-  window.__pageReady = { ms, workerLoadMs: info.loadMs, stages: info.stages, devices: info.devices, default: info.default,
+  window.__pageReady = { ms, workerLoadMs: info.loadMs, stages: info.stages, longestTaskMs: longestTask, devices: info.devices, default: info.default,
     crossOriginIsolated: !!globalThis.crossOriginIsolated };
   const badge = document.querySelector('.device-badge');
   if (badge) {
