@@ -145,7 +145,7 @@ def test_repl(site, browser):
     assert r["ok"] and r["repr"] == "(True, (2, 3))", r  # interrupted, not restarted: state kept
 
     browser.execute_script("window.__repl.run('plot([1, 4, 9], title=\"squares\")')")
-    wait_for(browser, "document.querySelector('.cell .rich.plot canvas')", 30)
+    wait_for(browser, "document.querySelector('.cell .rich.plot canvas') && !window.__repl.running()", 30)
     screenshot(browser, "repl")
 
 

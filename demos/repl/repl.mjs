@@ -198,7 +198,7 @@ async function runCode(code) {
     return { ok: false, error: { text: String(e.message ?? e) } };
   } finally {
     setRunning(false);
-    $('editor').scrollIntoView({ block: 'nearest' });
+    window.scrollTo({ top: document.body.scrollHeight });  // the newest output, just above the prompt
   }
 }
 
@@ -240,4 +240,4 @@ const started = await startPython({ loadingBox: $('loading') });
 py = started.py;
 fillDevices($('device'), started.info);
 setRunning(false);
-window.__repl = { run: runCode, stop, editor: () => editor.state.doc.toString() };
+window.__repl = { run: runCode, stop, editor: () => editor.state.doc.toString(), running: () => running };

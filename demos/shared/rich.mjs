@@ -8,10 +8,10 @@ const COLORS = ['#2f6fde', '#e8710a', '#1b7f3b', '#b3261e', '#8e44ad', '#00838f'
 /** A uPlot line chart in `el`; `series` names the y series. Returns the uPlot instance. */
 export function lineChart(el, { title = '', series = ['y'], width = 520, height = 240, xLabel = '', yRange, legend = true } = {}) {
   const opts = {
-    title, width, height, legend: { show: legend },
+    title, width, height, legend: { show: legend, live: false },  // names only: no 'Value: --' row
     scales: { x: { time: false }, ...(yRange ? { y: { range: yRange } } : {}) },
     axes: [{ label: xLabel, stroke: 'currentColor' }, { stroke: 'currentColor' }],
-    series: [{}, ...series.map((label, i) => ({ label, stroke: COLORS[i % COLORS.length], width: 1.5 }))],
+    series: [{ label: xLabel || 'x' }, ...series.map((label, i) => ({ label, stroke: COLORS[i % COLORS.length], width: 1.5 }))],
   };
   return new uPlot(opts, [[], ...series.map(() => [])], el);
 }
