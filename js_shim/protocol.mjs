@@ -4,8 +4,9 @@
 //   {type: 'init', id, options, interruptBuffer?}   load Pyodide + jaxweb; options go to
 //        loadJaxweb; interruptBuffer is a Uint8Array over a SharedArrayBuffer (Stop)
 //        REPLY value: {devices, default, pyodide, host, interrupt, loadMs, stages}
-//   {type: 'run', id, code, device?, json?, vars?}  run a cell in the shared namespace
-//        (vars: a JSON object whose keys are bound as Python names first)
+//   {type: 'run', id, code, device?, json?, vars?, cell?}  run a cell in the shared namespace
+//        (vars: a JSON object whose keys are bound as Python names first; cell: the
+//        page's number for it, used in tracebacks)
 //        REPLY value: {ok, cell, repr, json?, device, ms, error?: {type, message, text,
 //        frames, hidden, full}}  (worker_runtime.py's Session.run_cell)
 // worker -> page, while working:

@@ -73,14 +73,15 @@ export class PythonWorker {
 
   /**
    * Run a cell. opts: device (platform name), json (also return the last value as
-   * JSON in `.json`), vars (names to bind first, from JSON-able values),
+   * JSON in `.json`), vars (names to bind first, from JSON-able values), cell (the
+   * number tracebacks give this cell),
    * onStream(name, text), onDisplay(kind, payload) for this cell.
    */
   async run(code, opts = {}) {
     await this.ready;
     if (this._interrupt) this._interrupt[0] = 0;  // a Stop pressed while idle must not hit the next cell
-    const { onStream, onDisplay, device, json, vars } = opts;
-    return this._request({ type: MSG.RUN, code, device, json, vars }, { onStream, onDisplay });
+    const { onStream, onDisplay, device, json, vars, cell } = opts;
+    return this._request({ type: MSG.RUN, code, device, json, vars, cell }, { onStream, onDisplay });
   }
 
   /** Stop the running cell (KeyboardInterrupt), or restart the worker when it cannot be signalled. */

@@ -68,7 +68,7 @@ async function run(msg) {
   currentId = msg.id;
   try {
     if (msg.vars) session.set_vars(JSON.stringify(msg.vars));
-    const text = await session.run_cell(msg.code, msg.device ?? null, !!msg.json);
+    const text = await session.run_cell(msg.code, msg.device ?? null, !!msg.json, msg.cell ?? null);
     return JSON.parse(text);
   } finally {
     currentId = null;

@@ -194,9 +194,14 @@ class Session:
         no quoting of values into source text)."""
         self.ns.update(json.loads(payload))
 
-    async def run_cell(self, source: str, device: str | None = None, want_json: bool = False) -> str:
-        """Run one cell; a JSON object: ok, repr (or null), json (want_json), device, ms, error."""
-        self.count += 1
+    async def run_cell(self, source: str, device: str | None = None, want_json: bool = False,
+                       cell: int | None = None) -> str:
+        """Run one cell; a JSON object: ok, repr (or null), json (want_json), device, ms, error.
+
+        `cell` is the page's number for it (tracebacks then name the cell the page shows,
+        also after a restarted worker began counting anew); by default the next number.
+        """
+        self.count = cell if cell is not None else self.count + 1
         filename = f"{CELL_PREFIX}{self.count}>"
         # linecache gives tracebacks the cell's source lines, as IPython does
         linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)

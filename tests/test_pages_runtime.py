@@ -73,6 +73,12 @@ def test_syntax_error_shows_line_and_caret(session):
     assert err["type"] == "SyntaxError" and "line" in err["text"] and "^" in err["text"]
 
 
+def test_the_page_numbers_cells(session):
+    r = run(session, "1 / 0", cell=7)
+    assert r["cell"] == 7 and "cell [7], line 1" in r["error"]["text"]
+    assert run(session, "2")["cell"] == 8
+
+
 def test_keyboard_interrupt_is_an_error_result(session):
     r = run(session, "raise KeyboardInterrupt")
     assert not r["ok"] and r["error"]["type"] == "KeyboardInterrupt"

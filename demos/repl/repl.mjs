@@ -188,6 +188,7 @@ async function runCode(code) {
   try {
     const r = await py.run(code, {
       device: $('device').value || undefined,
+      cell: Number(cell.dataset.cell),
       onStream: (name, text) => appendStream(cell, name, text),
       onDisplay: (kind, payload) => cell.append(renderDisplay(kind, payload)),
     });
