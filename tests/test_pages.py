@@ -144,6 +144,15 @@ def test_repl(site, browser):
     r = repl_run(browser, "n > 0, b.shape")
     assert r["ok"] and r["repr"] == "(True, (2, 3))", r  # interrupted, not restarted: state kept
 
+    content.click()  # history: ArrowUp on the (empty) first line brings back the typed cell
+    content.send_keys(Keys.ARROW_UP)
+    assert browser.execute_script("return window.__repl.editor()") == "jnp.arange(3) * 2"
+    browser.find_element(By.ID, "share").click()  # share-as-URL: the code in the address
+    code = browser.execute_script("const m = location.hash.match(/^#code=(.*)$/); return m && "
+                                  "new TextDecoder().decode(Uint8Array.from(atob(m[1].replace(/-/g, '+')"
+                                  ".replace(/_/g, '/')), (c) => c.charCodeAt(0)))")
+    assert code == "jnp.arange(3) * 2"
+
     browser.execute_script("window.__repl.run('plot([1, 4, 9], title=\"squares\")')")
     wait_for(browser, "document.querySelector('.cell .rich.plot canvas') && !window.__repl.running()", 30)
     screenshot(browser, "repl")
