@@ -163,18 +163,25 @@ function finishCell(cell, r) {
 }
 
 // ---------------------------------------------------------------- running
+// The editor works while Python loads: a cell run before then waits for it.
 let py = null;
+const pyReady = startPython({ loadingBox: $('loading') }).then((started) => {
+  py = started.py;
+  fillDevices($('device'), started.info);
+  return started.py;
+});
+pyReady.catch(() => {});  // the loading box shows the error; cells run later show it too
 
 function setRunning(on) {
   running = on;
-  $('run').disabled = on || !py;
-  $('stop').disabled = !on;
-  $('status').textContent = on ? 'running…' : '';
+  $('run').disabled = on;
+  $('stop').disabled = !on || !py;
+  $('status').textContent = on ? (py ? 'running…' : 'waiting for Python to load…') : '';
 }
 
 async function runEditor() {
   const code = editor.state.doc.toString();
-  if (!py || running || !code.trim()) return;
+  if (running || !code.trim()) return;
   cellHistory.push(code);
   setDoc(editor, '');
   await runCode(code);
@@ -186,7 +193,7 @@ async function runCode(code) {
   cell.scrollIntoView({ block: 'nearest' });
   setRunning(true);
   try {
-    const r = await py.run(code, {
+    const r = await (await pyReady).run(code, {
       device: $('device').value || undefined,
       cell: Number(cell.dataset.cell),
       onStream: (name, text) => appendStream(cell, name, text),
@@ -237,8 +244,6 @@ $('share').onclick = async () => {
     $('status').textContent = 'link in the address bar';
   }
 };
-const started = await startPython({ loadingBox: $('loading') });
-py = started.py;
-fillDevices($('device'), started.info);
+pyReady.then(() => { if (running) setRunning(true); });  // enables Stop for a waiting cell
 setRunning(false);
 window.__repl = { run: runCode, stop, editor: () => editor.state.doc.toString(), running: () => running };
