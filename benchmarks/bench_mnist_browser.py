@@ -1,0 +1,87 @@
+#!/usr/bin/env python3
+"""MNIST MLP training (784-256-128-10, Adam): the /mnist/ page's trainer vs jax-js 0.1.25,
+side by side in one crossOriginIsolated headless-Chromium page, wasm devices, real MNIST.
+
+    python benchmarks/bench_mnist_browser.py [--batch 1000] [--epochs 5] [--chunk 10]
+
+Prints ms per training step (median over the run, the first chunk with its compile left
+out), test accuracy after each epoch, and training seconds until 97 % test accuracy (at
+epoch granularity) for both, and the step-time ratio. benchmarks/browser/mnist.mjs says
+what exactly is timed on each side.
+"""
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+
+
+def _load(name: str, path: Path):
+    spec = importlib.util.spec_from_file_location(name, path)
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules.setdefault(name, mod)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+wasm_bench = _load("jaxweb_bench_wasm_browser", HERE / "bench_wasm_browser.py")
+harness, serve = wasm_bench.harness, wasm_bench.serve
+
+
+def run(batch: int, epochs: int, chunk: int, timeout: float) -> dict:
+    dist = wasm_bench.ensure_jaxjs()
+    wheel = serve.build_wheel(serve.CACHE / "wheels", offline=True)
+    mounts = {"/": HERE / "browser", "/js_shim/": ROOT / "js_shim", "/pyodide/": serve.ensure_pyodide(),
+              "/wheels/": wheel.parent, "/jaxjs/": dist, "/demos/": ROOT / "demos",
+              "/data/mnist/": serve.ensure_mnist()}
+    driver = harness._chrome()
+    srv = serve.start("127.0.0.1", 0, mounts)
+    try:
+        driver.get(f"{srv.url}mnist.html?batch={batch}&epochs={epochs}&chunk={chunk}")
+        return harness.page_result(driver, "__benchResult", timeout, poll=0.5)
+    finally:
+        driver.quit()
+        srv.shutdown()
+        srv.server_close()
+
+
+def seconds_to(acc: list[float], train_s: list[float], target: float = 0.97):
+    for a, s in zip(acc, train_s):
+        if a >= target:
+            return s
+    return None
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--batch", type=int, default=1000)
+    ap.add_argument("--epochs", type=int, default=5)
+    ap.add_argument("--chunk", type=int, default=10)
+    ap.add_argument("--timeout", type=float, default=1800)
+    args = ap.parse_args(argv)
+    res = run(args.batch, args.epochs, args.chunk, args.timeout)
+    if "error" in res:
+        print(res["error"])
+        print("\n".join(res.get("console", [])[-20:]))
+        return 1
+    med = wasm_bench.median
+    w, j = med(res["jaxweb"]["ms"]), med(res["jaxjs"]["ms"])
+    print(f"headless Chromium, crossOriginIsolated={res['crossOriginIsolated']}, hardwareConcurrency="
+          f"{res['hardwareConcurrency']}, jaxweb wasm threads={res['jaxwebThreads']}; batch {res['batch']}, "
+          f"{res['epochs']} epochs, interleaved chunks of {args.chunk} steps")
+    print(f"ms/step (median): jaxweb {w:.1f}, jax-js {j:.1f}; jaxweb/jax-js = {w / j:.2f}x")
+    for name in ("jaxweb", "jaxjs"):
+        r = res[name]
+        accs = ", ".join(f"{a * 100:.2f}" for a in r["acc"])
+        t97 = seconds_to(r["acc"], r["trainS"])
+        print(f"{name:7s} test accuracy per epoch (%): {accs}; training s to 97 %: "
+              f"{'not reached' if t97 is None else f'{t97:.1f}'}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
