@@ -243,6 +243,8 @@ def test_bitonic_network_sorts_as_ranks_do(network):
     order = np.lexsort((k2, k1))
     for got, want in zip(out, (k1[order], k2[order], v[order])):
         same(got, want)
+    c = (rng.randint(0, 4, 40) + 1j * randn(40)).astype(np.complex64)  # real part, then imaginary
+    same(jnp.sort(c), np.sort(c))
     g = jaxweb.grad(lambda a: (jnp.sort(a) * jnp.arange(37.0)).sum())(jnp.asarray(x[1]))
     want = np.zeros(37, np.float32)
     want[np.argsort(x[1], kind="stable")] = np.arange(37.0)
