@@ -343,6 +343,21 @@ def _scatter_window(ctx, x_shape, idx, upd, dn: ScatterDimensionNumbers, mode, j
     return hit, uidx
 
 
+def _scatter_loops(dn: ScatterDimensionNumbers, scatter_shape: tuple, r: int):
+    """(the scatter dims a lowering must loop over, positions(ix)): a batching scatter dim
+    is not looped over, its position is the operand element's batching coordinate (a
+    take_along_axis gradient then reads one index per element, not a whole column).
+    `ix` is the operand index followed by the looped scatter dims."""
+    fixed = {s: d for s, d in zip(dn.scatter_indices_batching_dims, dn.operand_batching_dims)
+             if s < len(scatter_shape)}
+    free = tuple(n for s, n in enumerate(scatter_shape) if s not in fixed)
+
+    def positions(ix) -> list:
+        rest = iter(ix[r:])
+        return [ix[fixed[s]] if s in fixed else next(rest) for s in range(len(scatter_shape))]
+    return free, positions
+
+
 _BOOL_REDUCE = {"add": "max", "mul": "min", "max": "max", "min": "min"}
 _BOOL_COMBINE = {"add": "or", "mul": "and", "max": "or", "min": "and"}
 
@@ -356,10 +371,12 @@ def _scatter_combine_lower(op: str):
         red = _BOOL_REDUCE[op] if is_bool else op
         ident = identity(red, x.dtype)
 
+        free, positions = _scatter_loops(dn, scatter_shape, r)
+
         def element(ctx, ix):
-            hit, uidx = _scatter_window(ctx, x.shape, idx, upd, dn, mode, list(ix[:r]), list(ix[r:]))
+            hit, uidx = _scatter_window(ctx, x.shape, idx, upd, dn, mode, list(ix[:r]), positions(ix))
             return E.where(hit, upd.at(ctx, uidx), ident)
-        total = graph.fn(x.shape + scatter_shape, x.dtype, element, (idx, upd)).reduce(red, range(r, r + len(scatter_shape)))
+        total = graph.fn(x.shape + free, x.dtype, element, (idx, upd)).reduce(red, range(r, r + len(free)))
         if is_bool:
             return graph.alu(_BOOL_COMBINE[op], x, total)
         combined = graph.alu(op, x, total)
@@ -375,11 +392,13 @@ def _scatter_lower(x, idx, upd, *, dimension_numbers, mode, **_):
     scatter_shape = tuple(idx.shape[:-1])
     i32 = dtypes.int32
 
+    free, positions = _scatter_loops(dn, scatter_shape, r)
+
     def last_hit(ctx, ix):
-        batch = list(ix[r:])
+        batch = positions(ix)
         hit, _ = _scatter_window(ctx, x.shape, idx, upd, dn, mode, list(ix[:r]), batch)
         return E.where(hit, _flat(batch, scatter_shape), E.const(-1, i32))
-    winner = graph.fn(x.shape + scatter_shape, i32, last_hit, (idx, upd)).reduce("max", range(r, r + len(scatter_shape)))
+    winner = graph.fn(x.shape + free, i32, last_hit, (idx, upd)).reduce("max", range(r, r + len(free)))
 
     def element(ctx, j):
         w = winner.at(ctx, j)
