@@ -18,3 +18,14 @@ def _wasm():
 
 
 register_backend("wasm", _wasm, priority=20)
+
+
+def _webgpu():
+    """A WebGPU adapter (hardware first); JAXWEB_WEBGPU_ADAPTER picks one by name ("llvmpipe").
+    Software adapters (lavapipe, SwiftShader) mark the backend `software`: never the default."""
+    import os
+    from .webgpu.backend import WebGPUBackend  # raises without wgpu-py / navigator.gpu / an adapter
+    return WebGPUBackend(adapter=os.environ.get("JAXWEB_WEBGPU_ADAPTER") or None)
+
+
+register_backend("webgpu", _webgpu, priority=30)
