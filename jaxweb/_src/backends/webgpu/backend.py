@@ -103,8 +103,8 @@ class WebGPUBackend(Backend):
             raise
 
     def free(self, handle: Handle) -> None:
-        if handle.base is not None:
-            return
+        if handle.base is not None or not self.rt.alive(handle.buf):
+            return  # a view; or collected with a reference cycle, after the GPU object's own finalizer
         if self._pooled + handle.cap > POOL_BYTES:
             self._drop_groups(handle.buf)
             self.rt.destroy_buffer(handle.buf)

@@ -78,7 +78,7 @@ class Emitter:
         if n.op == "const":
             key = (n.dtype.name, E._hashable(n.arg))
             if key not in self.consts:
-                self.consts[key] = (f"k{len(self.consts)}", W.const_text(n.arg, n.dtype))
+                self.consts[key] = (f"k{len(self.consts)}", W.const_text(n.arg, n.dtype, opaque=True))
             return self.consts[key][0]
         if n.op == "idx":
             return env[n.arg[0]]
@@ -159,7 +159,8 @@ def _reduce_loop(kernel: Kernel, plan: Plan, em: Emitter, env: dict, lines: list
 
 
 def _finish(kernel: Kernel, em: Emitter, lines: list[str], wg: int, groups: int, body: list[str]) -> Shader:
-    consts = [f"  let {name} = {text};" for name, text in em.consts.values()]
+    consts = ["  let opq: u32 = nwg.z >> 16u;  // 0: at most 65535 workgroups per dimension"]
+    consts += [f"  let {name} = {text};" for name, text in em.consts.values()]
     # every binding used, so that the 'auto' layout keeps them all (loads may fold away)
     consts += [f"  _ = arrayLength(&{b});" for b in [f"out{k}" for k in range(len(kernel.outs))]
                + [f"in{i}" for i in range(len(kernel.in_dtypes))]]

@@ -9,7 +9,8 @@ Contract (sizes in bytes, multiples of 4 where WebGPU asks for it):
 
 - `info`: {"vendor", "architecture", "description", "software", "features", "limits"}
   (limits under WebGPU's camelCase names).
-- `create_buffer(size) -> handle`, `destroy_buffer(handle)`.
+- `create_buffer(size) -> handle`, `destroy_buffer(handle)`, `alive(handle)` (False once the
+  host released it: a garbage-collected cycle may finalize the GPU object first).
 - `write(handle, offset, data)`: queued after all work submitted before.
 - `read(handle, offset, size) -> bytes`: waits for all submitted work.
 - `pipeline(code) -> handle`: raises `WGSLError` carrying the code when it does not compile.
@@ -89,6 +90,11 @@ class WgpuRuntime:
 
     def destroy_buffer(self, handle: Any) -> None:
         handle.destroy()
+
+    @staticmethod
+    def alive(handle: Any) -> bool:
+        """False once wgpu-py released the buffer (its finalizer ran first in a collected cycle)."""
+        return handle._internal is not None
 
     def write(self, handle: Any, offset: int, data: bytes) -> None:
         self.device.queue.write_buffer(handle, offset, data)

@@ -8,13 +8,19 @@ messages) and reading back are promises: Python waits on them through
 """
 from __future__ import annotations
 
+import array
 import json
-from typing import Any
 
 from ... import host
 from .runtime import LIMITS, WGSLError, is_software
 
 _DISPATCH, _COPY = 1, 2
+
+
+def _i32(values) -> object:
+    """An Int32Array of ints (one FFI crossing)."""
+    from pyodide.ffi import to_js  # noqa: PLC0415  (only exists in Pyodide)
+    return to_js(array.array("i", values))
 
 
 class PyodideGpuRuntime:
@@ -46,6 +52,10 @@ class PyodideGpuRuntime:
     def destroy_buffer(self, handle: int) -> None:
         self._shim.destroyBuffer(handle)
 
+    @staticmethod
+    def alive(handle: int) -> bool:
+        return True  # the shim's tables hold buffers until destroyBuffer
+
     def write(self, handle: int, offset: int, data: bytes) -> None:
         self._shim.writeBuffer(handle, offset, host.to_js_bytes(data))
 
@@ -61,18 +71,14 @@ class PyodideGpuRuntime:
             raise WGSLError(f"WebGPU rejected a generated shader: {e}", code) from None
 
     def bind_group(self, pipeline: int, handles: list) -> int:
-        from js import Int32Array  # noqa: PLC0415
-        from pyodide.ffi import to_js  # noqa: PLC0415
-        return int(self._shim.createBindGroup(pipeline, Int32Array.new(to_js(list(handles)))))
+        return int(self._shim.createBindGroup(pipeline, _i32(handles)))
 
     def release_bind_group(self, handle: int) -> None:
         self._shim.release("bindGroup", handle)
 
     def submit(self, cmds: list) -> None:
-        from js import Int32Array  # noqa: PLC0415
-        from pyodide.ffi import to_js  # noqa: PLC0415
-        flat: list[int] = []
+        flat = array.array("i")
         for c in cmds:
-            flat += [_DISPATCH, *c[1:]] if c[0] == "dispatch" else [_COPY, *c[1:]]
-        self._shim.run(Int32Array.new(to_js(flat)))
+            flat.extend((_DISPATCH, *c[1:]) if c[0] == "dispatch" else (_COPY, *c[1:]))
+        self._shim.run(_i32(flat))
         self._check("a submitted schedule")

@@ -15,7 +15,13 @@ shifts by >= the width give 0 (or the sign), NaN-propagating max/min, round
 half away from zero, saturating float->int casts with NaN -> 0. Constants are
 bound to `let`s, never inlined into operations: WGSL rejects (at shader
 creation) constant expressions that overflow, divide by zero, shift too far or
-produce NaN/Inf, and a `let` is not a constant expression.
+produce NaN/Inf, and a `let` is not a constant expression; float constants are
+also made opaque to the driver's compiler (`const_text`), which folds IEEE
+special cases wrongly (lavapipe turned `x / 0.0` into 0). float32 sums, differences
+and products pass through `opq` too: without it Mesa's NIR contracts `a * b + c`
+into an fma and simplifies `(a + b) - a` to `b` (SPIR-V from WGSL marks no op
+exact), which breaks the compensated arithmetic of the shared expansions
+(random.uniform's Dekker-style scaling came out 1 ulp off).
 
 Transcendental ops: exp, expm1, log, tanh and logistic use the compiler's float32
 expansions (`mathlib.fast32`: <= 3 ulp) because WGSL only promises 3 + 2|x| ulp
@@ -24,8 +30,9 @@ shared expansions too. The rest of mathlib computes in float64, which WGSL does
 not have: sin, cos and tan are reduced here by Cody-Waite in f32 (three-part pi/2,
 so accurate for |x| up to ~1e4; larger arguments lose accuracy: no Payne-Hanek)
 and evaluated by short minimax polynomials, because WGSL builtins only promise
-2**-11 absolute error on [-pi, pi] and nothing outside it; atan2 from atan with
-IEEE's zeros and infinities; asin, acos, atan, sinh, cosh, asinh, acosh, atanh, exp2, log1p, cbrt, sqrt and float pow use
+2**-11 absolute error on [-pi, pi] and nothing outside it; asin, acos and atan are
+Cephes-style f32 polynomials (lavapipe's builtins were off by 1e-4), atan2 is atan
+with IEEE's zeros and infinities; sinh, cosh, asinh, acosh, atanh, exp2, log1p, cbrt, sqrt and float pow use
 WGSL's builtins, made to return NaN for NaN and keep signed zeros (their
 precision is the driver's: tests allow a few ulp). erf, erfc, erf_inv, lgamma
 and digamma have neither and raise NotImplementedError naming the wasm device.
@@ -99,6 +106,32 @@ fn sin_q(x: f32, shift: i32) -> f32 {
   let v = select(sin_poly(t.x), cos_poly(t.x), (q & 1) == 1);
   return select(v, -v, q >= 2);
 }
+fn asin_(x: f32) -> f32 {
+  let a = abs(x);
+  if (a > 1.0) { return f32_bits(0x7fc00000u); }
+  let big = a > 0.5;
+  let z = select(a * a, 0.5 * (1.0 - a), big);
+  let t = select(a, sqrt(z), big);
+  let p = fma(fma(fma(fma(fma(4.2163199048e-2, z, 2.4181311049e-2), z, 4.5470025998e-2), z, 7.4953002686e-2),
+                  z, 1.6666752422e-1) * z, t, t);
+  return copysign_(select(p, 1.57079632679490 - (p + p), big), x);
+}
+fn acos_(x: f32) -> f32 {
+  if (x < -0.5) { return 3.14159265358979 - 2.0 * asin_(sqrt(0.5 * (1.0 + x))); }
+  if (x > 0.5) { return 2.0 * asin_(sqrt(0.5 * (1.0 - x))); }
+  return 1.57079632679490 - asin_(x);
+}
+fn atan_(x: f32) -> f32 {
+  let a = abs(x);
+  var y = 0.0;
+  var t = a;
+  if (a > 2.414213562373095) { y = 1.57079632679490; t = -1.0 / a; }
+  else if (a > 0.4142135623730950) { y = 0.78539816339745; t = (a - 1.0) / (a + 1.0); }
+  let z = t * t;
+  let p = fma(fma(fma(fma(8.05374449538e-2, z, -1.38776856032e-1), z, 1.99777106478e-1), z, -3.33329491539e-1) * z,
+              t, t);
+  return copysign_(y + p, x);
+}
 fn copysign_(v: f32, s: f32) -> f32 {
   return bitcast<f32>((bitcast<u32>(v) & 0x7fffffffu) | (bitcast<u32>(s) & 0x80000000u));
 }
@@ -112,7 +145,7 @@ fn atan2_(y: f32, x: f32) -> f32 {
     return copysign_(select(0.0, pi, x_neg), y);
   }
   if (!is_fin(y) || x == 0.0) { return copysign_(1.57079632679490, y); }
-  let a = atan(abs(y) / abs(x));
+  let a = atan_(abs(y) / abs(x));
   return copysign_(select(a, pi - a, x_neg), y);
 }
 fn pow_(a: f32, b: f32) -> f32 {
@@ -140,8 +173,10 @@ fn tan_(x: f32) -> f32 {
 """
 
 
-def const_text(v, dt: DType) -> str:
-    """A literal that is exact in WGSL (floats through their bits: no const-eval surprises)."""
+def const_text(v, dt: DType, opaque: bool = False) -> str:
+    """A literal that is exact in WGSL (floats through their bits: no const-eval surprises).
+    `opaque`: XORed with `opq` (a runtime 0 the compiler cannot see), so that no shader
+    compiler folds float arithmetic on it: lavapipe folded `x / 0.0` to 0."""
     t = ty(dt)
     if t == "bool":
         return "true" if v else "false"
@@ -153,7 +188,7 @@ def const_text(v, dt: DType) -> str:
         bits = struct.unpack("<I", struct.pack("<f", float(v)))[0]
     except OverflowError:
         bits = 0x7f800000 if v > 0 else 0xff800000
-    return f"f32_bits({bits:#010x}u)"
+    return f"f32_bits({bits:#010x}u ^ opq)" if opaque else f"f32_bits({bits:#010x}u)"
 
 
 def fix(text: str, dt: DType) -> str:
@@ -226,6 +261,8 @@ def _arith(sym: str, bool_op: str):
     def rule(a, b, dt):
         if dt.kind == "b":
             return f"({a} {bool_op} {b})"
+        if dt.name == "float32":  # rounded here, as written: no contraction, no reassociation
+            return f"bitcast<f32>(bitcast<u32>({a} {sym} {b}) ^ opq)"
         return fix(f"({a} {sym} {b})", dt)
     return rule
 
@@ -242,7 +279,8 @@ def _div(a, b, dt):
 
 def _rem(a, b, dt):
     if dt.kind == "f":  # C fmod as a - b trunc(a / b) in f32 (inexact when |a/b| is large); fmod(x, inf) = x
-        return fix(f"select({a} - {b} * trunc({a} / {b}), {a}, !is_fin({b}) && !is_nan({b}) && is_fin({a}))", dt)
+        r = f"copysign_({a} - {b} * trunc({a} / {b}), {a})"
+        return fix(f"select({r}, {a}, !is_fin({b}) && !is_nan({b}) && is_fin({a}))", dt)
     t = TYPE[dt.name]
     zero, one = ("0u", "1u") if t == "u32" else ("0i", "1i")
     bad = f"({b} == {zero})"
@@ -356,8 +394,8 @@ UNARY = {
     "neg": _neg, "abs": _abs, "sign": _sign, "floor": _builtin("floor"), "ceil": _builtin("ceil"),
     "round": _builtin("round_away"), "round_even": _builtin("round"), "sqrt": _builtin("sqrt"),
     "exp2": _math("exp2({a})"), "sin": _math("sin_q({a}, 0i)", True), "cos": _math("sin_q({a}, 1i)"),
-    "tan": _math("tan_({a})", True), "asin": _math("asin({a})", True), "acos": _math("acos({a})"),
-    "atan": _math("atan({a})", True), "sinh": _math("sinh({a})", True), "cosh": _math("cosh({a})"),
+    "tan": _math("tan_({a})", True), "asin": _math("asin_({a})", True), "acos": _math("acos_({a})"),
+    "atan": _math("atan_({a})", True), "sinh": _math("sinh({a})", True), "cosh": _math("cosh({a})"),
     "asinh": _math("asinh({a})", True), "acosh": _math("acosh({a})"), "atanh": _math("atanh({a})", True),
     "log1p": _math("select(log(1.0 + {a}), {a}, abs({a}) < 1e-4)", True),
     "cbrt": _cbrt, "is_finite": lambda a, dt: f"is_fin({a})", "not": _not,
