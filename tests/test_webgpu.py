@@ -238,3 +238,14 @@ def test_gpu_errors_carry_the_wgsl():
     from jaxweb._src.backends.webgpu.runtime import WGSLError
     with pytest.raises(WGSLError, match="generated WGSL"):
         GPU.backend.rt.pipeline("fn main() { let x: f32 = 1u; }")
+
+
+def test_jax_platforms_selects_webgpu():
+    import os
+    import subprocess
+    import sys
+    code = ("import jaxweb, jaxweb.numpy as jnp; "
+            "print(jaxweb.default_backend(), (jnp.arange(4.0) * 2).sum().devices(), float((jnp.arange(4.0) * 2).sum()))")
+    out = subprocess.run([sys.executable, "-c", code], env={**os.environ, "JAX_PLATFORMS": "webgpu"},
+                         capture_output=True, text=True, timeout=120)
+    assert out.stdout.split() == ["webgpu", "{WebGPUDevice(id=0)}", "12.0"], out.stderr[-2000:]
