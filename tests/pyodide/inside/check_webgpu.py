@@ -52,3 +52,11 @@ def test_webgpu_matches_wasm():
     _close(out["webgpu"], out["wasm"], 2e-5)
     moved = jaxweb.device_put(jaxweb.device_put(jnp.arange(5.0), gpu) * 2, wasm)
     assert moved.tolist() == [0.0, 2.0, 4.0, 6.0, 8.0]
+
+
+async def test_webgpu_async_readback():
+    from jaxweb._src import host
+    with jaxweb.default_device(_gpu()):
+        x = jnp.arange(6, dtype=jnp.float32).reshape(2, 3) * 2
+        assert await host.async_value(x.sum(axis=1)) == [6.0, 24.0]
+        assert (await host.async_block_until_ready([x]))[0] is x

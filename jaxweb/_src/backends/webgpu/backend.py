@@ -138,6 +138,22 @@ class WebGPUBackend(Backend):
         data = self.rt.read(handle.buf, lo, hi - lo)
         return memoryview(data)[handle.off - lo: handle.off - lo + nbytes]
 
+    async def read_async(self, handle: Handle, nbytes: int) -> memoryview:
+        """`read` awaiting the host's readback promise (Pyodide without JSPI) instead of blocking."""
+        reader = getattr(self.rt, "read_async", None)
+        if reader is None or nbytes == 0:
+            return self.read(handle, nbytes)
+        self.flush()
+        lo, hi = handle.off & ~3, (handle.off + nbytes + 3) & ~3
+        data = await reader(handle.buf, lo, hi - lo)
+        return memoryview(data)[handle.off - lo: handle.off - lo + nbytes]
+
+    async def synchronize_async(self) -> None:
+        self.flush()
+        waiter = getattr(self.rt, "finish_async", None)
+        if waiter is not None:
+            await waiter()
+
     def copy(self, dst: Handle, src: Handle, nbytes: int) -> None:
         if nbytes == 0:
             return
@@ -232,4 +248,6 @@ class WebGPUBackend(Backend):
                 self.free(t)
 
     def synchronize(self) -> None:
+        """Submit what is pending and wait until the GPU finished it (`block_until_ready`)."""
         self.flush()
+        self.rt.finish()

@@ -12,7 +12,8 @@ Contract (sizes in bytes, multiples of 4 where WebGPU asks for it):
 - `create_buffer(size) -> handle`, `destroy_buffer(handle)`, `alive(handle)` (False once the
   host released it: a garbage-collected cycle may finalize the GPU object first).
 - `write(handle, offset, data)`: queued after all work submitted before.
-- `read(handle, offset, size) -> bytes`: waits for all submitted work.
+- `read(handle, offset, size) -> bytes`: waits for all submitted work; optionally
+  `read_async` (awaitable) too. `finish()` waits for all submitted work (`finish_async`).
 - `pipeline(code) -> handle`: raises `WGSLError` carrying the code when it does not compile.
 - `bind_group(pipeline, handles) -> handle`: whole buffers at bindings 0..n-1 of group 0.
 - `submit(cmds)`: one command encoder and one queue.submit for a list of
@@ -78,6 +79,7 @@ class WgpuRuntime:
             "limits": {k: self.device.limits[_kebab(k)] for k in LIMITS if _kebab(k) in self.device.limits},
         }
         self._usage = wgpu.BufferUsage.STORAGE | wgpu.BufferUsage.COPY_SRC | wgpu.BufferUsage.COPY_DST
+        self._probe = self.create_buffer(4)  # what `finish` reads back: the queue runs in order
 
     @staticmethod
     def _software(a: Any) -> bool:
@@ -101,6 +103,10 @@ class WgpuRuntime:
 
     def read(self, handle: Any, offset: int, size: int) -> bytes:
         return bytes(self.device.queue.read_buffer(handle, offset, size))
+
+    def finish(self) -> None:
+        """Wait for all submitted work (a 4-byte readback waits for everything queued before it)."""
+        self.device.queue.read_buffer(self._probe, 0, 4)
 
     def pipeline(self, code: str) -> Any:
         try:

@@ -64,6 +64,15 @@ class PyodideGpuRuntime:
         self._check("a readback")
         return out
 
+    async def read_async(self, handle: int, offset: int, size: int) -> bytes:
+        return host.js_bytes(await self._shim.read(handle, offset, size))
+
+    def finish(self) -> None:
+        host.wait(self._shim.finish())
+
+    async def finish_async(self) -> None:
+        await self._shim.finish()
+
     def pipeline(self, code: str) -> int:
         try:
             return int(host.wait(self._shim.createPipelineAsync(code, "main")))
