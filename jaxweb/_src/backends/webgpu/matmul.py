@@ -12,7 +12,8 @@ A workgroup of (BN/TN) x (BM/TM) invocations computes a BM x BN tile of C; per s
 of BK it copies an A tile (BK x BM, transposed so that a row of the micro-tile is
 contiguous) and a B tile (BK x BN) into workgroup memory, then each invocation
 accumulates its TM x TN micro-tile in registers from TM + TN loads per k. The
-grid is (N8/BN, ceil(M/BM), batch).
+micro-tile and the tile copies are unrolled here, in Python, so that every register
+index is a constant. The grid is (N8/BN, ceil(M/BM), batch).
 """
 from __future__ import annotations
 
@@ -29,13 +30,14 @@ class Tiling:
     BK: int = 16
     TM: int = 4
     TN: int = 4
+    shared: bool = True  # False: no workgroup memory, no barriers (software rasterizers' fibers)
 
     @property
     def threads(self) -> int:
         return (self.BM // self.TM) * (self.BN // self.TN)
 
 
-SOFTWARE = Tiling()                                 # lavapipe / SwiftShader: 256 invocations
+SOFTWARE = Tiling(BM=32, BN=32, BK=1, TM=4, TN=4, shared=False)  # lavapipe / SwiftShader
 HARDWARE = Tiling(BM=128, BN=128, BK=8, TM=8, TN=8)  # 128x128 tiles, 8x8 per invocation
 
 
@@ -46,18 +48,100 @@ def _b_layout(s: GemmSpec, t: Tiling) -> tuple[int, int, int, int]:
     return s.b_off, s.b_sb, s.nr, s.b_sk
 
 
+def _unrolled(t: Tiling) -> tuple[str, str, str]:
+    """(declarations, one k step, stores): the micro-tile as named scalars, every index a
+    constant, so that compilers keep it in registers (a dynamically indexed array spills)."""
+    decl = [f"  var c{i}_{j} = 0.0;" for i in range(t.TM) for j in range(t.TN)]
+    step = [f"      let a{i} = As[k * {t.BM}u + ty * {t.TM}u + {i}u];" for i in range(t.TM)]
+    step += [f"      let b{j} = Bs[k * {t.BN}u + tx * {t.TN}u + {j}u];" for j in range(t.TN)]
+    step += [f"      c{i}_{j} = fma(a{i}, b{j}, c{i}_{j});" for i in range(t.TM) for j in range(t.TN)]
+    store = []
+    for i in range(t.TM):
+        store.append(f"  if (row0 + ty * {t.TM}u + {i}u < M) {{")
+        store.append(f"    let c = (b * M + row0 + ty * {t.TM}u + {i}u) * N8 + strip * {t.BN}u + tx * {t.TN}u;")
+        store += [f"    C[c + {j}u] = c{i}_{j};" for j in range(t.TN)]
+        store.append("  }")
+    return "\n".join(decl), "\n".join(step), "\n".join(store)
+
+
+def _build_direct(s: GemmSpec, t: Tiling) -> Shader:
+    """Each invocation reads its TM rows of A and TN columns of B' straight from memory (the
+    CPU's caches share them): what software adapters run fastest, since a barrier there
+    switches between every SIMD group of the workgroup."""
+    b_off, b_sb, b_ss, b_sk = _b_layout(s, t)
+    rows = "\n".join(f"  let ra{i} = a_base + min(row + {i}u, M - 1u) * {s.a_si}u;" for i in range(t.TM))
+    step = [f"    let a{i} = A[ra{i} + k * {s.a_sk}u];" for i in range(t.TM)]
+    step += [f"    let b{j} = B[rb + k * {b_sk}u + {j}u];" for j in range(t.TN)]
+    step += [f"    c{i}_{j} = fma(a{i}, b{j}, c{i}_{j});" for i in range(t.TM) for j in range(t.TN)]
+    decl = "\n".join(f"  var c{i}_{j} = 0.0;" for i in range(t.TM) for j in range(t.TN))
+    store = []
+    for i in range(t.TM):
+        store.append(f"  if (row + {i}u < M) {{")
+        store.append(f"    let c = (b * M + row + {i}u) * N8 + col;")
+        store += [f"    C[c + {j}u] = c{i}_{j};" for j in range(t.TN)]
+        store.append("  }")
+    nl = "\n"
+    code = f"""@group(0) @binding(0) var<storage, read_write> C: array<f32>;
+@group(0) @binding(1) var<storage, read> A: array<f32>;
+@group(0) @binding(2) var<storage, read> B: array<f32>;
+const M = {s.M}u;
+const K = {s.K}u;
+const N8 = {s.N8}u;
+
+@compute @workgroup_size({t.threads})
+fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {{
+  let b = wid.z;
+  let strip = wid.x;
+  let row = wid.y * {t.BM}u + (lid / {t.BN // t.TN}u) * {t.TM}u;
+  let col = strip * {t.BN}u + (lid % {t.BN // t.TN}u) * {t.TN}u;
+  let a_base = {s.a_off}u + b * {s.a_sb}u;
+  let rb = {b_off}u + b * {b_sb}u + strip * {b_ss}u + (lid % {t.BN // t.TN}u) * {t.TN}u;
+{rows}
+{decl}
+  for (var k = 0u; k < K; k++) {{
+{nl.join(step)}
+  }}
+{nl.join(store)}
+}}
+"""
+    return Shader(code, (s.N8 // t.BN, -(-s.M // t.BM), s.B), 1, 2, (4 * s.B * s.M * s.N8,))
+
+
 def build(s: GemmSpec, t: Tiling) -> Shader:
     assert s.nr == t.BN, (s.nr, t.BN)
+    if not t.shared:
+        return _build_direct(s, t)
     n_threads = t.threads
     tx_n = t.BN // t.TN
     a_loads = -(-t.BM * t.BK // n_threads)
     b_loads = -(-t.BK * t.BN // n_threads)
     b_off, b_sb, b_ss, b_sk = _b_layout(s, t)
+    decl, step, store = _unrolled(t)
+    a_tile = "\n".join(f"""    {{
+      let e = lid + {l * n_threads}u;
+      let m = e / {t.BK}u;
+      let gm = row0 + m;
+      let gk = k0 + e % {t.BK}u;
+      var v = 0.0;
+      if (gm < M && gk < K) {{ v = A[a_base + gm * {s.a_si}u + gk * {s.a_sk}u]; }}
+      As[(e % {t.BK}u) * {t.BM}u + m] = v;
+    }}""" for l in range(a_loads) if l * n_threads < t.BM * t.BK)
+    b_tile = "\n".join(f"""    {{
+      let e = lid + {l * n_threads}u;
+      let gk = k0 + e / {t.BN}u;
+      var v = 0.0;
+      if (gk < K) {{ v = B[b_base + gk * {b_sk}u + e % {t.BN}u]; }}
+      Bs[e] = v;
+    }}""" for l in range(b_loads) if l * n_threads < t.BK * t.BN)
+    assert t.BM * t.BK % n_threads == 0 and t.BK * t.BN % n_threads == 0, t
     code = f"""@group(0) @binding(0) var<storage, read_write> C: array<f32>;
 @group(0) @binding(1) var<storage, read> A: array<f32>;
 @group(0) @binding(2) var<storage, read> B: array<f32>;
 var<workgroup> As: array<f32, {t.BK * t.BM}>;
 var<workgroup> Bs: array<f32, {t.BK * t.BN}>;
+const M = {s.M}u;
+const K = {s.K}u;
+const N8 = {s.N8}u;
 
 @compute @workgroup_size({n_threads})
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {{
@@ -68,53 +152,17 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
   let ty = lid / {tx_n}u;
   let a_base = {s.a_off}u + b * {s.a_sb}u;
   let b_base = {b_off}u + b * {b_sb}u + strip * {b_ss}u;
-  var acc: array<f32, {t.TM * t.TN}>;
-  for (var i = 0u; i < {t.TM * t.TN}u; i++) {{ acc[i] = 0.0; }}
-  var a_reg: array<f32, {t.TM}>;
-  var b_reg: array<f32, {t.TN}>;
-  for (var k0 = 0u; k0 < {s.K}u; k0 += {t.BK}u) {{
-    for (var l = 0u; l < {a_loads}u; l++) {{
-      let e = lid + l * {n_threads}u;
-      if (e < {t.BM * t.BK}u) {{
-        let m = e / {t.BK}u;
-        let k = e % {t.BK}u;
-        let gm = row0 + m;
-        let gk = k0 + k;
-        var v = 0.0;
-        if (gm < {s.M}u && gk < {s.K}u) {{ v = A[a_base + gm * {s.a_si}u + gk * {s.a_sk}u]; }}
-        As[k * {t.BM}u + m] = v;
-      }}
-    }}
-    for (var l = 0u; l < {b_loads}u; l++) {{
-      let e = lid + l * {n_threads}u;
-      if (e < {t.BK * t.BN}u) {{
-        let k = e / {t.BN}u;
-        let n = e % {t.BN}u;
-        let gk = k0 + k;
-        var v = 0.0;
-        if (gk < {s.K}u) {{ v = B[b_base + gk * {b_sk}u + n]; }}
-        Bs[e] = v;
-      }}
-    }}
+{decl}
+  for (var k0 = 0u; k0 < K; k0 += {t.BK}u) {{
+{a_tile}
+{b_tile}
     workgroupBarrier();
     for (var k = 0u; k < {t.BK}u; k++) {{
-      for (var i = 0u; i < {t.TM}u; i++) {{ a_reg[i] = As[k * {t.BM}u + ty * {t.TM}u + i]; }}
-      for (var j = 0u; j < {t.TN}u; j++) {{ b_reg[j] = Bs[k * {t.BN}u + tx * {t.TN}u + j]; }}
-      for (var i = 0u; i < {t.TM}u; i++) {{
-        for (var j = 0u; j < {t.TN}u; j++) {{
-          acc[i * {t.TN}u + j] = fma(a_reg[i], b_reg[j], acc[i * {t.TN}u + j]);
-        }}
-      }}
+{step}
     }}
     workgroupBarrier();
   }}
-  for (var i = 0u; i < {t.TM}u; i++) {{
-    let gm = row0 + ty * {t.TM}u + i;
-    if (gm < {s.M}u) {{
-      let c = (b * {s.M}u + gm) * {s.N8}u + strip * {t.BN}u + tx * {t.TN}u;
-      for (var j = 0u; j < {t.TN}u; j++) {{ C[c + j] = acc[i * {t.TN}u + j]; }}
-    }}
-  }}
+{store}
 }}
 """
     return Shader(code, (s.N8 // t.BN, -(-s.M // t.BM), s.B), 1, 2, (4 * s.B * s.M * s.N8,))
