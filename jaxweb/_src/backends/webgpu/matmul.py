@@ -37,7 +37,7 @@ class Tiling:
         return (self.BM // self.TM) * (self.BN // self.TN)
 
 
-SOFTWARE = Tiling(BM=32, BN=32, BK=1, TM=4, TN=4, shared=False)  # lavapipe / SwiftShader
+SOFTWARE = Tiling(BM=32, BN=64, BK=1, TM=4, TN=8, shared=False)  # lavapipe / SwiftShader
 HARDWARE = Tiling(BM=128, BN=128, BK=8, TM=8, TN=8)  # 128x128 tiles, 8x8 per invocation
 
 
@@ -67,13 +67,28 @@ def _unrolled(t: Tiling) -> tuple[str, str, str]:
 def _build_direct(s: GemmSpec, t: Tiling) -> Shader:
     """Each invocation reads its TM rows of A and TN columns of B' straight from memory (the
     CPU's caches share them): what software adapters run fastest, since a barrier there
-    switches between every SIMD group of the workgroup."""
+    switches between every SIMD group of the workgroup. Operands are read as vec4 where
+    their layout is 16-byte aligned: B' rows always (strips are nr wide), A when it is
+    row-major with K a multiple of 4 (then k advances by 4)."""
     b_off, b_sb, b_ss, b_sk = _b_layout(s, t)
-    rows = "\n".join(f"  let ra{i} = a_base + min(row + {i}u, M - 1u) * {s.a_si}u;" for i in range(t.TM))
-    step = [f"    let a{i} = A[ra{i} + k * {s.a_sk}u];" for i in range(t.TM)]
-    step += [f"    let b{j} = B[rb + k * {b_sk}u + {j}u];" for j in range(t.TN)]
-    step += [f"    c{i}_{j} = fma(a{i}, b{j}, c{i}_{j});" for i in range(t.TM) for j in range(t.TN)]
-    decl = "\n".join(f"  var c{i}_{j} = 0.0;" for i in range(t.TM) for j in range(t.TN))
+    vb = t.TN % 4 == 0 and all(v % 4 == 0 for v in (b_off, b_sb, b_ss, b_sk))
+    va = s.a_sk == 1 and all(v % 4 == 0 for v in (s.K, s.a_si, s.a_off, s.a_sb))
+    ku = 4 if va else 1
+    rows = [f"  let ra{i} = a_base + min(row + {i}u, M - 1u) * {s.a_si}u;" for i in range(t.TM)]
+    step = []
+    for i in range(t.TM):
+        step.append(f"    let a{i} = A[(ra{i} + k) / 4u];" if va else f"    let a{i} = A[ra{i} + k * {s.a_sk}u];")
+    for u in range(ku):
+        kk = f"(k + {u}u)" if va else "k"
+        if vb:
+            step += [f"    let b{u}_{q} = B[(rb + {kk} * {b_sk}u) / 4u + {q}u];" for q in range(t.TN // 4)]
+            bval = [f"b{u}_{j // 4}[{j % 4}]" for j in range(t.TN)]
+        else:
+            step += [f"    let b{u}_{j} = B[rb + {kk} * {b_sk}u + {j}u];" for j in range(t.TN)]
+            bval = [f"b{u}_{j}" for j in range(t.TN)]
+        aval = [f"a{i}[{u}]" if va else f"a{i}" for i in range(t.TM)]
+        step += [f"    c{i}_{j} = fma({aval[i]}, {bval[j]}, c{i}_{j});" for i in range(t.TM) for j in range(t.TN)]
+    decl = [f"  var c{i}_{j} = 0.0;" for i in range(t.TM) for j in range(t.TN)]
     store = []
     for i in range(t.TM):
         store.append(f"  if (row + {i}u < M) {{")
@@ -82,8 +97,8 @@ def _build_direct(s: GemmSpec, t: Tiling) -> Shader:
         store.append("  }")
     nl = "\n"
     code = f"""@group(0) @binding(0) var<storage, read_write> C: array<f32>;
-@group(0) @binding(1) var<storage, read> A: array<f32>;
-@group(0) @binding(2) var<storage, read> B: array<f32>;
+@group(0) @binding(1) var<storage, read> A: array<{'vec4<f32>' if va else 'f32'}>;
+@group(0) @binding(2) var<storage, read> B: array<{'vec4<f32>' if vb else 'f32'}>;
 const M = {s.M}u;
 const K = {s.K}u;
 const N8 = {s.N8}u;
@@ -96,9 +111,9 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
   let col = strip * {t.BN}u + (lid % {t.BN // t.TN}u) * {t.TN}u;
   let a_base = {s.a_off}u + b * {s.a_sb}u;
   let rb = {b_off}u + b * {b_sb}u + strip * {b_ss}u + (lid % {t.BN // t.TN}u) * {t.TN}u;
-{rows}
-{decl}
-  for (var k = 0u; k < K; k++) {{
+{nl.join(rows)}
+{nl.join(decl)}
+  for (var k = 0u; k < K; k += {ku}u) {{
 {nl.join(step)}
   }}
 {nl.join(store)}
