@@ -39,7 +39,8 @@ def check(fn, *args, rtol=0.0, atol=0.0):
 
 SPECIAL = np.array([0.0, -0.0, 1.0, -1.0, 0.5, -2.5, 3.5, 1e-30, 1e30, np.inf, -np.inf, np.nan], np.float32)
 X = np.concatenate([SPECIAL, rng.standard_normal(20).astype(np.float32) * 3])
-TRIG = np.concatenate([X[np.abs(X) < 1e4], [100.0, -1000.5, 3000.25, 1.5707964, 3.1415927]]).astype(np.float32)
+TRIG = np.concatenate([X[np.abs(X) < 1e4], [100.0, -1000.5, 3000.25, 1.5707964, 3.1415927, 6433.7, -8.8e6, 1.6e7],
+                       np.arange(1, 40, dtype=np.float32) * np.float32(212345.7)]).astype(np.float32)
 POS = np.concatenate([np.abs(X), [1e-38, 3e38]]).astype(np.float32)
 
 

@@ -27,8 +27,10 @@ Transcendental ops: exp, expm1, log, tanh and logistic use the compiler's float3
 expansions (`mathlib.fast32`: <= 3 ulp) because WGSL only promises 3 + 2|x| ulp
 (exp) or 2**-21 absolute (log) error; nextafter, rsqrt and integer pow use the
 shared expansions too. The rest of mathlib computes in float64, which WGSL does
-not have: sin, cos and tan are reduced here by Cody-Waite in f32 (three-part pi/2,
-so accurate for |x| up to ~1e4; larger arguments lose accuracy: no Payne-Hanek)
+not have: sin, cos and tan are reduced here by Cody-Waite in f32 (pi/2 in 12-bit parts
+and the quotient split in two, so that every product is exact without fma: absolute
+error ~2**-25 for |x| < 2**24, larger relative error only next to the zeros; no
+Payne-Hanek, so |x| >= 2**24 is not reduced accurately)
 and evaluated by short minimax polynomials, because WGSL builtins only promise
 2**-11 absolute error on [-pi, pi] and nothing outside it; asin, acos and atan are
 Cephes-style f32 polynomials (lavapipe's builtins were off by 1e-4), atan2 is atan
@@ -84,11 +86,28 @@ fn f16r(x: f32) -> f32 {
   return quantizeToF16(x);
 }
 fn round_away(x: f32) -> f32 { let t = trunc(x); return select(t, t + sign(x), abs(x - t) >= 0.5); }
-fn trig_red(x: f32) -> vec2<f32> {
+fn keep(x: f32, o: u32) -> f32 { return bitcast<f32>(bitcast<u32>(x) ^ o); }  // o = opq = 0
+fn trig_red(x: f32, o: u32) -> vec2<f32> {
+  // x - q pi/2, pi/2 in 12-bit parts and q split as qh + ql (12 bits each): every product
+  // is exact and every partial difference fits in f32 (no fma needed: drivers may not
+  // fuse); `keep` stops the driver from refactoring qh*c + ql*c into q*c
   let q = round(x * 0.63661977236758134);
-  var r = fma(-q, 1.5703125, x);
-  r = fma(-q, 4.837512969970703125e-4, r);
-  return vec2<f32>(fma(-q, 7.54978995489188216e-8, r), q);
+  let qh = keep(trunc(q * 0.000244140625) * 4096.0, o);
+  let ql = keep(q - qh, o);
+  var r = keep(x - keep(qh * 1.5703125, o), o);
+  r = keep(r - keep(ql * 1.5703125, o), o);
+  r = keep(r - keep(qh * 0.0004837512969970703, o), o);
+  r = keep(r - keep(ql * 0.0004837512969970703, o), o);
+  r = keep(r - keep(qh * 7.549533620476723e-08, o), o);
+  r = keep(r - keep(ql * 7.549533620476723e-08, o), o);
+  r = r - q * 2.5632829192545614e-12;
+  // q from the f32 product x * 2/pi can be one off for large x: bring r back to [-pi/4, pi/4]
+  if (abs(r) > 0.78539816) {
+    let s = sign(r);
+    r = (r - s * 1.5707963705062866) + s * 4.371138828673793e-08;
+    return vec2<f32>(r, q + s);
+  }
+  return vec2<f32>(r, q);
 }
 fn sin_poly(r: f32) -> f32 {
   let z = r * r;
@@ -99,9 +118,9 @@ fn cos_poly(r: f32) -> f32 {
   return fma(z * z, fma(z, fma(z, 2.443315711809948e-5, -1.388731625493765e-3), 4.166664568298827e-2),
              fma(-0.5, z, 1.0));
 }
-fn sin_q(x: f32, shift: i32) -> f32 {
+fn sin_q(x: f32, shift: i32, o: u32) -> f32 {
   if (!is_fin(x)) { return f32_bits(0x7fc00000u); }
-  let t = trig_red(x);
+  let t = trig_red(x, o);
   let q = (i32(t.y) + shift) & 3;
   let v = select(sin_poly(t.x), cos_poly(t.x), (q & 1) == 1);
   return select(v, -v, q >= 2);
@@ -163,9 +182,9 @@ fn pow_(a: f32, b: f32) -> f32 {
   let m = pow(ax, b);
   return select(m, -m, a < 0.0 && odd);
 }
-fn tan_(x: f32) -> f32 {
+fn tan_(x: f32, o: u32) -> f32 {
   if (!is_fin(x)) { return f32_bits(0x7fc00000u); }
-  let t = trig_red(x);
+  let t = trig_red(x, o);
   let s = sin_poly(t.x);
   let c = cos_poly(t.x);
   return select(s / c, -c / s, (i32(t.y) & 1) == 1);
@@ -393,8 +412,8 @@ def _cbrt(a, dt):
 UNARY = {
     "neg": _neg, "abs": _abs, "sign": _sign, "floor": _builtin("floor"), "ceil": _builtin("ceil"),
     "round": _builtin("round_away"), "round_even": _builtin("round"), "sqrt": _builtin("sqrt"),
-    "exp2": _math("exp2({a})"), "sin": _math("sin_q({a}, 0i)", True), "cos": _math("sin_q({a}, 1i)"),
-    "tan": _math("tan_({a})", True), "asin": _math("asin_({a})", True), "acos": _math("acos_({a})"),
+    "exp2": _math("exp2({a})"), "sin": _math("sin_q({a}, 0i, opq)", True), "cos": _math("sin_q({a}, 1i, opq)"),
+    "tan": _math("tan_({a}, opq)", True), "asin": _math("asin_({a})", True), "acos": _math("acos_({a})"),
     "atan": _math("atan_({a})", True), "sinh": _math("sinh({a})", True), "cosh": _math("cosh({a})"),
     "asinh": _math("asinh({a})", True), "acosh": _math("acosh({a})"), "atanh": _math("atanh({a})", True),
     "log1p": _math("select(log(1.0 + {a}), {a}, abs({a}) < 1e-4)", True),
