@@ -145,6 +145,12 @@ def test_matmul_tiles(m, k, n):
     check(lambda x, y: x.T.T @ (2 * y), a, b, rtol=1e-5, atol=1e-4)         # staged operand
 
 
+def test_matmul_transposed_operands():
+    a = rng.standard_normal((40, 72)).astype(np.float32)
+    b = rng.standard_normal((40, 64)).astype(np.float32)
+    check(lambda x, y: (x.T @ y, x[:, :66].T @ y, x[:, 1:67].T @ y, y.T @ x), a, b, rtol=1e-5, atol=1e-4)
+
+
 def test_batched_matmul_and_matvec():
     a = rng.standard_normal((3, 40, 50)).astype(np.float32)
     b = rng.standard_normal((3, 50, 20)).astype(np.float32)

@@ -69,14 +69,21 @@ def _build_direct(s: GemmSpec, t: Tiling) -> Shader:
     CPU's caches share them): what software adapters run fastest, since a barrier there
     switches between every SIMD group of the workgroup. Operands are read as vec4 where
     their layout is 16-byte aligned: B' rows always (strips are nr wide), A when it is
-    row-major with K a multiple of 4 (then k advances by 4)."""
+    row-major with K a multiple of 4 (then k advances by 4) or column-major (TM rows at once)."""
     b_off, b_sb, b_ss, b_sk = _b_layout(s, t)
     vb = t.TN % 4 == 0 and all(v % 4 == 0 for v in (b_off, b_sb, b_ss, b_sk))
     va = s.a_sk == 1 and all(v % 4 == 0 for v in (s.K, s.a_si, s.a_off, s.a_sb))
+    # column-major A (a transposed operand): one vec4 holds TM's rows at one k; rows past M
+    # read the next column's values (robust access keeps the last ones in bounds), never stored
+    vt = not va and s.a_si == 1 and t.TM == 4 and all(v % 4 == 0 for v in (s.a_sk, s.a_off, s.a_sb))
     ku = 4 if va else 1
     rows = [f"  let ra{i} = a_base + min(row + {i}u, M - 1u) * {s.a_si}u;" for i in range(t.TM)]
     step = []
-    for i in range(t.TM):
+    if vt:
+        rows = ["  let ra = a_base + row;"]
+        step.append(f"    let av = A[(ra + k * {s.a_sk}u) / 4u];")
+        step += [f"    let a{i} = av[{i}];" for i in range(t.TM)]
+    for i in range(t.TM if not vt else 0):
         step.append(f"    let a{i} = A[(ra{i} + k) / 4u];" if va else f"    let a{i} = A[ra{i} + k * {s.a_sk}u];")
     for u in range(ku):
         kk = f"(k + {u}u)" if va else "k"
@@ -97,7 +104,7 @@ def _build_direct(s: GemmSpec, t: Tiling) -> Shader:
         store.append("  }")
     nl = "\n"
     code = f"""@group(0) @binding(0) var<storage, read_write> C: array<f32>;
-@group(0) @binding(1) var<storage, read> A: array<{'vec4<f32>' if va else 'f32'}>;
+@group(0) @binding(1) var<storage, read> A: array<{'vec4<f32>' if va or vt else 'f32'}>;
 @group(0) @binding(2) var<storage, read> B: array<{'vec4<f32>' if vb else 'f32'}>;
 const M = {s.M}u;
 const K = {s.K}u;
