@@ -256,3 +256,23 @@ def test_jax_platforms_selects_webgpu():
     out = subprocess.run([sys.executable, "-c", code], env={**os.environ, "JAX_PLATFORMS": "webgpu"},
                          capture_output=True, text=True, timeout=120)
     assert out.stdout.split() == ["webgpu", "{WebGPUDevice(id=0)}", "12.0"], out.stderr[-2000:]
+
+
+def test_shared_memory_gemm_of_hardware_adapters():
+    """The 128x128-tile kernel hardware adapters get (workgroup memory, barriers), run here."""
+    import dataclasses
+
+    from jaxweb._src.backends.webgpu import matmul
+    from jaxweb._src.compiler.gemm import GemmCaps
+    be = GPU.backend
+    saved = be.tiling, be.capabilities
+    try:
+        for t in (matmul.HARDWARE, matmul.Tiling(64, 64, 16, 4, 4)):
+            be.tiling = t
+            be.capabilities = dataclasses.replace(saved[1], gemm=GemmCaps(nr=t.BN, min_dim=16, conv=False))
+            a = rng.standard_normal((130, 75)).astype(np.float32)
+            b = rng.standard_normal((75, 200)).astype(np.float32)
+            check(lambda x, y: (jaxweb.jit(lambda p, q: p @ q)(x, y), x[:, :33] @ y[:33, :17],
+                                jnp.matmul(x.reshape(2, 65, 75), y)), a, b, rtol=1e-5, atol=1e-4)
+    finally:
+        be.tiling, be.capabilities = saved
