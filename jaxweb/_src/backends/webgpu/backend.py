@@ -30,6 +30,7 @@ from .runtime import WGSLError, default_runtime
 from .wgsl import check_dtype
 
 POOL_BYTES = 256 << 20  # free buffers kept for reuse at most
+MAX_GROUPS_SOFTWARE = 1024  # per-element kernels' workgroups at most on CPU adapters
 
 
 def size_class(nbytes: int) -> int:
@@ -68,6 +69,7 @@ class WebGPUBackend(Backend):
         lim = info["limits"]
         self.max_buffer = int(lim.get("maxBufferSize", 256 << 20))
         self.tiling = matmul.SOFTWARE if self.software else matmul.HARDWARE
+        self.max_groups = MAX_GROUPS_SOFTWARE if self.software else 1 << 14
         max_inv = int(lim.get("maxComputeInvocationsPerWorkgroup", 256))
         if self.tiling.threads > max_inv:
             self.tiling = matmul.SOFTWARE
@@ -169,7 +171,7 @@ class WebGPUBackend(Backend):
                 raise NotImplementedError(f"webgpu backend: no routine {kernel.routine!r}")
             shader = matmul.build(kernel.spec, self.tiling)
         else:
-            shader = codegen.build(kernel)
+            shader = codegen.build(kernel, self.max_groups)
         pipe = self._pipelines.get(shader.code)
         if pipe is None:
             try:
