@@ -276,3 +276,18 @@ def test_shared_memory_gemm_of_hardware_adapters():
                                 jnp.matmul(x.reshape(2, 65, 75), y)), a, b, rtol=1e-5, atol=1e-4)
     finally:
         be.tiling, be.capabilities = saved
+
+
+def test_submit_errors_name_the_kernels():
+    from jaxweb._src.backends.webgpu.runtime import WGSLError
+    be = GPU.backend
+    with jaxweb.default_device(GPU):
+        x = jnp.arange(8.0) * 2
+        np.asarray(x)
+    p = next(iter(be._programs.values()))
+    bad = be.alloc(16)
+    be._pending.append(("dispatch", p.pipeline, be.rt.bind_group(p.pipeline, [bad.buf] * (p.shader.n_out + p.shader.n_in)),
+                        1 << 20, 1 << 20, 1))  # more workgroups than any limit allows
+    with pytest.raises(WGSLError, match="kernels: "):
+        be.flush()
+    np.testing.assert_array_equal(np.asarray(jnp.arange(3.0, device=GPU) + 1), [1, 2, 3])  # still usable

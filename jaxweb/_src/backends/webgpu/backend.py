@@ -80,6 +80,7 @@ class WebGPUBackend(Backend):
         self._pool: dict[int, list] = {}
         self._pooled = 0
         self._pipelines: dict[str, Any] = {}
+        self._names: dict[int, str] = {}  # id(pipeline) -> the kernel it was first made for
         self._groups: OrderedDict[tuple, Any] = OrderedDict()
         self._pending: list = []
         self._after: list = []      # temporaries freed once the pending commands are submitted
@@ -180,6 +181,7 @@ class WebGPUBackend(Backend):
                 e.add_note(f"kernel '{kernel.name}':\n{kernel.text()}")
                 raise
             self._pipelines[shader.code] = pipe
+            self._names[id(pipe)] = kernel.name
             self.stats["pipelines"] += 1
         return Program(pipe, shader, kernel.name)
 
@@ -245,6 +247,12 @@ class WebGPUBackend(Backend):
                 self.stats["submits"] += 1
                 self.stats["dispatches"] += sum(c[0] == "dispatch" for c in cmds)
                 self.rt.submit(cmds)
+        except WGSLError:
+            raise
+        except Exception as e:  # validation or out of memory at submit: name what ran
+            names = [self._names.get(id(c[1]), "?") for c in cmds if c[0] == "dispatch"]
+            raise WGSLError(f"WebGPU error submitting {len(cmds)} commands (kernels: {', '.join(names)}): "
+                            f"{type(e).__name__}: {e}") from e
         finally:
             for t in temps:
                 self.free(t)
