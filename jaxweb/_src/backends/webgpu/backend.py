@@ -93,9 +93,12 @@ class WebGPUBackend(Backend):
     def alloc(self, nbytes: int) -> Handle:
         cap = size_class(nbytes)
         free = self._pool.get(cap)
-        if free:
+        while free:
+            buf = free.pop()
             self._pooled -= cap
-            return Handle(free.pop(), cap)
+            if self.rt.alive(buf):
+                return Handle(buf, cap)
+            self._drop_groups(buf)  # its finalizer ran after it came back (same GC pass)
         if cap > self.max_buffer:
             raise ResourceExhaustedError(nbytes, self.max_buffer, 0, self.max_buffer)
         try:
@@ -107,7 +110,8 @@ class WebGPUBackend(Backend):
 
     def free(self, handle: Handle) -> None:
         if handle.base is not None or not self.rt.alive(handle.buf):
-            return  # a view; or collected with a reference cycle, after the GPU object's own finalizer
+            return  # a view; or collected in a reference cycle after the GPU object's own finalizer
+        # (when that finalizer runs after this, in the same collection, `alloc` skips the buffer)
         if self._pooled + handle.cap > POOL_BYTES:
             self._drop_groups(handle.buf)
             self.rt.destroy_buffer(handle.buf)
@@ -227,7 +231,14 @@ class WebGPUBackend(Backend):
             ins.append(h)
         targets = [self._temp(h.cap - h.off) if h.off else h for h in outs]
         bufs = [h.buf for h in targets] + [h.buf for h in ins]
-        self._pending.append(("dispatch", program.pipeline, self._group(program, bufs), *sh.grid))
+        try:
+            group = self._group(program, bufs)
+        except Exception as e:  # e.g. a buffer past maxStorageBufferBindingSize
+            sizes = [h.cap for h in targets + ins]
+            raise WGSLError(f"WebGPU could not bind the buffers of kernel '{program.name}' (bytes {sizes}, "
+                            f"limit {self.rt.info['limits'].get('maxStorageBufferBindingSize')}): "
+                            f"{type(e).__name__}: {e}", sh.code) from e
+        self._pending.append(("dispatch", program.pipeline, group, *sh.grid))
         for t, h, n in zip(targets, outs, sh.out_nbytes):
             if t is not h:
                 self.copy(h, t, n)
