@@ -4,11 +4,12 @@ Two shapes of program:
 
 - **per element** (elementwise kernels, and reductions over few elements): one
   invocation computes `lanes` consecutive outputs, running its reduction (if any)
-  in a loop, and strides over the grid by the number of invocations launched. `lanes` is 4 / the smallest output itemsize, so that an invocation
-  owns whole u32 words of every packed 8/16-bit output (WGSL has no byte stores,
-  and two invocations must never write one word). The lanes are unrolled.
+  in a loop, and strides over the grid by the number of invocations launched.
+  `lanes` is 4 / the smallest output itemsize, so that an invocation owns whole u32
+  words of every packed 8/16-bit output (WGSL has no byte stores, and two
+  invocations must never write one word). The lanes are unrolled.
 - **per workgroup** (reductions of at least TREE_MIN elements into 32-bit outputs):
-  one workgroup per output element; its WG invocations stride over the
+  one workgroup per output element; its TREE_WG invocations stride over the
   reduction, then combine their partial results by a tree in workgroup memory,
   and invocation 0 runs the epilogue and stores.
 

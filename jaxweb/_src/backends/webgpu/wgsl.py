@@ -27,17 +27,17 @@ Transcendental ops: exp, expm1, log, tanh and logistic use the compiler's float3
 expansions (`mathlib.fast32`: <= 3 ulp) because WGSL only promises 3 + 2|x| ulp
 (exp) or 2**-21 absolute (log) error; nextafter, rsqrt and integer pow use the
 shared expansions too. The rest of mathlib computes in float64, which WGSL does
-not have: sin, cos and tan are reduced here by Cody-Waite in f32 (pi/2 in 12-bit parts
-and the quotient split in two, so that every product is exact without fma: absolute
-error ~2**-25 for |x| < 2**24, larger relative error only next to the zeros; no
-Payne-Hanek, so |x| >= 2**24 is not reduced accurately)
-and evaluated by short minimax polynomials, because WGSL builtins only promise
-2**-11 absolute error on [-pi, pi] and nothing outside it; asin, acos and atan are
-Cephes-style f32 polynomials (lavapipe's builtins were off by 1e-4), atan2 is atan
-with IEEE's zeros and infinities; sinh, cosh, asinh, acosh, atanh, exp2, log1p, cbrt, sqrt and float pow use
-WGSL's builtins, made to return NaN for NaN and keep signed zeros (their
-precision is the driver's: tests allow a few ulp). erf, erfc, erf_inv, lgamma
-and digamma have neither and raise NotImplementedError naming the wasm device.
+not have, so here:
+- sin, cos, tan: Cody-Waite reduction in f32 (pi/2 in 12-bit parts, the quotient
+  split in two, so every product is exact without fma: ~2**-25 absolute error for
+  |x| < 2**24; no Payne-Hanek beyond) and short minimax polynomials, because WGSL
+  builtins only promise 2**-11 absolute error on [-pi, pi] and nothing outside it;
+- asin, acos, atan: Cephes-style f32 polynomials (lavapipe's builtins were 1e-4 off);
+  atan2 is atan with IEEE's zeros and infinities; pow handles C's special cases;
+- sinh, cosh, asinh, acosh, atanh, exp2, log1p, cbrt, sqrt: WGSL builtins made to
+  return NaN for NaN and keep signed zeros (the driver's precision: tests allow a
+  few ulp);
+- erf, erfc, erf_inv, lgamma, digamma: not yet (NotImplementedError naming wasm).
 """
 from __future__ import annotations
 
