@@ -34,10 +34,11 @@ not have, so here:
   builtins only promise 2**-11 absolute error on [-pi, pi] and nothing outside it;
 - asin, acos, atan: Cephes-style f32 polynomials (lavapipe's builtins were 1e-4 off);
   atan2 is atan with IEEE's zeros and infinities; pow handles C's special cases;
-- sinh, cosh, asinh, acosh, atanh, exp2, log1p, cbrt, sqrt: WGSL builtins made to
+- sinh, cosh, asinh, acosh, atanh, exp2, cbrt, sqrt: WGSL builtins made to
   return NaN for NaN and keep signed zeros (the driver's precision: tests allow a
   few ulp);
-- erf, erfc, erf_inv, lgamma, digamma: not yet (NotImplementedError naming wasm).
+- erf, erfc (float32 fits of their own, ~2.5 ulp) and log1p: `math32.py`;
+- erf_inv, lgamma, digamma: not yet (NotImplementedError naming wasm).
 """
 from __future__ import annotations
 
@@ -47,6 +48,7 @@ from ... import dtypes
 from ...compiler import expr as E, mathlib
 from ...compiler.mathlib.fast32 import FAST32
 from ...dtypes import DType
+from .math32 import MATH32
 
 #: compute type of each storable dtype
 TYPE = {"float32": "f32", "float16": "f32", "bfloat16": "f32", "int32": "i32", "int16": "i32", "int8": "i32",
@@ -416,7 +418,6 @@ UNARY = {
     "tan": _math("tan_({a}, opq)", True), "asin": _math("asin_({a})", True), "acos": _math("acos_({a})"),
     "atan": _math("atan_({a})", True), "sinh": _math("sinh({a})", True), "cosh": _math("cosh({a})"),
     "asinh": _math("asinh({a})", True), "acosh": _math("acosh({a})"), "atanh": _math("atanh({a})", True),
-    "log1p": _math("select(log(1.0 + {a}), {a}, abs({a}) < 1e-4)", True),
     "cbrt": _cbrt, "is_finite": lambda a, dt: f"is_fin({a})", "not": _not,
     "population_count": _popcount, "clz": _clz,
 }
@@ -450,7 +451,7 @@ def _bitcast(x: str, src: DType, dst: DType) -> str:
     return _from_bits(_bits_of(x, src), dst)
 
 
-NOT_ON_GPU = frozenset("erf erfc erf_inv lgamma digamma".split())
+NOT_ON_GPU = frozenset("erf_inv lgamma digamma".split())
 
 
 def expand(roots: list[E.Expr]) -> list[E.Expr]:
@@ -465,7 +466,9 @@ def expand(roots: list[E.Expr]) -> list[E.Expr]:
         if n.op in NOT_ON_GPU:
             raise NotImplementedError(f"webgpu codegen: {n.op} has no float32 implementation on the GPU yet; "
                                       "use the wasm device for it")
-        if n.op in FAST32 and n.dtype.kind == "f" or n.op in ("nextafter", "rsqrt") \
+        if n.op in MATH32 and n.dtype.kind == "f":
+            new = E.cast(MATH32[n.op](E.cast(srcs[0], dtypes.float32)), n.dtype)
+        elif n.op in FAST32 and n.dtype.kind == "f" or n.op in ("nextafter", "rsqrt") \
                 or n.op == "pow" and n.dtype.kind in "iu":
             new = mathlib.expand_node(n, srcs)
         if new is None:
