@@ -65,10 +65,12 @@ def ensure_jaxjs() -> Path:
 
 
 def run_page(sizes: list[int], reps: int, rounds: int, timeout: float, extra: str = "",
-             page: str = "index.html") -> dict:
+             page: str = "index.html", wheel_dir: Path | None = None) -> dict:
+    """`wheel_dir`: where to build the jaxweb wheel (default the shared cache's `wheels/`;
+    a private folder keeps concurrent runs from different checkouts apart)."""
     dist = ensure_jaxjs()
     pyodide_dir = serve.ensure_pyodide(offline=False)
-    wheel = serve.build_wheel(serve.CACHE / "wheels", offline=True)
+    wheel = serve.build_wheel(wheel_dir or serve.CACHE / "wheels", offline=True)
     mounts = {"/": HERE / "browser", "/js_shim/": ROOT / "js_shim", "/pyodide/": pyodide_dir,
               "/wheels/": wheel.parent, "/jaxjs/": dist}
     driver = harness._chrome()

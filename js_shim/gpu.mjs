@@ -37,11 +37,15 @@ export function available() {
 const WANTED_FEATURES = ['shader-f16', 'subgroups', 'timestamp-query'];
 
 /**
- * Request an adapter and a device with the adapter's full limits.
+ * Request an adapter and a device with the adapter's full limits (once: later calls
+ * return the same description and keep the same device).
  * Resolves to a JSON string describing them (null when there is no adapter),
  * which Python parses: one crossing instead of a walk over JS objects.
  */
+let initInfo = null;  // the JSON of the device made first: init is idempotent
+
 export async function init(powerPreference = 'high-performance', adapterName = '') {
+  if (initInfo !== null) return initInfo;  // every caller shares one device (handles stay valid)
   if (!available()) return null;
   const opts = { powerPreference };
   if (adapterName === 'fallback') opts.forceFallbackAdapter = true;
@@ -60,12 +64,13 @@ export async function init(powerPreference = 'high-performance', adapterName = '
   for (const key in device.limits) {
     if (typeof device.limits[key] === 'number') limits[key] = device.limits[key];
   }
-  return JSON.stringify({
+  initInfo = JSON.stringify({
     vendor: info.vendor ?? '', architecture: info.architecture ?? '',
     device: info.device ?? '', description: info.description ?? '',
     isFallbackAdapter: !!(info.isFallbackAdapter ?? adapter.isFallbackAdapter),
     features: [...device.features], limits,
   });
+  return initInfo;
 }
 
 /** The last uncaptured device error message, then cleared ('' if none). */

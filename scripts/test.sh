@@ -5,7 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=${PYTHON:-python3}
 
-if ! $PY -c "import jaxweb, numpy, pytest, hypothesis, wasmtime" >/dev/null 2>&1 \
+if ! $PY -c "import jaxweb, numpy, pytest, hypothesis, wasmtime, wgpu" >/dev/null 2>&1 \
    || [ "$($PY -c 'import jaxweb, os; print(os.path.dirname(os.path.dirname(jaxweb.__file__)))' 2>/dev/null)" != "$PWD" ]; then
   echo "[setup] pip install -e .[test]"
   $PY -m pip install -q --disable-pip-version-check -e ".[test]" 2>&1 | grep -v -E "^WARNING: (Location|Running pip)" || true

@@ -5,6 +5,8 @@ KERNEL_PLATFORMS (the reference `cpu` backend and every code generator available
 here), under `jaxweb.default_device(...)`. Their expected values come from numpy
 or hand derivation, so each device is checked against the same oracle.
 """
+import os
+
 import pytest
 
 import jaxweb
@@ -18,7 +20,11 @@ def _available(platform: str) -> bool:
         return False
 
 
-KERNEL_PLATFORMS = [p for p in ("cpu", "wasm", "webgpu") if _available(p)]
+# webgpu on a software adapter (lavapipe) is slow: its kernel tests are tests/test_webgpu.py
+# (trimmed sizes); JAXWEB_TEST_WEBGPU=1 runs every marked module on it as well.
+KERNEL_PLATFORMS = [p for p in ("cpu", "wasm") if _available(p)]
+if os.environ.get("JAXWEB_TEST_WEBGPU") == "1" and _available("webgpu"):
+    KERNEL_PLATFORMS.append("webgpu")
 
 
 def pytest_configure(config):

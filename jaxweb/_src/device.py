@@ -4,7 +4,9 @@ A `Device` pairs a platform name with a Backend instance. `Buffer` owns device
 memory and frees it when the last Python reference dies (`__del__`): users
 never dispose anything. Backends register a factory with a priority; the default
 device is the highest-priority available one that is not a software fallback,
-unless `jax_platforms` (or JAXWEB_PLATFORMS / JAX_PLATFORMS) names platforms.
+unless `jax_platforms` (or JAXWEB_PLATFORMS / JAX_PLATFORMS) names platforms. A
+platform registered with a `may_be_default` check that says no (webgpu without a
+GPU here) is not even started to choose the default.
 """
 from __future__ import annotations
 
@@ -88,9 +90,17 @@ _DEVICES: dict[str, list[Device] | None] = {}
 _ERRORS: dict[str, str] = {}
 
 
-def register_backend(platform: str, factory: Callable[[], Any], priority: int) -> None:
-    """Make a platform available; `factory` raises if it cannot start here."""
+_MAY_BE_DEFAULT: dict[str, Callable[[], bool]] = {}
+
+
+def register_backend(platform: str, factory: Callable[[], Any], priority: int,
+                     may_be_default: Callable[[], bool] | None = None) -> None:
+    """Make a platform available; `factory` raises if it cannot start here. `may_be_default`
+    is a cheap check (no device started) that is False where the platform can only be a
+    software fallback, so that choosing the default device does not start it."""
     _FACTORIES[platform] = (priority, factory)
+    if may_be_default is not None:
+        _MAY_BE_DEFAULT[platform] = may_be_default
     _DEVICES.pop(platform, None)
     _forget_default()
 
@@ -133,10 +143,17 @@ def _forget_default(*_: Any) -> None:
 _config.on_update("jax_platforms", _forget_default)
 
 
+def _yes() -> bool:
+    return True
+
+
 def default_backend() -> str:
     if _DEFAULT:
         return _DEFAULT[0]
-    names = backends()
+    names = [] if _requested_platforms() else [
+        p for p in sorted(_FACTORIES, key=lambda p: -_FACTORIES[p][0])
+        if _MAY_BE_DEFAULT.get(p, _yes)() and _devices_of(p)]
+    names = names or backends()  # explicit platforms, or nothing else: software fallbacks too
     hardware = [p for p in names if not getattr(_DEVICES[p][0].backend, "software", False)]
     if hardware or names:
         _DEFAULT.append((hardware or names)[0])

@@ -29,6 +29,9 @@ def alloc(device: Any, nbytes: int, dtype: Any = None, size: int | None = None,
     """A backend handle of `nbytes` bytes on `device`. `dtype[size]` and `context`
     (the operation, its shape) describe the request if it does not fit."""
     backend = device.backend
+    check = getattr(backend, "check_dtype", None)  # devices without some dtypes (webgpu: no 64-bit)
+    if check is not None and dtype is not None:
+        check(dtype)
     counts = _COUNTS.setdefault(id(device), [0, 0, 0, 0])
     try:
         if not _tracks_itself(backend):

@@ -212,10 +212,12 @@ class KernelLowering:
         if self.realize or self.split:
             return None
         k = self._canonical(outs, name)
-        if not self.nested_reduce:
-            roots = list(k.outs) + ([k.body] if k.reduce_op else [])
-            self.realize = [self.reduces[id(e)] for e in E.walk_all(roots) if e.op == "reduce"]
-            if self.realize:
+        if not self.nested_reduce:  # every reduction but the top-level one gets a kernel of its own
+            self.realize = [self.reduces[id(e)] for e in E.walk_all(outs)
+                            if e.op == "reduce" and e is not self._top]
+            self.split += [n for n in self.realize if id(n) in self._member_ids]  # to its own kernel
+            self.realize = [n for n in self.realize if id(n) not in self._member_ids]
+            if self.realize or self.split:
                 return None
         return k
 
@@ -281,6 +283,7 @@ class KernelLowering:
             if prod(self.shape[level:]) == 1 and e not in top:  # once per output element
                 top.append(e)
         in_dtypes = tuple(n.dtype for n in self.inputs)
+        self._top = top[0] if top else None
         if not top:
             return Kernel(self.shape, None, None, in_dtypes, name=name, outs=tuple(outs))
         r = top[0]

@@ -1,0 +1,274 @@
+"""The `webgpu` device: kernels compiled to WGSL (codegen.py, matmul.py), run by a runtime.
+
+Execution is deferred: `execute` and `copy` append commands to a pending list and
+`submit` (a whole schedule: a jitted call or an eager flush) ends with one
+`flush`, which records every command into one command encoder and one
+queue.submit. `read` and `write` flush first (queue writes are ordered after
+earlier submits, so a write never overtakes a dispatch that read the old bytes).
+
+Buffers come from a pool of size classes (four per power of two, whole buffers):
+a freed buffer goes back to its class and the next allocation of that class reuses
+it, which also keeps bind groups (cached by pipeline and buffers) hot. A handle may
+be a view of another buffer from a byte offset (a scan step's slice): kernels get a
+copy of it (inputs) or write a temporary that is copied into place (outputs).
+
+Programs (pipelines) are cached by WGSL text, so kernels that generate the same
+code share one pipeline. Every GPU error becomes a `WGSLError` carrying the WGSL
+and naming the kernel.
+"""
+from __future__ import annotations
+
+from collections import OrderedDict
+from typing import Any
+
+from ..base import Backend
+from ...compiler.gemm import GemmCaps
+from ...compiler.kernel import Capabilities, Kernel, Routine
+from ...errors import ResourceExhaustedError
+from . import codegen, matmul
+from .runtime import WGSLError, default_runtime
+from .wgsl import check_dtype
+
+POOL_BYTES = 256 << 20  # free buffers kept for reuse at most
+MAX_GROUPS_SOFTWARE = 1024  # per-element kernels' workgroups at most on CPU adapters
+
+
+def size_class(nbytes: int) -> int:
+    """nbytes rounded up to 2**k * (4, 5, 6 or 7) / 4, at least 256."""
+    n = max(nbytes, 256)
+    top = 1 << (n - 1).bit_length()
+    step = top // 8
+    return -(-n // step) * step
+
+
+class Handle:
+    """A pooled GPU buffer (`buf`, `cap` bytes), or a view of one from byte `off`."""
+
+    __slots__ = ("buf", "cap", "off", "base")
+
+    def __init__(self, buf: Any, cap: int, off: int = 0, base: "Handle | None" = None):
+        self.buf, self.cap, self.off, self.base = buf, cap, off, base
+
+
+class Program:
+    __slots__ = ("pipeline", "shader", "name")
+
+    def __init__(self, pipeline: Any, shader: codegen.Shader, name: str):
+        self.pipeline, self.shader, self.name = pipeline, shader, name
+
+
+class WebGPUBackend(Backend):
+    platform = "webgpu"
+
+    def __init__(self, runtime: Any = None, adapter: str | None = None):
+        super().__init__()
+        self.rt = runtime if runtime is not None else default_runtime(adapter)
+        info = self.rt.info
+        self.software = bool(info["software"])
+        self.device_kind = f"webgpu ({info['vendor'] or info['description'] or 'adapter'})"
+        lim = info["limits"]
+        self.max_buffer = int(lim.get("maxBufferSize", 256 << 20))
+        self.tiling = matmul.SOFTWARE if self.software else matmul.HARDWARE
+        self.max_groups = MAX_GROUPS_SOFTWARE if self.software else 1 << 14
+        max_inv = int(lim.get("maxComputeInvocationsPerWorkgroup", 256))
+        if self.tiling.threads > max_inv:
+            self.tiling = matmul.SOFTWARE
+        self.capabilities = Capabilities(
+            nested_reduce=False, multi_output=True,
+            max_buffers=int(lim.get("maxStorageBuffersPerShaderStage", 8)),
+            gemm=GemmCaps(nr=self.tiling.BN, min_dim=16, pack_min_bytes=1 << 20, conv=False))
+        self._pool: dict[int, list] = {}
+        self._pooled = 0
+        self._pipelines: dict[str, Any] = {}
+        self._names: dict[int, str] = {}  # id(pipeline) -> the kernel it was first made for
+        self._groups: OrderedDict[tuple, Any] = OrderedDict()
+        self._pending: list = []
+        self._after: list = []      # temporaries freed once the pending commands are submitted
+        self.stats = {"submits": 0, "dispatches": 0, "pipelines": 0}
+
+    # ------------------------------------------------------------ memory
+    def check_dtype(self, dt: Any) -> None:
+        check_dtype(dt)
+
+    def alloc(self, nbytes: int) -> Handle:
+        cap = size_class(nbytes)
+        free = self._pool.get(cap)
+        while free:
+            buf = free.pop()
+            self._pooled -= cap
+            if self.rt.alive(buf):
+                return Handle(buf, cap)
+            self._drop_groups(buf)  # its finalizer ran after it came back (same GC pass)
+        if cap > self.max_buffer:
+            raise ResourceExhaustedError(nbytes, self.max_buffer, 0, self.max_buffer)
+        try:
+            return Handle(self.rt.create_buffer(cap), cap)
+        except Exception as e:
+            if "memory" in str(e).lower():
+                raise ResourceExhaustedError(nbytes, 0, 0, self.max_buffer) from None
+            raise
+
+    def free(self, handle: Handle) -> None:
+        if handle.base is not None or not self.rt.alive(handle.buf):
+            return  # a view; or collected in a reference cycle after the GPU object's own finalizer
+        # (when that finalizer runs after this, in the same collection, `alloc` skips the buffer)
+        if self._pooled + handle.cap > POOL_BYTES:
+            self._drop_groups(handle.buf)
+            self.rt.destroy_buffer(handle.buf)
+            return
+        self._pool.setdefault(handle.cap, []).append(handle.buf)
+        self._pooled += handle.cap
+
+    def offset(self, handle: Handle, nbytes: int) -> Handle:
+        root = handle.base or handle
+        return Handle(root.buf, root.cap, handle.off + nbytes, root)
+
+    def write(self, handle: Handle, data) -> None:
+        data = bytes(data)
+        if not data:
+            return
+        self.flush()
+        off = handle.off
+        if off % 4 or len(data) % 4:  # WebGPU writes whole words: merge with the bytes around
+            lo, hi = off & ~3, (off + len(data) + 3) & ~3
+            word = bytearray(self.rt.read(handle.buf, lo, hi - lo))
+            word[off - lo: off - lo + len(data)] = data
+            off, data = lo, bytes(word)
+        self.rt.write(handle.buf, off, data)
+
+    def read(self, handle: Handle, nbytes: int) -> memoryview:
+        if nbytes == 0:
+            return memoryview(b"")
+        self.flush()
+        lo = handle.off & ~3
+        hi = (handle.off + nbytes + 3) & ~3
+        data = self.rt.read(handle.buf, lo, hi - lo)
+        return memoryview(data)[handle.off - lo: handle.off - lo + nbytes]
+
+    async def read_async(self, handle: Handle, nbytes: int) -> memoryview:
+        """`read` awaiting the host's readback promise (Pyodide without JSPI) instead of blocking."""
+        reader = getattr(self.rt, "read_async", None)
+        if reader is None or nbytes == 0:
+            return self.read(handle, nbytes)
+        self.flush()
+        lo, hi = handle.off & ~3, (handle.off + nbytes + 3) & ~3
+        data = await reader(handle.buf, lo, hi - lo)
+        return memoryview(data)[handle.off - lo: handle.off - lo + nbytes]
+
+    async def synchronize_async(self) -> None:
+        self.flush()
+        waiter = getattr(self.rt, "finish_async", None)
+        if waiter is not None:
+            await waiter()
+
+    def copy(self, dst: Handle, src: Handle, nbytes: int) -> None:
+        if nbytes == 0:
+            return
+        if dst.off % 4 or src.off % 4 or nbytes % 4:
+            self.write(dst, self.read(src, nbytes))
+            return
+        self._pending.append(("copy", src.buf, src.off, dst.buf, dst.off, nbytes))
+
+    # ------------------------------------------------------------ programs
+    def compile(self, kernel: Kernel | Routine) -> Program:
+        if isinstance(kernel, Routine):
+            if kernel.routine != "gemm_f32":
+                raise NotImplementedError(f"webgpu backend: no routine {kernel.routine!r}")
+            shader = matmul.build(kernel.spec, self.tiling)
+        else:
+            shader = codegen.build(kernel, self.max_groups)
+        pipe = self._pipelines.get(shader.code)
+        if pipe is None:
+            try:
+                pipe = self.rt.pipeline(shader.code)
+            except WGSLError as e:
+                e.add_note(f"kernel '{kernel.name}':\n{kernel.text()}")
+                raise
+            self._pipelines[shader.code] = pipe
+            self._names[id(pipe)] = kernel.name
+            self.stats["pipelines"] += 1
+        return Program(pipe, shader, kernel.name)
+
+    def _group(self, program: Program, bufs: list) -> Any:
+        key = (id(program.pipeline), *map(id, bufs))
+        g = self._groups.get(key)
+        if g is not None:
+            self._groups.move_to_end(key)
+            return g[0]
+        g = self.rt.bind_group(program.pipeline, bufs)
+        self._groups[key] = (g, program.pipeline, bufs)  # holding them keeps the ids valid
+        if len(self._groups) > 4096:
+            self._release(self._groups.popitem(last=False)[1][0])
+        return g
+
+    def _release(self, group: Any) -> None:
+        rel = getattr(self.rt, "release_bind_group", None)
+        if rel is not None:
+            rel(group)
+
+    def _drop_groups(self, buf: Any) -> None:
+        for key in [k for k, v in self._groups.items() if any(b is buf for b in v[2])]:
+            self._release(self._groups.pop(key)[0])
+
+    def _temp(self, nbytes: int) -> Handle:
+        h = self.alloc(nbytes)
+        self._after.append(h)
+        return h
+
+    def execute(self, program: Program, outs: list[Handle], inputs: list[Handle]) -> None:
+        sh = program.shader
+        if sh.n_in != len(inputs) or sh.n_out != len(outs):
+            raise ValueError(f"webgpu: kernel '{program.name}' binds {sh.n_out}+{sh.n_in} buffers, "
+                             f"got {len(outs)}+{len(inputs)}")
+        out_bufs = {id(h.buf) for h in outs}
+        ins = []
+        for h in inputs:  # views and inputs aliasing an output are read from a copy
+            if h.off or id(h.buf) in out_bufs:
+                n = h.cap - h.off
+                t = self._temp(n)
+                self.copy(t, h, n & ~3)
+                h = t
+            ins.append(h)
+        targets = [self._temp(h.cap - h.off) if h.off else h for h in outs]
+        bufs = [h.buf for h in targets] + [h.buf for h in ins]
+        try:
+            group = self._group(program, bufs)
+        except Exception as e:  # e.g. a buffer past maxStorageBufferBindingSize
+            sizes = [h.cap for h in targets + ins]
+            raise WGSLError(f"WebGPU could not bind the buffers of kernel '{program.name}' (bytes {sizes}, "
+                            f"limit {self.rt.info['limits'].get('maxStorageBufferBindingSize')}): "
+                            f"{type(e).__name__}: {e}", sh.code) from e
+        self._pending.append(("dispatch", program.pipeline, group, *sh.grid))
+        for t, h, n in zip(targets, outs, sh.out_nbytes):
+            if t is not h:
+                self.copy(h, t, n)
+
+    def submit(self, prepared, inputs, alloc=None, free=None):
+        try:
+            return super().submit(prepared, inputs, alloc, free)
+        finally:
+            self.flush()
+
+    def flush(self) -> None:
+        """Record the pending commands into one command encoder and submit them once."""
+        cmds, self._pending = self._pending, []
+        temps, self._after = self._after, []
+        try:
+            if cmds:
+                self.stats["submits"] += 1
+                self.stats["dispatches"] += sum(c[0] == "dispatch" for c in cmds)
+                self.rt.submit(cmds)
+        except WGSLError:
+            raise
+        except Exception as e:  # validation or out of memory at submit: name what ran
+            names = [self._names.get(id(c[1]), "?") for c in cmds if c[0] == "dispatch"]
+            raise WGSLError(f"WebGPU error submitting {len(cmds)} commands (kernels: {', '.join(names)}): "
+                            f"{type(e).__name__}: {e}") from e
+        finally:
+            for t in temps:
+                self.free(t)
+
+    def synchronize(self) -> None:
+        """Submit what is pending and wait until the GPU finished it (`block_until_ready`)."""
+        self.flush()
+        self.rt.finish()

@@ -1,0 +1,241 @@
+"""A Kernel -> one WGSL compute shader (`Shader`: its text and how to dispatch it).
+
+Two shapes of program:
+
+- **per element** (elementwise kernels, and reductions over few elements): one
+  invocation computes `lanes` consecutive outputs, running its reduction (if any)
+  in a loop, and strides over the grid by the number of invocations launched.
+  `lanes` is 4 / the smallest output itemsize, so that an invocation owns whole u32
+  words of every packed 8/16-bit output (WGSL has no byte stores, and two
+  invocations must never write one word). The lanes are unrolled.
+- **per workgroup** (reductions of at least TREE_MIN elements into 32-bit outputs):
+  one workgroup per output element; its TREE_WG invocations stride over the
+  reduction, then combine their partial results by a tree in workgroup memory,
+  and invocation 0 runs the epilogue and stores.
+
+Nodes are emitted once, at the shallowest place where their indices exist: before
+the reduction loop (index arithmetic, per-output loads), inside it, or after it
+(the epilogue over `acc`). Grids larger than 65535 workgroups per dimension are
+dispatched as 2D grids and linearized in the shader.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ...compiler import expr as E
+from ...compiler.kernel import Kernel, identity
+from ...compiler.shapetracker import prod
+from . import wgsl as W
+
+WG = 256          # invocations per workgroup (lavapipe ran 2x faster than with 64)
+TREE_WG = 64      # per-workgroup reductions: fewer barrier levels
+TREE_MIN = 256    # reduction length from which a workgroup reduces one output
+MAX_GRID = 65535  # workgroups per dimension (WebGPU's default limit)
+
+
+@dataclass(frozen=True)
+class Shader:
+    code: str
+    grid: tuple[int, int, int]   # workgroups to dispatch
+    n_out: int
+    n_in: int
+    out_nbytes: tuple[int, ...] = ()  # bytes each output holds (what a view's copy moves)
+
+
+def grid_for(groups: int) -> tuple[int, int, int]:
+    if groups <= MAX_GRID:
+        return (max(groups, 1), 1, 1)
+    return (MAX_GRID, -(-groups // MAX_GRID), 1)
+
+
+def bindings(n_out: int, in_count: int) -> str:
+    lines = [f"@group(0) @binding({k}) var<storage, read_write> out{k}: array<u32>;" for k in range(n_out)]
+    lines += [f"@group(0) @binding({n_out + i}) var<storage, read> in{i}: array<u32>;" for i in range(in_count)]
+    return "\n".join(lines)
+
+
+def _decompose(flat: str, shape: tuple, prefix: str, names: dict) -> list[str]:
+    """lets binding index names `prefix0..` of the row-major position `flat` in `shape`."""
+    lines, stride = [], 1
+    strides = []
+    for n in reversed(shape):
+        strides.append(stride)
+        stride *= n
+    for i, (n, s) in enumerate(zip(shape, reversed(strides))):
+        v = f"{prefix}{i}"
+        q = flat if s == 1 else f"({flat} / {s}i)"
+        lines.append(f"let {v}_{names['lane']}: i32 = {q if i == 0 else f'{q} % {n}i'};")
+        names[v] = f"{v}_{names['lane']}"
+    return lines
+
+
+class Emitter:
+    """Emits let statements for expression nodes into `lines`, naming each node once."""
+
+    def __init__(self, consts: dict):
+        self.consts = consts  # (value key) -> let name, shared by the whole function
+        self.name: dict[int, str] = {}
+
+    def operand(self, n: E.Expr, env: dict) -> str:
+        if n.op == "const":
+            key = (n.dtype.name, E._hashable(n.arg))
+            if key not in self.consts:
+                self.consts[key] = (f"k{len(self.consts)}", W.const_text(n.arg, n.dtype, opaque=True))
+            return self.consts[key][0]
+        if n.op == "idx":
+            return env[n.arg[0]]
+        if n.op == "acc":
+            return env["acc"]
+        return self.name[id(n)]
+
+    def emit(self, nodes: list[E.Expr], env: dict, lines: list[str], tag: str) -> None:
+        for n in nodes:
+            if n.op in ("const", "idx", "acc") or id(n) in self.name:
+                continue
+            if n.op == "reduce":
+                raise NotImplementedError("webgpu codegen: nested reductions are scheduled as kernels")
+            a = [self.operand(s, env) for s in n.src]
+            if n.op == "load":
+                text = W.load_text(f"in{n.arg}", a[0] if len(a) == 1 else f"select(0i, {a[0]}, {a[1]})", n.dtype)
+                if len(a) > 1:
+                    text = f"select({W.const_text(0, n.dtype)}, {text}, {a[1]})"
+            else:
+                text = W.op_text(n, a)
+            v = f"v{len(self.name)}{tag}"
+            lines.append(f"let {v}: {W.ty(n.dtype)} = {text};")
+            self.name[id(n)] = v
+
+
+class Plan:
+    """The kernel's expanded expressions and which nodes go before, in and after the loop."""
+
+    def __init__(self, kernel: Kernel):
+        for dt in (*kernel.in_dtypes, *kernel.out_dtypes):
+            W.check_dtype(dt, f" (kernel '{kernel.name}')")
+        roots = list(kernel.outs) + ([kernel.body] if kernel.reduce_op else [])
+        ex = W.expand(roots)
+        self.outs, self.body = ex[:len(kernel.outs)], (ex[-1] if kernel.reduce_op else None)
+        free: dict[int, int] = {}  # 0: outer, 1: in the reduction loop, 2: after it
+        self.pre, self.loop, self.post = [], [], []
+        for n in E.walk_all(ex):
+            if n.op == "idx":
+                lvl = 1 if n.arg[0].startswith("r") else 0
+            elif n.op == "acc":
+                lvl = 2
+            else:
+                lvl = max((free[id(s)] for s in n.src), default=0)
+            free[id(n)] = lvl
+            (self.pre, self.loop, self.post)[lvl].append(n)
+
+
+def build(kernel: Kernel, max_groups: int = 1 << 14) -> Shader:
+    """`max_groups`: workgroups at most for per-element kernels, whose invocations then
+    stride over the outputs (software adapters pay per workgroup: they get few)."""
+    plan = Plan(kernel)
+    rsize = prod(kernel.reduce_shape) if kernel.reduce_op else 0
+    tree = (kernel.reduce_op is not None and rsize >= TREE_MIN and all(d.itemsize == 4 for d in kernel.out_dtypes)
+            and plan.body.dtype.kind != "b")
+    return (_build_tree if tree else _build_elementwise)(kernel, plan, max_groups)
+
+
+def _header(kernel: Kernel) -> list[str]:
+    return [W.PRELUDE, bindings(len(kernel.outs), len(kernel.in_dtypes)), ""]
+
+
+def _reduce_loop(kernel: Kernel, plan: Plan, em: Emitter, env: dict, lines: list, tag: str,
+                 start: str, step: str) -> None:
+    """var acc = identity; for r in [start, R) by step: acc = op(acc, body)."""
+    acc_t = W.ty(plan.body.dtype)
+    ident = em.operand(identity(kernel.reduce_op, plan.body.dtype), env)
+    lines.append(f"var acc{tag}: {acc_t} = {ident};")
+    lines.append(f"for (var r{tag}: i32 = {start}; r{tag} < {prod(kernel.reduce_shape)}i; r{tag} += {step}) {{")
+    inner: list[str] = []
+    env["lane"] = f"{tag}r"
+    inner += _decompose(f"r{tag}", kernel.reduce_shape, "r", env)
+    saved = dict(em.name)
+    em.emit(plan.loop, env, inner, f"{tag}r")
+    combined = E.binary(kernel.reduce_op, E.acc(plan.body.dtype), plan.body)
+    body_text = em.operand(plan.body, env)
+    inner.append(f"acc{tag} = {W.op_text(combined, [f'acc{tag}', body_text])};")
+    em.name = saved  # loop-local names do not leak
+    lines += ["  " + s for s in inner] + ["}"]
+    env["acc"] = f"acc{tag}"
+
+
+def _finish(kernel: Kernel, em: Emitter, lines: list[str], wg: int, groups: int, body: list[str]) -> Shader:
+    consts = ["  let opq: u32 = nwg.z >> 16u;  // 0: at most 65535 workgroups per dimension"]
+    consts += [f"  let {name} = {text};" for name, text in em.consts.values()]
+    # every binding used, so that the 'auto' layout keeps them all (loads may fold away)
+    consts += [f"  _ = arrayLength(&{b});" for b in [f"out{k}" for k in range(len(kernel.outs))]
+               + [f"in{i}" for i in range(len(kernel.in_dtypes))]]
+    main = [f"@compute @workgroup_size({wg})",
+            "fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation_index) lid: u32,",
+            "        @builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {"]
+    code = "\n".join(lines + main + consts + ["  " + s for s in body] + ["}", ""])
+    return Shader(code, grid_for(groups), len(kernel.outs), len(kernel.in_dtypes),
+                  tuple(kernel.size * d.itemsize for d in kernel.out_dtypes))
+
+
+def _build_elementwise(kernel: Kernel, plan: Plan, max_groups: int) -> Shader:
+    lanes = 4 // min(d.itemsize for d in kernel.out_dtypes)
+    size = kernel.size
+    words = -(-size // lanes)
+    em = Emitter({})
+    groups = min(-(-words // WG), max_groups)
+    body = []
+    packed = {k: [f"w{k}_{j}" for j in range(lanes * d.itemsize // 4)]
+              for k, d in enumerate(kernel.out_dtypes) if d.itemsize < 4}
+    for k, ws in packed.items():
+        body += [f"var {w}: u32 = 0u;" for w in ws]
+    for lane in range(lanes):
+        env = {"lane": f"l{lane}"}
+        inner: list[str] = [f"let f_l{lane}: i32 = i32(t) * {lanes}i + {lane}i;"]
+        inner += _decompose(f"f_l{lane}", kernel.shape or (1,), "g", env)
+        em.name = {}
+        em.emit(plan.pre, env, inner, f"l{lane}")
+        if kernel.reduce_op:
+            _reduce_loop(kernel, plan, em, env, inner, f"l{lane}", "0i", "1i")
+            em.emit(plan.post, env, inner, f"l{lane}p")
+        for k, (o, dt) in enumerate(zip(plan.outs, kernel.out_dtypes)):
+            bits = W.store_bits(em.operand(o, env), dt)
+            if dt.itemsize == 4:
+                inner.append(f"out{k}[u32(f_l{lane})] = {bits};")
+            else:
+                per = 4 // dt.itemsize
+                w = packed[k][lane // per]
+                inner.append(f"{w} = {w} | ({bits} << {(lane % per) * 8 * dt.itemsize}u);")
+        guard = size % lanes != 0 and lane > 0
+        body += ([f"if (i32(t) * {lanes}i + {lane}i < {size}i) {{"] + ["  " + s for s in inner] + ["}"]
+                 if guard else ["{"] + ["  " + s for s in inner] + ["}"])
+    for k, ws in packed.items():
+        for j, w in enumerate(ws):
+            body.append(f"out{k}[t * {len(ws)}u + {j}u] = {w};")
+    loop = [f"for (var t: u32 = gid.x + gid.y * nwg.x * {WG}u; t < {words}u; t += {groups * WG}u) {{"]
+    return _finish(kernel, em, _header(kernel), WG, groups, loop + ["  " + s for s in body] + ["}"])
+
+
+def _build_tree(kernel: Kernel, plan: Plan, max_groups: int) -> Shader:
+    acc_t = W.ty(plan.body.dtype)
+    em = Emitter({})
+    lines = _header(kernel) + [f"var<workgroup> part: array<{acc_t}, {TREE_WG}>;", ""]
+    env = {"lane": "o"}
+    body = ["let o: u32 = wid.x + wid.y * nwg.x;", f"if (o >= {kernel.size}u) {{ return; }}",
+            "let f_o: i32 = i32(o);"]
+    body += _decompose("f_o", kernel.shape or (1,), "g", env)
+    em.emit(plan.pre, env, body, "o")
+    _reduce_loop(kernel, plan, em, env, body, "t", "i32(lid)", f"{TREE_WG}i")
+    body.append("part[lid] = acct;")
+    combine = E.binary(kernel.reduce_op, E.acc(plan.body.dtype), plan.body)
+    step = TREE_WG // 2
+    while step >= 1:
+        body += ["workgroupBarrier();", f"if (lid < {step}u) {{",
+                 f"  part[lid] = {W.op_text(combine, ['part[lid]', f'part[lid + {step}u]'])};", "}"]
+        step //= 2
+    body += ["workgroupBarrier();", "if (lid == 0u) {", "  let total = part[0];"]
+    env["acc"] = "total"
+    post: list[str] = []
+    em.emit(plan.post, env, post, "p")
+    for k, (o, dt) in enumerate(zip(plan.outs, kernel.out_dtypes)):
+        post.append(f"out{k}[o] = {W.store_bits(em.operand(o, env), dt)};")
+    body += ["  " + s for s in post] + ["}"]
+    return _finish(kernel, em, lines, TREE_WG, kernel.size, body)

@@ -1,0 +1,190 @@
+"""The GEMM routine (`gemm_f32`) as a shared-memory tiled WGSL kernel with register blocking.
+
+The scheduler (compiler/gemm.py) has already staged A (when it is not a plain
+strided read) and packed B into strips `nr` columns wide, and adds an epilogue
+kernel when the matmul has one; this program only computes
+`C[b, i, j] = sum_k A[b, i, k] B'[b, k, j]` into C rows `N8` apart. The backend
+declares `nr` = the tile width BN, so a workgroup's B tile is one strip: rows of BN
+contiguous floats, and every column it stores lies inside C's N8-wide rows (only
+rows past M and k past K need guards; loads there read 0).
+
+A workgroup of (BN/TN) x (BM/TM) invocations computes a BM x BN tile of C; per step
+of BK it copies an A tile (BK x BM, transposed so that a row of the micro-tile is
+contiguous) and a B tile (BK x BN) into workgroup memory, then each invocation
+accumulates its TM x TN micro-tile in registers from TM + TN loads per k. The
+micro-tile and the tile copies are unrolled here, in Python, so that every register
+index is a constant. The grid is (N8/BN, ceil(M/BM), batch).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ...compiler.gemm import GemmSpec
+from .codegen import Shader
+
+
+@dataclass(frozen=True)
+class Tiling:
+    BM: int = 64
+    BN: int = 64
+    BK: int = 16
+    TM: int = 4
+    TN: int = 4
+    shared: bool = True  # False: no workgroup memory, no barriers (software rasterizers' fibers)
+
+    @property
+    def threads(self) -> int:
+        return (self.BM // self.TM) * (self.BN // self.TN)
+
+
+SOFTWARE = Tiling(BM=32, BN=64, BK=1, TM=4, TN=8, shared=False)  # lavapipe / SwiftShader
+HARDWARE = Tiling(BM=128, BN=128, BK=8, TM=8, TN=8)  # 128x128 tiles, 8x8 per invocation
+
+
+def _b_layout(s: GemmSpec, t: Tiling) -> tuple[int, int, int, int]:
+    """(offset, batch stride, strip stride, k stride) of B' in elements."""
+    if s.packed:
+        return 0, s.K * s.N8, s.K * s.nr, s.nr
+    return s.b_off, s.b_sb, s.nr, s.b_sk
+
+
+def _unrolled(t: Tiling) -> tuple[str, str, str]:
+    """(declarations, one k step, stores): the micro-tile as named scalars, every index a
+    constant, so that compilers keep it in registers (a dynamically indexed array spills)."""
+    decl = [f"  var c{i}_{j} = 0.0;" for i in range(t.TM) for j in range(t.TN)]
+    step = [f"      let a{i} = As[k * {t.BM}u + ty * {t.TM}u + {i}u];" for i in range(t.TM)]
+    step += [f"      let b{j} = Bs[k * {t.BN}u + tx * {t.TN}u + {j}u];" for j in range(t.TN)]
+    step += [f"      c{i}_{j} = fma(a{i}, b{j}, c{i}_{j});" for i in range(t.TM) for j in range(t.TN)]
+    store = []
+    for i in range(t.TM):
+        store.append(f"  if (row0 + ty * {t.TM}u + {i}u < M) {{")
+        store.append(f"    let c = (b * M + row0 + ty * {t.TM}u + {i}u) * N8 + strip * {t.BN}u + tx * {t.TN}u;")
+        store += [f"    C[c + {j}u] = c{i}_{j};" for j in range(t.TN)]
+        store.append("  }")
+    return "\n".join(decl), "\n".join(step), "\n".join(store)
+
+
+def _build_direct(s: GemmSpec, t: Tiling) -> Shader:
+    """Each invocation reads its TM rows of A and TN columns of B' straight from memory (the
+    CPU's caches share them): what software adapters run fastest, since a barrier there
+    switches between every SIMD group of the workgroup. Operands are read as vec4 where
+    their layout is 16-byte aligned: B' rows always (strips are nr wide), A when it is
+    row-major with K a multiple of 4 (then k advances by 4) or column-major (TM rows at once)."""
+    b_off, b_sb, b_ss, b_sk = _b_layout(s, t)
+    vb = t.TN % 4 == 0 and all(v % 4 == 0 for v in (b_off, b_sb, b_ss, b_sk))
+    va = s.a_sk == 1 and all(v % 4 == 0 for v in (s.K, s.a_si, s.a_off, s.a_sb))
+    # column-major A (a transposed operand): one vec4 holds TM's rows at one k; rows past M
+    # read the next column's values (robust access keeps the last ones in bounds), never stored
+    vt = not va and s.a_si == 1 and t.TM == 4 and all(v % 4 == 0 for v in (s.a_sk, s.a_off, s.a_sb))
+    ku = 4 if va else 1
+    rows = [f"  let ra{i} = a_base + min(row + {i}u, M - 1u) * {s.a_si}u;" for i in range(t.TM)]
+    step = []
+    if vt:
+        rows = ["  let ra = a_base + row;"]
+        step.append(f"    let av = A[(ra + k * {s.a_sk}u) / 4u];")
+        step += [f"    let a{i} = av[{i}];" for i in range(t.TM)]
+    for i in range(t.TM if not vt else 0):
+        step.append(f"    let a{i} = A[(ra{i} + k) / 4u];" if va else f"    let a{i} = A[ra{i} + k * {s.a_sk}u];")
+    for u in range(ku):
+        kk = f"(k + {u}u)" if va else "k"
+        if vb:
+            step += [f"    let b{u}_{q} = B[(rb + {kk} * {b_sk}u) / 4u + {q}u];" for q in range(t.TN // 4)]
+            bval = [f"b{u}_{j // 4}[{j % 4}]" for j in range(t.TN)]
+        else:
+            step += [f"    let b{u}_{j} = B[rb + {kk} * {b_sk}u + {j}u];" for j in range(t.TN)]
+            bval = [f"b{u}_{j}" for j in range(t.TN)]
+        aval = [f"a{i}[{u}]" if va else f"a{i}" for i in range(t.TM)]
+        step += [f"    c{i}_{j} = fma({aval[i]}, {bval[j]}, c{i}_{j});" for i in range(t.TM) for j in range(t.TN)]
+    decl = [f"  var c{i}_{j} = 0.0;" for i in range(t.TM) for j in range(t.TN)]
+    store = []
+    for i in range(t.TM):
+        store.append(f"  if (row + {i}u < M) {{")
+        store.append(f"    let c = (b * M + row + {i}u) * N8 + col;")
+        store += [f"    C[c + {j}u] = c{i}_{j};" for j in range(t.TN)]
+        store.append("  }")
+    nl = "\n"
+    code = f"""@group(0) @binding(0) var<storage, read_write> C: array<f32>;
+@group(0) @binding(1) var<storage, read> A: array<{'vec4<f32>' if va or vt else 'f32'}>;
+@group(0) @binding(2) var<storage, read> B: array<{'vec4<f32>' if vb else 'f32'}>;
+const M = {s.M}u;
+const K = {s.K}u;
+const N8 = {s.N8}u;
+
+@compute @workgroup_size({t.threads})
+fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {{
+  let b = wid.z;
+  let strip = wid.x;
+  let row = wid.y * {t.BM}u + (lid / {t.BN // t.TN}u) * {t.TM}u;
+  let col = strip * {t.BN}u + (lid % {t.BN // t.TN}u) * {t.TN}u;
+  let a_base = {s.a_off}u + b * {s.a_sb}u;
+  let rb = {b_off}u + b * {b_sb}u + strip * {b_ss}u + (lid % {t.BN // t.TN}u) * {t.TN}u;
+{nl.join(rows)}
+{nl.join(decl)}
+  for (var k = 0u; k < K; k += {ku}u) {{
+{nl.join(step)}
+  }}
+{nl.join(store)}
+}}
+"""
+    return Shader(code, (s.N8 // t.BN, -(-s.M // t.BM), s.B), 1, 2, (4 * s.B * s.M * s.N8,))
+
+
+def build(s: GemmSpec, t: Tiling) -> Shader:
+    assert s.nr == t.BN, (s.nr, t.BN)
+    if not t.shared:
+        return _build_direct(s, t)
+    n_threads = t.threads
+    tx_n = t.BN // t.TN
+    a_loads = -(-t.BM * t.BK // n_threads)
+    b_loads = -(-t.BK * t.BN // n_threads)
+    b_off, b_sb, b_ss, b_sk = _b_layout(s, t)
+    decl, step, store = _unrolled(t)
+    a_tile = "\n".join(f"""    {{
+      let e = lid + {l * n_threads}u;
+      let m = e / {t.BK}u;
+      let gm = row0 + m;
+      let gk = k0 + e % {t.BK}u;
+      var v = 0.0;
+      if (gm < M && gk < K) {{ v = A[a_base + gm * {s.a_si}u + gk * {s.a_sk}u]; }}
+      As[(e % {t.BK}u) * {t.BM}u + m] = v;
+    }}""" for l in range(a_loads) if l * n_threads < t.BM * t.BK)
+    b_tile = "\n".join(f"""    {{
+      let e = lid + {l * n_threads}u;
+      let gk = k0 + e / {t.BN}u;
+      var v = 0.0;
+      if (gk < K) {{ v = B[b_base + gk * {b_sk}u + e % {t.BN}u]; }}
+      Bs[e] = v;
+    }}""" for l in range(b_loads) if l * n_threads < t.BK * t.BN)
+    assert t.BM * t.BK % n_threads == 0 and t.BK * t.BN % n_threads == 0, t
+    code = f"""@group(0) @binding(0) var<storage, read_write> C: array<f32>;
+@group(0) @binding(1) var<storage, read> A: array<f32>;
+@group(0) @binding(2) var<storage, read> B: array<f32>;
+var<workgroup> As: array<f32, {t.BK * t.BM}>;
+var<workgroup> Bs: array<f32, {t.BK * t.BN}>;
+const M = {s.M}u;
+const K = {s.K}u;
+const N8 = {s.N8}u;
+
+@compute @workgroup_size({n_threads})
+fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {{
+  let b = wid.z;
+  let row0 = wid.y * {t.BM}u;
+  let strip = wid.x;
+  let tx = lid % {tx_n}u;
+  let ty = lid / {tx_n}u;
+  let a_base = {s.a_off}u + b * {s.a_sb}u;
+  let b_base = {b_off}u + b * {b_sb}u + strip * {b_ss}u;
+{decl}
+  for (var k0 = 0u; k0 < K; k0 += {t.BK}u) {{
+{a_tile}
+{b_tile}
+    workgroupBarrier();
+    for (var k = 0u; k < {t.BK}u; k++) {{
+{step}
+    }}
+    workgroupBarrier();
+  }}
+{store}
+}}
+"""
+    return Shader(code, (s.N8 // t.BN, -(-s.M // t.BM), s.B), 1, 2, (4 * s.B * s.M * s.N8,))

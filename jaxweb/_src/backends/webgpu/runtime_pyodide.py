@@ -1,0 +1,93 @@
+"""The WebGPU runtime (see runtime.py) in Pyodide, through js_shim/gpu.mjs.
+
+GPU objects live in the shim's tables and cross as ints; a schedule's commands
+cross as one Int32Array and run as one command encoder and one queue.submit
+(`gpu.run`). Requesting the device, compiling a pipeline (to get the compiler's
+messages) and reading back are promises: Python waits on them through
+`host.wait` (JSPI), which needs code entered through runPythonAsync.
+"""
+from __future__ import annotations
+
+import array
+import json
+
+from ... import host
+from .runtime import LIMITS, WGSLError, is_software
+
+_DISPATCH, _COPY = 1, 2
+
+
+def _i32(values) -> object:
+    """An Int32Array of ints (one FFI crossing)."""
+    from pyodide.ffi import to_js  # noqa: PLC0415  (only exists in Pyodide)
+    return to_js(array.array("i", values))
+
+
+class PyodideGpuRuntime:
+    name = "navigator.gpu"
+
+    def __init__(self, adapter: str | None = None):
+        self._shim = host.shim().gpu  # HostError outside a page loaded by js_shim
+        if not self._shim.available():
+            raise RuntimeError("this host has no navigator.gpu (WebGPU)")
+        text = host.wait(self._shim.init("high-performance", adapter or ""))
+        if text is None:
+            raise RuntimeError("navigator.gpu.requestAdapter() found no adapter")
+        d = json.loads(str(text))
+        limits = {k: d["limits"][k] for k in LIMITS if k in d["limits"]}
+        self.info = {"vendor": d["vendor"], "architecture": d["architecture"],
+                     "description": f"{d['device']} {d['description']}".strip(),
+                     "software": bool(d["isFallbackAdapter"]) or is_software(
+                         d["vendor"], d["architecture"], d["device"], d["description"]),
+                     "features": sorted(d["features"]), "limits": limits}
+
+    def _check(self, what: str, code: str = "") -> None:
+        err = str(self._shim.takeError())
+        if err:
+            raise WGSLError(f"WebGPU error in {what}: {err}", code)
+
+    def create_buffer(self, size: int) -> int:
+        return int(self._shim.createBuffer(max(4, size), 0))
+
+    def destroy_buffer(self, handle: int) -> None:
+        self._shim.destroyBuffer(handle)
+
+    @staticmethod
+    def alive(handle: int) -> bool:
+        return True  # the shim's tables hold buffers until destroyBuffer
+
+    def write(self, handle: int, offset: int, data: bytes) -> None:
+        self._shim.writeBuffer(handle, offset, host.to_js_bytes(data))
+
+    def read(self, handle: int, offset: int, size: int) -> bytes:
+        out = host.js_bytes(host.wait(self._shim.read(handle, offset, size)))
+        self._check("a readback")
+        return out
+
+    async def read_async(self, handle: int, offset: int, size: int) -> bytes:
+        return host.js_bytes(await self._shim.read(handle, offset, size))
+
+    def finish(self) -> None:
+        host.wait(self._shim.finish())
+
+    async def finish_async(self) -> None:
+        await self._shim.finish()
+
+    def pipeline(self, code: str) -> int:
+        try:
+            return int(host.wait(self._shim.createPipelineAsync(code, "main")))
+        except Exception as e:  # a JsException carrying the compiler's messages
+            raise WGSLError(f"WebGPU rejected a generated shader: {e}", code) from None
+
+    def bind_group(self, pipeline: int, handles: list) -> int:
+        return int(self._shim.createBindGroup(pipeline, _i32(handles)))
+
+    def release_bind_group(self, handle: int) -> None:
+        self._shim.release("bindGroup", handle)
+
+    def submit(self, cmds: list) -> None:
+        flat = array.array("i")
+        for c in cmds:
+            flat.extend((_DISPATCH, *c[1:]) if c[0] == "dispatch" else (_COPY, *c[1:]))
+        self._shim.run(_i32(flat))
+        self._check("a submitted schedule")

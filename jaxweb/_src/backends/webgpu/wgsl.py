@@ -1,0 +1,494 @@
+"""Kernel IR expressions -> WGSL statements, one `let` per node, from tables.
+
+Every buffer is bound as `array<u32>` so that 8- and 16-bit dtypes (bool, int8,
+uint8, int16, uint16, float16, bfloat16) can be stored packed; values are
+computed in 32-bit WGSL types (`f32`, `i32`, `u32`, `bool`). Narrow integers are
+re-normalized after every op that can leave their range (wrap-around as the
+reference backend does), float16 and bfloat16 results are rounded to their
+format after every op (the reference rounds after every op too). 64-bit and
+complex dtypes have no WGSL type: `check_dtype` raises a TypeError naming the
+dtype and pointing at the wasm device.
+
+Semantics follow the reference backend (see backends/wasm/scalar.py), written
+out where WGSL differs: integer x/0 = -1 (all ones unsigned) and x%0 = x,
+shifts by >= the width give 0 (or the sign), NaN-propagating max/min, round
+half away from zero, saturating float->int casts with NaN -> 0. Constants are
+bound to `let`s, never inlined into operations: WGSL rejects (at shader
+creation) constant expressions that overflow, divide by zero, shift too far or
+produce NaN/Inf, and a `let` is not a constant expression; float constants are
+also made opaque to the driver's compiler (`const_text`), which folds IEEE
+special cases wrongly (lavapipe turned `x / 0.0` into 0). float32 sums, differences
+and products pass through `opq` too: without it Mesa's NIR contracts `a * b + c`
+into an fma and simplifies `(a + b) - a` to `b` (SPIR-V from WGSL marks no op
+exact), which breaks the compensated arithmetic of the shared expansions
+(random.uniform's Dekker-style scaling came out 1 ulp off).
+
+Transcendental ops: exp, expm1, log, tanh and logistic use the compiler's float32
+expansions (`mathlib.fast32`: <= 3 ulp) because WGSL only promises 3 + 2|x| ulp
+(exp) or 2**-21 absolute (log) error; nextafter, rsqrt and integer pow use the
+shared expansions too. The rest of mathlib computes in float64, which WGSL does
+not have, so here:
+- sin, cos, tan: Cody-Waite reduction in f32 (pi/2 in 12-bit parts, the quotient
+  split in two, so every product is exact without fma: ~2**-25 absolute error for
+  |x| < 2**24; no Payne-Hanek beyond) and short minimax polynomials, because WGSL
+  builtins only promise 2**-11 absolute error on [-pi, pi] and nothing outside it;
+- asin, acos, atan: Cephes-style f32 polynomials (lavapipe's builtins were 1e-4 off);
+  atan2 is atan with IEEE's zeros and infinities; pow handles C's special cases;
+- sinh, cosh, asinh, acosh, atanh, exp2, cbrt, sqrt: WGSL builtins made to
+  return NaN for NaN and keep signed zeros (the driver's precision: tests allow a
+  few ulp);
+- erf, erfc (float32 fits of their own, ~2.5 ulp) and log1p: `math32.py`;
+- erf_inv, lgamma, digamma: not yet (NotImplementedError naming wasm).
+"""
+from __future__ import annotations
+
+import struct
+
+from ... import dtypes
+from ...compiler import expr as E, mathlib
+from ...compiler.mathlib.fast32 import FAST32
+from ...dtypes import DType
+from .math32 import MATH32
+
+#: compute type of each storable dtype
+TYPE = {"float32": "f32", "float16": "f32", "bfloat16": "f32", "int32": "i32", "int16": "i32", "int8": "i32",
+        "uint32": "u32", "uint16": "u32", "uint8": "u32", "bool": "bool"}
+BITS = {"int8": 8, "uint8": 8, "int16": 16, "uint16": 16}
+_MIN = {"int8": -128, "int16": -32768, "int32": -(1 << 31)}
+
+
+def check_dtype(dt: DType, what: str = "") -> None:
+    if dt.name not in TYPE:
+        raise TypeError(
+            f"the webgpu device has no {dt.name} (WGSL has no 64-bit or complex types){what}: use the wasm "
+            f"device for {dt.name} (jaxweb.devices('wasm'), or jaxweb.default_device(...)), or 32-bit dtypes")
+
+
+def ty(dt: DType) -> str:
+    check_dtype(dt)
+    return TYPE[dt.name]
+
+
+def width(dt: DType) -> int:
+    return BITS.get(dt.name, 32)
+
+
+# ---------------------------------------------------------------- helpers in every module
+PRELUDE = """fn f32_bits(u: u32) -> f32 { return bitcast<f32>(u); }
+fn is_nan(x: f32) -> bool { return (bitcast<u32>(x) & 0x7fffffffu) > 0x7f800000u; }
+fn is_fin(x: f32) -> bool { return (bitcast<u32>(x) & 0x7f800000u) != 0x7f800000u; }
+fn bf16r(x: f32) -> f32 {
+  let u = bitcast<u32>(x);
+  if ((u & 0x7fffffffu) > 0x7f800000u) { return bitcast<f32>(u | 0x00400000u); }
+  return bitcast<f32>((u + 0x7fffu + ((u >> 16u) & 1u)) & 0xffff0000u);
+}
+fn f16r(x: f32) -> f32 {
+  if (is_nan(x) || !is_fin(x)) { return x; }
+  if (abs(x) >= 65520.0) { return select(f32_bits(0xff800000u), f32_bits(0x7f800000u), x > 0.0); }
+  return quantizeToF16(x);
+}
+fn round_away(x: f32) -> f32 { let t = trunc(x); return select(t, t + sign(x), abs(x - t) >= 0.5); }
+fn keep(x: f32, o: u32) -> f32 { return bitcast<f32>(bitcast<u32>(x) ^ o); }  // o = opq = 0
+fn trig_red(x: f32, o: u32) -> vec2<f32> {
+  // x - q pi/2, pi/2 in 12-bit parts and q split as qh + ql (12 bits each): every product
+  // is exact and every partial difference fits in f32 (no fma needed: drivers may not
+  // fuse); `keep` stops the driver from refactoring qh*c + ql*c into q*c
+  let q = round(x * 0.63661977236758134);
+  let qh = keep(trunc(q * 0.000244140625) * 4096.0, o);
+  let ql = keep(q - qh, o);
+  var r = keep(x - keep(qh * 1.5703125, o), o);
+  r = keep(r - keep(ql * 1.5703125, o), o);
+  r = keep(r - keep(qh * 0.0004837512969970703, o), o);
+  r = keep(r - keep(ql * 0.0004837512969970703, o), o);
+  r = keep(r - keep(qh * 7.549533620476723e-08, o), o);
+  r = keep(r - keep(ql * 7.549533620476723e-08, o), o);
+  r = r - q * 2.5632829192545614e-12;
+  // q from the f32 product x * 2/pi can be one off for large x: bring r back to [-pi/4, pi/4]
+  if (abs(r) > 0.78539816) {
+    let s = sign(r);
+    r = (r - s * 1.5707963705062866) + s * 4.371138828673793e-08;
+    return vec2<f32>(r, q + s);
+  }
+  return vec2<f32>(r, q);
+}
+fn sin_poly(r: f32) -> f32 {
+  let z = r * r;
+  return fma(r * z, fma(z, fma(z, -1.9515295891e-4, 8.3321608736e-3), -1.6666654611e-1), r);
+}
+fn cos_poly(r: f32) -> f32 {
+  let z = r * r;
+  return fma(z * z, fma(z, fma(z, 2.443315711809948e-5, -1.388731625493765e-3), 4.166664568298827e-2),
+             fma(-0.5, z, 1.0));
+}
+fn sin_q(x: f32, shift: i32, o: u32) -> f32 {
+  if (!is_fin(x)) { return f32_bits(0x7fc00000u); }
+  let t = trig_red(x, o);
+  let q = (i32(t.y) + shift) & 3;
+  let v = select(sin_poly(t.x), cos_poly(t.x), (q & 1) == 1);
+  return select(v, -v, q >= 2);
+}
+fn asin_(x: f32) -> f32 {
+  let a = abs(x);
+  if (a > 1.0) { return f32_bits(0x7fc00000u); }
+  let big = a > 0.5;
+  let z = select(a * a, 0.5 * (1.0 - a), big);
+  let t = select(a, sqrt(z), big);
+  let p = fma(fma(fma(fma(fma(4.2163199048e-2, z, 2.4181311049e-2), z, 4.5470025998e-2), z, 7.4953002686e-2),
+                  z, 1.6666752422e-1) * z, t, t);
+  return copysign_(select(p, 1.57079632679490 - (p + p), big), x);
+}
+fn acos_(x: f32) -> f32 {
+  if (x < -0.5) { return 3.14159265358979 - 2.0 * asin_(sqrt(0.5 * (1.0 + x))); }
+  if (x > 0.5) { return 2.0 * asin_(sqrt(0.5 * (1.0 - x))); }
+  return 1.57079632679490 - asin_(x);
+}
+fn atan_(x: f32) -> f32 {
+  let a = abs(x);
+  var y = 0.0;
+  var t = a;
+  if (a > 2.414213562373095) { y = 1.57079632679490; t = -1.0 / a; }
+  else if (a > 0.4142135623730950) { y = 0.78539816339745; t = (a - 1.0) / (a + 1.0); }
+  let z = t * t;
+  let p = fma(fma(fma(fma(8.05374449538e-2, z, -1.38776856032e-1), z, 1.99777106478e-1), z, -3.33329491539e-1) * z,
+              t, t);
+  return copysign_(y + p, x);
+}
+fn copysign_(v: f32, s: f32) -> f32 {
+  return bitcast<f32>((bitcast<u32>(v) & 0x7fffffffu) | (bitcast<u32>(s) & 0x80000000u));
+}
+fn atan2_(y: f32, x: f32) -> f32 {
+  if (is_nan(x) || is_nan(y)) { return x + y; }
+  let pi = 3.14159265358979;
+  let x_neg = (bitcast<u32>(x) >> 31u) == 1u;
+  if (y == 0.0) { return select(y, copysign_(pi, y), x_neg); }
+  if (!is_fin(x)) {
+    if (!is_fin(y)) { return copysign_(select(0.78539816339745, 2.35619449019234, x_neg), y); }
+    return copysign_(select(0.0, pi, x_neg), y);
+  }
+  if (!is_fin(y) || x == 0.0) { return copysign_(1.57079632679490, y); }
+  let a = atan_(abs(y) / abs(x));
+  return copysign_(select(a, pi - a, x_neg), y);
+}
+fn pow_(a: f32, b: f32) -> f32 {
+  if (b == 0.0 || a == 1.0) { return 1.0; }
+  if (is_nan(a) || is_nan(b)) { return a + b; }
+  let inf = f32_bits(0x7f800000u);
+  let ax = abs(a);
+  if (!is_fin(b)) { return select(select(0.0, inf, (ax > 1.0) == (b > 0.0)), 1.0, ax == 1.0); }
+  let odd = abs(b) < 16777216.0 && trunc(b) == b && (i32(abs(b)) & 1i) == 1i;
+  if (a == 0.0 || !is_fin(a)) {
+    let r = select(0.0, inf, (b < 0.0) == (a == 0.0));
+    return select(r, copysign_(r, a), odd);
+  }
+  if (a < 0.0 && trunc(b) != b) { return f32_bits(0x7fc00000u); }
+  let m = pow(ax, b);
+  return select(m, -m, a < 0.0 && odd);
+}
+fn tan_(x: f32, o: u32) -> f32 {
+  if (!is_fin(x)) { return f32_bits(0x7fc00000u); }
+  let t = trig_red(x, o);
+  let s = sin_poly(t.x);
+  let c = cos_poly(t.x);
+  return select(s / c, -c / s, (i32(t.y) & 1) == 1);
+}
+"""
+
+
+def const_text(v, dt: DType, opaque: bool = False) -> str:
+    """A literal that is exact in WGSL (floats through their bits: no const-eval surprises).
+    `opaque`: XORed with `opq` (a runtime 0 the compiler cannot see), so that no shader
+    compiler folds float arithmetic on it: lavapipe folded `x / 0.0` to 0."""
+    t = ty(dt)
+    if t == "bool":
+        return "true" if v else "false"
+    if t == "u32":
+        return f"{int(v) & 0xffffffff}u"
+    if t == "i32":
+        return f"{int(v)}i" if int(v) != -(1 << 31) else "bitcast<i32>(0x80000000u)"
+    try:
+        bits = struct.unpack("<I", struct.pack("<f", float(v)))[0]
+    except OverflowError:
+        bits = 0x7f800000 if v > 0 else 0xff800000
+    return f"f32_bits({bits:#010x}u ^ opq)" if opaque else f"f32_bits({bits:#010x}u)"
+
+
+def fix(text: str, dt: DType) -> str:
+    """`text` (a 32-bit value) brought back into `dt`: wrap narrow ints, round f16/bf16."""
+    n = dt.name
+    if n == "bfloat16":
+        return f"bf16r({text})"
+    if n == "float16":
+        return f"f16r({text})"
+    if n in ("int8", "int16"):
+        s = 32 - BITS[n]
+        return f"(({text}) << {s}u) >> {s}u"
+    if n in ("uint8", "uint16"):
+        return f"(({text}) & {(1 << BITS[n]) - 1}u)"
+    return text
+
+
+def _bits_of(x: str, dt: DType) -> str:
+    """The u32 pattern of a value of `dt` (low `width` bits significant)."""
+    n, t = dt.name, TYPE[dt.name]
+    if n == "bfloat16":
+        return f"(bitcast<u32>({x}) >> 16u)"
+    if n == "float16":
+        return f"(pack2x16float(vec2<f32>({x}, 0.0)) & 0xffffu)"
+    if t == "bool":
+        return f"select(0u, 1u, {x})"
+    if t == "u32":
+        return x
+    return f"(bitcast<u32>({x}) & {(1 << width(dt)) - 1 if width(dt) < 32 else 0xffffffff:#x}u)"
+
+
+def _from_bits(u: str, dt: DType) -> str:
+    """The value of `dt` whose pattern is the low bits of u32 `u` (already masked)."""
+    n, t = dt.name, TYPE[dt.name]
+    if n == "bfloat16":
+        return f"bitcast<f32>(({u}) << 16u)"
+    if n == "float16":
+        return f"unpack2x16float({u}).x"
+    if n == "float32":
+        return f"bitcast<f32>({u})"
+    if t == "bool":
+        return f"(({u}) != 0u)"
+    if t == "u32":
+        return u
+    if n == "int32":
+        return f"bitcast<i32>({u})"
+    s = 32 - BITS[n]
+    return f"(bitcast<i32>(({u}) << {s}u) >> {s}u)"
+
+
+def load_text(buf: str, index: str, dt: DType) -> str:
+    """Element `index` (an i32 expression) of `dt` from packed u32 buffer `buf`."""
+    size = dt.itemsize
+    if size == 4:
+        return _from_bits(f"{buf}[u32({index})]", dt)
+    i = f"u32({index})"
+    per = 4 // size
+    sh = f"(({i} & {per - 1}u) * {8 * size}u)"
+    word = f"({buf}[{i} >> {per.bit_length() - 1}u] >> {sh})"
+    return _from_bits(f"({word} & {(1 << 8 * size) - 1:#x}u)", dt)
+
+
+def store_bits(x: str, dt: DType) -> str:
+    """The u32 to store (4-byte dtypes) or to shift into a word (narrow ones)."""
+    return _bits_of(x, dt)
+
+
+# ---------------------------------------------------------------- op tables
+def _arith(sym: str, bool_op: str):
+    def rule(a, b, dt):
+        if dt.kind == "b":
+            return f"({a} {bool_op} {b})"
+        if dt.name == "float32":  # rounded here, as written: no contraction, no reassociation
+            return f"bitcast<f32>(bitcast<u32>({a} {sym} {b}) ^ opq)"
+        return fix(f"({a} {sym} {b})", dt)
+    return rule
+
+
+def _div(a, b, dt):
+    if dt.kind == "f":
+        return fix(f"({a} / {b})", dt)
+    t = TYPE[dt.name]
+    zero, one = ("0u", "1u") if t == "u32" else ("0i", "1i")
+    bad = f"({b} == {zero})"
+    ones = f"{(1 << width(dt)) - 1}u" if t == "u32" else "-1i"
+    return fix(f"select({a} / select({b}, {one}, {bad}), {ones}, {bad})", dt)
+
+
+def _rem(a, b, dt):
+    if dt.kind == "f":  # C fmod as a - b trunc(a / b) in f32 (inexact when |a/b| is large); fmod(x, inf) = x
+        r = f"copysign_({a} - {b} * trunc({a} / {b}), {a})"
+        return fix(f"select({r}, {a}, !is_fin({b}) && !is_nan({b}) && is_fin({a}))", dt)
+    t = TYPE[dt.name]
+    zero, one = ("0u", "1u") if t == "u32" else ("0i", "1i")
+    bad = f"({b} == {zero})"
+    return fix(f"select({a} % select({b}, {one}, {bad}), {a}, {bad})", dt)
+
+
+def _minmax(fn: str):
+    def rule(a, b, dt):
+        if dt.kind == "f":
+            return f"select({fn}({a}, {b}), {a} + {b}, is_nan({a}) || is_nan({b}))"
+        if dt.kind == "b":
+            return f"({a} {'||' if fn == 'max' else '&&'} {b})"
+        return f"{fn}({a}, {b})"
+    return rule
+
+
+def _bitwise(sym: str, bool_op: str):
+    return lambda a, b, dt: f"({a} {bool_op if dt.kind == 'b' else sym} {b})"
+
+
+def _shl(a, b, dt):
+    t, w = TYPE[dt.name], width(dt)
+    zero = "0u" if t == "u32" else "0i"
+    return fix(f"select({a} << (u32({b}) & 31u), {zero}, u32({b}) >= {w}u)", dt)
+
+
+def _shr_logical(a, b, dt):
+    w = width(dt)
+    pat = _bits_of(a, dt)
+    shifted = f"select({pat} >> (u32({b}) & 31u), 0u, u32({b}) >= {w}u)"
+    return shifted if TYPE[dt.name] == "u32" else _from_bits(shifted, dt)
+
+
+def _shr_arith(a, b, dt):
+    w = width(dt)
+    signed = a if TYPE[dt.name] == "i32" else _from_bits(_bits_of(a, dt), _SIGNED_OF[dt.name])
+    r = f"({signed} >> min(u32({b}), {w - 1}u))"
+    return r if TYPE[dt.name] == "i32" else fix(f"bitcast<u32>({r})", dt)
+
+
+_SIGNED_OF = {"uint8": dtypes.int8, "uint16": dtypes.int16, "uint32": dtypes.int32}
+
+
+def _cmp(sym: str):
+    """Float comparisons test NaN by its bits: shader compilers fold `x != x` to false."""
+    def rule(a, b, dt):
+        if dt.kind == "b" and sym not in ("==", "!="):
+            return f"(select(0u, 1u, {a}) {sym} select(0u, 1u, {b}))"
+        if dt.kind != "f":
+            return f"({a} {sym} {b})"
+        nan = f"(is_nan({a}) || is_nan({b}))"
+        return f"(({a} != {b}) || {nan})" if sym == "!=" else f"(({a} {sym} {b}) && !{nan})"
+    return rule
+
+
+BINARY = {
+    "add": _arith("+", "||"), "sub": _arith("-", "!="), "mul": _arith("*", "&&"),
+    "div": _div, "rem": _rem, "max": _minmax("max"), "min": _minmax("min"),
+    "and": _bitwise("&", "&&"), "or": _bitwise("|", "||"), "xor": _bitwise("^", "!="),
+    "shl": _shl, "shr_logical": _shr_logical, "shr_arith": _shr_arith,
+    "lt": _cmp("<"), "le": _cmp("<="), "gt": _cmp(">"), "ge": _cmp(">="), "eq": _cmp("=="), "ne": _cmp("!="),
+    "pow": lambda a, b, dt: fix(f"pow_({a}, {b})", dt), "atan2": lambda a, b, dt: fix(f"atan2_({a}, {b})", dt),
+}
+
+
+def _builtin(fn: str):
+    return lambda a, dt: fix(f"{fn}({a})", dt)
+
+
+def _math(fn: str, odd: bool = False):
+    """A WGSL math builtin made to return NaN for NaN (and keep -0 where f(-0) = -0)."""
+    def rule(a, dt):
+        keep = f"is_nan({a}) || {a} == 0.0" if odd else f"is_nan({a})"
+        return fix(f"select({fn}, {a}, {keep})".format(a=a), dt)
+    return rule
+
+
+def _neg(a, dt):
+    if dt.kind == "f":
+        return f"(-{a})"
+    return fix(f"(0u - {a})" if TYPE[dt.name] == "u32" else f"(0i - {a})", dt)
+
+
+def _abs(a, dt):
+    return a if TYPE[dt.name] == "u32" else fix(f"abs({a})", dt)
+
+
+def _sign(a, dt):
+    if dt.kind == "f":
+        return f"select(sign({a}), {a}, is_nan({a}) || {a} == 0.0)"
+    return f"select(0u, 1u, {a} != 0u)" if TYPE[dt.name] == "u32" else f"sign({a})"
+
+
+def _not(a, dt):
+    return f"(!{a})" if dt.kind == "b" else fix(f"(~{a})", dt)
+
+
+def _popcount(a, dt):
+    return f"{TYPE[dt.name]}(countOneBits({_bits_of(a, dt)}))"
+
+
+def _clz(a, dt):
+    return f"{TYPE[dt.name]}(countLeadingZeros({_bits_of(a, dt)}) - {32 - width(dt)}u)"
+
+
+def _cbrt(a, dt):
+    return fix(f"select(sign({a}) * pow(abs({a}), 1.0 / 3.0), {a}, {a} == 0.0 || !is_fin({a}))", dt)
+
+
+UNARY = {
+    "neg": _neg, "abs": _abs, "sign": _sign, "floor": _builtin("floor"), "ceil": _builtin("ceil"),
+    "round": _builtin("round_away"), "round_even": _builtin("round"), "sqrt": _builtin("sqrt"),
+    "exp2": _math("exp2({a})"), "sin": _math("sin_q({a}, 0i, opq)", True), "cos": _math("sin_q({a}, 1i, opq)"),
+    "tan": _math("tan_({a}, opq)", True), "asin": _math("asin_({a})", True), "acos": _math("acos_({a})"),
+    "atan": _math("atan_({a})", True), "sinh": _math("sinh({a})", True), "cosh": _math("cosh({a})"),
+    "asinh": _math("asinh({a})", True), "acosh": _math("acosh({a})"), "atanh": _math("atanh({a})", True),
+    "cbrt": _cbrt, "is_finite": lambda a, dt: f"is_fin({a})", "not": _not,
+    "population_count": _popcount, "clz": _clz,
+}
+
+
+def _cast(x: str, src: DType, dst: DType) -> str:
+    s, d = TYPE[src.name], TYPE[dst.name]
+    if d == "bool":
+        return f"(({x} != {const_text(0, src)}) || is_nan({x}))" if s == "f32" else f"({x} != {const_text(0, src)})"
+    if s == "bool":
+        return f"select({const_text(0, dst)}, {const_text(1, dst)}, {x})"
+    if d == "f32":
+        return fix(x if s == "f32" else f"f32({x})", dst)
+    if s == "f32":  # saturating, NaN -> 0
+        lo, hi = dtypes.iinfo(dst).min, dtypes.iinfo(dst).max
+        hi_f = float(hi) if hi < (1 << 24) else float(struct.unpack("<f", struct.pack("<f", hi))[0])
+        v = f"{d}(clamp({x}, {const_text(lo, src)}, {const_text(hi_f, src)}))"
+        if hi_f > hi:  # 2**31 and 2**32 are not below the maximum: clamp under them, then saturate
+            below = float(struct.unpack("<f", struct.pack("<I", struct.unpack("<I", struct.pack("<f", hi_f))[0] - 1))[0])
+            v = f"select({d}(clamp({x}, {const_text(lo, src)}, {const_text(below, src)})), {const_text(hi, dst)}, " \
+                f"{x} >= {const_text(hi_f, src)})"
+        return f"select({v}, {const_text(0, dst)}, is_nan({x}))"
+    if s == d:
+        return fix(x, dst)
+    return fix(f"bitcast<{d}>({x})", dst)  # i32 <-> u32: two's complement, then narrowed
+
+
+def _bitcast(x: str, src: DType, dst: DType) -> str:
+    if src.itemsize != dst.itemsize:
+        raise NotImplementedError(f"webgpu codegen: bitcast {src.name} -> {dst.name}")
+    return _from_bits(_bits_of(x, src), dst)
+
+
+NOT_ON_GPU = frozenset("erf_inv lgamma digamma".split())
+
+
+def expand(roots: list[E.Expr]) -> list[E.Expr]:
+    """The kernel's expressions with the mathlib expansions WGSL needs (see the module doc)."""
+    memo: dict[int, E.Expr] = {}
+    for n in E.walk_all(roots):
+        if not n.src:
+            memo[id(n)] = n
+            continue
+        srcs = tuple(memo[id(s)] for s in n.src)
+        new = None
+        if n.op in NOT_ON_GPU:
+            raise NotImplementedError(f"webgpu codegen: {n.op} has no float32 implementation on the GPU yet; "
+                                      "use the wasm device for it")
+        if n.op in MATH32 and n.dtype.kind == "f":
+            new = E.cast(MATH32[n.op](E.cast(srcs[0], dtypes.float32)), n.dtype)
+        elif n.op in FAST32 and n.dtype.kind == "f" or n.op in ("nextafter", "rsqrt") \
+                or n.op == "pow" and n.dtype.kind in "iu":
+            new = mathlib.expand_node(n, srcs)
+        if new is None:
+            new = n if all(a is b for a, b in zip(srcs, n.src)) else E.rebuild(n, srcs)
+        memo[id(n)] = new
+    return [memo[id(r)] for r in roots]
+
+
+def op_text(n: E.Expr, a: list[str]) -> str:
+    """WGSL for ALU node `n` over operand texts `a` (loads, indices, reduces are the caller's)."""
+    op = n.op
+    if op == "where":
+        return f"select({a[2]}, {a[1]}, {a[0]})"
+    if op == "cast":
+        return _cast(a[0], n.src[0].dtype, n.dtype)
+    if op == "bitcast":
+        return _bitcast(a[0], n.src[0].dtype, n.dtype)
+    if op in BINARY:
+        return BINARY[op](a[0], a[1], n.src[0].dtype)
+    rule = UNARY.get(op)
+    if rule is None:
+        raise NotImplementedError(f"webgpu codegen: op {op} on {n.dtype.name}")
+    return rule(a[0], n.dtype)

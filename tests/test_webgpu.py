@@ -1,0 +1,298 @@
+"""The webgpu device (wgpu-py; Mesa lavapipe on CPU machines) against the reference backend.
+
+Every case runs the same function on `cpu` (the numpy oracle) and on `webgpu` and
+compares values and dtypes; sizes are small because lavapipe is slow, but each
+code path is covered: packed 8/16-bit dtypes, wrap-around, NaN/Inf, views,
+empty arrays, per-element and workgroup-tree reductions, the tiled GEMM routine
+at sizes that are not multiples of its tile, a jitted MLP training step.
+"""
+import numpy as np
+import pytest
+
+import jaxweb
+import jaxweb.numpy as jnp
+from jaxweb._src import device as _device
+
+try:
+    GPU = jaxweb.devices("webgpu")[0]
+except RuntimeError as e:  # no wgpu-py or no adapter here
+    pytest.skip(f"no webgpu device: {e}", allow_module_level=True)
+CPU = jaxweb.devices("cpu")[0]
+rng = np.random.default_rng(0)
+
+
+def on(device, fn, *args):
+    with jaxweb.default_device(device):
+        out = fn(*[jnp.asarray(a) for a in args])
+        return jaxweb.tree_util.tree_map(np.asarray, out)
+
+
+def check(fn, *args, rtol=0.0, atol=0.0):
+    ref, got = on(CPU, fn, *args), on(GPU, fn, *args)
+    for r, g in zip(jaxweb.tree_util.tree_leaves(ref), jaxweb.tree_util.tree_leaves(got)):
+        assert g.dtype == r.dtype and g.shape == r.shape, (g.dtype, r.dtype, g.shape, r.shape)
+        if r.dtype.kind == "f" or r.dtype.name == "bfloat16":
+            np.testing.assert_allclose(g.astype(np.float64), r.astype(np.float64), rtol=rtol, atol=atol)
+        else:
+            np.testing.assert_array_equal(g, r)
+
+
+SPECIAL = np.array([0.0, -0.0, 1.0, -1.0, 0.5, -2.5, 3.5, 1e-30, 1e30, np.inf, -np.inf, np.nan], np.float32)
+X = np.concatenate([SPECIAL, rng.standard_normal(20).astype(np.float32) * 3])
+TRIG = np.concatenate([X[np.abs(X) < 1e4], [100.0, -1000.5, 3000.25, 1.5707964, 3.1415927, 6433.7, -8.8e6, 1.6e7],
+                       np.arange(1, 40, dtype=np.float32) * np.float32(212345.7)]).astype(np.float32)
+POS = np.concatenate([np.abs(X), [1e-38, 3e38]]).astype(np.float32)
+
+
+@pytest.mark.parametrize("name", ["negative", "abs", "sign", "floor", "ceil", "round", "rint", "isfinite",
+                                  "isnan", "square", "reciprocal"])
+def test_exact_unary(name):
+    check(getattr(jnp, name), X)
+
+
+@pytest.mark.parametrize("name,x", [("exp", X), ("expm1", X), ("tanh", X), ("log", POS), ("sqrt", POS),
+                                    ("log1p", POS), ("sin", TRIG), ("cos", TRIG), ("tan", TRIG), ("arctan", X),
+                                    ("sinh", X[X == X][:-2]), ("cbrt", X), ("exp2", X),
+                                    ("log1p", np.concatenate([X[X > -1], [-0.999, 1e-5, -4.5e-5]])),
+                                    ("scipy.special.erf", X), ("scipy.special.erfc", X)])
+def test_transcendental(name, x):
+    fn = jnp if "." not in name else jaxweb.scipy.special
+    fn = getattr(fn, name.rsplit(".", 1)[-1])
+    # fast32 expansions and math32's (erf, erfc, log1p) are within 3 ulp; WGSL builtins get a few more
+    tight = ("exp", "expm1", "tanh", "log", "log1p", "scipy.special.erf", "scipy.special.erfc")
+    check(fn, x, rtol=1e-6 if name in tight else 2e-5, atol=1e-30 if name in tight else 1e-6)
+
+
+def test_logistic_and_nn():
+    check(lambda x: (jaxweb.nn.sigmoid(x), jaxweb.nn.relu(x), jaxweb.nn.gelu(x)), X[X == X],
+          rtol=3e-6, atol=1e-6)
+
+
+@pytest.mark.parametrize("name", ["add", "subtract", "multiply", "divide", "maximum", "minimum", "remainder",
+                                  "arctan2", "power"])
+def test_float_binary(name):
+    a, b = np.meshgrid(SPECIAL, SPECIAL)
+    if name == "remainder":
+        a, b = rng.standard_normal(50).astype(np.float32) * 10, rng.standard_normal(50).astype(np.float32) + 3
+    tol = {"arctan2": 1e-5, "power": 2e-5, "remainder": 1e-5}.get(name, 0.0)
+    check(getattr(jnp, name), a, b, rtol=tol, atol=1e-30 if tol else 0.0)
+
+
+@pytest.mark.parametrize("dtype", ["int32", "uint32", "int8", "uint8", "int16", "uint16"])
+def test_integer_wraparound(dtype):
+    info = np.iinfo(dtype)
+    a = np.array([info.min, info.max, 0, 1, -1 if info.min else 2, 7, 100 % (info.max + 1), info.max // 3],
+                 dtype)
+    b = np.array([1, 1, 0, 3, 2, 0, 5, info.max], dtype)
+    check(lambda x, y: (x + y, x - y, x * y, x // y, x % y, -x, x & y, x | y, x ^ y, ~x,
+                        jnp.maximum(x, y), x < y, x == y), a, b)
+    s = np.array([0, 1, 3, 7, 8, 15, 31, 2], dtype)
+    check(lambda x, y: (jnp.left_shift(x, y), jnp.right_shift(x, y), jaxweb.lax.shift_right_logical(x, y),
+                        jaxweb.lax.population_count(x), jaxweb.lax.clz(x)), a, s)
+
+
+def test_casts():
+    x = np.array([1.7, -1.7, 1e10, -1e10, np.nan, np.inf, 300.5, -0.0], np.float32)
+    check(lambda v: (v.astype(jnp.int32), v.astype(jnp.uint8), v.astype(jnp.int8), v.astype(jnp.uint32),
+                     v.astype(jnp.bool_), v.astype(jnp.float16), v.astype(jnp.bfloat16)), x)
+    i = np.array([-1, 0, 1, 255, 256, -129, 2**31 - 1, -2**31], np.int32)
+    check(lambda v: (v.astype(jnp.float32), v.astype(jnp.uint8), v.astype(jnp.int16), v.astype(jnp.bool_),
+                     jaxweb.lax.bitcast_convert_type(v, jnp.float32)), i)
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16", "bool"])
+def test_narrow_dtypes(dtype):
+    a = (rng.standard_normal(37) * 4).astype(np.float32)
+    b = (rng.standard_normal(37) * 4).astype(np.float32)
+    check(lambda x, y: (x.astype(dtype) * y.astype(dtype) + x.astype(dtype), x.astype(dtype) > y.astype(dtype),
+                        jnp.where(x > 0, x.astype(dtype), y.astype(dtype))), a, b)
+
+
+def test_views_and_broadcasts():
+    a = rng.standard_normal((5, 7, 3)).astype(np.float32)
+    check(lambda x: (x.T + 1, x[::2, 1:6:2, ::-1] * 2, jnp.pad(x, ((1, 0), (0, 2), (1, 1))), x.reshape(7, 15),
+                     jnp.broadcast_to(x[:, :1, :], (5, 4, 3)), jnp.concatenate([x, x[:, :2]], axis=1),
+                     x + x[0], jnp.flip(x, 1)[..., 0]), a)
+    check(lambda x: x[:, None, :] - x[None, :, :], a[:, 0, :])
+
+
+def test_empty_arrays():
+    e = np.zeros((0, 4), np.float32)
+    check(lambda x: (x + 1, x.sum(axis=0), x.max(axis=1), x.T @ x, jnp.concatenate([x, x])), e)
+
+
+@pytest.mark.parametrize("shape,axis", [((37,), None), ((6, 9), 1), ((6, 9), 0), ((3000,), None),
+                                        ((4, 700), 1), ((2, 3, 5), (0, 2))])
+def test_reductions(shape, axis):
+    a = rng.standard_normal(shape).astype(np.float32)
+    check(lambda x: (x.sum(axis), x.max(axis), x.min(axis), jnp.mean(x, axis), (x > 0).any(axis),
+                     (x > -3).all(axis)), a, rtol=2e-6, atol=1e-5)
+    check(lambda x: ((x * 10).astype(jnp.int32).sum(axis), (x * 3).astype(jnp.int8).max(axis)), a)
+    check(lambda x: (jnp.argmax(x, axis=-1), jnp.prod(x[..., :8] * 0.5 + 1, axis=-1)), a, rtol=2e-6)
+
+
+def test_reduction_nan_inf():
+    a = np.array([[1.0, np.nan, 3.0], [np.inf, -np.inf, 0.0], [np.inf, 1.0, 2.0]], np.float32)
+    check(lambda x: (x.sum(1), x.max(1), x.min(0), jnp.nanmax(x, 1)), a)
+
+
+def test_softmax_and_layernorm():
+    a = rng.standard_normal((5, 300)).astype(np.float32)
+    check(lambda x: (jaxweb.nn.softmax(x, axis=-1), jaxweb.nn.standardize(x, axis=-1)), a, rtol=2e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("m,k,n", [(17, 16, 16), (65, 33, 70), (130, 75, 67), (64, 128, 64)])
+def test_matmul_tiles(m, k, n):
+    a = rng.standard_normal((m, k)).astype(np.float32)
+    b = rng.standard_normal((k, n)).astype(np.float32)
+    check(lambda x, y: x @ y, a, b, rtol=1e-5, atol=1e-4)
+    check(lambda x, y: jaxweb.nn.relu(x @ y + 0.5), a, b, rtol=1e-5, atol=1e-4)  # epilogue kernel
+    check(lambda x, y: x.T.T @ (2 * y), a, b, rtol=1e-5, atol=1e-4)         # staged operand
+
+
+def test_matmul_transposed_operands():
+    a = rng.standard_normal((40, 72)).astype(np.float32)
+    b = rng.standard_normal((40, 64)).astype(np.float32)
+    check(lambda x, y: (x.T @ y, x[:, :66].T @ y, x[:, 1:67].T @ y, y.T @ x), a, b, rtol=1e-5, atol=1e-4)
+
+
+def test_batched_matmul_and_matvec():
+    a = rng.standard_normal((3, 40, 50)).astype(np.float32)
+    b = rng.standard_normal((3, 50, 20)).astype(np.float32)
+    check(lambda x, y: (jnp.matmul(x, y), jnp.einsum("bij,bkj->bik", x, x)), a, b, rtol=1e-5, atol=1e-4)
+    check(lambda x, v: x[0] @ v, a, b[0, :, 0], rtol=1e-5, atol=1e-4)
+
+
+def test_conv():
+    x = rng.standard_normal((2, 3, 12, 12)).astype(np.float32)
+    w = rng.standard_normal((8, 3, 3, 3)).astype(np.float32)
+    check(lambda a, b: jaxweb.lax.conv_general_dilated(a, b, (1, 1), "SAME"), x, w, rtol=1e-5, atol=1e-4)
+
+
+def _mlp_step(params, x, y):
+    def loss(p):
+        h = jaxweb.nn.relu(x @ p[0] + p[1])
+        logits = h @ p[2] + p[3]
+        return -jnp.mean(jnp.sum(jaxweb.nn.log_softmax(logits) * y, axis=-1))
+    l, g = jaxweb.value_and_grad(loss)(params)
+    return l, [p - 0.1 * d for p, d in zip(params, g)]
+
+
+def test_jitted_mlp_training_step():
+    params = [rng.standard_normal((20, 32)).astype(np.float32) * 0.3, np.zeros(32, np.float32),
+              rng.standard_normal((32, 10)).astype(np.float32) * 0.3, np.zeros(10, np.float32)]
+    x = rng.standard_normal((24, 20)).astype(np.float32)
+    y = np.eye(10, dtype=np.float32)[rng.integers(0, 10, 24)]
+    step = jaxweb.jit(_mlp_step)
+
+    def train(x, y, *p):
+        p = list(p)
+        losses = []
+        for _ in range(3):
+            l, p = step(p, x, y)
+            losses.append(l)
+        return losses, p
+    check(train, x, y, *params, rtol=2e-5, atol=2e-6)
+
+
+def test_one_submit_per_jitted_call():
+    f = jaxweb.jit(lambda x: (jnp.exp(x).sum() * x).max(axis=0) + x.T @ x)
+    with jaxweb.default_device(GPU):
+        x = jnp.asarray(rng.standard_normal((32, 32)).astype(np.float32))
+        f(x).block_until_ready()
+        before = dict(GPU.backend.stats)
+        f(x).block_until_ready()
+    assert GPU.backend.stats["submits"] - before["submits"] == 1
+    assert GPU.backend.stats["dispatches"] - before["dispatches"] >= 3
+
+
+def test_loops_on_device():
+    def f(x):
+        c, ys = jaxweb.lax.scan(lambda c, r: (c + r, c * r), jnp.zeros(3), x)
+        return c, ys, jaxweb.lax.fori_loop(0, 5, lambda i, v: v * 1.5 + i, x[0])
+    check(f, rng.standard_normal((6, 3)).astype(np.float32), rtol=1e-6)
+
+
+def test_device_put_both_ways():
+    a = rng.standard_normal((4, 5)).astype(np.float32)
+    wasm = jaxweb.devices("wasm")[0]
+    x = jaxweb.device_put(jnp.asarray(a), GPU)
+    assert x.devices() == {GPU}
+    y = jaxweb.device_put(x * 2, wasm)
+    assert y.devices() == {wasm}
+    z = jaxweb.device_put(y + 1, GPU)
+    np.testing.assert_allclose(np.asarray(z), a * 2 + 1, rtol=1e-6)
+    b = jaxweb.device_put(jnp.asarray(np.arange(5, dtype=np.int8)), GPU)
+    np.testing.assert_array_equal(np.asarray(jaxweb.device_put(b, CPU)), np.arange(5, dtype=np.int8))
+
+
+def test_software_adapter_is_never_the_default():
+    assert GPU.backend.software  # lavapipe / SwiftShader here
+    assert _device.default_backend() != "webgpu"
+    assert jaxweb.devices("webgpu")[0] is GPU
+    assert "webgpu" in repr(GPU).lower() and GPU.platform == "webgpu"
+
+
+def test_64_bit_dtypes_are_a_clear_error():
+    from jaxweb import config
+    config.update("jax_enable_x64", True)
+    try:
+        with jaxweb.default_device(GPU):
+            with pytest.raises(TypeError, match="float64.*wasm"):
+                np.asarray(jnp.ones(3, jnp.float64) * 2)
+            with pytest.raises(TypeError, match="int64"):
+                np.asarray(jnp.arange(3, dtype=jnp.int64) + 1)
+    finally:
+        config.update("jax_enable_x64", False)
+
+
+def test_gpu_errors_carry_the_wgsl():
+    from jaxweb._src.backends.webgpu.runtime import WGSLError
+    with pytest.raises(WGSLError, match="generated WGSL"):
+        GPU.backend.rt.pipeline("fn main() { let x: f32 = 1u; }")
+
+
+def test_jax_platforms_selects_webgpu():
+    import os
+    import subprocess
+    import sys
+    code = ("import jaxweb, jaxweb.numpy as jnp; "
+            "print(jaxweb.default_backend(), (jnp.arange(4.0) * 2).sum().devices(), float((jnp.arange(4.0) * 2).sum()))")
+    out = subprocess.run([sys.executable, "-c", code], env={**os.environ, "JAX_PLATFORMS": "webgpu"},
+                         capture_output=True, text=True, timeout=120)
+    assert out.stdout.split() == ["webgpu", "{WebGPUDevice(id=0)}", "12.0"], out.stderr[-2000:]
+
+
+def test_shared_memory_gemm_of_hardware_adapters():
+    """The 128x128-tile kernel hardware adapters get (workgroup memory, barriers), run here."""
+    import dataclasses
+
+    from jaxweb._src.backends.webgpu import matmul
+    from jaxweb._src.compiler.gemm import GemmCaps
+    be = GPU.backend
+    saved = be.tiling, be.capabilities
+    try:
+        for t in (matmul.HARDWARE, matmul.Tiling(64, 64, 16, 4, 4)):
+            be.tiling = t
+            be.capabilities = dataclasses.replace(saved[1], gemm=GemmCaps(nr=t.BN, min_dim=16, conv=False))
+            a = rng.standard_normal((130, 75)).astype(np.float32)
+            b = rng.standard_normal((75, 200)).astype(np.float32)
+            check(lambda x, y: (jaxweb.jit(lambda p, q: p @ q)(x, y), x[:, :33] @ y[:33, :17],
+                                jnp.matmul(x.reshape(2, 65, 75), y)), a, b, rtol=1e-5, atol=1e-4)
+    finally:
+        be.tiling, be.capabilities = saved
+
+
+def test_submit_errors_name_the_kernels():
+    from jaxweb._src.backends.webgpu.runtime import WGSLError
+    be = GPU.backend
+    with jaxweb.default_device(GPU):
+        x = jnp.arange(8.0) * 2
+        np.asarray(x)
+    p = next(iter(be._programs.values()))
+    bad = be.alloc(16)
+    be._pending.append(("dispatch", p.pipeline, be.rt.bind_group(p.pipeline, [bad.buf] * (p.shader.n_out + p.shader.n_in)),
+                        1 << 20, 1 << 20, 1))  # more workgroups than any limit allows
+    with pytest.raises(WGSLError, match="kernels: "):
+        be.flush()
+    np.testing.assert_array_equal(np.asarray(jnp.arange(3.0, device=GPU) + 1), [1, 2, 3])  # still usable
