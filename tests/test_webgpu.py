@@ -31,7 +31,9 @@ def check(fn, *args, rtol=0.0, atol=0.0):
     ref, got = on(CPU, fn, *args), on(GPU, fn, *args)
     for r, g in zip(jaxweb.tree_util.tree_leaves(ref), jaxweb.tree_util.tree_leaves(got)):
         assert g.dtype == r.dtype and g.shape == r.shape, (g.dtype, r.dtype, g.shape, r.shape)
-        if r.dtype.kind == "f" or r.dtype.name == "bfloat16":
+        if r.dtype.kind == "c":
+            np.testing.assert_allclose(g, r, rtol=rtol, atol=atol)
+        elif r.dtype.kind == "f" or r.dtype.name == "bfloat16":
             np.testing.assert_allclose(g.astype(np.float64), r.astype(np.float64), rtol=rtol, atol=atol)
         else:
             np.testing.assert_array_equal(g, r)
@@ -296,3 +298,10 @@ def test_submit_errors_name_the_kernels():
     with pytest.raises(WGSLError, match="kernels: "):
         be.flush()
     np.testing.assert_array_equal(np.asarray(jnp.arange(3.0, device=GPU) + 1), [1, 2, 3])  # still usable
+
+
+def test_complex64_as_float_pairs():
+    """The compiler turns complex arrays into float32 pairs before kernels: webgpu runs them."""
+    z = (rng.standard_normal(9) + 1j * rng.standard_normal(9)).astype(np.complex64)
+    check(lambda a: (a * a + 1j, jnp.exp(a), jnp.abs(a), jnp.sort(a)), z, rtol=1e-5, atol=1e-6)
+    check(lambda a: a.reshape(3, 3) @ a.reshape(3, 3).T.conj(), z, rtol=1e-5, atol=1e-5)

@@ -21,6 +21,7 @@ from __future__ import annotations
 from collections import OrderedDict
 from typing import Any
 
+from ... import dtypes
 from ..base import Backend
 from ...compiler.gemm import GemmCaps
 from ...compiler.kernel import Capabilities, Kernel, Routine
@@ -88,7 +89,8 @@ class WebGPUBackend(Backend):
 
     # ------------------------------------------------------------ memory
     def check_dtype(self, dt: Any) -> None:
-        check_dtype(dt)
+        # complex arrays are pairs of their real part's dtype by the time kernels see them
+        check_dtype(dtypes.real_part_dtype(dt))
 
     def alloc(self, nbytes: int) -> Handle:
         cap = size_class(nbytes)
