@@ -1,0 +1,344 @@
+"""The algorithms behind `lax.linalg`'s primitives, as compiled loops over whole-matrix kernels.
+
+Each function takes (stacks of) matrices with any leading batch dimensions and is
+written with jnp/lax operations and `lax.fori_loop`/`lax.scan`; `lax.linalg` lowers a
+primitive by tracing its function once per shape and lowering that jaxpr, so the loop
+becomes one compiled `scan` call whose body is a few fused kernels over the whole batch
+(one batched computation, on every backend, no Python loop per matrix or per column).
+
+Every step touches whole matrices through masks (`rows > j`, ...) and gathers at the
+traced loop index, so shapes stay static: a step is O(n²) work, an n-step factorization
+O(n³) as the textbook algorithm. The Jacobi methods (eigh, svd) apply one round of n/2
+disjoint rotations as gathers of partner rows/columns (O(n²) per round, not a matmul).
+
+jnp is imported at call time: this module sits in lax, below the numpy layer it uses.
+"""
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+from .. import core, dtypes
+
+
+def _jnp() -> Any:
+    return importlib.import_module("jaxweb.numpy")
+
+
+def _lax() -> Any:
+    return importlib.import_module("jaxweb.lax")
+
+
+def _shape(x: Any) -> tuple[int, ...]:
+    return core.get_aval(x).shape
+
+
+def _col(x: Any, j: Any) -> Any:
+    """x[..., :, j] at a traced j."""
+    return _lax().dynamic_index_in_dim(x, j, axis=len(_shape(x)) - 1, keepdims=False)
+
+
+def _row(x: Any, i: Any) -> Any:
+    """x[..., i, :] at a traced i."""
+    return _lax().dynamic_index_in_dim(x, i, axis=len(_shape(x)) - 2, keepdims=False)
+
+
+def _elem(v: Any, i: Any) -> Any:
+    """v[..., i] at a traced i."""
+    return _lax().dynamic_index_in_dim(v, i, axis=len(_shape(v)) - 1, keepdims=False)
+
+
+def _t(x: Any) -> Any:
+    return _jnp().swapaxes(x, -1, -2)
+
+
+# ---------------------------------------------------------------- Cholesky
+def cholesky(a: Any) -> Any:
+    """Lower L with L Lᵀ = a, right-looking: step j scales column j by the square root of
+    its pivot and subtracts its outer product from the trailing block. A non-positive
+    pivot makes a NaN; then the whole lower triangle is NaN, as JAX returns it."""
+    jnp, lax = _jnp(), _lax()
+    n = _shape(a)[-1]
+    idx = jnp.arange(n)
+    rows, cols = idx[:, None], idx[None, :]
+
+    def step(j, a):
+        col = _col(a, j)
+        ljj = jnp.sqrt(_elem(col, j))
+        l = jnp.where(idx > j, col / ljj[..., None], jnp.where(idx == j, ljj[..., None], 0.0))
+        a = jnp.where((rows > j) & (cols > j), a - l[..., :, None] * l[..., None, :], a)
+        return jnp.where(cols == j, l[..., :, None], a)
+
+    low = jnp.where(rows >= cols, lax.fori_loop(0, n, step, a), 0.0)
+    ok = jnp.all(jnp.isfinite(jnp.diagonal(low, axis1=-2, axis2=-1)), axis=-1)
+    return jnp.where(ok[..., None, None], low, jnp.where(rows >= cols, jnp.nan, 0.0))
+
+
+# ---------------------------------------------------------------- triangular solve
+def triangular_solve(a: Any, b: Any, left_side: bool, lower: bool, transpose_a: bool,
+                     unit_diagonal: bool) -> Any:
+    """x with op(a) x = b (left) or x op(a) = b, reduced to one forward substitution:
+    the right side solves the transposed system, an upper system is a lower one read
+    backwards (reversals are free views)."""
+    jnp, lax = _jnp(), _lax()
+    if not left_side:  # x op(a) = b  <=>  op(a)ᵀ xᵀ = bᵀ
+        return _t(triangular_solve(a, _t(b), True, lower, not transpose_a, unit_diagonal))
+    if transpose_a:
+        a, lower = _t(a), not lower
+    nd = len(_shape(a))
+    if not lower:  # J U J is lower for the reversal J
+        a = lax.rev(a, (nd - 2, nd - 1))
+        b = lax.rev(b, (len(_shape(b)) - 2,))
+    m = _shape(a)[-1]
+    rows = jnp.arange(m)[:, None]
+
+    def step(i, x):  # rows >= i of x are still zero, so a[i] @ x sums the solved rows only
+        ai = _row(a, i)
+        xi = _row(b, i) - jnp.einsum("...j,...jk->...k", ai, x)
+        if not unit_diagonal:
+            xi = xi / _elem(ai, i)[..., None]
+        return jnp.where(rows == i, xi[..., None, :], x)
+
+    x = lax.fori_loop(0, m, step, jnp.zeros_like(b))
+    return x if lower else lax.rev(x, (len(_shape(b)) - 2,))
+
+
+# ---------------------------------------------------------------- LU with partial pivoting
+def lu(a: Any) -> tuple[Any, Any, Any]:
+    """(lu packed, pivots, permutation) of (..., m, n) a with a[perm] = L U, as LAPACK's
+    getrf: step j swaps the row of the largest |a[i, j]|, i >= j, into row j and
+    eliminates below it. A zero pivot column is left as is (U gets a zero diagonal,
+    solves give inf/NaN, as JAX's)."""
+    jnp, lax = _jnp(), _lax()
+    m, n = _shape(a)[-2:]
+    k = min(m, n)
+    batch = _shape(a)[:-2]
+    im, in_, ik = jnp.arange(m), jnp.arange(n), jnp.arange(k)
+    i32 = dtypes.int32
+
+    def step(j, carry):
+        a, pivots, perm = carry
+        mag = jnp.where(im >= j, jnp.abs(_col(a, j)), -1.0)
+        p = jnp.argmax(mag, axis=-1).astype(i32)
+        swap = jnp.where(im == j, p[..., None], jnp.where(im == p[..., None], j, im))
+        a = jnp.take_along_axis(a, swap[..., :, None], axis=-2)
+        perm = jnp.take_along_axis(perm, swap, axis=-1)
+        pivots = jnp.where(ik == j, p[..., None], pivots)
+        col, row = _col(a, j), _row(a, j)
+        pivot = _elem(col, j)
+        factors = jnp.where(im > j, col / jnp.where(pivot == 0, 1.0, pivot)[..., None], 0.0)
+        a = a - factors[..., :, None] * jnp.where(in_ > j, row, 0.0)[..., None, :]
+        a = jnp.where((im[:, None] > j) & (in_[None, :] == j), factors[..., :, None], a)
+        return a, pivots, perm
+
+    init = (a, jnp.zeros(batch + (k,), i32), jnp.broadcast_to(im.astype(i32), batch + (m,)))
+    return lax.fori_loop(0, k, step, init)
+
+
+# ---------------------------------------------------------------- Householder QR
+def qr(a: Any, full_matrices: bool) -> tuple[Any, Any]:
+    """(Q, R) by Householder reflections H = I - β v vᵀ, accumulated into an m x m Q;
+    α = -sign(x₀)‖x‖ as LAPACK's geqrf, so R's diagonal signs match LAPACK's."""
+    jnp, lax = _jnp(), _lax()
+    m, n = _shape(a)[-2:]
+    dt = core.get_aval(a).dtype
+    idx = jnp.arange(m)
+    q0 = jnp.broadcast_to(jnp.eye(m, dtype=dt), _shape(a)[:-2] + (m, m))
+
+    def step(k, carry):
+        q, r = carry
+        x = jnp.where(idx >= k, _col(r, k), 0.0)
+        norm = jnp.sqrt(jnp.sum(x * x, axis=-1))
+        alpha = jnp.where(_elem(x, k) >= 0, -norm, norm)
+        v = x - jnp.where(idx == k, alpha[..., None], 0.0)
+        vv = jnp.sum(v * v, axis=-1)
+        beta = jnp.where(vv == 0, 0.0, 2.0 / jnp.where(vv == 0, 1.0, vv))[..., None, None]
+        r = r - beta * v[..., :, None] * jnp.einsum("...i,...ij->...j", v, r)[..., None, :]
+        q = q - beta * jnp.einsum("...ij,...j->...i", q, v)[..., :, None] * v[..., None, :]
+        return q, r
+
+    q, r = lax.fori_loop(0, min(m - 1, n), step, (q0, a))
+    r = jnp.where(jnp.arange(m)[:, None] > jnp.arange(n)[None, :], 0.0, r)
+    if full_matrices:
+        return q, r
+    k = min(m, n)
+    return q[..., :, :k], r[..., :k, :]
+
+
+# ---------------------------------------------------------------- Jacobi rounds
+def _round_tables(n: int) -> tuple[list, list]:
+    """Round-robin pairings of n indices as per-round tables: partner[r][i] (i itself on a
+    bye) and role[r][i] (+1 the smaller of its pair, -1 the larger, 0 on a bye)."""
+    m = n + (n % 2)
+    order = list(range(m))
+    partners, roles = [], []
+    for _ in range(max(m - 1, 1)):
+        partner, role = list(range(n)), [0] * n
+        for i in range(m // 2):
+            p, q = sorted((order[i], order[m - 1 - i]))
+            if q < n:
+                partner[p], partner[q], role[p], role[q] = q, p, 1, -1
+        partners.append(partner)
+        roles.append(role)
+        order = [order[0], order[-1]] + order[1:-1]
+    return partners, roles
+
+
+def _angles(app: Any, aqq: Any, apq: Any) -> tuple[Any, Any]:
+    """(c, s) of the rotation J (J[p,p] = J[q,q] = c, J[p,q] = s) zeroing apq in Jᵀ A J."""
+    jnp = _jnp()
+    zero = apq == 0
+    tau = (aqq - app) / jnp.where(zero, 1.0, 2.0 * apq)
+    t = jnp.where(tau >= 0, 1.0, -1.0) / (jnp.abs(tau) + jnp.sqrt(1.0 + tau * tau))
+    t = jnp.where(zero, 0.0, t)
+    c = 1.0 / jnp.sqrt(1.0 + t * t)
+    return c, t * c
+
+
+def _sweeps(dt: Any) -> int:
+    return 14 if dt.itemsize == 8 else 9
+
+
+def _jacobi(x: Any, n: int, pair_terms: Any, rotate: Any) -> Any:
+    """Run `_sweeps` sweeps of n - 1 rounds on carry x: each round reads (app, aqq, apq)
+    per index from `pair_terms(x, partner)` and applies `rotate(x, partner, c, coef)`,
+    where column/row i becomes c_i x_i + coef_i x_partner(i)."""
+    jnp, lax = _jnp(), _lax()
+    partners, roles = _round_tables(n)
+    ptab = jnp.asarray(partners, dtypes.int32)
+    rtab = jnp.asarray(roles, core.get_aval(x[0]).dtype)
+    nr = len(partners)
+
+    def step(i, x):
+        r = i % nr
+        partner, role = _row(ptab, r), _row(rtab, r)
+        app, aqq, apq = pair_terms(x, partner, role)
+        used = role != 0
+        c, s = _angles(app, aqq, jnp.where(used, apq, 0.0))
+        return rotate(x, partner, c, -role * s)
+
+    return lax.fori_loop(0, _sweeps(core.get_aval(x[0]).dtype) * nr, step, x)
+
+
+def _ordered(p: Any, q: Any, role: Any) -> tuple[Any, Any]:
+    """(value at the pair's smaller index, at its larger) from per-index values p (own)
+    and q (partner's)."""
+    jnp = _jnp()
+    return jnp.where(role >= 0, p, q), jnp.where(role >= 0, q, p)
+
+
+def eigh(a: Any, sort_eigenvalues: bool = True) -> tuple[Any, Any]:
+    """(eigenvectors as columns, eigenvalues) of symmetric a by cyclic two-sided Jacobi."""
+    jnp = _jnp()
+    n = _shape(a)[-1]
+    dt = core.get_aval(a).dtype
+    v0 = jnp.broadcast_to(jnp.eye(n, dtype=dt), _shape(a))
+
+    def terms(x, partner, role):
+        a, _ = x
+        d = jnp.diagonal(a, axis1=-2, axis2=-1)
+        app, aqq = _ordered(d, jnp.take(d, partner, axis=-1), role)
+        apq = jnp.sum(jnp.where(jnp.arange(n)[None, :] == partner[:, None], a, 0.0), axis=-1)
+        return app, aqq, apq
+
+    def rotate(x, partner, c, coef):
+        a, v = x
+        a = c[..., None, :] * a + coef[..., None, :] * jnp.take(a, partner, axis=-1)  # A J
+        a = c[..., :, None] * a + coef[..., :, None] * jnp.take(a, partner, axis=-2)  # Jᵀ A J
+        a = (a + _t(a)) * 0.5  # exact symmetry against rounding
+        v = c[..., None, :] * v + coef[..., None, :] * jnp.take(v, partner, axis=-1)
+        return a, v
+
+    a, v = _jacobi((a, v0), n, terms, rotate)
+    w = jnp.diagonal(a, axis1=-2, axis2=-1)
+    if sort_eigenvalues:
+        order = jnp.argsort(w, axis=-1)
+        w = jnp.take_along_axis(w, order, axis=-1)
+        v = jnp.take_along_axis(v, jnp.broadcast_to(order[..., None, :], _shape(v)), axis=-1)
+    return v, w
+
+
+def _svd_tall(a: Any) -> tuple[Any, Any, Any]:
+    """One-sided Jacobi on the columns of tall a (m >= n): (G = U diag(s), s descending, V)."""
+    jnp = _jnp()
+    m, n = _shape(a)[-2:]
+    dt = core.get_aval(a).dtype
+    v0 = jnp.broadcast_to(jnp.eye(n, dtype=dt), _shape(a)[:-2] + (n, n))
+
+    def terms(x, partner, role):
+        g, _ = x
+        gq = jnp.take(g, partner, axis=-1)
+        norms = jnp.sum(g * g, axis=-2)
+        app, aqq = _ordered(norms, jnp.take(norms, partner, axis=-1), role)
+        return app, aqq, jnp.sum(g * gq, axis=-2)
+
+    def rotate(x, partner, c, coef):
+        g, v = x
+        g = c[..., None, :] * g + coef[..., None, :] * jnp.take(g, partner, axis=-1)
+        v = c[..., None, :] * v + coef[..., None, :] * jnp.take(v, partner, axis=-1)
+        return g, v
+
+    g, v = _jacobi((a, v0), n, terms, rotate)
+    s = jnp.sqrt(jnp.sum(g * g, axis=-2))
+    order = jnp.argsort(-s, axis=-1)
+    s = jnp.take_along_axis(s, order, axis=-1)
+    g = jnp.take_along_axis(g, jnp.broadcast_to(order[..., None, :], _shape(g)), axis=-1)
+    v = jnp.take_along_axis(v, jnp.broadcast_to(order[..., None, :], _shape(v)), axis=-1)
+    return g, s, v
+
+
+def _orthonormal_u(g: Any, s: Any, full: bool) -> Any:
+    """U from the rotated columns g = U diag(s): normalized, then completed (and made
+    orthonormal where s is 0) by a QR whose signs follow the columns."""
+    jnp = _jnp()
+    m, k = _shape(g)[-2:]
+    eps = float(dtypes.finfo(core.get_aval(g).dtype).eps)
+    tiny = s <= s[..., :1] * eps * max(m, k)
+    u = jnp.where(tiny[..., None, :], 0.0, g / jnp.where(tiny, 1.0, s)[..., None, :])
+    q, r = qr(u, True)
+    signs = jnp.where(jnp.diagonal(r, axis1=-2, axis2=-1) < 0, -1.0, 1.0)
+    pad = jnp.ones(_shape(signs)[:-1] + (m - k,), core.get_aval(signs).dtype)
+    q = q * jnp.concatenate([signs, pad], axis=-1)[..., None, :]
+    return q if full else q[..., :, :k]
+
+
+def svd(a: Any, full_matrices: bool, compute_uv: bool) -> Any:
+    """(U, s, Vh) (or s) with s descending; a wide matrix is done as its transpose."""
+    m, n = _shape(a)[-2:]
+    wide = m < n
+    g, s, v = _svd_tall(_t(a) if wide else a)
+    if not compute_uv:
+        return [s]
+    u = _orthonormal_u(g, s, full_matrices)
+    return [v, s, _t(u)] if wide else [u, s, _t(v)]  # wide: a = (U S Vᵀ)ᵀ = V S Uᵀ
+
+
+# ---------------------------------------------------------------- tridiagonal solve
+def tridiagonal_solve(dl: Any, d: Any, du: Any, b: Any) -> Any:
+    """x with A x = b for the tridiagonal A (sub-diagonal dl, diagonal d, super-diagonal
+    du, each (..., m); b (..., m, k)) by the Thomas algorithm: a forward scan of the
+    eliminated coefficients, a reverse scan of the back substitution, no pivoting (as
+    JAX's gtsv-free path); a zero pivot gives inf/NaN."""
+    jnp, lax = _jnp(), _lax()
+    mv = lambda v: jnp.moveaxis(v, -1, 0)  # noqa: E731  (m, ...)
+    dl_, d_, du_ = mv(dl), mv(d), mv(du)
+    b_ = jnp.moveaxis(b, -2, 0)  # (m, ..., k)
+
+    def forward(carry, xs):
+        c_prev, y_prev = carry
+        l, dd, u, bb = xs
+        denom = dd - l * c_prev
+        c = u / denom
+        y = (bb - l[..., None] * y_prev) / denom[..., None]
+        return (c, y), (c, y)
+
+    init = (jnp.zeros_like(d_[0]), jnp.zeros_like(b_[0]))
+    _, (cs, ys) = lax.scan(forward, init, (dl_, d_, du_, b_))
+
+    def backward(x_next, xs):
+        c, y = xs
+        x = y - c[..., None] * x_next
+        return x, x
+
+    _, xs = lax.scan(backward, jnp.zeros_like(b_[0]), (cs, ys), reverse=True)
+    return jnp.moveaxis(xs, 0, -2)
