@@ -286,18 +286,21 @@ def lu(x: Any) -> tuple[Any, Any, Any]:
 
 
 def lu_pivots_to_permutation(pivots: Any, permutation_size: int) -> Any:
-    """`lax.linalg.lu_pivots_to_permutation`: the row permutation the swaps produce."""
+    """`lax.linalg.lu_pivots_to_permutation`: the row permutation the swaps produce
+    (swap i with pivots[i], in order), as one compiled loop."""
     jnp = _jnp()
-    pivots = jnp.asarray(pivots)
-    k = _aval(pivots).shape[-1]
-    perm = jnp.broadcast_to(jnp.arange(permutation_size, dtype=dtypes.int32),
-                            _aval(pivots).shape[:-1] + (permutation_size,))
-    idx = jnp.arange(permutation_size)
-    for i in range(k):
-        p = pivots[..., i:i + 1]
-        swap = jnp.where(idx == i, p, jnp.where(idx == p, i, idx))
-        perm = jnp.take_along_axis(perm, swap, axis=-1)
-    return perm
+    L = importlib.import_module("jaxweb.lax")
+    pivots = jnp.asarray(pivots).astype(dtypes.int32)
+    batch, k = _aval(pivots).shape[:-1], _aval(pivots).shape[-1]
+    idx = jnp.arange(permutation_size, dtype=dtypes.int32)
+
+    def step(i, perm):
+        p = L.dynamic_index_in_dim(pivots, i, axis=len(batch), keepdims=True)
+        at_i = L.dynamic_index_in_dim(perm, i, axis=len(batch), keepdims=True)
+        at_p = jnp.take_along_axis(perm, p, axis=-1)
+        return jnp.where(idx == i, at_p, jnp.where(idx == p, at_i, perm))
+
+    return L.fori_loop(0, k, step, jnp.broadcast_to(idx, batch + (permutation_size,)))
 
 
 # ---------------------------------------------------------------- qr
