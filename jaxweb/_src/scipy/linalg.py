@@ -40,7 +40,7 @@ def _vector_rhs(name: str, a: Any, b: Any) -> tuple[Any, bool]:
     vectorize's messages for a size mismatch (JAX's functions are vectorized)."""
     jnp = _jnp()
     n = _shape(a)[-1]
-    vector = len(_shape(b)) == len(_shape(a)) - 1 or len(_shape(b)) == 1
+    vector = len(_shape(b)) == 1 or (len(_shape(b)) == len(_shape(a)) - 1 and _shape(b)[-1] == n)
     got = _shape(b)[-1] if vector else _shape(b)[-2]
     if got != n:
         sig = "(n,n),(n)->(n)" if vector else "(n,n),(n,m)->(n,m)"
