@@ -234,3 +234,15 @@ def test_errors_match_jax(k):
     with pytest.raises(typ) as info:
         call()
     assert str(info.value) == msg
+
+
+@pytest.mark.on_every_device
+def test_blocked_paths_several_blocks():
+    """Small blocks so that the 5x5 batch spans several blocks and a padded last block."""
+    from jaxweb._src.lax import linalg_algorithms as alg
+    _check_cholesky_fn(jax.jit(lambda a: alg.cholesky(a, block=2)), SPD)
+
+
+def _check_cholesky_fn(fn, a):
+    low = np_(fn(a))
+    np.testing.assert_allclose(low, np.linalg.cholesky(a.astype(np.float64)), rtol=1e-3, atol=1e-4)

@@ -53,24 +53,61 @@ def _t(x: Any) -> Any:
 
 
 # ---------------------------------------------------------------- Cholesky
-def cholesky(a: Any) -> Any:
-    """Lower L with L Lᵀ = a, right-looking: step j scales column j by the square root of
-    its pivot and subtracts its outer product from the trailing block. A non-positive
-    pivot makes a NaN; then the whole lower triangle is NaN, as JAX returns it."""
+#: columns per block of the blocked factorizations: a loop step factors one panel of this
+#: many columns (unrolled: a few small kernels per column) and updates the trailing matrix
+#: with one GEMM, so a factorization is n / BLOCK loop steps and about n³ GEMM flops
+BLOCK = 32
+
+
+def _pad_identity(a: Any, n_to: int) -> Any:
+    """a (..., n, n) as the leading block of blockdiag(a, I) of size n_to: its factors are
+    blockdiag(factors of a, I), so padding to a multiple of the block costs no branching."""
+    jnp = _jnp()
+    n = _shape(a)[-1]
+    if n_to == n:
+        return a
+    nd = len(_shape(a))
+    a = jnp.pad(a, [(0, 0)] * (nd - 2) + [(0, n_to - n), (0, n_to - n)])
+    idx = jnp.arange(n_to)
+    return jnp.where((idx[:, None] == idx[None, :]) & (idx[:, None] >= n), 1.0, a)
+
+
+def cholesky(a: Any, block: int = BLOCK) -> Any:
+    """Lower L with L Lᵀ = a, blocked right-looking: step k factors the k-th panel of
+    `block` columns column by column (each column scaled by the square root of its pivot,
+    its outer product taken from the panel's later columns), then subtracts the panel's
+    below-diagonal part times its transpose from the whole matrix in one GEMM (zero
+    outside the trailing block). A non-positive pivot makes a NaN; then the whole lower
+    triangle is NaN, as JAX returns it."""
     jnp, lax = _jnp(), _lax()
     n = _shape(a)[-1]
-    idx = jnp.arange(n)
-    rows, cols = idx[:, None], idx[None, :]
+    b = min(block, n)
+    nb = -(-n // b)
+    N = nb * b
+    a = _pad_identity(a, N)
+    nd = len(_shape(a))
+    idx = jnp.arange(N)
+    jj = jnp.arange(b)
 
-    def step(j, a):
-        col = _col(a, j)
-        ljj = jnp.sqrt(_elem(col, j))
-        l = jnp.where(idx > j, col / ljj[..., None], jnp.where(idx == j, ljj[..., None], 0.0))
-        a = jnp.where((rows > j) & (cols > j), a - l[..., :, None] * l[..., None, :], a)
-        return jnp.where(cols == j, l[..., :, None], a)
+    def step(k, a):
+        k0 = k * b
+        panel = lax.dynamic_slice_in_dim(a, k0, b, axis=nd - 1)  # (..., N, b)
+        for j in range(b):
+            c = k0 + j
+            col = panel[..., :, j]
+            ljj = jnp.sqrt(_elem(col, c))
+            l = jnp.where(idx > c, col / ljj[..., None], jnp.where(idx == c, ljj[..., None], 0.0))
+            lrow = lax.dynamic_slice_in_dim(l, k0, b, axis=nd - 2)  # l at the panel's rows
+            panel = jnp.where(jj > j, panel - l[..., :, None] * lrow[..., None, :], panel)
+            panel = jnp.where(jj == j, l[..., :, None], panel)
+        below = jnp.where(idx[:, None] >= k0 + b, panel, 0.0)
+        a = a - jnp.einsum("...ik,...jk->...ij", below, below)
+        return lax.dynamic_update_slice_in_dim(a, panel, k0, axis=nd - 1)
 
-    low = jnp.where(rows >= cols, lax.fori_loop(0, n, step, a), 0.0)
+    out = step(0, a) if nb == 1 else lax.fori_loop(0, nb, step, a)
+    low = jnp.where(idx[:, None] >= idx[None, :], out, 0.0)[..., :n, :n]
     ok = jnp.all(jnp.isfinite(jnp.diagonal(low, axis1=-2, axis2=-1)), axis=-1)
+    rows, cols = jnp.arange(n)[:, None], jnp.arange(n)[None, :]
     return jnp.where(ok[..., None, None], low, jnp.where(rows >= cols, jnp.nan, 0.0))
 
 
