@@ -246,3 +246,14 @@ def test_blocked_paths_several_blocks():
 def _check_cholesky_fn(fn, a):
     low = np_(fn(a))
     np.testing.assert_allclose(low, np.linalg.cholesky(a.astype(np.float64)), rtol=1e-3, atol=1e-4)
+
+
+@pytest.mark.on_every_device
+def test_blocked_triangular_solve_several_blocks():
+    from jaxweb._src.lax import linalg_algorithms as alg
+    t = A + 6 * np.eye(5, dtype=np.float32)
+    for lower, trans in ((True, False), (False, True)):
+        f = jax.jit(lambda a, b: alg.triangular_solve(a, b, True, lower, trans, False, block=2))
+        op = (np.tril(t) if lower else np.triu(t))
+        op = np.swapaxes(op, -1, -2) if trans else op
+        np.testing.assert_allclose(np_(op @ np_(f(t, A))), A, rtol=1e-4, atol=1e-4)

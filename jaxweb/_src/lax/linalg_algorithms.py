@@ -112,32 +112,57 @@ def cholesky(a: Any, block: int = BLOCK) -> Any:
 
 
 # ---------------------------------------------------------------- triangular solve
+def _lower_inverses(d: Any, unit_diagonal: bool) -> Any:
+    """Inverses of a stack of small lower-triangular blocks (..., b, b), by forward
+    substitution on the identity unrolled over the b rows (each row one small kernel
+    for the whole stack; rows not computed yet are zero, so d[i] @ x sums the done ones)."""
+    jnp = _jnp()
+    b = _shape(d)[-1]
+    idx = jnp.arange(b)
+    x = jnp.zeros_like(d)
+    for i in range(b):
+        r = (idx == i).astype(core.get_aval(d).dtype) - jnp.einsum("...j,...jk->...k", d[..., i, :], x)
+        x = jnp.where(idx[:, None] == i, (r if unit_diagonal else r / d[..., i, i:i + 1])[..., None, :], x)
+    return x
+
+
 def triangular_solve(a: Any, b: Any, left_side: bool, lower: bool, transpose_a: bool,
-                     unit_diagonal: bool) -> Any:
-    """x with op(a) x = b (left) or x op(a) = b, reduced to one forward substitution:
-    the right side solves the transposed system, an upper system is a lower one read
-    backwards (reversals are free views)."""
+                     unit_diagonal: bool, block: int = BLOCK) -> Any:
+    """x with op(a) x = b (left) or x op(a) = b, reduced to one blocked forward
+    substitution: the right side solves the transposed system, an upper system is a lower
+    one read backwards (reversals are free views). The diagonal blocks are inverted all at
+    once (one batch), then each loop step solves one block of rows with two GEMMs:
+    x_k = D_k⁻¹ (b_k - a[k-th rows] x), the rows of x not solved yet being zero."""
     jnp, lax = _jnp(), _lax()
     if not left_side:  # x op(a) = b  <=>  op(a)ᵀ xᵀ = bᵀ
-        return _t(triangular_solve(a, _t(b), True, lower, not transpose_a, unit_diagonal))
+        return _t(triangular_solve(a, _t(b), True, lower, not transpose_a, unit_diagonal, block))
     if transpose_a:
         a, lower = _t(a), not lower
     nd = len(_shape(a))
     if not lower:  # J U J is lower for the reversal J
         a = lax.rev(a, (nd - 2, nd - 1))
-        b = lax.rev(b, (len(_shape(b)) - 2,))
+        b = lax.rev(b, (nd - 2,))
     m = _shape(a)[-1]
-    rows = jnp.arange(m)[:, None]
-
-    def step(i, x):  # rows >= i of x are still zero, so a[i] @ x sums the solved rows only
-        ai = _row(a, i)
-        xi = _row(b, i) - jnp.einsum("...j,...jk->...k", ai, x)
-        if not unit_diagonal:
-            xi = xi / _elem(ai, i)[..., None]
-        return jnp.where(rows == i, xi[..., None, :], x)
-
-    x = lax.fori_loop(0, m, step, jnp.zeros_like(b))
-    return x if lower else lax.rev(x, (len(_shape(b)) - 2,))
+    bs = min(block, m)
+    nb = -(-m // bs)
+    N = nb * bs
+    a = _pad_identity(a, N)
+    b = jnp.pad(b, [(0, 0)] * (nd - 2) + [(0, N - m), (0, 0)]) if N != m else b
+    batch = _shape(a)[:-2]
+    blocks = jnp.reshape(a, batch + (nb, bs, nb, bs))
+    diag = jnp.moveaxis(jnp.diagonal(blocks, axis1=nd - 2, axis2=nd), -1, nd - 2)  # (..., nb, bs, bs)
+    inv = _lower_inverses(diag, unit_diagonal)
+    if nb == 1:
+        x = jnp.matmul(inv[..., 0, :, :], b)
+    else:
+        def step(k, x):
+            rows = lax.dynamic_slice_in_dim(a, k * bs, bs, axis=nd - 2)  # (..., bs, N)
+            rhs = lax.dynamic_slice_in_dim(b, k * bs, bs, axis=nd - 2) - jnp.matmul(rows, x)
+            xk = jnp.matmul(lax.dynamic_index_in_dim(inv, k, axis=nd - 2, keepdims=False), rhs)
+            return lax.dynamic_update_slice_in_dim(x, xk, k * bs, axis=nd - 2)
+        x = lax.fori_loop(0, nb, step, jnp.zeros_like(b))
+    x = x[..., :m, :]
+    return x if lower else lax.rev(x, (nd - 2,))
 
 
 # ---------------------------------------------------------------- LU with partial pivoting
