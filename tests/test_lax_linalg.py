@@ -257,3 +257,16 @@ def test_blocked_triangular_solve_several_blocks():
         op = (np.tril(t) if lower else np.triu(t))
         op = np.swapaxes(op, -1, -2) if trans else op
         np.testing.assert_allclose(np_(op @ np_(f(t, A))), A, rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.on_every_device
+def test_blocked_lu_several_blocks():
+    from jaxweb._src.lax import linalg_algorithms as alg
+    sing = A.copy()
+    sing[0, :, 2] = 0  # a zero pivot column in the second block
+    for a in (A, sing):
+        lu, piv, perm = (np.asarray(x) for x in jax.jit(lambda a: alg.lu(a, block=2))(a))
+        want = [np.asarray(x) for x in alg._lu_columns(a)]
+        np.testing.assert_array_equal(piv, want[1])
+        np.testing.assert_array_equal(perm, want[2])
+        np.testing.assert_allclose(lu, want[0], rtol=1e-4, atol=1e-5)

@@ -166,11 +166,33 @@ def triangular_solve(a: Any, b: Any, left_side: bool, lower: bool, transpose_a: 
 
 
 # ---------------------------------------------------------------- LU with partial pivoting
-def lu(a: Any) -> tuple[Any, Any, Any]:
+def lu(a: Any, block: int = BLOCK) -> tuple[Any, Any, Any]:
     """(lu packed, pivots, permutation) of (..., m, n) a with a[perm] = L U, as LAPACK's
-    getrf: step j swaps the row of the largest |a[i, j]|, i >= j, into row j and
-    eliminates below it. A zero pivot column is left as is (U gets a zero diagonal,
-    solves give inf/NaN, as JAX's)."""
+    getrf (a zero pivot column is left as is: U gets a zero diagonal, solves give
+    inf/NaN, as JAX's). Square matrices are factored by blocks (`_lu_blocked`), others
+    one column per loop step (`_lu_columns`)."""
+    m, n = _shape(a)[-2:]
+    if m != n or m <= 1:
+        return _lu_columns(a)
+    return _lu_blocked(a, block)
+
+
+def _pivot_swap(col: Any, c: Any, idx: Any) -> tuple[Any, Any]:
+    """(p, swap): the row of the largest |col[i]|, i >= c, and the index map exchanging
+    rows c and p (gathering by it swaps them)."""
+    jnp = _jnp()
+    mag = jnp.where(idx >= c, jnp.abs(col), -1.0)
+    p = jnp.argmax(mag, axis=-1).astype(dtypes.int32)
+    return p, jnp.where(idx == c, p[..., None], jnp.where(idx == p[..., None], c, idx))
+
+
+def _rows(x: Any, index: Any) -> Any:
+    """x[..., index[i], :] for every i (a row gather by a per-matrix index vector)."""
+    return _jnp().take_along_axis(x, index[..., :, None], axis=-2)
+
+
+def _lu_columns(a: Any) -> tuple[Any, Any, Any]:
+    """Step j swaps the pivot row into row j and eliminates below it (whole matrix)."""
     jnp, lax = _jnp(), _lax()
     m, n = _shape(a)[-2:]
     k = min(m, n)
@@ -180,10 +202,8 @@ def lu(a: Any) -> tuple[Any, Any, Any]:
 
     def step(j, carry):
         a, pivots, perm = carry
-        mag = jnp.where(im >= j, jnp.abs(_col(a, j)), -1.0)
-        p = jnp.argmax(mag, axis=-1).astype(i32)
-        swap = jnp.where(im == j, p[..., None], jnp.where(im == p[..., None], j, im))
-        a = jnp.take_along_axis(a, swap[..., :, None], axis=-2)
+        p, swap = _pivot_swap(_col(a, j), j, im)
+        a = _rows(a, swap)
         perm = jnp.take_along_axis(perm, swap, axis=-1)
         pivots = jnp.where(ik == j, p[..., None], pivots)
         col, row = _col(a, j), _row(a, j)
@@ -195,6 +215,58 @@ def lu(a: Any) -> tuple[Any, Any, Any]:
 
     init = (a, jnp.zeros(batch + (k,), i32), jnp.broadcast_to(im.astype(i32), batch + (m,)))
     return lax.fori_loop(0, k, step, init)
+
+
+def _lu_blocked(a: Any, block: int) -> tuple[Any, Any, Any]:
+    """Right-looking blocked LU of square a: step k factors the k-th panel of `block`
+    columns with partial pivoting (an inner loop over its columns; swaps applied to the
+    panel only, composed into one row permutation), then permutes the other columns' rows once, solves U12 = L11⁻¹ A12
+    (L11's inverse by unrolled substitution) and subtracts L21 U12 in one GEMM."""
+    jnp, lax = _jnp(), _lax()
+    n = _shape(a)[-1]
+    b = min(block, n)
+    nb = -(-n // b)
+    N = nb * b
+    a = _pad_identity(a, N)
+    nd = len(_shape(a))
+    batch = _shape(a)[:-2]
+    i32 = dtypes.int32
+    idx, jj = jnp.arange(N), jnp.arange(b)
+
+    def step(k, carry):
+        a, pivots, perm = carry
+        k0 = k * b
+        panel = lax.dynamic_slice_in_dim(a, k0, b, axis=nd - 1)  # (..., N, b)
+        def column(j, carry):  # a loop, not unrolled: unrolled, the row swaps would
+            panel, bperm, pivots = carry  # compose into chains of gathers in one kernel
+            c = k0 + j
+            p, swap = _pivot_swap(_col(panel, j), c, idx)
+            panel, bperm = _rows(panel, swap), jnp.take_along_axis(bperm, swap, axis=-1)
+            pivots = jnp.where(idx == c, p[..., None], pivots)
+            col = _col(panel, j)
+            pivot = _elem(col, c)
+            factors = jnp.where(idx > c, col / jnp.where(pivot == 0, 1.0, pivot)[..., None], 0.0)
+            row = _row(panel, c)
+            panel = panel - factors[..., :, None] * jnp.where(jj > j, row, 0.0)[..., None, :]
+            panel = jnp.where((jj == j) & (idx[:, None] > c), factors[..., :, None], panel)
+            return panel, bperm, pivots
+
+        bperm = jnp.broadcast_to(idx.astype(i32), batch + (N,))
+        panel, bperm, pivots = lax.fori_loop(0, b, column, (panel, bperm, pivots))
+        perm = jnp.take_along_axis(perm, bperm, axis=-1)
+        a = lax.dynamic_update_slice_in_dim(_rows(a, bperm), panel, k0, axis=nd - 1)
+        l11 = lax.dynamic_slice_in_dim(lax.dynamic_slice_in_dim(a, k0, b, axis=nd - 2), k0, b, axis=nd - 1)
+        strict = jnp.where(jj[:, None] > jj[None, :], l11, 0.0)
+        block_rows = lax.dynamic_slice_in_dim(a, k0, b, axis=nd - 2)  # (..., b, N)
+        right = idx >= k0 + b
+        u12 = jnp.where(right, jnp.matmul(_lower_inverses(strict, True), block_rows), 0.0)
+        a = lax.dynamic_update_slice_in_dim(a, jnp.where(right, u12, block_rows), k0, axis=nd - 2)
+        l21 = jnp.where(idx[:, None] >= k0 + b, panel, 0.0)
+        return a - jnp.matmul(l21, u12), pivots, perm
+
+    init = (a, jnp.broadcast_to(idx.astype(i32), batch + (N,)), jnp.broadcast_to(idx.astype(i32), batch + (N,)))
+    a, pivots, perm = step(0, init) if nb == 1 else lax.fori_loop(0, nb, step, init)
+    return a[..., :n, :n], pivots[..., :n], perm[..., :n]
 
 
 # ---------------------------------------------------------------- Householder QR
