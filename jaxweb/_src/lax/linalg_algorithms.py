@@ -132,7 +132,8 @@ def triangular_solve(a: Any, b: Any, left_side: bool, lower: bool, transpose_a: 
     substitution: the right side solves the transposed system, an upper system is a lower
     one read backwards (reversals are free views). The diagonal blocks are inverted all at
     once (one batch), then each loop step solves one block of rows with two GEMMs:
-    x_k = D_k⁻¹ (b_k - a[k-th rows] x), the rows of x not solved yet being zero."""
+    x_k = D_k⁻¹ (b_k - a[k-th rows] x), the rows of x not solved yet being zero. A zero on
+    the diagonal takes (by `cond`) plain substitution instead, whose inf/NaN are LAPACK's."""
     jnp, lax = _jnp(), _lax()
     if not left_side:  # x op(a) = b  <=>  op(a)ᵀ xᵀ = bᵀ
         return _t(triangular_solve(a, _t(b), True, lower, not transpose_a, unit_diagonal, block))
@@ -142,6 +143,31 @@ def triangular_solve(a: Any, b: Any, left_side: bool, lower: bool, transpose_a: 
     if not lower:  # J U J is lower for the reversal J
         a = lax.rev(a, (nd - 2, nd - 1))
         b = lax.rev(b, (nd - 2,))
+    if unit_diagonal:
+        x = _blocked_lower_solve(a, b, True, block)
+    else:  # a zero pivot: substitution, for LAPACK's (and JAX's) exact inf/NaN pattern
+        d = jnp.diagonal(a, axis1=-2, axis2=-1)
+        x = lax.cond(jnp.any(d == 0), _substitute, lambda a, b: _blocked_lower_solve(a, b, False, block), a, b)
+    return x if lower else lax.rev(x, (nd - 2,))
+
+
+def _substitute(a: Any, b: Any) -> Any:
+    """Forward substitution one row per loop step (rows of x not solved yet are zero)."""
+    jnp, lax = _jnp(), _lax()
+    rows = jnp.arange(_shape(a)[-1])[:, None]
+
+    def step(i, x):
+        ai = _row(a, i)
+        xi = (_row(b, i) - jnp.einsum("...j,...jk->...k", ai, x)) / _elem(ai, i)[..., None]
+        return jnp.where(rows == i, xi[..., None, :], x)
+
+    return lax.fori_loop(0, _shape(a)[-1], step, jnp.zeros_like(b))
+
+
+def _blocked_lower_solve(a: Any, b: Any, unit_diagonal: bool, block: int) -> Any:
+    """Forward substitution by blocks of rows, with the diagonal blocks' inverses."""
+    jnp, lax = _jnp(), _lax()
+    nd = len(_shape(a))
     m = _shape(a)[-1]
     bs = min(block, m)
     nb = -(-m // bs)
@@ -153,16 +179,15 @@ def triangular_solve(a: Any, b: Any, left_side: bool, lower: bool, transpose_a: 
     diag = jnp.moveaxis(jnp.diagonal(blocks, axis1=nd - 2, axis2=nd), -1, nd - 2)  # (..., nb, bs, bs)
     inv = _lower_inverses(diag, unit_diagonal)
     if nb == 1:
-        x = jnp.matmul(inv[..., 0, :, :], b)
-    else:
-        def step(k, x):
-            rows = lax.dynamic_slice_in_dim(a, k * bs, bs, axis=nd - 2)  # (..., bs, N)
-            rhs = lax.dynamic_slice_in_dim(b, k * bs, bs, axis=nd - 2) - jnp.matmul(rows, x)
-            xk = jnp.matmul(lax.dynamic_index_in_dim(inv, k, axis=nd - 2, keepdims=False), rhs)
-            return lax.dynamic_update_slice_in_dim(x, xk, k * bs, axis=nd - 2)
-        x = lax.fori_loop(0, nb, step, jnp.zeros_like(b))
-    x = x[..., :m, :]
-    return x if lower else lax.rev(x, (nd - 2,))
+        return jnp.matmul(inv[..., 0, :, :], b)[..., :m, :]
+
+    def step(k, x):
+        rows = lax.dynamic_slice_in_dim(a, k * bs, bs, axis=nd - 2)  # (..., bs, N)
+        rhs = lax.dynamic_slice_in_dim(b, k * bs, bs, axis=nd - 2) - jnp.matmul(rows, x)
+        xk = jnp.matmul(lax.dynamic_index_in_dim(inv, k, axis=nd - 2, keepdims=False), rhs)
+        return lax.dynamic_update_slice_in_dim(x, xk, k * bs, axis=nd - 2)
+
+    return lax.fori_loop(0, nb, step, jnp.zeros_like(b))[..., :m, :]
 
 
 # ---------------------------------------------------------------- LU with partial pivoting

@@ -1,0 +1,90 @@
+#!/usr/bin/env python3
+"""Linear algebra (issue 14): jaxweb vs jax-js 0.1.25, wasm devices, side by side in one
+crossOriginIsolated headless-Chromium page, interleaved rounds, medians; numpy/LAPACK in
+this CPython as the ceiling.
+
+    python benchmarks/bench_linalg_browser.py [--sizes 256,512,1024] [--reps 3] [--rounds 3]
+
+Cases (benchmarks/browser/linalg_bench.py and linalg.mjs compute the same things on the
+same input bytes): jitted `jnp.linalg.cholesky` of an n x n float32 SPD matrix (n³/3
+flops) and jitted `jnp.linalg.solve` with one right-hand side (LU + two triangular
+solves, 2n³/3 flops; jax-js 0.1.25 cannot jit its solve, so its solve is eager); GFLOP/s from medians, ratio = jaxweb / jax-js, the results'
+relative difference, and jaxweb's kernel launches per call.
+"""
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+
+
+def _load(name: str, path: Path):
+    spec = importlib.util.spec_from_file_location(name, path)
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules.setdefault(name, mod)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+wasm_bench = _load("jaxweb_bench_wasm_browser", HERE / "bench_wasm_browser.py")
+FLOPS = {"cholesky": lambda n: n ** 3 / 3, "solve": lambda n: 2 * n ** 3 / 3 + 2 * n ** 2}
+
+
+def numpy_times(sizes: list[int], reps: int) -> dict:
+    """numpy's LAPACK (OpenBLAS, all cores) in this CPython: the ceiling."""
+    import numpy as np
+    out = {}
+    for n in sizes:
+        x = np.sin(np.arange(n * n, dtype=np.float32) * 0.7).reshape(n, n)
+        a = x @ x.T / n + np.eye(n, dtype=np.float32)
+        b = np.cos(np.arange(n, dtype=np.float32) * 0.3).reshape(n, 1)
+        for op, fn in (("cholesky", lambda: np.linalg.cholesky(a)), ("solve", lambda: np.linalg.solve(a, b))):
+            fn()
+            ts = []
+            for _ in range(max(reps, 5)):
+                t = time.perf_counter()
+                fn()
+                ts.append(time.perf_counter() - t)
+            out[(op, n)] = sorted(ts)[len(ts) // 2]
+    return out
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--sizes", default="256,512,1024")
+    ap.add_argument("--reps", type=int, default=3)
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--timeout", type=float, default=1800)
+    args = ap.parse_args(argv)
+    sizes = [int(s) for s in args.sizes.split(",")]
+    res = wasm_bench.run_page(sizes, args.reps, args.rounds, args.timeout, page="linalg.html")
+    if "error" in res:
+        print(res["error"])
+        print("\n".join(res.get("console", [])[-20:]))
+        return 1
+    nps = numpy_times(sizes, args.reps)
+    med = wasm_bench.median
+    print(f"headless Chromium, crossOriginIsolated={res['crossOriginIsolated']}, "
+          f"hardwareConcurrency={res['hardwareConcurrency']}, jaxweb wasm threads={res['jaxwebThreads']}; "
+          f"GFLOP/s from medians of {args.rounds}x{args.reps} interleaved runs per side; "
+          f"rel.err = max|jaxweb - jax-js| / max|jax-js|")
+    head = (f"{'case':16s} {'jaxweb':>8s} {'jax-js':>8s} {'ratio':>7s} {'numpy':>8s} {'ms jaxweb':>10s} "
+            f"{'ms jax-js':>10s} {'rel.err':>8s} {'kernels':>8s}")
+    print(head)
+    print("-" * len(head))
+    for row in res["rows"]:
+        op, n = row["op"], row["n"]
+        f = FLOPS[op](n)
+        tw, tj = med(row["jaxweb"]), med(row["jaxjs"])
+        print(f"{op + ' ' + str(n):16s} {f / tw / 1e9:8.2f} {f / tj / 1e9:8.2f} {tj / tw:6.2f}x "
+              f"{f / nps[(op, n)] / 1e9:8.2f} {tw * 1e3:10.1f} {tj * 1e3:10.1f} {row['relErr']:8.1e} "
+              f"{row['kernels']!s:>8s}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
