@@ -176,7 +176,6 @@ def matrix_rank(M: Any, rtol: Any = None, *, tol: Any = None) -> Any:
 
 def cond(x: Any, p: Any = None) -> Any:
     """`jnp.linalg.cond`: the condition number in norm p (2 by default: s_max / s_min)."""
-    jnp = _jnp()
     (x,) = inexact("cond", x)
     if p is None or p == 2 or p == -2:
         s = svd(x, compute_uv=False)

@@ -161,20 +161,20 @@ def svd(a: Any, full_matrices: bool = True, compute_uv: bool = True, overwrite_a
 def eigh(a: Any, b: Any = None, lower: bool = True, eigvals_only: bool = False, overwrite_a: bool = False,
          overwrite_b: bool = False, turbo: bool = True, eigvals: Any = None, type: int = 1,
          check_finite: bool = True) -> Any:
-    """`jax.scipy.linalg.eigh`: (w, v) of the symmetric a read from its `lower` triangle."""
+    """`jax.scipy.linalg.eigh`: (w, v) of the symmetric a (symmetrized first, as JAX's)."""
     if b is not None:
         raise NotImplementedError("Only the b=None case of eigh is implemented")
     if type != 1:
         raise NotImplementedError("Only the type=1 case of eigh is implemented.")
     if eigvals is not None:
         raise NotImplementedError("Only the eigvals=None case of eigh is implemented.")
-    w, v = S.eigh(a, UPLO="L" if lower else "U", symmetrize_input=False)
+    w, v = S.eigh(a, UPLO="L" if lower else "U", symmetrize_input=True)
     return w if eigvals_only else (w, v)
 
 
-def polar(a: Any, side: str = "right", *, method: str = "svd", eps: Any = None,
+def polar(a: Any, side: str = "right", *, method: str = "qdwh", eps: Any = None,
           max_iterations: Any = None) -> tuple[Any, Any]:
-    """`jax.scipy.linalg.polar` by the SVD: a = u p (right) or p u (left), u = U Vh
+    """`jax.scipy.linalg.polar`, both methods by the SVD: a = u p (right) or p u (left), u = U Vh
     orthonormal, p = V S Vh (right) or U S Uᵀ (left) symmetric positive semidefinite."""
     jnp = _jnp()
     if side not in ("right", "left"):
