@@ -270,3 +270,18 @@ def test_blocked_lu_several_blocks():
         np.testing.assert_array_equal(piv, want[1])
         np.testing.assert_array_equal(perm, want[2])
         np.testing.assert_allclose(lu, want[0], rtol=1e-4, atol=1e-5)
+
+
+def test_batch_is_one_computation():
+    """A stack of matrices (or vmap) runs the same program as one matrix, not a loop."""
+    from kernel_count import count_kernels
+    counts = []
+    for a in (SPD[:1], np.concatenate([SPD] * 4)):
+        f = jax.jit(lambda a: L.cholesky(a))
+        f(a).block_until_ready()
+        with count_kernels() as ks:
+            f(a).block_until_ready()
+        counts.append(len(ks))
+    with count_kernels() as ks:
+        jax.jit(jax.vmap(L.cholesky))(np.concatenate([SPD] * 4)).block_until_ready()
+    assert counts[0] == counts[1] == len(ks), (counts, len(ks))

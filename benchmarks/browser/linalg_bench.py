@@ -4,6 +4,7 @@
 import time
 
 import jaxweb as jax
+import jaxweb.lax.linalg  # noqa: F401  (jax.lax.linalg)
 import jaxweb.numpy as jnp
 
 _dev = jax.devices("wasm")[0]
@@ -11,6 +12,9 @@ WARM_S = 0.25
 _state = {}
 _chol = jax.jit(jnp.linalg.cholesky)
 _solve = jax.jit(jnp.linalg.solve)
+_CASES = {"cholesky": jax.jit(lambda a, b: _chol(a)), "solve": _solve,
+          "lu": jax.jit(lambda a, b: jax.lax.linalg.lu(a)[0]),  # jaxweb only: the parts of solve
+          "triangular_solve": jax.jit(lambda a, b: jax.lax.linalg.triangular_solve(a, b, left_side=True, lower=True))}
 
 
 def _inputs(n):
@@ -37,20 +41,25 @@ def _timed(fn, reps, warm=2):
     return ts
 
 
+def compile_seconds(case, n):
+    """The first call's time: tracing, scheduling and code generation, then one run."""
+    a, b = _inputs(n)
+    t = time.perf_counter()
+    with jax.default_device(_dev):
+        _CASES[case](a, b).block_until_ready()
+    return time.perf_counter() - t
+
+
 def bench(case, n, reps):
     a, b = _inputs(n)
     with jax.default_device(_dev):
-        if case == "cholesky":
-            return _timed(lambda: _chol(a).block_until_ready(), reps)
-        if case == "solve":
-            return _timed(lambda: _solve(a, b).block_until_ready(), reps)
-    raise ValueError(case)
+        return _timed(lambda: _CASES[case](a, b).block_until_ready(), reps)
 
 
 def result_bytes(case, n):
     a, b = _inputs(n)
     with jax.default_device(_dev):
-        out = _chol(a) if case == "cholesky" else _solve(a, b)
+        out = _CASES[case](a, b)
         return bytes(out.contiguous_buffer().read())
 
 
@@ -62,5 +71,4 @@ def input_bytes(name, n):
 def kernels(case, n):
     a, b = _inputs(n)
     with jax.default_device(_dev):
-        low = _chol.lower(a) if case == "cholesky" else _solve.lower(a, b)
-        return low.compile().cost_analysis()["kernels"]
+        return _CASES[case].lower(a, b).compile().cost_analysis()["kernels"]
