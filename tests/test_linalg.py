@@ -40,7 +40,7 @@ def test_det_slogdet_inv_solve():
     assert float(L.det(np.array([[2.0, 1.0], [4.0, 2.0]]))) == 0.0
     with pytest.raises(ValueError, match="Prior to JAX v0.5.0"):
         L.solve(A, np.ones((2, 4)))
-    with pytest.raises(ValueError, match="square matrix"):
+    with pytest.raises(ValueError, match=r"Argument to inv must have shape \[\.\.\., n, n\], got \(5, 3\)"):
         L.inv(M)
 
 
@@ -86,6 +86,9 @@ def test_eigh_svd_and_derived():
     close(np.asarray(u).T @ np.asarray(u), np.eye(4), atol=1e-5)  # still orthonormal
     close(s, np.linalg.svd(low, compute_uv=False), atol=1e-5)
     close(L.svdvals(A), np.linalg.svd(A, compute_uv=False))
+    u, s, vh = L.svd(SPD - 8 * np.eye(4, dtype=np.float32), hermitian=True)  # indefinite
+    close(s, np.linalg.svd(SPD - 8 * np.eye(4), compute_uv=False), atol=1e-4)
+    close((np.asarray(u) * np.asarray(s)[..., None, :]) @ np.asarray(vh), SPD - 8 * np.eye(4), atol=1e-4)
     close(L.pinv(M), np.linalg.pinv(M), atol=1e-5)
     x, resid, rank, sv = L.lstsq(M, np.ones(5))
     nx, nres, nrank, nsv = np.linalg.lstsq(M, np.ones(5), rcond=None)
@@ -128,4 +131,9 @@ def test_linalg_gradients_vmap_jit():
     _, (dw, _) = jax.jvp(L.eigh, (SPD[0],), (d,))
     close(dw, np.diag(np.asarray(v).T @ d @ np.asarray(v)), atol=1e-4)
     check_vmap(L.det, (A,))
+    close(L.solve(np.ones((2, 2)), np.ones(2)), [np.nan, np.nan])  # singular: NaN/inf as JAX
+    assert np.asarray(L.inv(np.ones((2, 2)))).tolist() == [[np.inf, -np.inf], [-np.inf, np.inf]]
+    assert L.slogdet(np.ones((3, 3)))[1] == -np.inf and L.cholesky(np.eye(2, dtype=np.int32)).dtype == jnp.float32
+    with pytest.raises(ValueError, match="inconsistent size for core dimension 'm': 5 vs 4"):
+        L.solve(A[0], np.ones(5))
     close(jax.jit(L.inv)(A), np.linalg.inv(A), rtol=1e-3, atol=1e-4)

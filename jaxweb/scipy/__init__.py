@@ -1,2 +1,2 @@
-"""`jaxweb.scipy`: JAX's scipy namespace (special functions and distributions)."""
-from jaxweb.scipy import special, stats  # noqa: F401
+"""`jaxweb.scipy`: JAX's scipy namespace (linear algebra, special functions, distributions)."""
+from jaxweb.scipy import linalg, special, stats  # noqa: F401

@@ -1,11 +1,9 @@
 """`jnp.linalg` by factorization: cholesky, LU with partial pivoting (det, slogdet, solve,
 inv), triangular solves, matrix_power, multi_dot, tensorsolve, tensorinv.
 
-The factorizations are unrolled over the (static) matrix size into jnp operations on
-whole (batched) matrices — one pivot or column per step, selected with masks — so they
-run on every device, batch over leading dimensions, trace under jit and differentiate
-by ordinary autodiff. Sizes are meant for the small and medium matrices of models
-(tens to a few hundreds); there is no blocked algorithm.
+The factorizations are `lax.linalg`'s primitives (compiled loops over whole-batch
+kernels, with JVP rules from the matrix identities); this module adds numpy's API,
+dtype promotion and JAX's error messages on top.
 """
 from __future__ import annotations
 
@@ -19,6 +17,7 @@ from typing import Any, NamedTuple, Sequence
 
 from .. import core, dtypes
 from ..lax import elementwise as lax
+from ..lax import linalg as lax_linalg
 from .util import check_arraylike, ensure_array
 
 
@@ -57,64 +56,25 @@ def square(name: str, a: Any) -> int:
     return shape[-1]
 
 
-def _iota(n: int, axis: int, nd: int) -> Any:
-    shape = [1] * nd
-    shape[axis] = n
-    return lax.broadcasted_iota(dtypes.int32, tuple(shape), axis)
-
-
 # ---------------------------------------------------------------- cholesky
 def cholesky(a: Any, *, upper: bool = False, symmetrize_input: bool = True) -> Any:
     """`jnp.linalg.cholesky`: lower L with L Lᵀ = a (upper Lᵀ if `upper`); NaN where a is
     not positive definite, as in JAX."""
     jnp = _jnp()
     (a,) = inexact("cholesky", a)
-    n = square("cholesky", a)
-    if symmetrize_input:
-        a = (a + jnp.swapaxes(a, -1, -2)) * 0.5
-    cols: list = []
-    for j in range(n):
-        so_far = jnp.stack(cols, axis=-1) if cols else None  # (..., n, j)
-        if so_far is None:
-            d = a[..., j, j]
-        else:
-            row = so_far[..., j, :]
-            d = a[..., j, j] - jnp.sum(row * row, axis=-1)
-        ljj = jnp.sqrt(d)
-        below = a[..., :, j] if so_far is None else a[..., :, j] - jnp.einsum("...ij,...j->...i", so_far, row)
-        rows = _iota(n, _aval(a).ndim - 2, _aval(a).ndim - 1)
-        col = jnp.where(rows > j, below / ljj[..., None], jnp.where(rows == j, ljj[..., None], 0.0))
-        cols.append(col)
-    L = jnp.stack(cols, axis=-1)
+    square("cholesky", a)
+    L = lax_linalg.cholesky(a, symmetrize_input=symmetrize_input)
     return jnp.swapaxes(L, -1, -2) if upper else L
 
 
 # ---------------------------------------------------------------- LU with partial pivoting
 def lu_factor(a: Any) -> tuple[Any, Any, Any]:
-    """(LU packed, permutation, parity sign) of square (batched) a: P a = L U, L unit lower."""
+    """(LU packed, permutation, parity sign) of square (batched) a: a[perm] = L U."""
     jnp = _jnp()
-    n = _aval(a).shape[-1]
-    nd = _aval(a).ndim
-    rows = _iota(n, nd - 2, nd)  # (..., n, 1) broadcastable
-    cols = _iota(n, nd - 1, nd)
-    idx = lax.broadcasted_iota(dtypes.int32, (n,), 0)
-    perm = jnp.broadcast_to(idx, _aval(a).shape[:-1])
-    sign = jnp.ones(_aval(a).shape[:-2], _aval(a).dtype)
-    for k in range(n):
-        col = jnp.abs(a[..., :, k])
-        col = jnp.where(idx >= k, col, -1.0)
-        p = jnp.argmax(col, axis=-1)  # (...,)
-        swap = jnp.where(idx == k, p[..., None], jnp.where(idx == p[..., None], k, idx))
-        a = jnp.take_along_axis(a, swap[..., :, None], axis=-2)
-        perm = jnp.take_along_axis(perm, swap, axis=-1)
-        sign = jnp.where(p != k, -sign, sign)
-        pivot = a[..., k, k]
-        safe = jnp.where(pivot == 0, 1.0, pivot)
-        factors = jnp.where(idx > k, a[..., :, k] / safe[..., None], 0.0)  # (..., n)
-        pivot_row = jnp.where(idx > k, a[..., k, :], 0.0)
-        a = a - factors[..., :, None] * pivot_row[..., None, :]
-        a = jnp.where((rows > k) & (cols == k), factors[..., :, None], a)
-    return a, perm, sign
+    lu, pivots, perm = lax_linalg.lu(a)
+    swaps = jnp.sum(pivots != jnp.arange(_aval(pivots).shape[-1], dtype=dtypes.int32), axis=-1)
+    sign = jnp.where(swaps % 2 == 1, -1.0, 1.0).astype(_aval(a).dtype)
+    return lu, perm, sign
 
 
 def _diag(x: Any) -> Any:
@@ -125,7 +85,11 @@ def slogdet(a: Any, *, method: str | None = None) -> SlogdetResult:
     """`jnp.linalg.slogdet`: (sign, log|det|) from the LU factors."""
     jnp = _jnp()
     (a,) = inexact("slogdet", a)
-    square("slogdet", a)
+    if _aval(a).ndim < 2 or _aval(a).shape[-1] != _aval(a).shape[-2]:
+        raise ValueError(f"Argument to slogdet() must have shape [..., n, n], got {_aval(a).shape}")
+    if method not in (None, "lu"):
+        raise ValueError(f"Unknown slogdet method '{method}'. Supported methods are 'lu' (`None`), and 'qr'."
+                         if method != "qr" else "jaxweb: slogdet(method='qr') is not supported")
     if _aval(a).shape[-1] == 0:
         shape = _aval(a).shape[:-2]
         return SlogdetResult(jnp.ones(shape, _aval(a).dtype), jnp.zeros(shape, _aval(a).dtype))
@@ -139,7 +103,9 @@ def det(a: Any) -> Any:
     """`jnp.linalg.det`: the product of U's diagonal times the permutation's parity."""
     jnp = _jnp()
     (a,) = inexact("det", a)
-    n = square("det", a)
+    if _aval(a).ndim < 2 or _aval(a).shape[-1] != _aval(a).shape[-2]:
+        raise ValueError(f"Argument to _det() must have shape [..., n, n], got {_aval(a).shape}")
+    n = _aval(a).shape[-1]
     if n == 0:
         return jnp.ones(_aval(a).shape[:-2], _aval(a).dtype)
     if n == 1:
@@ -150,26 +116,24 @@ def det(a: Any) -> Any:
     return parity * jnp.prod(_diag(lu), axis=-1)
 
 
-def triangular_solve(t: Any, b: Any, lower: bool, unit_diagonal: bool = False) -> Any:
-    """x with t x = b for triangular t (..., n, n) and b (..., n, k), by substitution."""
+def lu_solve(lu: Any, perm: Any, b: Any, trans: int = 0) -> Any:
+    """x with a x = b (trans=0) or aᵀ x = b (trans=1) from a[perm] = L U; b (..., n, k)."""
     jnp = _jnp()
-    n = _aval(t).shape[-1]
-    xs: list = [None] * n
-    order = range(n) if lower else range(n - 1, -1, -1)
-    for i in order:
-        acc = b[..., i, :]
-        for j in (range(i) if lower else range(i + 1, n)):
-            acc = acc - t[..., i, j][..., None] * xs[j]
-        xs[i] = acc if unit_diagonal else acc / t[..., i, i][..., None]
-    return jnp.stack(xs, axis=-2)
+    if trans == 0:
+        pb = jnp.take_along_axis(b, jnp.broadcast_to(perm[..., :, None], _aval(perm).shape + (_aval(b).shape[-1],)),
+                                 axis=-2)
+        y = lax_linalg.triangular_solve(lu, pb, left_side=True, lower=True, unit_diagonal=True)
+        return lax_linalg.triangular_solve(lu, y, left_side=True, lower=False)
+    # aᵀ = Uᵀ Lᵀ P: solve Uᵀ y = b, Lᵀ z = y, then x[perm] = z
+    y = lax_linalg.triangular_solve(lu, b, left_side=True, lower=False, transpose_a=True)
+    z = lax_linalg.triangular_solve(lu, y, left_side=True, lower=True, transpose_a=True, unit_diagonal=True)
+    inv_perm = jnp.argsort(perm, axis=-1)
+    return jnp.take_along_axis(z, jnp.broadcast_to(inv_perm[..., :, None], _aval(z).shape), axis=-2)
 
 
-def _lu_solve(lu: Any, perm: Any, b: Any) -> Any:
-    jnp = _jnp()
-    pb = jnp.take_along_axis(b, jnp.broadcast_to(perm[..., :, None], _aval(perm).shape + (_aval(b).shape[-1],)),
-                             axis=-2)
-    y = triangular_solve(lu, pb, lower=True, unit_diagonal=True)
-    return triangular_solve(lu, y, lower=False)
+def _vectorize_error(sig: str, dim: str, got: int, want: int) -> ValueError:
+    return ValueError(f"inconsistent size for core dimension '{dim}': {got} vs {want} on vectorized function "
+                      f"with excluded=frozenset() and signature='{sig}'")
 
 
 def solve(a: Any, b: Any) -> Any:
@@ -177,35 +141,39 @@ def solve(a: Any, b: Any) -> Any:
     (batch dimensions broadcast), as in JAX >= 0.5."""
     jnp = _jnp()
     a, b = inexact("solve", a, b)
-    n = square("solve", a)
-    bs, as_ = _aval(b).shape, _aval(a).shape
+    as_, bs = _aval(a).shape, _aval(b).shape
+    if len(as_) < 2 or as_[-1] != as_[-2]:
+        raise ValueError(f"solve: a must be a (batched) square matrix, got shape {as_}")
+    n = as_[-1]
     vector = len(bs) == 1
     if vector:
         if bs[0] != n:
-            raise ValueError(f"Invalid shapes for solve: {as_}, {bs}")
+            raise _vectorize_error("(m,m),(m)->(m)", "m", bs[0], n)
         b = b[:, None]
     elif len(as_) == len(bs) + 1 and bs[-1] == n and bs[-2] != n:
         raise ValueError(f"Invalid shapes for solve: {as_}, {bs}. Prior to JAX v0.5.0, this would "
                          "have been treated as a batched 1-dimensional solve. To recover this "
                          "behavior, use solve(a, b[..., None]).squeeze(-1).")
     elif bs[-2] != n:
-        raise ValueError(f"solve: the last two dimensions of b must be ({n}, k), got {bs}")
+        raise _vectorize_error("(m,m),(m,n)->(m,n)", "m", bs[-2], n)
     batch = jnp.broadcast_shapes(as_[:-2], _aval(b).shape[:-2])
     a = jnp.broadcast_to(a, batch + (n, n))
     b = jnp.broadcast_to(b, batch + _aval(b).shape[-2:])
     lu, perm, _ = lu_factor(a)
-    x = _lu_solve(lu, perm, b)
+    x = lu_solve(lu, perm, b)
     return x[..., 0] if vector else x
 
 
 def inv(a: Any) -> Any:
-    """`jnp.linalg.inv`: solve(a, I)."""
+    """`jnp.linalg.inv`: solve(a, I); a singular a gives inf/NaN entries, as JAX."""
     jnp = _jnp()
     (a,) = inexact("inv", a)
-    n = square("inv", a)
+    if _aval(a).ndim < 2 or _aval(a).shape[-1] != _aval(a).shape[-2]:
+        raise ValueError(f"Argument to inv must have shape [..., n, n], got {_aval(a).shape}.")
+    n = _aval(a).shape[-1]
     eye = jnp.broadcast_to(jnp.eye(n, dtype=_aval(a).dtype), _aval(a).shape)
     lu, perm, _ = lu_factor(a)
-    return _lu_solve(lu, perm, eye)
+    return lu_solve(lu, perm, eye)
 
 
 def matrix_power(a: Any, n: int) -> Any:

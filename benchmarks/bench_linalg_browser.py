@@ -1,0 +1,120 @@
+#!/usr/bin/env python3
+"""Linear algebra (issue 14): jaxweb vs jax-js 0.1.25, wasm devices, side by side in one
+crossOriginIsolated headless-Chromium page, interleaved rounds, medians; numpy/LAPACK in
+this CPython as the ceiling.
+
+    python benchmarks/bench_linalg_browser.py [--sizes 256,512,1024] [--reps 3] [--rounds 3]
+
+Cases (benchmarks/browser/linalg_bench.py and linalg.mjs compute the same things on the
+same input bytes): jitted `jnp.linalg.cholesky` of an n x n float32 SPD matrix (n³/3
+flops) and jitted `jnp.linalg.solve` with one right-hand side (LU + two triangular
+solves, 2n³/3 flops; jax-js 0.1.25 cannot jit its solve, so its solve is eager); GFLOP/s from medians, ratio = jaxweb / jax-js, the results'
+relative difference, jaxweb's kernel launches per call and its first (compiling) call.
+"""
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import sys
+import tempfile
+import time
+import zlib
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT_ID = zlib.crc32(str(HERE.parent).encode())
+
+
+def _load(name: str, path: Path):
+    spec = importlib.util.spec_from_file_location(name, path)
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules.setdefault(name, mod)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+wasm_bench = _load("jaxweb_bench_wasm_browser", HERE / "bench_wasm_browser.py")
+harness, serve = wasm_bench.harness, wasm_bench.serve
+FLOPS = {"cholesky": lambda n: n ** 3 / 3, "solve": lambda n: 2 * n ** 3 / 3 + 2 * n ** 2,
+         "lu": lambda n: 2 * n ** 3 / 3, "triangular_solve": lambda n: n ** 2}  # the last two: jaxweb only
+
+
+def run_page(sizes: list[int], reps: int, rounds: int, timeout: float, ops: str) -> dict:
+    """bench_wasm_browser.run_page with a longer WebDriver command timeout: jaxweb's first
+    call of a factorization compiles synchronously on the page's main thread (tracing,
+    scheduling, Wasm code generation in Pyodide), which can outlast Selenium's 120 s."""
+    dist = wasm_bench.ensure_jaxjs()
+    pyodide_dir = serve.ensure_pyodide(offline=False)
+    # a wheel folder of this checkout's own: .cache is shared by every worktree of the machine
+    wheel = serve.build_wheel(Path(tempfile.gettempdir()) / f"jaxweb-wheels-{ROOT_ID}", offline=True)
+    mounts = {"/": HERE / "browser", "/js_shim/": wasm_bench.ROOT / "js_shim", "/pyodide/": pyodide_dir,
+              "/wheels/": wheel.parent, "/jaxjs/": dist}
+    driver = harness._chrome()
+    driver.command_executor._client_config.timeout = timeout
+    srv = serve.start("127.0.0.1", 0, mounts)
+    try:
+        driver.get(f"{srv.url}linalg.html?sizes={','.join(map(str, sizes))}&reps={reps}&rounds={rounds}&ops={ops}")
+        return harness.page_result(driver, "__benchResult", timeout, poll=2.0)
+    finally:
+        driver.quit()
+        srv.shutdown()
+        srv.server_close()
+
+
+def numpy_times(sizes: list[int], reps: int) -> dict:
+    """numpy's LAPACK (OpenBLAS, all cores) in this CPython: the ceiling."""
+    import numpy as np
+    out = {}
+    for n in sizes:
+        x = np.sin(np.arange(n * n, dtype=np.float32) * 0.7).reshape(n, n)
+        a = x @ x.T / n + np.eye(n, dtype=np.float32)
+        b = np.cos(np.arange(n, dtype=np.float32) * 0.3).reshape(n, 1)
+        for op, fn in (("cholesky", lambda: np.linalg.cholesky(a)), ("solve", lambda: np.linalg.solve(a, b))):
+            fn()
+            ts = []
+            for _ in range(max(reps, 5)):
+                t = time.perf_counter()
+                fn()
+                ts.append(time.perf_counter() - t)
+            out[(op, n)] = sorted(ts)[len(ts) // 2]
+    return out
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--sizes", default="256,512,1024")
+    ap.add_argument("--reps", type=int, default=3)
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--timeout", type=float, default=1800)
+    ap.add_argument("--ops", default="cholesky,solve")
+    args = ap.parse_args(argv)
+    sizes = [int(s) for s in args.sizes.split(",")]
+    res = run_page(sizes, args.reps, args.rounds, args.timeout, args.ops)
+    if "error" in res:
+        print(res["error"])
+        print("\n".join(res.get("console", [])[-20:]))
+        return 1
+    nps = numpy_times(sizes, args.reps)
+    med = wasm_bench.median
+    print(f"headless Chromium, crossOriginIsolated={res['crossOriginIsolated']}, "
+          f"hardwareConcurrency={res['hardwareConcurrency']}, jaxweb wasm threads={res['jaxwebThreads']}; "
+          f"GFLOP/s from medians of {args.rounds}x{args.reps} interleaved runs per side; "
+          f"rel.err = max|jaxweb - jax-js| / max|jax-js|")
+    head = (f"{'case':16s} {'jaxweb':>8s} {'jax-js':>8s} {'ratio':>7s} {'numpy':>8s} {'ms jaxweb':>10s} "
+            f"{'ms jax-js':>10s} {'rel.err':>8s} {'kernels':>8s} {'compile s':>9s}")
+    print(head)
+    print("-" * len(head))
+    for row in res["rows"]:
+        op, n = row["op"], row["n"]
+        f = FLOPS[op](n)
+        tw = med(row["jaxweb"])
+        tj = med(row["jaxjs"]) if row["jaxjs"] else float("nan")
+        ceiling = f"{f / nps[(op, n)] / 1e9:8.2f}" if (op, n) in nps else f"{'-':>8s}"
+        print(f"{op + ' ' + str(n):16s} {f / tw / 1e9:8.2f} {f / tj / 1e9:8.2f} {tj / tw:6.2f}x "
+              f"{ceiling} {tw * 1e3:10.1f} {tj * 1e3:10.1f} {row['relErr']:8.1e} "
+              f"{row['kernels']!s:>8s} {row['compileS']:9.1f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

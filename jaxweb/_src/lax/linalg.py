@@ -1,0 +1,545 @@
+"""`jax.lax.linalg`: the factorization primitives and their rules, as in JAX.
+
+cholesky, lu (pivots and permutation), qr (Householder), eigh (Jacobi), svd (one-sided
+Jacobi), triangular_solve and tridiagonal_solve are primitives with JAX's shape rules
+and error messages, JVP rules from the matrix identities (not by differentiating the
+loops), a transpose rule where the primitive is linear (the solves in their right-hand
+side) and a batching rule that moves the mapped axis in front (every algorithm already
+runs over leading batch dimensions).
+
+Lowering: each primitive's algorithm (`linalg_algorithms`) is traced once per shape
+and parameters into a jaxpr of ordinary primitives whose loop is one compiled `scan`,
+and that jaxpr is lowered in place; so a factorization is a routine of fused whole-batch
+kernels on every backend. Evaluated eagerly, a primitive runs as a one-equation jitted
+program (one schedule, cached per shape).
+"""
+from __future__ import annotations
+
+__all__ = ["cholesky", "lu", "qr", "eigh", "svd", "triangular_solve", "tridiagonal_solve",
+           "lu_pivots_to_permutation", "cholesky_p", "lu_p", "qr_p", "eigh_p", "svd_p",
+           "triangular_solve_p", "tridiagonal_solve_p"]
+
+import importlib
+from typing import Any, Callable
+
+from .. import core, dtypes
+from ..interpreters import rules as R
+from ..interpreters.batching import bdim_at_front
+from ..jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Var, trace_to_closed_jaxpr
+from ..lowering import const_node, lower_jaxpr, lowering_rules
+from . import linalg_algorithms as alg
+from .reductions import batch_size
+
+
+def _jnp() -> Any:
+    return importlib.import_module("jaxweb.numpy")
+
+
+def _aval(x: Any) -> core.ShapedArray:
+    return core.get_aval(x)
+
+
+def _mT(x: Any) -> Any:
+    return _jnp().swapaxes(x, -1, -2)
+
+
+# ---------------------------------------------------------------- lowering by a traced algorithm
+_TRACED: dict = {}
+
+
+def _params_key(params: dict) -> tuple:
+    return tuple(sorted(params.items()))
+
+
+def _algorithm_jaxpr(prim: core.Primitive, algo: Callable, avals: tuple, params: dict) -> ClosedJaxpr:
+    key = (prim, avals, _params_key(params))
+    hit = _TRACED.get(key)
+    if hit is None:
+        def flat(*xs):
+            out = algo(*xs, **params)
+            return list(out) if prim.multiple_results else [out]
+        hit = _TRACED[key] = trace_to_closed_jaxpr(flat, list(avals))
+    return hit
+
+
+def _def_algorithm(prim: core.Primitive, algo: Callable) -> None:
+    """Lower `prim` as the jaxpr of `algo`; evaluate it eagerly as a one-equation program."""
+    def lower(*nodes, **params):
+        avals = tuple(core.ShapedArray(n.shape, n.dtype) for n in nodes)
+        closed = _algorithm_jaxpr(prim, algo, avals, params)
+        outs = lower_jaxpr(closed.jaxpr, [const_node(c) for c in closed.consts], list(nodes))
+        return outs if prim.multiple_results else outs[0]
+
+    one_eqn: dict = {}
+
+    def impl(*args, **params):
+        from ..executable import device_for, executable
+        avals = tuple(_aval(a) for a in args)
+        key = (avals, _params_key(params))
+        closed = one_eqn.get(key)
+        if closed is None:
+            invars = [Var(a) for a in avals]
+            outs = prim.abstract_eval(*avals, **params)
+            outvars = [Var(a) for a in (outs if prim.multiple_results else [outs])]
+            closed = one_eqn[key] = ClosedJaxpr(Jaxpr([], invars, outvars, [JaxprEqn(prim, invars, params, outvars)]), [])
+        outs = executable(closed, device_for(args), prim.name)(list(args))
+        return list(outs) if prim.multiple_results else outs[0]
+
+    lowering_rules[prim] = lower
+    core.impl_rules[prim] = impl
+
+
+def _check_float(name: str, *avals: core.ShapedArray) -> None:
+    for a in avals:
+        if a.dtype.kind != "f":
+            raise TypeError(f"{name} requires floating-point operands (jnp.linalg promotes integers), "
+                            f"got dtype {a.dtype.name}")
+
+
+def _check_rank(name: str, a: core.ShapedArray, i: int = 0) -> None:
+    if a.ndim < 2:
+        raise TypeError(f"Input {i} to {name} must have rank at least 2, but got shape={a.shape}")
+
+
+def _front(args: list, dims: list) -> list:
+    size = batch_size(args, dims)
+    return [bdim_at_front(a, d, size) for a, d in zip(args, dims)]
+
+
+def _batch_at_front(prim: core.Primitive) -> Callable:
+    """Batching rule of a primitive that works over any leading batch dimensions."""
+    def rule(args, dims, **params):
+        out = prim.bind(*_front(args, dims), **params)
+        return out, ([0] * len(out) if prim.multiple_results else 0)
+    return rule
+
+
+def _multi(name: str) -> core.Primitive:
+    p = core.Primitive(name)
+    p.multiple_results = True
+    return p
+
+
+# ---------------------------------------------------------------- cholesky
+cholesky_p = core.Primitive("cholesky")
+
+
+@core.def_abstract_eval(cholesky_p)
+def _cholesky_abstract(a):
+    _check_rank("cholesky", a)
+    if a.shape[-1] != a.shape[-2]:
+        raise ValueError(f"Argument to Cholesky decomposition must have shape [..., n, n], got {a.shape}")
+    _check_float("cholesky", a)
+    return a.update(weak_type=False)
+
+
+def _cholesky_jvp(primals, tangents):
+    """dL = L Φ(L⁻¹ dA L⁻ᵀ), Φ the lower triangle with its diagonal halved."""
+    jnp = _jnp()
+    (a,), (da,) = primals, tangents
+    low = cholesky_p.bind(a)
+    if isinstance(da, R.Zero):
+        return low, R.Zero(_aval(low))
+    tmp = triangular_solve(low, da, left_side=True, lower=True)
+    x = triangular_solve(low, tmp, left_side=False, lower=True, transpose_a=True)
+    n = _aval(a).shape[-1]
+    rows, cols = jnp.arange(n)[:, None], jnp.arange(n)[None, :]
+    phi = jnp.where(rows > cols, x, jnp.where(rows == cols, x * 0.5, 0.0))
+    return low, jnp.matmul(low, phi)
+
+
+_def_algorithm(cholesky_p, alg.cholesky)
+R.primitive_jvps[cholesky_p] = _cholesky_jvp
+R.primitive_batchers[cholesky_p] = _batch_at_front(cholesky_p)
+
+
+def cholesky(x: Any, *, symmetrize_input: bool = True) -> Any:
+    """`lax.linalg.cholesky`: lower-triangular L with L Lᵀ = x; a matrix that is not
+    positive definite gives NaN in L's lower triangle (as JAX)."""
+    if symmetrize_input:
+        x = (x + _mT(x)) * 0.5
+    return cholesky_p.bind(x)
+
+
+# ---------------------------------------------------------------- triangular_solve
+triangular_solve_p = core.Primitive("triangular_solve")
+
+
+@core.def_abstract_eval(triangular_solve_p)
+def _trsm_abstract(a, b, *, left_side, lower, transpose_a, conjugate_a, unit_diagonal):
+    if a.ndim < 2 or a.shape[-1] != a.shape[-2]:
+        raise ValueError(f"The first input to triangular_solve must be a square matrix. Got shape {a.shape}.")
+    common = -2 if left_side else -1
+    if b.ndim != a.ndim or a.shape[:-2] != b.shape[:-2] or a.shape[-1] != b.shape[common]:
+        raise ValueError(f"Incompatible shapes for arguments to triangular_solve: {a.shape} and {b.shape}.")
+    _check_float("triangular_solve", a, b)
+    if a.dtype != b.dtype:
+        raise TypeError(f"triangular_solve requires both operands to have the same dtype, got "
+                        f"{a.dtype.name} and {b.dtype.name}")
+    return b.update(weak_type=False)
+
+
+def _tri_mask(a: Any, lower: bool, unit_diagonal: bool) -> Any:
+    """The part of a that triangular_solve reads (its triangle, without a unit diagonal)."""
+    jnp = _jnp()
+    n = _aval(a).shape[-1]
+    rows, cols = jnp.arange(n)[:, None], jnp.arange(n)[None, :]
+    keep = (rows > cols if lower else rows < cols) if unit_diagonal else (rows >= cols if lower else rows <= cols)
+    return jnp.where(keep, a, 0.0)
+
+
+def _trsm_jvp(primals, tangents, **params):
+    """dx = op(a)⁻¹ (db - op(da) x) on the left, (db - x op(da)) op(a)⁻¹ on the right."""
+    jnp = _jnp()
+    (a, b), (da, db) = primals, tangents
+    x = triangular_solve_p.bind(a, b, **params)
+    if isinstance(da, R.Zero) and isinstance(db, R.Zero):
+        return x, R.Zero(_aval(x))
+    rhs = R.instantiate_zeros(db)
+    if not isinstance(da, R.Zero):
+        dop = _tri_mask(da, params["lower"], params["unit_diagonal"])
+        dop = _mT(dop) if params["transpose_a"] else dop
+        rhs = rhs - (jnp.matmul(dop, x) if params["left_side"] else jnp.matmul(x, dop))
+    return x, triangular_solve_p.bind(a, rhs, **params)
+
+
+def _trsm_transpose(ct, a, b, **params):
+    """Linear in b: the cotangent solves the transposed system (transpose_a toggled)."""
+    if isinstance(ct, R.Zero):
+        return [None, R.Zero(b.aval)]
+    return [None, triangular_solve_p.bind(a, ct, **{**params, "transpose_a": not params["transpose_a"]})]
+
+
+def _trsm_algorithm(a, b, *, left_side, lower, transpose_a, conjugate_a, unit_diagonal):
+    return alg.triangular_solve(a, b, left_side, lower, transpose_a, unit_diagonal)
+
+
+_def_algorithm(triangular_solve_p, _trsm_algorithm)
+R.primitive_jvps[triangular_solve_p] = _trsm_jvp
+R.primitive_transposes[triangular_solve_p] = _trsm_transpose
+R.primitive_batchers[triangular_solve_p] = _batch_at_front(triangular_solve_p)
+
+
+def triangular_solve(a: Any, b: Any, *, left_side: bool = False, lower: bool = False,
+                     transpose_a: bool = False, conjugate_a: bool = False,
+                     unit_diagonal: bool = False) -> Any:
+    """`lax.linalg.triangular_solve`: x with op(a) x = b (left_side) or x op(a) = b, op(a)
+    = aᵀ when transpose_a; only a's `lower`/upper triangle is read. A b with one dimension
+    fewer than a is a vector."""
+    jnp = _jnp()
+    b = jnp.asarray(b)
+    vector = _aval(b).ndim == _aval(a).ndim - 1
+    if vector:
+        b = b[..., None] if left_side else b[..., None, :]
+    x = triangular_solve_p.bind(a, b, left_side=bool(left_side), lower=bool(lower),
+                                transpose_a=bool(transpose_a), conjugate_a=bool(conjugate_a),
+                                unit_diagonal=bool(unit_diagonal))
+    return (x[..., 0] if left_side else x[..., 0, :]) if vector else x
+
+
+# ---------------------------------------------------------------- lu
+lu_p = _multi("lu")
+
+
+@core.def_abstract_eval(lu_p)
+def _lu_abstract(a):
+    _check_rank("lu", a)
+    _check_float("lu", a)
+    m, n = a.shape[-2:]
+    batch = a.shape[:-2]
+    return [a.update(weak_type=False), core.ShapedArray(batch + (min(m, n),), dtypes.int32),
+            core.ShapedArray(batch + (m,), dtypes.int32)]
+
+
+def _lu_jvp(primals, tangents):
+    """a[perm] = L U  =>  X = L⁻¹ da[perm] U⁻¹, dL = L tril(X, -1), dU = triu(X) U (square a)."""
+    jnp = _jnp()
+    (a,), (da,) = primals, tangents
+    lu_, piv, perm = lu_p.bind(a)
+    zeros = [R.Zero(_aval(piv)), R.Zero(_aval(perm))]
+    if isinstance(da, R.Zero):
+        return [lu_, piv, perm], [R.Zero(_aval(lu_))] + zeros
+    m, n = _aval(a).shape[-2:]
+    if m != n:
+        raise NotImplementedError("jaxweb: the derivative of lax.linalg.lu is only implemented for square matrices")
+    rows, cols = jnp.arange(n)[:, None], jnp.arange(n)[None, :]
+    low = jnp.where(rows > cols, lu_, 0.0) + jnp.eye(n, dtype=_aval(a).dtype)
+    up = jnp.where(rows <= cols, lu_, 0.0)
+    pda = jnp.take_along_axis(da, jnp.broadcast_to(perm[..., :, None], _aval(da).shape), axis=-2)
+    y = triangular_solve(low, pda, left_side=True, lower=True, unit_diagonal=True)
+    x = triangular_solve(up, y, left_side=False, lower=False)
+    dl = jnp.matmul(low, jnp.where(rows > cols, x, 0.0))
+    du = jnp.matmul(jnp.where(rows <= cols, x, 0.0), up)
+    return [lu_, piv, perm], [dl + du] + zeros
+
+
+_def_algorithm(lu_p, alg.lu)
+R.primitive_jvps[lu_p] = _lu_jvp
+R.primitive_batchers[lu_p] = _batch_at_front(lu_p)
+
+
+def lu(x: Any) -> tuple[Any, Any, Any]:
+    """`lax.linalg.lu`: (lu, pivots, permutation) with x[permutation] = L U, L unit lower
+    (below lu's diagonal) and U upper (on and above it); pivots as LAPACK's getrf
+    (row i was swapped with row pivots[i])."""
+    return tuple(lu_p.bind(x))
+
+
+def lu_pivots_to_permutation(pivots: Any, permutation_size: int) -> Any:
+    """`lax.linalg.lu_pivots_to_permutation`: the row permutation the swaps produce
+    (swap i with pivots[i], in order), as one compiled loop."""
+    jnp = _jnp()
+    L = importlib.import_module("jaxweb.lax")
+    pivots = jnp.asarray(pivots).astype(dtypes.int32)
+    batch, k = _aval(pivots).shape[:-1], _aval(pivots).shape[-1]
+    idx = jnp.arange(permutation_size, dtype=dtypes.int32)
+
+    def step(i, perm):
+        p = L.dynamic_index_in_dim(pivots, i, axis=len(batch), keepdims=True)
+        at_i = L.dynamic_index_in_dim(perm, i, axis=len(batch), keepdims=True)
+        at_p = jnp.take_along_axis(perm, p, axis=-1)
+        return jnp.where(idx == i, at_p, jnp.where(idx == p, at_i, perm))
+
+    return L.fori_loop(0, k, step, jnp.broadcast_to(idx, batch + (permutation_size,)))
+
+
+# ---------------------------------------------------------------- qr
+qr_p = _multi("qr")
+
+
+@core.def_abstract_eval(qr_p)
+def _qr_abstract(a, *, full_matrices):
+    _check_rank("qr", a)
+    _check_float("qr", a)
+    m, n = a.shape[-2:]
+    k = m if full_matrices else min(m, n)
+    batch = a.shape[:-2]
+    return [core.ShapedArray(batch + (m, k), a.dtype), core.ShapedArray(batch + (k, n), a.dtype)]
+
+
+def _qr_jvp(primals, tangents, *, full_matrices):
+    """For m >= n: C = Qᵀ dA R⁻¹, Ω = tril(C, -1) - tril(C, -1)ᵀ; dQ = Q Ω + (dA - Q C) R⁻¹
+    ... written as dQ = Q Ω + (I - Q Qᵀ) dA R⁻¹, dR = (C - Ω) R (JAX's rule)."""
+    jnp = _jnp()
+    (a,), (da,) = primals, tangents
+    q, r = qr_p.bind(a, full_matrices=full_matrices)
+    if isinstance(da, R.Zero):
+        return [q, r], [R.Zero(_aval(q)), R.Zero(_aval(r))]
+    m, n = _aval(a).shape[-2:]
+    if m < n or (full_matrices and m != n):
+        raise NotImplementedError("Unimplemented case of QR decomposition derivative")
+    dx_rinv = triangular_solve(r, da, left_side=False, lower=False)
+    qt_dx_rinv = jnp.matmul(_mT(q), dx_rinv)
+    rows, cols = jnp.arange(n)[:, None], jnp.arange(n)[None, :]
+    low = jnp.where(rows > cols, qt_dx_rinv, 0.0)
+    omega = low - _mT(low)
+    dq = jnp.matmul(q, omega - qt_dx_rinv) + dx_rinv
+    dr = jnp.matmul(qt_dx_rinv - omega, r)
+    return [q, r], [dq, dr]
+
+
+_def_algorithm(qr_p, alg.qr)
+R.primitive_jvps[qr_p] = _qr_jvp
+R.primitive_batchers[qr_p] = _batch_at_front(qr_p)
+
+
+def qr(x: Any, *, pivoting: bool = False, full_matrices: bool = True, use_magma: Any = None) -> tuple[Any, Any]:
+    """`lax.linalg.qr`: (q, r) with x = q r, q orthonormal columns (m x m when
+    full_matrices, else m x min(m, n)) and r upper triangular."""
+    if pivoting:
+        raise NotImplementedError("jaxweb: lax.linalg.qr(pivoting=True) is not supported")
+    return tuple(qr_p.bind(x, full_matrices=bool(full_matrices)))
+
+
+# ---------------------------------------------------------------- eigh
+eigh_p = _multi("eigh")
+
+
+@core.def_abstract_eval(eigh_p)
+def _eigh_abstract(a, *, lower, sort_eigenvalues):
+    _check_rank("eigh", a)
+    if a.shape[-1] != a.shape[-2]:
+        raise ValueError(f"Argument to symmetric eigendecomposition must have shape [..., n, n], got shape {a.shape}")
+    _check_float("eigh", a)
+    return [a.update(weak_type=False), core.ShapedArray(a.shape[:-1], a.dtype)]
+
+
+def _eigh_algorithm(a, *, lower, sort_eigenvalues):
+    """The symmetric matrix of a's `lower` (or upper) triangle, then Jacobi."""
+    jnp = _jnp()
+    n = _aval(a).shape[-1]
+    rows, cols = jnp.arange(n)[:, None], jnp.arange(n)[None, :]
+    tri = jnp.where(rows >= cols if lower else rows <= cols, a, 0.0)
+    return alg.eigh(tri + _mT(jnp.where(rows == cols, 0.0, tri)), sort_eigenvalues)
+
+
+def _eigh_jvp(primals, tangents, **params):
+    """dw = diag(Vᵀ dA V); dV = V (F ∘ Vᵀ dA V), F_ij = 1/(w_j - w_i) off the diagonal
+    (0 where eigenvalues coincide)."""
+    jnp = _jnp()
+    (a,), (da,) = primals, tangents
+    v, w = eigh_p.bind(a, **params)
+    if isinstance(da, R.Zero):
+        return [v, w], [R.Zero(_aval(v)), R.Zero(_aval(w))]
+    n = _aval(a).shape[-1]
+    rows, cols = jnp.arange(n)[:, None], jnp.arange(n)[None, :]
+    tri = jnp.where(rows >= cols if params["lower"] else rows <= cols, da, 0.0)
+    da = tri + _mT(jnp.where(rows == cols, 0.0, tri))
+    proj = jnp.matmul(_mT(v), jnp.matmul(da, v))
+    gap = w[..., None, :] - w[..., :, None]
+    off = (rows != cols) & (gap != 0)
+    f = jnp.where(off, 1.0 / jnp.where(off, gap, 1.0), 0.0)
+    return [v, w], [jnp.matmul(v, f * proj), jnp.diagonal(proj, axis1=-2, axis2=-1)]
+
+
+_def_algorithm(eigh_p, _eigh_algorithm)
+R.primitive_jvps[eigh_p] = _eigh_jvp
+R.primitive_batchers[eigh_p] = _batch_at_front(eigh_p)
+
+
+def eigh(x: Any, *, lower: bool = True, symmetrize_input: bool = True, sort_eigenvalues: bool = True,
+         subset_by_index: Any = None) -> tuple[Any, Any]:
+    """`lax.linalg.eigh`: (v, w), eigenvectors as v's columns and eigenvalues w
+    (ascending when sort_eigenvalues) of the symmetric x."""
+    if subset_by_index is not None:
+        raise NotImplementedError("jaxweb: eigh(subset_by_index=...) is not supported")
+    if symmetrize_input:
+        x = (x + _mT(x)) * 0.5
+    return tuple(eigh_p.bind(x, lower=bool(lower), sort_eigenvalues=bool(sort_eigenvalues)))
+
+
+# ---------------------------------------------------------------- svd
+svd_p = _multi("svd")
+
+
+@core.def_abstract_eval(svd_p)
+def _svd_abstract(a, *, full_matrices, compute_uv):
+    _check_rank("svd", a)
+    _check_float("svd", a)
+    m, n = a.shape[-2:]
+    k = min(m, n)
+    batch = a.shape[:-2]
+    s = core.ShapedArray(batch + (k,), a.dtype)
+    if not compute_uv:
+        return [s]
+    mu, nv = (m, n) if full_matrices else (k, k)
+    return [core.ShapedArray(batch + (m, mu), a.dtype), s, core.ShapedArray(batch + (nv, n), a.dtype)]
+
+
+def _svd_jvp(primals, tangents, *, full_matrices, compute_uv):
+    """ds = diag(Uᵀ dA V); with dP = Uᵀ dA V and F_ij = 1/(s_j² - s_i²):
+    dU = U (F ∘ (dP S + S dPᵀ)) + (I - U Uᵀ) dA V S⁻¹, and dV likewise (JAX's rule)."""
+    jnp = _jnp()
+    (a,), (da,) = primals, tangents
+    outs = svd_p.bind(a, full_matrices=full_matrices, compute_uv=compute_uv)
+    if isinstance(da, R.Zero):
+        return outs, [R.Zero(_aval(o)) for o in outs]
+    m, n = _aval(a).shape[-2:]
+    if compute_uv and full_matrices and m != n:
+        raise NotImplementedError("Singular value decomposition JVP not implemented for full matrices")
+    u, s, vh = svd_p.bind(a, full_matrices=False, compute_uv=True)
+    v = _mT(vh)
+    dp = jnp.matmul(_mT(u), jnp.matmul(da, v))
+    ds = jnp.diagonal(dp, axis1=-2, axis2=-1)
+    if not compute_uv:
+        return outs, [ds]
+    k = min(m, n)
+    s2 = s * s
+    gap = s2[..., None, :] - s2[..., :, None]
+    off = (jnp.arange(k)[:, None] != jnp.arange(k)[None, :]) & (gap != 0)
+    f = jnp.where(off, 1.0 / jnp.where(off, gap, 1.0), 0.0)
+    sinv = jnp.where(s == 0, 0.0, 1.0 / jnp.where(s == 0, 1.0, s))
+    dps, sdp = dp * s[..., None, :], s[..., :, None] * dp
+    du = jnp.matmul(u, f * (dps + _mT(dps)))
+    dv = jnp.matmul(v, f * (sdp + _mT(sdp)))
+    if m > k:
+        dav = jnp.matmul(da, v) * sinv[..., None, :]
+        du = du + dav - jnp.matmul(u, jnp.matmul(_mT(u), dav))
+    if n > k:
+        datu = jnp.matmul(_mT(da), u) * sinv[..., None, :]
+        dv = dv + datu - jnp.matmul(v, jnp.matmul(_mT(v), datu))
+    return outs, [du, ds, _mT(dv)]
+
+
+def _svd_algorithm(a, *, full_matrices, compute_uv):
+    return alg.svd(a, full_matrices, compute_uv)
+
+
+_def_algorithm(svd_p, _svd_algorithm)
+R.primitive_jvps[svd_p] = _svd_jvp
+R.primitive_batchers[svd_p] = _batch_at_front(svd_p)
+
+
+def svd(x: Any, *, full_matrices: bool = True, compute_uv: bool = True, subset_by_index: Any = None,
+        algorithm: Any = None) -> Any:
+    """`lax.linalg.svd`: (u, s, vh) with x = u diag(s) vh and s descending; s alone when
+    compute_uv is False."""
+    if subset_by_index is not None:
+        raise NotImplementedError("jaxweb: svd(subset_by_index=...) is not supported")
+    outs = svd_p.bind(x, full_matrices=bool(full_matrices), compute_uv=bool(compute_uv))
+    return tuple(outs) if compute_uv else outs[0]
+
+
+# ---------------------------------------------------------------- tridiagonal_solve
+tridiagonal_solve_p = core.Primitive("tridiagonal_solve")
+
+
+@core.def_abstract_eval(tridiagonal_solve_p)
+def _tridiag_abstract(dl, d, du, b):
+    for i, x in enumerate((dl, d, du)):
+        if x.ndim < 1:
+            raise TypeError(f"Input {i} to tridiagonal_solve must have rank at least 1, but got shape={x.shape}")
+    _check_rank("tridiagonal_solve", b, 3)
+    if not dl.shape == d.shape == du.shape:
+        raise TypeError("tridiagonal_solve requires that all diagonal arguments have the same shape.")
+    if b.shape[:-1] != d.shape:
+        raise TypeError("tridiagonal_solve requires that the leading ndim-1 dimensions of b equal the "
+                        "dimensions of the diagonal arguments.")
+    _check_float("tridiagonal_solve", dl, d, du, b)
+    return b.update(weak_type=False)
+
+
+def _tridiag_matvec(dl, d, du, x):
+    """A x for the tridiagonal A (dl[0] and du[-1] are ignored, as LAPACK's gtsv)."""
+    jnp = _jnp()
+    zero = jnp.zeros_like(x[..., :1, :])
+    below = jnp.concatenate([zero, x[..., :-1, :]], axis=-2)
+    above = jnp.concatenate([x[..., 1:, :], zero], axis=-2)
+    m = _aval(d).shape[-1]
+    idx = jnp.arange(m)
+    dl = jnp.where(idx == 0, 0.0, dl)
+    du = jnp.where(idx == m - 1, 0.0, du)
+    return dl[..., None] * below + d[..., None] * x + du[..., None] * above
+
+
+def _tridiag_jvp(primals, tangents):
+    """dx = A⁻¹ (db - dA x)."""
+    dl, d, du, b = primals
+    x = tridiagonal_solve_p.bind(*primals)
+    if all(isinstance(t, R.Zero) for t in tangents):
+        return x, R.Zero(_aval(x))
+    tdl, td, tdu, tb = (R.instantiate_zeros(t) for t in tangents)
+    return x, tridiagonal_solve_p.bind(dl, d, du, tb - _tridiag_matvec(tdl, td, tdu, x))
+
+
+def _tridiag_transpose(ct, dl, d, du, b):
+    """Linear in b: Aᵀ has sub-diagonal du shifted down and super-diagonal dl shifted up."""
+    jnp = _jnp()
+    if isinstance(ct, R.Zero):
+        return [None, None, None, R.Zero(b.aval)]
+    zero = jnp.zeros_like(d[..., :1])
+    dl_t = jnp.concatenate([zero, du[..., :-1]], axis=-1)
+    du_t = jnp.concatenate([dl[..., 1:], zero], axis=-1)
+    return [None, None, None, tridiagonal_solve_p.bind(dl_t, d, du_t, ct)]
+
+
+_def_algorithm(tridiagonal_solve_p, alg.tridiagonal_solve)
+R.primitive_jvps[tridiagonal_solve_p] = _tridiag_jvp
+R.primitive_transposes[tridiagonal_solve_p] = _tridiag_transpose
+R.primitive_batchers[tridiagonal_solve_p] = _batch_at_front(tridiagonal_solve_p)
+
+
+def tridiagonal_solve(dl: Any, d: Any, du: Any, b: Any) -> Any:
+    """`lax.linalg.tridiagonal_solve`: x with A x = b, A tridiagonal with sub-diagonal dl
+    (dl[..., 0] unused), diagonal d and super-diagonal du (du[..., -1] unused)."""
+    return tridiagonal_solve_p.bind(dl, d, du, b)

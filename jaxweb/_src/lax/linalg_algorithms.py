@@ -1,0 +1,505 @@
+"""The algorithms behind `lax.linalg`'s primitives, as compiled loops over whole-matrix kernels.
+
+Each function takes (stacks of) matrices with any leading batch dimensions and is
+written with jnp/lax operations and `lax.fori_loop`/`lax.scan`; `lax.linalg` lowers a
+primitive by tracing its function once per shape and lowering that jaxpr, so the loop
+becomes one compiled `scan` call whose body is a few fused kernels over the whole batch
+(one batched computation, on every backend, no Python loop per matrix or per column).
+
+Every step touches whole matrices through masks (`rows > j`, ...) and gathers at the
+traced loop index, so shapes stay static: a step is O(n²) work, an n-step factorization
+O(n³) as the textbook algorithm. The Jacobi methods (eigh, svd) apply one round of n/2
+disjoint rotations as gathers of partner rows/columns (O(n²) per round, not a matmul).
+
+jnp is imported at call time: this module sits in lax, below the numpy layer it uses.
+"""
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+from .. import core, dtypes
+
+
+def _jnp() -> Any:
+    return importlib.import_module("jaxweb.numpy")
+
+
+def _lax() -> Any:
+    return importlib.import_module("jaxweb.lax")
+
+
+def _shape(x: Any) -> tuple[int, ...]:
+    return core.get_aval(x).shape
+
+
+def _col(x: Any, j: Any) -> Any:
+    """x[..., :, j] at a traced j."""
+    return _lax().dynamic_index_in_dim(x, j, axis=len(_shape(x)) - 1, keepdims=False)
+
+
+def _row(x: Any, i: Any) -> Any:
+    """x[..., i, :] at a traced i."""
+    return _lax().dynamic_index_in_dim(x, i, axis=len(_shape(x)) - 2, keepdims=False)
+
+
+def _elem(v: Any, i: Any) -> Any:
+    """v[..., i] at a traced i."""
+    return _lax().dynamic_index_in_dim(v, i, axis=len(_shape(v)) - 1, keepdims=False)
+
+
+def _t(x: Any) -> Any:
+    return _jnp().swapaxes(x, -1, -2)
+
+
+# ---------------------------------------------------------------- Cholesky
+#: columns per block of the blocked factorizations: a loop step factors one panel of this
+#: many columns (unrolled: a few small kernels per column) and updates the trailing matrix
+#: with one GEMM, so a factorization is n / BLOCK loop steps and about n³ GEMM flops
+BLOCK = 32
+
+
+def _pad_identity(a: Any, n_to: int) -> Any:
+    """a (..., n, n) as the leading block of blockdiag(a, I) of size n_to: its factors are
+    blockdiag(factors of a, I), so padding to a multiple of the block costs no branching."""
+    jnp = _jnp()
+    n = _shape(a)[-1]
+    if n_to == n:
+        return a
+    nd = len(_shape(a))
+    a = jnp.pad(a, [(0, 0)] * (nd - 2) + [(0, n_to - n), (0, n_to - n)])
+    idx = jnp.arange(n_to)
+    return jnp.where((idx[:, None] == idx[None, :]) & (idx[:, None] >= n), 1.0, a)
+
+
+def cholesky(a: Any, block: int = BLOCK) -> Any:
+    """Lower L with L Lᵀ = a, blocked right-looking: step k factors the k-th panel of
+    `block` columns column by column (each column scaled by the square root of its pivot,
+    its outer product taken from the panel's later columns), then subtracts the panel's
+    below-diagonal part times its transpose from the whole matrix in one GEMM (zero
+    outside the trailing block). A non-positive pivot makes a NaN; then the whole lower
+    triangle is NaN, as JAX returns it."""
+    jnp, lax = _jnp(), _lax()
+    n = _shape(a)[-1]
+    b = min(block, n)
+    nb = -(-n // b)
+    N = nb * b
+    a = _pad_identity(a, N)
+    nd = len(_shape(a))
+    idx = jnp.arange(N)
+    jj = jnp.arange(b)
+
+    def step(k, a):
+        k0 = k * b
+        panel = lax.dynamic_slice_in_dim(a, k0, b, axis=nd - 1)  # (..., N, b)
+        for j in range(b):
+            c = k0 + j
+            col = panel[..., :, j]
+            ljj = jnp.sqrt(_elem(col, c))
+            l = jnp.where(idx > c, col / ljj[..., None], jnp.where(idx == c, ljj[..., None], 0.0))
+            lrow = lax.dynamic_slice_in_dim(l, k0, b, axis=nd - 2)  # l at the panel's rows
+            panel = jnp.where(jj > j, panel - l[..., :, None] * lrow[..., None, :], panel)
+            panel = jnp.where(jj == j, l[..., :, None], panel)
+        below = jnp.where(idx[:, None] >= k0 + b, panel, 0.0)
+        a = a - jnp.einsum("...ik,...jk->...ij", below, below)
+        return lax.dynamic_update_slice_in_dim(a, panel, k0, axis=nd - 1)
+
+    out = step(0, a) if nb == 1 else lax.fori_loop(0, nb, step, a)
+    low = jnp.where(idx[:, None] >= idx[None, :], out, 0.0)[..., :n, :n]
+    ok = jnp.all(jnp.isfinite(jnp.diagonal(low, axis1=-2, axis2=-1)), axis=-1)
+    rows, cols = jnp.arange(n)[:, None], jnp.arange(n)[None, :]
+    return jnp.where(ok[..., None, None], low, jnp.where(rows >= cols, jnp.nan, 0.0))
+
+
+# ---------------------------------------------------------------- triangular solve
+def _lower_inverses(d: Any, unit_diagonal: bool) -> Any:
+    """Inverses of a stack of small lower-triangular blocks (..., b, b), by forward
+    substitution on the identity unrolled over the b rows (each row one small kernel
+    for the whole stack; rows not computed yet are zero, so d[i] @ x sums the done ones)."""
+    jnp = _jnp()
+    b = _shape(d)[-1]
+    idx = jnp.arange(b)
+    x = jnp.zeros_like(d)
+    for i in range(b):
+        r = (idx == i).astype(core.get_aval(d).dtype) - jnp.einsum("...j,...jk->...k", d[..., i, :], x)
+        x = jnp.where(idx[:, None] == i, (r if unit_diagonal else r / d[..., i, i:i + 1])[..., None, :], x)
+    return x
+
+
+def triangular_solve(a: Any, b: Any, left_side: bool, lower: bool, transpose_a: bool,
+                     unit_diagonal: bool, block: int = BLOCK) -> Any:
+    """x with op(a) x = b (left) or x op(a) = b, reduced to one blocked forward
+    substitution: the right side solves the transposed system, an upper system is a lower
+    one read backwards (reversals are free views). The diagonal blocks are inverted all at
+    once (one batch), then each loop step solves one block of rows with two GEMMs:
+    x_k = D_k⁻¹ (b_k - a[k-th rows] x), the rows of x not solved yet being zero. A zero on
+    the diagonal takes (by `cond`) plain substitution instead, whose inf/NaN are LAPACK's."""
+    jnp, lax = _jnp(), _lax()
+    if not left_side:  # x op(a) = b  <=>  op(a)ᵀ xᵀ = bᵀ
+        return _t(triangular_solve(a, _t(b), True, lower, not transpose_a, unit_diagonal, block))
+    if transpose_a:
+        a, lower = _t(a), not lower
+    nd = len(_shape(a))
+    if not lower:  # J U J is lower for the reversal J
+        a = lax.rev(a, (nd - 2, nd - 1))
+        b = lax.rev(b, (nd - 2,))
+    if unit_diagonal:
+        x = _blocked_lower_solve(a, b, True, block)
+    else:  # a zero pivot: substitution, for LAPACK's (and JAX's) exact inf/NaN pattern
+        d = jnp.diagonal(a, axis1=-2, axis2=-1)
+        x = lax.cond(jnp.any(d == 0), _substitute, lambda a, b: _blocked_lower_solve(a, b, False, block), a, b)
+    return x if lower else lax.rev(x, (nd - 2,))
+
+
+def _substitute(a: Any, b: Any) -> Any:
+    """Forward substitution one row per loop step (rows of x not solved yet are zero)."""
+    jnp, lax = _jnp(), _lax()
+    rows = jnp.arange(_shape(a)[-1])[:, None]
+
+    def step(i, x):
+        ai = _row(a, i)
+        xi = (_row(b, i) - jnp.einsum("...j,...jk->...k", ai, x)) / _elem(ai, i)[..., None]
+        return jnp.where(rows == i, xi[..., None, :], x)
+
+    return lax.fori_loop(0, _shape(a)[-1], step, jnp.zeros_like(b))
+
+
+def _blocked_lower_solve(a: Any, b: Any, unit_diagonal: bool, block: int) -> Any:
+    """Forward substitution by blocks of rows, with the diagonal blocks' inverses."""
+    jnp, lax = _jnp(), _lax()
+    nd = len(_shape(a))
+    m = _shape(a)[-1]
+    bs = min(block, m)
+    nb = -(-m // bs)
+    N = nb * bs
+    a = _pad_identity(a, N)
+    b = jnp.pad(b, [(0, 0)] * (nd - 2) + [(0, N - m), (0, 0)]) if N != m else b
+    batch = _shape(a)[:-2]
+    blocks = jnp.reshape(a, batch + (nb, bs, nb, bs))
+    diag = jnp.moveaxis(jnp.diagonal(blocks, axis1=nd - 2, axis2=nd), -1, nd - 2)  # (..., nb, bs, bs)
+    inv = _lower_inverses(diag, unit_diagonal)
+    if nb == 1:
+        return jnp.matmul(inv[..., 0, :, :], b)[..., :m, :]
+
+    def step(k, x):
+        rows = lax.dynamic_slice_in_dim(a, k * bs, bs, axis=nd - 2)  # (..., bs, N)
+        rhs = lax.dynamic_slice_in_dim(b, k * bs, bs, axis=nd - 2) - jnp.matmul(rows, x)
+        xk = jnp.matmul(lax.dynamic_index_in_dim(inv, k, axis=nd - 2, keepdims=False), rhs)
+        return lax.dynamic_update_slice_in_dim(x, xk, k * bs, axis=nd - 2)
+
+    return lax.fori_loop(0, nb, step, jnp.zeros_like(b))[..., :m, :]
+
+
+# ---------------------------------------------------------------- LU with partial pivoting
+def lu(a: Any, block: int | None = None) -> tuple[Any, Any, Any]:
+    """(lu packed, pivots, permutation) of (..., m, n) a with a[perm] = L U, as LAPACK's
+    getrf (a zero pivot column is left as is: U gets a zero diagonal, solves give
+    inf/NaN, as JAX's). One column per loop step (`_lu_columns`) by default; with
+    `block`, square matrices by blocks (`_lu_blocked`: 4-7x faster at n = 1024 in
+    CPython, but its page in headless Chromium never finishes, even at n = 40, while it
+    runs in Pyodide under Node — not the default until that is understood)."""
+    m, n = _shape(a)[-2:]
+    if block is None or m != n or m <= 1:
+        return _lu_columns(a)
+    return _lu_blocked(a, block)
+
+
+def _pivot_swap(col: Any, c: Any, idx: Any) -> tuple[Any, Any]:
+    """(p, swap): the row of the largest |col[i]|, i >= c, and the index map exchanging
+    rows c and p (gathering by it swaps them)."""
+    jnp = _jnp()
+    mag = jnp.where(idx >= c, jnp.abs(col), -1.0)
+    p = jnp.argmax(mag, axis=-1).astype(dtypes.int32)
+    return p, jnp.where(idx == c, p[..., None], jnp.where(idx == p[..., None], c, idx))
+
+
+def _rows(x: Any, index: Any) -> Any:
+    """x[..., index[i], :] for every i (a row gather by a per-matrix index vector)."""
+    return _jnp().take_along_axis(x, index[..., :, None], axis=-2)
+
+
+def _lu_columns(a: Any) -> tuple[Any, Any, Any]:
+    """Step j swaps the pivot row into row j and eliminates below it (whole matrix)."""
+    jnp, lax = _jnp(), _lax()
+    m, n = _shape(a)[-2:]
+    k = min(m, n)
+    batch = _shape(a)[:-2]
+    im, in_, ik = jnp.arange(m), jnp.arange(n), jnp.arange(k)
+    i32 = dtypes.int32
+
+    def step(j, carry):
+        a, pivots, perm = carry
+        p, swap = _pivot_swap(_col(a, j), j, im)
+        a = _rows(a, swap)
+        perm = jnp.take_along_axis(perm, swap, axis=-1)
+        pivots = jnp.where(ik == j, p[..., None], pivots)
+        col, row = _col(a, j), _row(a, j)
+        pivot = _elem(col, j)
+        factors = jnp.where(im > j, col / jnp.where(pivot == 0, 1.0, pivot)[..., None], 0.0)
+        a = a - factors[..., :, None] * jnp.where(in_ > j, row, 0.0)[..., None, :]
+        a = jnp.where((im[:, None] > j) & (in_[None, :] == j), factors[..., :, None], a)
+        return a, pivots, perm
+
+    init = (a, jnp.zeros(batch + (k,), i32), jnp.broadcast_to(im.astype(i32), batch + (m,)))
+    return lax.fori_loop(0, k, step, init)
+
+
+def _lu_blocked(a: Any, block: int) -> tuple[Any, Any, Any]:
+    """Right-looking blocked LU of square a: step k factors the k-th panel of `block`
+    columns with partial pivoting (an inner loop over its columns; swaps applied to the
+    panel only, composed into one row permutation), then permutes the other columns' rows once, solves U12 = L11⁻¹ A12
+    (L11's inverse by unrolled substitution) and subtracts L21 U12 in one GEMM."""
+    jnp, lax = _jnp(), _lax()
+    n = _shape(a)[-1]
+    b = min(block, n)
+    nb = -(-n // b)
+    N = nb * b
+    a = _pad_identity(a, N)
+    nd = len(_shape(a))
+    batch = _shape(a)[:-2]
+    i32 = dtypes.int32
+    idx, jj = jnp.arange(N), jnp.arange(b)
+
+    def step(k, carry):
+        a, pivots, perm = carry
+        k0 = k * b
+        panel = lax.dynamic_slice_in_dim(a, k0, b, axis=nd - 1)  # (..., N, b)
+        def column(j, carry):  # a loop, not unrolled: unrolled, the row swaps would
+            panel, bperm, pivots = carry  # compose into chains of gathers in one kernel
+            c = k0 + j
+            p, swap = _pivot_swap(_col(panel, j), c, idx)
+            panel, bperm = _rows(panel, swap), jnp.take_along_axis(bperm, swap, axis=-1)
+            pivots = jnp.where(idx == c, p[..., None], pivots)
+            col = _col(panel, j)
+            pivot = _elem(col, c)
+            factors = jnp.where(idx > c, col / jnp.where(pivot == 0, 1.0, pivot)[..., None], 0.0)
+            row = _row(panel, c)
+            panel = panel - factors[..., :, None] * jnp.where(jj > j, row, 0.0)[..., None, :]
+            panel = jnp.where((jj == j) & (idx[:, None] > c), factors[..., :, None], panel)
+            return panel, bperm, pivots
+
+        bperm = jnp.broadcast_to(idx.astype(i32), batch + (N,))
+        panel, bperm, pivots = lax.fori_loop(0, b, column, (panel, bperm, pivots))
+        perm = jnp.take_along_axis(perm, bperm, axis=-1)
+        a = lax.dynamic_update_slice_in_dim(_rows(a, bperm), panel, k0, axis=nd - 1)
+        l11 = lax.dynamic_slice_in_dim(lax.dynamic_slice_in_dim(a, k0, b, axis=nd - 2), k0, b, axis=nd - 1)
+        strict = jnp.where(jj[:, None] > jj[None, :], l11, 0.0)
+        block_rows = lax.dynamic_slice_in_dim(a, k0, b, axis=nd - 2)  # (..., b, N)
+        right = idx >= k0 + b
+        u12 = jnp.where(right, jnp.matmul(_lower_inverses(strict, True), block_rows), 0.0)
+        a = lax.dynamic_update_slice_in_dim(a, jnp.where(right, u12, block_rows), k0, axis=nd - 2)
+        l21 = jnp.where(idx[:, None] >= k0 + b, panel, 0.0)
+        return a - jnp.matmul(l21, u12), pivots, perm
+
+    init = (a, jnp.broadcast_to(idx.astype(i32), batch + (N,)), jnp.broadcast_to(idx.astype(i32), batch + (N,)))
+    a, pivots, perm = step(0, init) if nb == 1 else lax.fori_loop(0, nb, step, init)
+    return a[..., :n, :n], pivots[..., :n], perm[..., :n]
+
+
+# ---------------------------------------------------------------- Householder QR
+def qr(a: Any, full_matrices: bool) -> tuple[Any, Any]:
+    """(Q, R) by Householder reflections H = I - β v vᵀ, accumulated into an m x m Q;
+    α = -sign(x₀)‖x‖ as LAPACK's geqrf, so R's diagonal signs match LAPACK's."""
+    jnp, lax = _jnp(), _lax()
+    m, n = _shape(a)[-2:]
+    dt = core.get_aval(a).dtype
+    idx = jnp.arange(m)
+    q0 = jnp.broadcast_to(jnp.eye(m, dtype=dt), _shape(a)[:-2] + (m, m))
+
+    def step(k, carry):
+        q, r = carry
+        x = jnp.where(idx >= k, _col(r, k), 0.0)
+        norm = jnp.sqrt(jnp.sum(x * x, axis=-1))
+        alpha = jnp.where(_elem(x, k) >= 0, -norm, norm)
+        v = x - jnp.where(idx == k, alpha[..., None], 0.0)
+        vv = jnp.sum(v * v, axis=-1)
+        beta = jnp.where(vv == 0, 0.0, 2.0 / jnp.where(vv == 0, 1.0, vv))[..., None, None]
+        r = r - beta * v[..., :, None] * jnp.einsum("...i,...ij->...j", v, r)[..., None, :]
+        q = q - beta * jnp.einsum("...ij,...j->...i", q, v)[..., :, None] * v[..., None, :]
+        return q, r
+
+    q, r = lax.fori_loop(0, min(m - 1, n), step, (q0, a))
+    r = jnp.where(jnp.arange(m)[:, None] > jnp.arange(n)[None, :], 0.0, r)
+    if full_matrices:
+        return q, r
+    k = min(m, n)
+    return q[..., :, :k], r[..., :k, :]
+
+
+# ---------------------------------------------------------------- Jacobi rounds
+def _round_tables(n: int) -> tuple[list, list]:
+    """Round-robin pairings of n indices as per-round tables: partner[r][i] (i itself on a
+    bye) and role[r][i] (+1 the smaller of its pair, -1 the larger, 0 on a bye)."""
+    m = n + (n % 2)
+    order = list(range(m))
+    partners, roles = [], []
+    for _ in range(max(m - 1, 1)):
+        partner, role = list(range(n)), [0] * n
+        for i in range(m // 2):
+            p, q = sorted((order[i], order[m - 1 - i]))
+            if q < n:
+                partner[p], partner[q], role[p], role[q] = q, p, 1, -1
+        partners.append(partner)
+        roles.append(role)
+        order = [order[0], order[-1]] + order[1:-1]
+    return partners, roles
+
+
+def _angles(app: Any, aqq: Any, apq: Any) -> tuple[Any, Any]:
+    """(c, s) of the rotation J (J[p,p] = J[q,q] = c, J[p,q] = s) zeroing apq in Jᵀ A J."""
+    jnp = _jnp()
+    zero = apq == 0
+    tau = (aqq - app) / jnp.where(zero, 1.0, 2.0 * apq)
+    t = jnp.where(tau >= 0, 1.0, -1.0) / (jnp.abs(tau) + jnp.sqrt(1.0 + tau * tau))
+    t = jnp.where(zero, 0.0, t)
+    c = 1.0 / jnp.sqrt(1.0 + t * t)
+    return c, t * c
+
+
+def _sweeps(dt: Any) -> int:
+    return 14 if dt.itemsize == 8 else 9
+
+
+def _jacobi(x: Any, n: int, pair_terms: Any, rotate: Any) -> Any:
+    """Run `_sweeps` sweeps of n - 1 rounds on carry x: each round reads (app, aqq, apq)
+    per index from `pair_terms(x, partner)` and applies `rotate(x, partner, c, coef)`,
+    where column/row i becomes c_i x_i + coef_i x_partner(i)."""
+    jnp, lax = _jnp(), _lax()
+    partners, roles = _round_tables(n)
+    ptab = jnp.asarray(partners, dtypes.int32)
+    rtab = jnp.asarray(roles, core.get_aval(x[0]).dtype)
+    nr = len(partners)
+
+    def step(i, x):
+        r = i % nr
+        partner, role = _row(ptab, r), _row(rtab, r)
+        app, aqq, apq = pair_terms(x, partner, role)
+        used = role != 0
+        c, s = _angles(app, aqq, jnp.where(used, apq, 0.0))
+        return rotate(x, partner, c, -role * s)
+
+    return lax.fori_loop(0, _sweeps(core.get_aval(x[0]).dtype) * nr, step, x)
+
+
+def _ordered(p: Any, q: Any, role: Any) -> tuple[Any, Any]:
+    """(value at the pair's smaller index, at its larger) from per-index values p (own)
+    and q (partner's)."""
+    jnp = _jnp()
+    return jnp.where(role >= 0, p, q), jnp.where(role >= 0, q, p)
+
+
+def eigh(a: Any, sort_eigenvalues: bool = True) -> tuple[Any, Any]:
+    """(eigenvectors as columns, eigenvalues) of symmetric a by cyclic two-sided Jacobi."""
+    jnp = _jnp()
+    n = _shape(a)[-1]
+    dt = core.get_aval(a).dtype
+    v0 = jnp.broadcast_to(jnp.eye(n, dtype=dt), _shape(a))
+
+    def terms(x, partner, role):
+        a, _ = x
+        d = jnp.diagonal(a, axis1=-2, axis2=-1)
+        app, aqq = _ordered(d, jnp.take(d, partner, axis=-1), role)
+        apq = jnp.sum(jnp.where(jnp.arange(n)[None, :] == partner[:, None], a, 0.0), axis=-1)
+        return app, aqq, apq
+
+    def rotate(x, partner, c, coef):
+        a, v = x
+        a = c[..., None, :] * a + coef[..., None, :] * jnp.take(a, partner, axis=-1)  # A J
+        a = c[..., :, None] * a + coef[..., :, None] * jnp.take(a, partner, axis=-2)  # Jᵀ A J
+        a = (a + _t(a)) * 0.5  # exact symmetry against rounding
+        v = c[..., None, :] * v + coef[..., None, :] * jnp.take(v, partner, axis=-1)
+        return a, v
+
+    a, v = _jacobi((a, v0), n, terms, rotate)
+    w = jnp.diagonal(a, axis1=-2, axis2=-1)
+    if sort_eigenvalues:
+        order = jnp.argsort(w, axis=-1)
+        w = jnp.take_along_axis(w, order, axis=-1)
+        v = jnp.take_along_axis(v, jnp.broadcast_to(order[..., None, :], _shape(v)), axis=-1)
+    return v, w
+
+
+def _svd_tall(a: Any) -> tuple[Any, Any, Any]:
+    """One-sided Jacobi on the columns of tall a (m >= n): (G = U diag(s), s descending, V)."""
+    jnp = _jnp()
+    m, n = _shape(a)[-2:]
+    dt = core.get_aval(a).dtype
+    v0 = jnp.broadcast_to(jnp.eye(n, dtype=dt), _shape(a)[:-2] + (n, n))
+
+    def terms(x, partner, role):
+        g, _ = x
+        gq = jnp.take(g, partner, axis=-1)
+        norms = jnp.sum(g * g, axis=-2)
+        app, aqq = _ordered(norms, jnp.take(norms, partner, axis=-1), role)
+        return app, aqq, jnp.sum(g * gq, axis=-2)
+
+    def rotate(x, partner, c, coef):
+        g, v = x
+        g = c[..., None, :] * g + coef[..., None, :] * jnp.take(g, partner, axis=-1)
+        v = c[..., None, :] * v + coef[..., None, :] * jnp.take(v, partner, axis=-1)
+        return g, v
+
+    g, v = _jacobi((a, v0), n, terms, rotate)
+    s = jnp.sqrt(jnp.sum(g * g, axis=-2))
+    order = jnp.argsort(-s, axis=-1)
+    s = jnp.take_along_axis(s, order, axis=-1)
+    g = jnp.take_along_axis(g, jnp.broadcast_to(order[..., None, :], _shape(g)), axis=-1)
+    v = jnp.take_along_axis(v, jnp.broadcast_to(order[..., None, :], _shape(v)), axis=-1)
+    return g, s, v
+
+
+def _orthonormal_u(g: Any, s: Any, full: bool) -> Any:
+    """U from the rotated columns g = U diag(s): normalized, then completed (and made
+    orthonormal where s is 0) by a QR whose signs follow the columns."""
+    jnp = _jnp()
+    m, k = _shape(g)[-2:]
+    eps = float(dtypes.finfo(core.get_aval(g).dtype).eps)
+    tiny = s <= s[..., :1] * eps * max(m, k)
+    u = jnp.where(tiny[..., None, :], 0.0, g / jnp.where(tiny, 1.0, s)[..., None, :])
+    q, r = qr(u, True)
+    signs = jnp.where(jnp.diagonal(r, axis1=-2, axis2=-1) < 0, -1.0, 1.0)
+    pad = jnp.ones(_shape(signs)[:-1] + (m - k,), core.get_aval(signs).dtype)
+    q = q * jnp.concatenate([signs, pad], axis=-1)[..., None, :]
+    return q if full else q[..., :, :k]
+
+
+def svd(a: Any, full_matrices: bool, compute_uv: bool) -> Any:
+    """(U, s, Vh) (or s) with s descending; a wide matrix is done as its transpose."""
+    m, n = _shape(a)[-2:]
+    wide = m < n
+    g, s, v = _svd_tall(_t(a) if wide else a)
+    if not compute_uv:
+        return [s]
+    u = _orthonormal_u(g, s, full_matrices)
+    return [v, s, _t(u)] if wide else [u, s, _t(v)]  # wide: a = (U S Vᵀ)ᵀ = V S Uᵀ
+
+
+# ---------------------------------------------------------------- tridiagonal solve
+def tridiagonal_solve(dl: Any, d: Any, du: Any, b: Any) -> Any:
+    """x with A x = b for the tridiagonal A (sub-diagonal dl, diagonal d, super-diagonal
+    du, each (..., m); b (..., m, k)) by the Thomas algorithm: a forward scan of the
+    eliminated coefficients, a reverse scan of the back substitution, no pivoting (as
+    JAX's gtsv-free path); a zero pivot gives inf/NaN."""
+    jnp, lax = _jnp(), _lax()
+    mv = lambda v: jnp.moveaxis(v, -1, 0)  # noqa: E731  (m, ...)
+    dl_, d_, du_ = mv(dl), mv(d), mv(du)
+    b_ = jnp.moveaxis(b, -2, 0)  # (m, ..., k)
+
+    def forward(carry, xs):
+        c_prev, y_prev = carry
+        l, dd, u, bb = xs
+        denom = dd - l * c_prev
+        c = u / denom
+        y = (bb - l[..., None] * y_prev) / denom[..., None]
+        return (c, y), (c, y)
+
+    init = (jnp.zeros_like(d_[0]), jnp.zeros_like(b_[0]))
+    _, (cs, ys) = lax.scan(forward, init, (dl_, d_, du_, b_))
+
+    def backward(x_next, xs):
+        c, y = xs
+        x = y - c[..., None] * x_next
+        return x, x
+
+    _, xs = lax.scan(backward, jnp.zeros_like(b_[0]), (cs, ys), reverse=True)
+    return jnp.moveaxis(xs, 0, -2)
