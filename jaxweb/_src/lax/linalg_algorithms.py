@@ -191,15 +191,13 @@ def _blocked_lower_solve(a: Any, b: Any, unit_diagonal: bool, block: int) -> Any
 
 
 # ---------------------------------------------------------------- LU with partial pivoting
-def lu(a: Any, block: int | None = None) -> tuple[Any, Any, Any]:
+def lu(a: Any, block: int = BLOCK) -> tuple[Any, Any, Any]:
     """(lu packed, pivots, permutation) of (..., m, n) a with a[perm] = L U, as LAPACK's
     getrf (a zero pivot column is left as is: U gets a zero diagonal, solves give
-    inf/NaN, as JAX's). One column per loop step (`_lu_columns`) by default; with
-    `block`, square matrices by blocks (`_lu_blocked`: 4-7x faster at n = 1024 in
-    CPython, but its page in headless Chromium never finishes, even at n = 40, while it
-    runs in Pyodide under Node — not the default until that is understood)."""
+    inf/NaN, as JAX's). Square matrices are factored by blocks (`_lu_blocked`), others
+    one column per loop step (`_lu_columns`)."""
     m, n = _shape(a)[-2:]
-    if block is None or m != n or m <= 1:
+    if m != n or m <= 1:
         return _lu_columns(a)
     return _lu_blocked(a, block)
 
