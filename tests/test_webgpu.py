@@ -305,3 +305,13 @@ def test_complex64_as_float_pairs():
     z = (rng.standard_normal(9) + 1j * rng.standard_normal(9)).astype(np.complex64)
     check(lambda a: (a * a + 1j, jnp.exp(a), jnp.abs(a), jnp.sort(a)), z, rtol=1e-5, atol=1e-6)
     check(lambda a: a.reshape(3, 3) @ a.reshape(3, 3).T.conj(), z, rtol=1e-5, atol=1e-5)
+
+
+def test_buffers_freed_mid_schedule_outlive_its_commands(monkeypatch):
+    """With the pool full, a freed buffer is destroyed — but only after the commands recorded
+    in the same submit that bind it (at n = 8192 on the H200 a GEMM's staging buffer was
+    destroyed first: 'no bind group with handle')."""
+    from jaxweb._src.backends.webgpu import backend as wb
+    monkeypatch.setattr(wb, "POOL_BYTES", 0)
+    x = rng.standard_normal((40, 30)).astype(np.float32)
+    check(jaxweb.jit(lambda a: jnp.tanh((a @ a.T + 1.0) @ a) * 2.0), x, rtol=2e-5, atol=2e-5)

@@ -85,6 +85,7 @@ class WebGPUBackend(Backend):
         self._groups: OrderedDict[tuple, Any] = OrderedDict()
         self._pending: list = []
         self._after: list = []      # temporaries freed once the pending commands are submitted
+        self._doomed: list = []     # buffers destroyed once the pending commands are submitted
         self.stats = {"submits": 0, "dispatches": 0, "pipelines": 0}
 
     # ------------------------------------------------------------ memory
@@ -115,11 +116,17 @@ class WebGPUBackend(Backend):
             return  # a view; or collected in a reference cycle after the GPU object's own finalizer
         # (when that finalizer runs after this, in the same collection, `alloc` skips the buffer)
         if self._pooled + handle.cap > POOL_BYTES:
-            self._drop_groups(handle.buf)
-            self.rt.destroy_buffer(handle.buf)
+            if self._pending:  # recorded commands still bind it: destroy it after they are submitted
+                self._doomed.append(handle.buf)
+            else:
+                self._destroy(handle.buf)
             return
         self._pool.setdefault(handle.cap, []).append(handle.buf)
         self._pooled += handle.cap
+
+    def _destroy(self, buf: Any) -> None:
+        self._drop_groups(buf)
+        self.rt.destroy_buffer(buf)
 
     def offset(self, handle: Handle, nbytes: int) -> Handle:
         root = handle.base or handle
@@ -269,6 +276,9 @@ class WebGPUBackend(Backend):
         finally:
             for t in temps:
                 self.free(t)
+            doomed, self._doomed = self._doomed, []
+            for buf in doomed:
+                self._destroy(buf)
 
     def synchronize(self) -> None:
         """Submit what is pending and wait until the GPU finished it (`block_until_ready`)."""
