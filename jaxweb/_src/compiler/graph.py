@@ -40,7 +40,7 @@ SPLIT_SUM = 16384
 SUM_BLOCK = 1024
 #: any reduction over more elements than this is done in two stages too, so that no loop
 #: counts past int32 (backends' loop counters are 32-bit)
-SPLIT_ANY = (1 << 31) - 1
+SPLIT_ANY = E.INT32_MAX
 
 ELEMENTWISE = frozenset(E.UNARY | E.BINARY | {"cast", "bitcast", "where", "complex"})
 

@@ -247,18 +247,15 @@ class ShapeTracker:
         return narrow(index), valid
 
 
-INT32_MAX = E.INT32_MAX
-
-
 def index_dtype(span: int, *idxs: E.Expr) -> dtypes.DType:
     """int64 when index values up to `span` (or any of `idxs`) do not fit int32."""
-    wide = span > INT32_MAX or any(ix.dtype is dtypes.int64 for ix in idxs)
+    wide = span > E.INT32_MAX or any(ix.dtype is dtypes.int64 for ix in idxs)
     return dtypes.int64 if wide else dtypes.int32
 
 
 def narrow(index: E.Expr) -> E.Expr:
     """An int64 index whose bounds fit int32, as int32 (exact by its bounds)."""
-    if index.dtype is dtypes.int64 and -INT32_MAX - 1 <= index.vmin and index.vmax <= INT32_MAX:
+    if index.dtype is dtypes.int64 and -E.INT32_MAX - 1 <= index.vmin and index.vmax <= E.INT32_MAX:
         return E.cast(index, dtypes.int32)
     return index
 

@@ -30,6 +30,7 @@ def use_network(n: int, rows: int) -> bool:
     """Whether `rows` rows of `n` elements sort faster by the network than by ranks."""
     return n > BITONIC_FROM and rows * n * n > RANK_PAIRS
 
+
 _I32 = dtypes.int32
 
 

@@ -158,16 +158,12 @@ class WasmBackend(Backend):
     def copy(self, dst: int, src: int, nbytes: int) -> None:
         self.rt.copy(dst, src, nbytes)
 
-    def program(self, kernel: Kernel | Routine) -> Program:
-        if isinstance(kernel, Kernel):
-            wide = widen_leading(kernel)
-            if wide is not kernel:
-                return super().program(wide).sized(kernel)
-        return super().program(kernel)
-
     def compile(self, kernel: Kernel | Routine) -> Program:
         if isinstance(kernel, Routine):
             return self._compile_routine(kernel)
+        wide = widen_leading(kernel)
+        if wide is not kernel:  # the widened module (cached under its own key), run at this extent;
+            return self.program(wide).sized(kernel)  # this kernel's key then finds it without widening
         if getattr(self.rt, "workers", 1) > 1:
             kernel = squeeze_leading(kernel)  # so that threads can split the first real axis
         t0 = time.perf_counter()
