@@ -111,6 +111,31 @@ export function exportFunction(inst, name) {
   return fn;
 }
 
+/**
+ * Run a batch of kernel launches in order: `src` (an Int32Array or a Python buffer of
+ * int32) holds records [instance, nBounds, bounds..., nArgs, args...]; nBounds = 0 is
+ * run(...args) here, otherwise callSplit(instance, bounds, ...args). One call from
+ * Python per schedule instead of one per kernel.
+ */
+export function runBatch(src) {
+  const ints = typeof src?.getBuffer === 'function' ? src.getBuffer('i32') : null;
+  const p = ints ? ints.data : src;
+  try {
+    for (let i = 0; i < p.length;) {
+      const inst = p[i], nb = p[i + 1];
+      const bounds = nb ? p.slice(i + 2, i + 2 + nb) : null;
+      i += 2 + nb;
+      const na = p[i];
+      const args = Array.prototype.slice.call(p, i + 1, i + 1 + na);
+      i += 1 + na;
+      if (bounds) callSplit(inst, bounds, ...args);
+      else get(instances, inst, 'instance').exports.run(...args);
+    }
+  } finally {
+    ints?.release();
+  }
+}
+
 /** Whether the engine accepts these bytes (feature probes); never throws. */
 export function validate(bytes) {
   try {

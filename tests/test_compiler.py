@@ -134,6 +134,38 @@ def test_eager_ops_fuse_until_observed():
     np.testing.assert_array_equal(v, np.arange(100) + 100)
 
 
+def test_repeated_eager_flushes_reuse_their_schedule(monkeypatch):
+    """A training loop's eager step is the same graph on new buffers each time: the second
+    flush is a template hit (no scheduling), binds the new buffers, and keeps constants,
+    leaf aliasing and output order apart."""
+    from jaxweb._src import execution
+    calls = []
+    real = execution.schedule
+    monkeypatch.setattr(execution, "schedule", lambda *a, **k: calls.append(1) or real(*a, **k))
+
+    def step(a, b, c):
+        return np.asarray(jnp.tanh(a * 2.0 + b) - c.sum())
+
+    rng = np.random.default_rng(0)
+    args = [rng.normal(size=(8, 16)).astype(np.float32), rng.normal(size=(8, 16)).astype(np.float32),
+            rng.normal(size=(5,)).astype(np.float32)]
+    want = lambda a, b, c: np.tanh(a * 2 + b) - c.sum()  # noqa: E731
+    step(*map(jnp.asarray, args))
+    n = len(calls)
+    for _ in range(3):
+        args = [a + 1 for a in args]
+        got = step(*map(jnp.asarray, args))
+        np.testing.assert_allclose(got, want(*args), rtol=1e-5, atol=1e-5)
+    assert len(calls) == n, "a repeated eager step was scheduled again"
+    a = jnp.asarray(args[0])
+    np.testing.assert_allclose(step(a, a, jnp.asarray(args[2])), want(args[0], args[0], args[2]), rtol=1e-5, atol=1e-5)
+    assert len(calls) == n + 1, "one buffer read twice is a different program from two buffers"
+    x = jnp.asarray(args[0])
+    for c in (3.0, 4.0, -0.0, 0.0):
+        np.testing.assert_array_equal(np.asarray(x * c), args[0] * np.float32(c))
+        assert str(np.asarray(x * c)[0, 0]) == str(args[0][0, 0] * np.float32(c))
+
+
 def test_shared_reduction_is_computed_once():
     """A row sum used by two kernels of different shapes is its own kernel, not recomputed."""
     x = randn(30, 40)

@@ -107,6 +107,12 @@ class Primitive:
         return self.name
 
     def bind(self, *args: Any, **params: Any) -> Any:
+        if dynamic_trace is None and not any(isinstance(a, Tracer) for a in args):
+            # concrete operands, nothing staged: the eval trace, without building it
+            rule = impl_rules.get(self)
+            if rule is None:
+                raise NotImplementedError(f"no implementation for primitive '{self.name}'")
+            return rule(*args, **params)
         trace = find_top_trace(args)
         tracers = [trace.full_raise(a) for a in args]
         out = trace.process_primitive(self, tracers, params)

@@ -16,6 +16,7 @@ from . import core
 from .array import Array
 from .compiler import graph
 from .compiler.graph import Node
+from .config import read
 from .device import Buffer, Device, default_device
 from .lowering import lower_primitive, lowering_rules
 
@@ -50,11 +51,23 @@ def to_node(x: Any, device: Device) -> Node:
 
 def eager_apply(prim: core.Primitive, *args: Any, **params: Any) -> Any:
     device = device_of(args)
-    out_avals = prim.abstract_eval(*[core.get_aval(a) for a in args], **params)
+    avals = [core.get_aval(a) for a in args]
+    if params:
+        out_avals = prim.abstract_eval(*avals, **params)
+    else:  # elementwise ops on the same shapes, again and again: checked once
+        key = (prim, read("jax_enable_x64"), *avals)
+        out_avals = _AVALS.get(key)
+        if out_avals is None:
+            out_avals = prim.abstract_eval(*avals)
+            if len(_AVALS) < 4096:
+                _AVALS[key] = out_avals
     outs = lower_primitive(prim, [to_node(a, device) for a in args], params)
     if not prim.multiple_results:
         return _wrap(outs[0], out_avals, device, prim)
     return [_wrap(n, a, device, prim) for n, a in zip(outs, out_avals)]
+
+
+_AVALS: dict[tuple, Any] = {}  # (primitive, operand avals) -> result aval(s), for parameterless ops
 
 
 def _wrap(n: Node, aval: core.ShapedArray, device: Device, prim: Any) -> Array:

@@ -16,10 +16,13 @@ wraps the output memory in `Buffer`s owned by Python.
 """
 from __future__ import annotations
 
+import dataclasses
 import weakref
+from collections import OrderedDict
 from typing import Any, Sequence
 
 from . import memory
+from .compiler import expr as E
 from .compiler import graph
 from .compiler.graph import Input, Node
 from .compiler.kernel import Schedule
@@ -95,9 +98,78 @@ def realize(device: Device, holder: Any) -> Node:
 
 
 def evaluate(device: Device, nodes: Sequence[Node], materialize: bool = False) -> list[Node]:
-    """Realized nodes (views of new buffers, or constants) with the values of `nodes`."""
-    sched = schedule(nodes, device.backend.capabilities, materialize=materialize)
-    return run_schedule(device, sched, bind_inputs(sched, ()))
+    """Realized nodes (views of new buffers, or constants) with the values of `nodes`.
+
+    Eager code repeats itself (a training loop runs the same ops on new buffers each
+    step), so a graph made only of structural nodes is looked up by its shape — the DAG
+    with its buffer leaves numbered — and a hit reuses the schedule and the compiled
+    program, binding this graph's buffers: no lowering or scheduling per flush."""
+    tkey, leaves = _template_key(nodes, materialize)
+    per = _TEMPLATES.setdefault(id(device), OrderedDict())
+    hit = per.get(tkey) if tkey is not None else None
+    if hit is None:
+        sched = schedule(nodes, device.backend.capabilities, materialize=materialize)
+        program = device.backend.prepare(sched)
+        if tkey is None:
+            return run_schedule(device, sched, bind_inputs(sched, ()), program)
+        hit = _as_template(sched, leaves)
+        if hit is None:  # its inputs are not the graph's leaves (a legalized complex graph)
+            return run_schedule(device, sched, bind_inputs(sched, ()), program)
+        hit = per[tkey] = (hit, program)
+        if len(per) > MAX_TEMPLATES:
+            per.popitem(last=False)
+    else:
+        per.move_to_end(tkey)
+    sched, program = hit
+    return run_schedule(device, sched, bind_inputs(sched, leaves), program)
+
+
+#: flush schedules kept per device (least recently used dropped first)
+MAX_TEMPLATES = 256
+_TEMPLATES: dict[int, OrderedDict] = {}
+#: ops whose nodes are fully described by (op, dtype, shape, sources, arg): `fn` nodes
+#: (closures) and control-flow calls are not, so graphs holding them are never templated
+_STRUCTURAL = graph.ELEMENTWISE | {"buffer", "view", "const", "reduce"}
+
+
+def _template_key(nodes: Sequence[Node], materialize: bool) -> tuple[Any, list]:
+    """(the DAG of `nodes` with buffer leaves numbered, the leaves' buffers); (None, [])
+    when the graph holds a node that is not structural."""
+    order = graph.toposort(nodes)
+    num: dict[int, int] = {}
+    leaves: list = []
+    leaf_of: dict[int, int] = {}
+    parts: list = [materialize]
+    for n in order:
+        op = n.op
+        if op not in _STRUCTURAL:
+            return None, []
+        if op == "buffer":
+            b = n.arg
+            j = leaf_of.get(id(b))
+            if j is None:
+                j = leaf_of[id(b)] = len(leaves)
+                leaves.append(b)
+            parts.append(("buffer", n.dtype, n.shape, j))
+        else:
+            arg = E._hashable(n.arg) if op == "const" else n.arg
+            parts.append((op, n.dtype, n.shape, tuple(num[id(s)] for s in n.src), arg))
+        num[id(n)] = len(num)
+    parts.append(tuple(num[id(n)] for n in nodes))
+    return tuple(parts), leaves
+
+
+def _as_template(sched: Schedule, leaves: list) -> Schedule | None:
+    """`sched` with its input leaves replaced by `Input` placeholders numbered as `leaves`
+    (so the cache holds no buffer), or None if an input is not one of `leaves`."""
+    pos = {id(b): j for j, b in enumerate(leaves)}
+    inputs = []
+    for leaf in sched.inputs:
+        j = pos.get(id(leaf.arg))
+        if j is None or isinstance(leaf.arg, Input):
+            return None
+        inputs.append(graph.buffer(Input(j, leaf.arg.size, leaf.dtype)))
+    return dataclasses.replace(sched, inputs=inputs)
 
 
 def bind_inputs(sched: Schedule, args: Sequence[Buffer]) -> list[Buffer]:

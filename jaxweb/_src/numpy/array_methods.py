@@ -32,8 +32,13 @@ _METHODS = {  # method -> jnp function taking the array first
 }
 
 
+_JNP: list = []  # jaxweb.numpy, once imported (it imports this module: looked up at call time)
+
+
 def _jnp() -> Any:
-    return importlib.import_module("jaxweb.numpy")
+    if not _JNP:
+        _JNP.append(importlib.import_module("jaxweb.numpy"))
+    return _JNP[0]
 
 
 def _accepts(x: Any) -> bool:

@@ -7,6 +7,7 @@ shapes in any error.
 """
 from __future__ import annotations
 
+import math
 from typing import Any, Sequence
 
 from .. import core, dtypes
@@ -72,6 +73,8 @@ def broadcast_to_shape(x: Any, shape: tuple[int, ...]) -> Any:
 
 def _check_python_int(v: int) -> None:
     """As JAX: a Python int operand must fit the default integer type (it is one)."""
+    if -0x80000000 <= v <= 0x7FFFFFFF:  # fits either default
+        return
     info = dtypes.iinfo(dtypes.default_int())
     if not info.min <= v <= info.max:
         raise OverflowError(f"Python int {v} too large to convert to {info.dtype.name} "
@@ -113,6 +116,14 @@ def _constant(aval: core.ShapedArray, device: Any, value: Any) -> Array:
 
 def promote_args(name: str, *args: Any) -> list:
     """Promote dtypes, then broadcast shapes (numpy semantics)."""
+    if core.dynamic_trace is None and len(core.trace_stack) == 1:
+        fast = _eager_promote(name, args)
+        if fast is not None:
+            return fast
+    return _promote_args(name, *args)
+
+
+def _promote_args(name: str, *args: Any) -> list:
     check_arraylike(name, *args)
     args = [a if isinstance(a, (Array, core.Tracer)) or core.is_python_scalar(a) else ensure_array(a) for a in args]
     args = promote_dtypes(*args)
@@ -129,6 +140,66 @@ def promote_args(name: str, *args: Any) -> list:
                              f"{[tuple(s) for s in shapes]}") from None
         args = [broadcast_to_shape(a, shape) for a in args]
     return args
+
+
+#: eager operands' promotion: (config, per-operand aval or scalar type) -> (dtype, weak, shape)
+_PLANS: dict[tuple, tuple] = {}
+_SCALARS = (int, float, bool)
+
+
+def _eager_promote(name: str, args: tuple) -> list | None:
+    """promote_args for concrete Arrays and Python int/float/bool operands, from a plan
+    made once per operand signature (eager code calls the same ops on the same shapes
+    again and again); None for anything else (the general path)."""
+    sig = []
+    for a in args:
+        t = type(a)
+        if t is Array:
+            sig.append(a.aval)
+        elif t in _SCALARS:
+            sig.append(t)
+        else:
+            return None
+    key = (dtypes.config.read("jax_enable_x64"), dtypes.config.read("jax_numpy_dtype_promotion"), *sig)
+    plan = _PLANS.get(key)
+    if plan is None:
+        out = _promote_args(name, *args)
+        avals = [core.get_aval(a) for a in out]
+        if len(_PLANS) < 4096 and avals[0].dtype.kind != "c":
+            _PLANS[key] = (avals[0].dtype, avals[0].weak_type, avals[0].shape)
+        return out
+    dt, weak, shape = plan
+    out = []
+    for a in args:
+        if type(a) is Array:
+            av = a.aval
+            if av.dtype is not dt or av.weak_type != weak:
+                a = lax_ew.convert_element_type(a, dt, weak)
+            if av.shape != shape:
+                a = broadcast_to_shape(a, shape)
+        else:
+            a = _broadcast_scalar(a, dt, weak, shape)
+        out.append(a)
+    return out
+
+
+_SCALAR_OPERANDS: dict[tuple, Array] = {}  # (value, type, dtype, weak, shape, device) -> constant Array
+
+
+def _broadcast_scalar(v: Any, dt: dtypes.DType, weak: bool, shape: tuple) -> Array:
+    """Python scalar `v` as the constant operand (dtype `dt`, broadcast to `shape`)."""
+    device = default_device()
+    t = type(v)
+    key = (v, t, dt, weak, shape, id(device), math.copysign(1.0, v) if t is float else 0)
+    c = _SCALAR_OPERANDS.get(key)
+    if c is None:
+        if t is int:
+            _check_python_int(v)
+        c = broadcast_to_shape(_scalar_const(v, dt, weak), shape)
+        if len(_SCALAR_OPERANDS) >= 512:
+            _SCALAR_OPERANDS.clear()
+        _SCALAR_OPERANDS[key] = c
+    return c
 
 
 def promote_args_inexact(name: str, *args: Any) -> list:

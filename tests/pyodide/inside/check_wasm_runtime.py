@@ -117,3 +117,37 @@ def test_refused_grow_raises_and_keeps_the_memory(rt):
     assert rt.grow(1) == 3 * PAGE
     rt.call(h, (2 * PAGE + 4, 5))
     assert struct.unpack("<i", rt.read(2 * PAGE + 4, 4))[0] == 5
+
+
+def test_batched_calls_run_in_order_once_at_the_end(rt):
+    """Inside batch() launches queue (one JS call per schedule); a read runs them first."""
+    h = rt.load(RUN_STORE)
+    with rt.batch():
+        rt.call(h, (512, 1))
+        rt.call(h, (512, 2))  # order kept: the later store wins
+        rt.call(h, (516, 0xFFFFFFFF))
+        assert rt._batch is not None and len(rt._batch) == 3
+        assert struct.unpack("<i", rt.read(512, 4))[0] == 2  # a read flushes what is queued
+        rt.call(h, (520, 7))
+    assert struct.unpack("<3i", rt.read(512, 12)) == (2, -1, 7)
+    try:
+        with rt.batch():
+            rt.call(h, (600, 5))
+            raise KeyError("schedule failed")
+    except KeyError:
+        pass
+    assert struct.unpack("<i", rt.read(600, 4))[0] == 0, "a failed schedule's queued launches must not run"
+
+
+def test_batched_split_calls_over_the_worker_pool():
+    from jaxweb._src import host
+    rt = PyodideRuntime(initial_pages=4)
+    if rt.workers < 2:
+        pytest.skip(f"no wasm worker pool here (crossOriginIsolated: {host.shim().host.crossOriginIsolated})")
+    h = rt.load(_fill_module(shared=True))
+    n = 20_000
+    with rt.batch():
+        rt.call_split(h, n, (1024,), align=4)
+        rt.call_split(h, 5, (1024 + 4 * n,), align=1)
+    got = struct.unpack(f"<{n + 5}i", rt.read(1024, 4 * (n + 5)))
+    assert list(got) == [3 * i for i in range(n)] + [3 * i for i in range(5)]

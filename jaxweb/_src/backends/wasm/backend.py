@@ -224,5 +224,13 @@ class WasmBackend(Backend):
         else:
             self.rt.call(program.handle, (0, program.rows, *outs, *inputs))
 
+    def submit(self, prepared: Any, inputs: list, alloc: Any = None, free: Any = None) -> dict:
+        """The schedule's launches go to the runtime as one batch where it batches (Pyodide)."""
+        batch = getattr(self.rt, "batch", None)
+        if batch is None:
+            return super().submit(prepared, inputs, alloc, free)
+        with batch():
+            return super().submit(prepared, inputs, alloc, free)
+
     def synchronize(self) -> None:
         pass

@@ -42,6 +42,11 @@ Threads (optional): the first two args of every kernel's `run` are the
   and one instance of each module per worker. In the browser: Web Workers, each
   instantiating the same `WebAssembly.Module` on the same shared `Memory`
   (needs crossOriginIsolated); without it, `workers = 1`.
+
+Batches (optional): `batch()` is a context manager during which `call` and
+`call_split` may be queued and run together, in order, at its end or before the
+next `read`, `write`, `copy` or `grow` (whichever comes first): in Pyodide a whole
+schedule is then one call into JavaScript instead of one per kernel.
 """
 from __future__ import annotations
 
@@ -67,6 +72,7 @@ class Runtime(Protocol):
     def read(self, ptr: int, nbytes: int) -> bytes: ...
     def write(self, ptr: int, data: bytes) -> None: ...
     # optional (threads): workers: int; call_split(handle, total, args, align=1) -> None
+    # optional (batches): batch() -> a context manager
 
 
 def default_runtime() -> Runtime:

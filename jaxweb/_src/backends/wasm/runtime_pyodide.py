@@ -5,6 +5,11 @@ kernels: there is no second Wasm engine. The shim holds the Memory and the
 instances; this class holds their int handles and each kernel's exported `run`
 function, which it calls directly with ints (one FFI call per kernel launch).
 
+Batches: inside `batch()` (the backend's `submit`), launches are appended to an
+int32 array — handle, split bounds, arguments — that the shim's `runBatch` runs in
+order, once, at the end of the schedule or before Python next touches the memory:
+one JS call per jitted call, not one per kernel.
+
 Threads: when the loader started the shim's worker pool (crossOriginIsolated
 pages, Node), `workers > 1`, the memory is shared, every module is also
 instantiated in each worker, and `call_split` runs chunks of a kernel's outer
@@ -13,7 +18,8 @@ loop on all of them at once, still as one synchronous call from Python.
 from __future__ import annotations
 
 import array
-from typing import Any
+import contextlib
+from typing import Any, Iterator
 
 from ... import host
 from .runtime import MAX_PAGES, PAGE, GrowError  # shared memories need a maximum: 4 GiB (a reservation)
@@ -37,6 +43,49 @@ class PyodideRuntime:
         self._instances: list[int] = []
         self._runs: list[Any] = []
         self._bounds: dict[tuple, Any] = {}
+        self._batch: list | None = None  # queued launches (handle, split bounds, args) while batching
+
+    @contextlib.contextmanager
+    def batch(self) -> Iterator[None]:
+        if self._batch is not None:  # nested (a control-flow step's sub-schedule): one batch
+            yield
+            return
+        self._batch = []
+        try:
+            yield
+        except BaseException:
+            self._batch = None  # the schedule failed: its queued launches must not run
+            raise
+        try:
+            self._run_batch()
+        finally:
+            self._batch = None
+
+    def _run_batch(self) -> None:
+        """Run the queued launches: one alone as a plain call, several as one `runBatch`
+        of int32 records (instance, #bounds, bounds..., #args, args...)."""
+        queued = self._batch
+        if not queued:
+            return
+        self._batch = []
+        if len(queued) == 1:
+            handle, bounds, args = queued[0]
+            if bounds is None:
+                self._runs[handle](*args)
+            else:
+                self._shim.callSplit(self._instances[handle], bounds[1], *args)
+            return
+        rec = array.array("i")
+        for handle, bounds, args in queued:
+            rec.append(self._instances[handle])
+            if bounds is None:
+                rec.append(0)
+            else:
+                rec.append(len(bounds[0]))
+                rec.extend(bounds[0])
+            rec.append(len(args))
+            rec.extend(args)
+        self._shim.runBatch(rec)
 
     def validate(self, wasm: bytes) -> bool:
         try:
@@ -59,6 +108,8 @@ class PyodideRuntime:
 
     def unload(self, handle: int) -> None:
         """Drop the instance here and in the workers, so the engine can collect it."""
+        if self._batch:
+            self._run_batch()
         inst = self._instances[handle]
         if inst is None:
             return
@@ -69,7 +120,11 @@ class PyodideRuntime:
         self._shim.release("instance", inst)
 
     def call(self, handle: int, args: tuple) -> None:
-        self._runs[handle](*[((a + (1 << 31)) % _I32) - (1 << 31) for a in args])
+        args = [((a + (1 << 31)) % _I32) - (1 << 31) for a in args]
+        if self._batch is not None:
+            self._batch.append((handle, None, args))
+            return
+        self._runs[handle](*args)
 
     def call_split(self, handle: int, total: int, args: tuple, align: int = 1) -> None:
         """run(start, end, *args) over [0, total) in up to `workers` chunks at once
@@ -85,13 +140,18 @@ class PyodideRuntime:
             b = array.array("i", [min(total, (total * i // n + align - 1) // align * align)
                                   for i in range(n)] + [total])
             bounds = self._bounds[key] = (b, to_js(b))  # the Python array kept alive with it
-        self._shim.callSplit(self._instances[handle], bounds[1],
-                             *[((a + (1 << 31)) % _I32) - (1 << 31) for a in args])
+        args = [((a + (1 << 31)) % _I32) - (1 << 31) for a in args]
+        if self._batch is not None:
+            self._batch.append((handle, bounds, args))
+            return
+        self._shim.callSplit(self._instances[handle], bounds[1], *args)
 
     def memory_size(self) -> int:
         return int(self._shim.memoryBytes(self._mem))
 
     def grow(self, pages: int) -> int:
+        if self._batch:
+            self._run_batch()
         # the shim answers -1 instead of throwing the engine's RangeError
         if int(self._shim.growMemory(self._mem, pages)) < 0:
             raise GrowError(f"the wasm memory ({self.memory_size()} bytes) cannot grow by {pages} pages "
@@ -101,6 +161,8 @@ class PyodideRuntime:
     # Python buffers cross as PyProxies that the shim reads or fills in place
     # (one copy each way, none through an intermediate JS array).
     def read(self, ptr: int, nbytes: int) -> bytes:
+        if self._batch:
+            self._run_batch()
         assert 0 <= ptr and ptr + nbytes <= self.memory_size()
         out = bytearray(nbytes)
         if nbytes:
@@ -108,11 +170,15 @@ class PyodideRuntime:
         return bytes(out)
 
     def copy(self, dst: int, src: int, nbytes: int) -> None:
+        if self._batch:
+            self._run_batch()
         assert 0 <= min(dst, src) and max(dst, src) + nbytes <= self.memory_size()
         if nbytes:
             self._shim.copyWithin(self._mem, dst, src, nbytes)
 
     def write(self, ptr: int, data) -> None:
+        if self._batch:
+            self._run_batch()
         data = memoryview(data).cast("B")
         assert 0 <= ptr and ptr + len(data) <= self.memory_size()
         if len(data):
