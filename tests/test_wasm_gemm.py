@@ -88,6 +88,19 @@ def test_matmul_path(sa, sb):
     assert "gemm_f32" in seen, seen
 
 
+@pytest.mark.parametrize("sa,sb", [((1000, 128), (128, 10)), ((1000, 10), (10, 128)), ((200, 300), (300, 4))])
+def test_thin_products_take_the_gemm_path_when_big_enough(sa, sb):
+    """An MLP's 10-class layer (N or K = 10) runs the GEMM on 8-column strips, cropped."""
+    a, b = randn(sa), randn(sb)
+    with modes_run() as seen:
+        close(jnp.asarray(a) @ jnp.asarray(b), a.astype(np.float64) @ b, sa[-1])
+        close(jnp.asarray(a).T @ (jnp.asarray(a) @ jnp.asarray(b)), a.T.astype(np.float64) @ (a @ b), sa[0] * sa[1])
+    assert seen.count("gemm_f32") == 3, seen
+    with modes_run() as seen:  # tiny thin products stay one kernel
+        close(jnp.asarray(a[:8, :8]) @ jnp.asarray(b[:8, :4]), a[:8, :8].astype(np.float64) @ b[:8, :4], 8)
+    assert "gemm_f32" not in seen, seen
+
+
 def test_matmul_of_transposed_and_sliced_views():
     a, b = randn((200, 130)), randn((200, 72))
     c, d = randn((40, 24)), randn((24, 64))

@@ -32,11 +32,15 @@ F32 = dtypes.float32
 
 @dataclass(frozen=True)
 class GemmCaps:
-    """A backend's GEMM routine: strip width, the smallest dims worth it, the size of B
-    below which an unpacked B is read in place, and whether it has the conv routine."""
+    """A backend's GEMM routine: strip width, the smallest dims worth it — or, for a thin
+    product (a dim under `min_dim` but none under `thin_dim`), the multiply-adds that pay
+    for its staging kernels —, the size of B below which an unpacked B is read in place,
+    and whether it has the conv routine."""
 
     nr: int = 8
     min_dim: int = 16
+    thin_dim: int = 16
+    thin_work: int = 0
     pack_min_bytes: int = 1 << 20
     conv: bool = False  # a direct (implicit-GEMM) stride-1 conv routine too: conv.py
 
@@ -140,7 +144,9 @@ def match(kernel: Kernel, caps: GemmCaps) -> _Match | None:
     nb = batch[0] if batch else 1
     bn, rn, cn = ("g0", "g1", "g2") if batch else (None, "g0", "g1")
     K = kernel.reduce_shape[0]
-    if min(M, N, K) < caps.min_dim or any(e.op == "reduce" for e in E.walk_all(kernel.outs + (kernel.body,))):
+    if min(M, N, K) < caps.min_dim and (min(M, N, K) < caps.thin_dim or nb * M * N * K < caps.thin_work):
+        return None
+    if any(e.op == "reduce" for e in E.walk_all(kernel.outs + (kernel.body,))):
         return None
     for a, b in (kernel.body.src, kernel.body.src[::-1]):
         na, nbn = _names(a), _names(b)
