@@ -112,10 +112,11 @@ export function exportFunction(inst, name) {
 }
 
 /**
- * Run a batch of kernel launches in order: `src` (an Int32Array or a Python buffer of
- * int32) holds records [instance, nBounds, bounds..., nArgs, args...]; nBounds = 0 is
- * run(...args) here, otherwise callSplit(instance, bounds, ...args). One call from
- * Python per schedule instead of one per kernel.
+ * Run a batch of kernel launches and copies in order: `src` (an Int32Array or a Python
+ * buffer of int32) holds records [instance, nBounds, bounds..., nArgs, args...] —
+ * nBounds = 0 is run(...args) here, otherwise callSplit(instance, bounds, ...args) —
+ * or [0, memory, dst, src, nbytes] (a copy within a memory; offsets unsigned). One call
+ * from Python per schedule instead of one per kernel.
  */
 export function runBatch(src) {
   const ints = typeof src?.getBuffer === 'function' ? src.getBuffer('i32') : null;
@@ -123,6 +124,11 @@ export function runBatch(src) {
   try {
     for (let i = 0; i < p.length;) {
       const inst = p[i], nb = p[i + 1];
+      if (inst === 0) {
+        copyWithin(nb, p[i + 2] >>> 0, p[i + 3] >>> 0, p[i + 4] >>> 0);
+        i += 5;
+        continue;
+      }
       const bounds = nb ? p.slice(i + 2, i + 2 + nb) : null;
       i += 2 + nb;
       const na = p[i];

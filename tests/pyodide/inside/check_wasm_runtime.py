@@ -151,3 +151,44 @@ def test_batched_split_calls_over_the_worker_pool():
         rt.call_split(h, 5, (1024 + 4 * n,), align=1)
     got = struct.unpack(f"<{n + 5}i", rt.read(1024, 4 * (n + 5)))
     assert list(got) == [3 * i for i in range(n)] + [3 * i for i in range(5)]
+
+
+class _Counting:
+    """A stand-in for the shim module that counts the calls made into JavaScript."""
+
+    def __init__(self, shim, calls):
+        self._shim, self._calls = shim, calls
+
+    def __getattr__(self, name):
+        fn = getattr(self._shim, name)
+
+        def counted(*args):
+            self._calls.append(name)
+            return fn(*args)
+        return counted
+
+
+def test_a_jitted_call_and_a_static_loop_are_one_js_call_each():
+    """A jitted program of several kernels, and a fori_loop of 40 iterations (kernels plus
+    carry copies per iteration), each go to JavaScript as one runBatch."""
+    import jaxweb as jax
+    import jaxweb.numpy as jnp
+    dev = jax.devices("wasm")[0]
+    rt = dev.backend.rt
+    x = jax.device_put(jnp.arange(64, dtype=jnp.float32), dev)
+    f = jax.jit(lambda x: (jnp.sin(x).sum() * jnp.cos(x), jnp.exp(x).max()))
+    loop = jax.jit(lambda x: jax.lax.fori_loop(0, 40, lambda i, c: c * 0.5 + c.mean() * 0.25 + jnp.float32(i), x))
+    want_f = [a.tolist() for a in f(x)]
+    want_loop = loop(x).tolist()
+    calls = []
+    real_shim, real_runs = rt._shim, rt._runs
+    rt._shim = _Counting(real_shim, calls)
+    rt._runs = [None if r is None else (lambda *a, r=r: calls.append("run") or r(*a)) for r in real_runs]
+    try:
+        got_f = f(x)
+        got_loop = loop(x)
+        batches = list(calls)
+        assert [a.tolist() for a in got_f] == want_f and got_loop.tolist() == want_loop
+    finally:
+        rt._shim, rt._runs = real_shim, real_runs
+    assert batches == ["runBatch", "runBatch"], batches

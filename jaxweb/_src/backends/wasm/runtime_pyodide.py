@@ -5,10 +5,11 @@ kernels: there is no second Wasm engine. The shim holds the Memory and the
 instances; this class holds their int handles and each kernel's exported `run`
 function, which it calls directly with ints (one FFI call per kernel launch).
 
-Batches: inside `batch()` (the backend's `submit`), launches are appended to an
-int32 array — handle, split bounds, arguments — that the shim's `runBatch` runs in
-order, once, at the end of the schedule or before Python next touches the memory:
-one JS call per jitted call, not one per kernel.
+Batches: inside `batch()` (the backend's `submit`), launches and memory copies are
+queued and run by the shim's `runBatch` from one int32 array, in order, at the end
+of the schedule or before Python next reads or writes the memory: one JS call per
+jitted call, not one per kernel — a compiled `scan` or `fori_loop` included, whose
+per-iteration carries and slices are such copies.
 
 Threads: when the loader started the shim's worker pool (crossOriginIsolated
 pages, Node), `workers > 1`, the memory is shared, every module is also
@@ -25,6 +26,8 @@ from ... import host
 from .runtime import MAX_PAGES, PAGE, GrowError  # shared memories need a maximum: 4 GiB (a reservation)
 
 _I32 = 1 << 32
+#: launches and copies queued before a batch runs regardless (bounds the queue of a long loop)
+MAX_BATCH = 4096
 
 
 class PyodideRuntime:
@@ -43,6 +46,7 @@ class PyodideRuntime:
         self._instances: list[int] = []
         self._runs: list[Any] = []
         self._bounds: dict[tuple, Any] = {}
+        self._size: int | None = None  # the memory's bytes, cached between grows
         self._batch: list | None = None  # queued launches (handle, split bounds, args) while batching
 
     @contextlib.contextmanager
@@ -70,13 +74,18 @@ class PyodideRuntime:
         self._batch = []
         if len(queued) == 1:
             handle, bounds, args = queued[0]
-            if bounds is None:
+            if handle is None:
+                self._shim.copyWithin(self._mem, *args)
+            elif bounds is None:
                 self._runs[handle](*args)
             else:
                 self._shim.callSplit(self._instances[handle], bounds[1], *args)
             return
         rec = array.array("i")
         for handle, bounds, args in queued:
+            if handle is None:  # a copy: instance 0, then memory, dst, src, nbytes (unsigned)
+                rec.extend((0, self._mem, *[((a + (1 << 31)) % _I32) - (1 << 31) for a in args]))
+                continue
             rec.append(self._instances[handle])
             if bounds is None:
                 rec.append(0)
@@ -86,6 +95,11 @@ class PyodideRuntime:
             rec.append(len(args))
             rec.extend(args)
         self._shim.runBatch(rec)
+
+    def _queue(self, record: tuple) -> None:
+        self._batch.append(record)
+        if len(self._batch) >= MAX_BATCH:  # a long loop: run what is queued, keep batching
+            self._run_batch()
 
     def validate(self, wasm: bytes) -> bool:
         try:
@@ -122,7 +136,7 @@ class PyodideRuntime:
     def call(self, handle: int, args: tuple) -> None:
         args = [((a + (1 << 31)) % _I32) - (1 << 31) for a in args]
         if self._batch is not None:
-            self._batch.append((handle, None, args))
+            self._queue((handle, None, args))
             return
         self._runs[handle](*args)
 
@@ -142,17 +156,21 @@ class PyodideRuntime:
             bounds = self._bounds[key] = (b, to_js(b))  # the Python array kept alive with it
         args = [((a + (1 << 31)) % _I32) - (1 << 31) for a in args]
         if self._batch is not None:
-            self._batch.append((handle, bounds, args))
+            self._queue((handle, bounds, args))
             return
         self._shim.callSplit(self._instances[handle], bounds[1], *args)
 
     def memory_size(self) -> int:
-        return int(self._shim.memoryBytes(self._mem))
+        # only grow() changes it: asked of the engine then, not on every bounds check
+        if self._size is None:
+            self._size = int(self._shim.memoryBytes(self._mem))
+        return self._size
 
     def grow(self, pages: int) -> int:
         if self._batch:
             self._run_batch()
         # the shim answers -1 instead of throwing the engine's RangeError
+        self._size = None
         if int(self._shim.growMemory(self._mem, pages)) < 0:
             raise GrowError(f"the wasm memory ({self.memory_size()} bytes) cannot grow by {pages} pages "
                             "(the JavaScript engine refused)")
@@ -170,10 +188,10 @@ class PyodideRuntime:
         return bytes(out)
 
     def copy(self, dst: int, src: int, nbytes: int) -> None:
-        if self._batch:
-            self._run_batch()
         assert 0 <= min(dst, src) and max(dst, src) + nbytes <= self.memory_size()
-        if nbytes:
+        if nbytes and self._batch is not None:  # in order with the launches (a scan's slices)
+            self._queue((None, None, (dst, src, nbytes)))
+        elif nbytes:
             self._shim.copyWithin(self._mem, dst, src, nbytes)
 
     def write(self, ptr: int, data) -> None:
