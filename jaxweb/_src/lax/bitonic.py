@@ -38,6 +38,22 @@ def _c(v: int) -> E.Expr:
     return E.const(v, _I32)
 
 
+def less_eq(a, b, alu, false) -> tuple:
+    """(a before b, a ties b) in ascending order with NaN largest and -0.0 == 0.0: of graph
+    nodes (`alu` = graph.alu) or scalar expressions (`alu` = E.binary) alike; `false(x)`
+    is a False shaped like x."""
+    lt, eq = alu("lt", a, b), alu("eq", a, b)
+    if a.dtype.kind == "f":
+        an, bn = alu("ne", a, a), alu("ne", b, b)
+        lt = alu("or", lt, alu("and", bn, alu("eq", an, false(an))))
+        eq = alu("or", eq, alu("and", an, bn))
+    return lt, eq
+
+
+def _false(e: E.Expr) -> E.Expr:
+    return E.const(False, dtypes.bool_)
+
+
 def _sorts_before(b: list[E.Expr], a: list[E.Expr], n: int | None) -> E.Expr:
     """Whether the element with carried values `b` (keys..., position) sorts strictly
     before `a`: valid before padding (positions >= `n`, when padded), then keys (NaN
@@ -45,11 +61,7 @@ def _sorts_before(b: list[E.Expr], a: list[E.Expr], n: int | None) -> E.Expr:
     pb, pa = b[-1], a[-1]
     earlier = E.binary("lt", pb, pa)
     for kb, ka in zip(reversed(b[:-1]), reversed(a[:-1])):
-        lt, eq = E.binary("lt", kb, ka), E.binary("eq", kb, ka)
-        if kb.dtype.kind == "f":
-            nb, na = E.binary("ne", kb, kb), E.binary("ne", ka, ka)
-            lt = E.binary("or", lt, E.binary("and", na, E.binary("eq", nb, E.const(False, dtypes.bool_))))
-            eq = E.binary("or", eq, E.binary("and", na, nb))
+        lt, eq = less_eq(kb, ka, E.binary, _false)
         earlier = E.binary("or", lt, E.binary("and", eq, earlier))
     if n is None:
         return earlier

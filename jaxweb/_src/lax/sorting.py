@@ -43,16 +43,6 @@ def _comparable(x: Node) -> Node:
     return x.cast(dtypes.float32) if x.dtype in base.LOW_FLOATS else x
 
 
-def _less_eq(a: Node, b: Node, nan_big: bool = True) -> tuple[Node, Node]:
-    """(a before b, a ties b) in ascending order with NaN largest and -0.0 == 0.0."""
-    lt, eq = graph.alu("lt", a, b), graph.alu("eq", a, b)
-    if a.dtype.kind == "f":
-        an, bn = graph.alu("ne", a, a), graph.alu("ne", b, b)
-        lt = graph.alu("or", lt, graph.alu("and", bn, graph.alu("eq", an, graph.const_like(an, False))))
-        eq = graph.alu("or", eq, graph.alu("and", an, bn))
-    return lt, eq
-
-
 def _real_keys(keys: Sequence[Node]) -> list[Node]:
     """A complex key orders by its real part, then its imaginary part (numpy's order)."""
     return [p for key in keys for p in ((graph.alu("real", key), graph.alu("imag", key))
@@ -66,7 +56,8 @@ def _ranks(keys: Sequence[Node], d: int, descending: bool = False) -> Node:
     before: Node = graph.fn(full, dtypes.bool_, lambda ctx, idxs: E.binary("lt", idxs[d + 1], idxs[d]))
     for key in reversed(_real_keys(keys)):
         ki, kj = _pair(_comparable(key), d)
-        lt, eq = _less_eq(ki, kj) if descending else _less_eq(kj, ki)
+        a, b = (ki, kj) if descending else (kj, ki)
+        lt, eq = bitonic.less_eq(a, b, graph.alu, lambda x: graph.const_like(x, False))
         before = graph.alu("or", lt, graph.alu("and", eq, before))
     return before.cast(dtypes.int32).reduce("add", (d + 1,))
 
