@@ -166,6 +166,21 @@ def test_repeated_eager_flushes_reuse_their_schedule(monkeypatch):
         assert str(np.asarray(x * c)[0, 0]) == str(args[0][0, 0] * np.float32(c))
 
 
+def test_reused_eager_schedules_hold_no_buffers():
+    """The flush template cache keeps programs, not the arrays its first flush read."""
+    import gc
+    dev = default_device()
+    big = np.arange(1 << 18, dtype=np.float32)
+    gc.collect()
+    before = dev.memory_stats()["bytes_in_use"]
+    for _ in range(2):  # a new graph (its template made), then a cache hit
+        x = jnp.asarray(big)
+        np.testing.assert_allclose(np.asarray(jnp.sqrt(x * 3.0 + 0.375)), np.sqrt(big * 3 + 0.375), rtol=1e-6)
+        del x
+    gc.collect()
+    assert dev.memory_stats()["bytes_in_use"] == before
+
+
 def test_shared_reduction_is_computed_once():
     """A row sum used by two kernels of different shapes is its own kernel, not recomputed."""
     x = randn(30, 40)

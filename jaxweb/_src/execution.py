@@ -112,10 +112,11 @@ def evaluate(device: Device, nodes: Sequence[Node], materialize: bool = False) -
         program = device.backend.prepare(sched)
         if tkey is None:
             return run_schedule(device, sched, bind_inputs(sched, ()), program)
-        hit = _as_template(sched, leaves)
-        if hit is None:  # its inputs are not the graph's leaves (a legalized complex graph)
+        template = _as_template(sched, leaves)
+        if template is None:  # its inputs are not the graph's leaves (a legalized complex graph)
             return run_schedule(device, sched, bind_inputs(sched, ()), program)
-        hit = per[tkey] = (hit, program)
+        program.schedule = template  # the cache must hold no buffer: they are this flush's
+        hit = per[tkey] = (template, program)
         if len(per) > MAX_TEMPLATES:
             per.popitem(last=False)
     else:
