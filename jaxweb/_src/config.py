@@ -46,6 +46,7 @@ class Config:
         if name not in _FLAGS:
             raise AttributeError(f"Unrecognized config option: {name}")
         _FLAGS[name] = value
+        _TRACE_CONTEXT.clear()
         for hook in _HOOKS.get(name, ()):
             hook(value)
 
@@ -75,8 +76,13 @@ TRACE_FLAGS = ("jax_enable_x64", "jax_numpy_dtype_promotion", "jax_numpy_rank_pr
                "jax_legacy_prng_key")
 
 
+_TRACE_CONTEXT: list = []  # the tuple below, until a flag changes (jit asks on every call)
+
+
 def trace_context() -> tuple:
-    return tuple(_FLAGS.get(n) for n in TRACE_FLAGS)
+    if not _TRACE_CONTEXT:
+        _TRACE_CONTEXT.append(tuple(_FLAGS.get(n) for n in TRACE_FLAGS))
+    return _TRACE_CONTEXT[0]
 
 
 def on_update(name: str, hook) -> None:
