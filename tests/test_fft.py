@@ -190,3 +190,12 @@ def test_kernel_count_of_jitted_fft():
         with count_kernels() as ks:
             f(x).block_until_ready()
         assert 1 <= len(ks) <= 10  # log4(1024) = 5 passes (+ joining the parts)
+
+
+def test_complex128_under_x64():
+    with jax.enable_x64():
+        x = R.randn(2, 67) + 1j * R.randn(2, 67)
+        y = jnp.fft.fft(x)
+        assert y.dtype == jnp.complex128 and rel_err(y, np.fft.fft(x)) < 1e-13
+        r = jnp.fft.irfft(jnp.fft.rfft(x.real), n=67)
+        assert r.dtype == jnp.float64 and np.abs(np.asarray(r) - x.real).max() < 1e-13

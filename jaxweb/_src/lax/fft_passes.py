@@ -29,10 +29,13 @@ import cmath
 import math
 from typing import Any
 
-from .. import dtypes
+from .. import core, dtypes
+from ..array import Array
 from ..compiler import expr as E
 from ..compiler import graph
 from ..compiler.graph import Node
+from ..compiler.shapetracker import ShapeTracker
+from ..device import Buffer
 
 #: the largest prime handled as a direct pass; lengths with larger prime factors use Bluestein
 MAX_RADIX = 64
@@ -61,23 +64,16 @@ _TABLES: dict = {}
 
 
 def _table(key: tuple, values: list[float], dt: dtypes.DType, device: Any) -> Node:
-    """A realized 1-d node holding `values` (cached per key, dtype and device)."""
-    from ..array import Array
-    from ..compiler.shapetracker import ShapeTracker
-    from ..device import Buffer
+    """A realized 1-d node holding `values` (cached per key, dtype and device; the cache
+    keeps each table's Array, so its buffer lives as long as the process)."""
     k = (key, dt, id(device))
     hit = _TABLES.get(k)
     if hit is None:
         buf = Buffer(device, len(values), dt)
         buf.write(array.array("d" if dt is dtypes.float64 else "f", values).tobytes())
         st = ShapeTracker.from_shape((len(values),))
-        hit = _TABLES[k] = Array.from_buffer(_aval((len(values),), dt), buf, st)
+        hit = _TABLES[k] = Array.from_buffer(core.ShapedArray((len(values),), dt), buf, st)
     return hit.realized_node()
-
-
-def _aval(shape: tuple, dt: dtypes.DType) -> Any:
-    from .. import core
-    return core.ShapedArray(shape, dt)
 
 
 def _twiddles(n: int, dt: dtypes.DType, device: Any) -> Pair:
@@ -179,25 +175,26 @@ def _chirp(n: int, sign: int) -> list[tuple[float, float]]:
     return out
 
 
-def _bluestein(x: Pair, n: int, sign: int, device: Any, last: bool) -> Pair:
+def _chirp_tables(n: int, sign: int, size: int) -> list[list[float]]:
+    """The chirp b (real, imaginary parts) and the transform of the convolution kernel
+    h_m = conj(b_|m|) (circular, length `size`) divided by `size`, in float64."""
+    chirp = _chirp(n, sign)
+    h = [0j] * size
+    for m, (c, s) in enumerate(chirp):
+        h[m] = h[(size - m) % size] = complex(c, -s)
+    spectrum = [v / size for v in _host_fft(h)]
+    return [[c for c, _ in chirp], [s for _, s in chirp], [v.real for v in spectrum], [v.imag for v in spectrum]]
+
+
+def _bluestein(x: Pair, n: int, sign: int, device: Any) -> Pair:
     """X_k = b_k sum_j (x_j b_j) conj(b_(k-j)): a circular convolution of length M."""
     dt = x[0].dtype
     size = 1 << (2 * n - 2).bit_length()
-    chirp = _chirp(n, sign)
-    key = ("bluestein", n, sign)
-    br = _table(key + ("br",), [c for c, _ in chirp], dt, device)
-    bi = _table(key + ("bi",), [s for _, s in chirp], dt, device)
-    if (key + ("H",), dt, id(device)) not in _TABLES:
-        h = [0j] * size
-        for m, (c, s) in enumerate(chirp):
-            h[m] = complex(c, -s)
-            if m:
-                h[size - m] = complex(c, -s)
-        spectrum = [v / size for v in _host_fft(h)]
-        _table(key + ("H",), [v.real for v in spectrum], dt, device)
-        _table(key + ("Hi",), [v.imag for v in spectrum], dt, device)
-    hr = _table(key + ("H",), [], dt, device)
-    hi = _table(key + ("Hi",), [], dt, device)
+    names = [("bluestein", n, sign, part) for part in ("br", "bi", "hr", "hi")]
+    if (names[0], dt, id(device)) not in _TABLES:
+        for name, values in zip(names, _chirp_tables(n, sign, size)):
+            _table(name, values, dt, device)
+    br, bi, hr, hi = (_table(name, [], dt, device) for name in names)
     batch = x[0].shape[0]
 
     def bcast(v: Node, length: int) -> Node:
@@ -239,5 +236,5 @@ def transform(x: Pair, sign: int, device: Any, last: bool) -> Pair:
         return x
     radices = factors(n)
     if radices is None:
-        return _bluestein(x, n, sign, device, last)
+        return _bluestein(x, n, sign, device)
     return _radix_passes(x, n, radices, sign, device, last)
