@@ -9,7 +9,9 @@ the mapped axis in front.
 
 Lowering: the complex operand is split into its real and imaginary parts, each axis is
 transformed by `fft_passes` (Stockham passes of fused kernels, Bluestein for large
-primes), and the parts are joined again; eager calls build the same lazy graph.
+primes), and the parts are joined again. An eager call runs as a one-equation compiled
+program cached per shape (as the linalg primitives do), so its passes are scheduled
+and code-generated once, not on every flush.
 """
 from __future__ import annotations
 
@@ -161,8 +163,7 @@ _ONE_EQN: dict = {}
 
 
 def _fft_impl(x, *, fft_type, fft_lengths):
-    """Eager calls run as a one-equation compiled program (cached per shape), as the
-    linalg primitives do: one schedule of the passes, compiled once."""
+    """An eager call: the one-equation program of this shape and transform, compiled once."""
     from ..executable import device_for, executable
     from ..jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Var
     aval = core.get_aval(x)

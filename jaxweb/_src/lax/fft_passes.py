@@ -37,8 +37,9 @@ from ..compiler.graph import Node
 from ..compiler.shapetracker import ShapeTracker
 from ..device import Buffer
 
-#: the largest prime handled as a direct pass; lengths with larger prime factors use Bluestein
-MAX_RADIX = 64
+#: primes up to this are direct passes (a p-point DFT costs p multiplies per output; Bluestein
+#: costs about 25 and compiles into small kernels); larger prime factors use Bluestein
+MAX_RADIX = 16
 
 Pair = tuple[Node, Node]
 
