@@ -24,3 +24,4 @@ import math as _math
 pi, e, inf, nan, euler_gamma = _math.pi, _math.e, _math.inf, _math.nan, 0.5772156649015329
 newaxis = None
 from jaxweb.numpy import linalg  # noqa: E402,F401  (jnp.linalg)
+from jaxweb.numpy import fft  # noqa: E402,F401  (jnp.fft)

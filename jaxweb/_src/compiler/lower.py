@@ -69,6 +69,7 @@ class KernelLowering:
         self.inputs: list[Node] = []
         self._slots: dict[int, int] = {}
         self.memo: dict[tuple, E.Expr] = {}
+        self._keep: list = []
         self.reduces: dict[int, Node] = {}  # id(reduce expr) -> its graph node
         self.realize: list[Node] = []
         self.split: list[Node] = []
@@ -95,6 +96,9 @@ class KernelLowering:
         return self.lower(node, idxs, valid)
 
     def _key(self, n: Node, ix: tuple, v: E.Expr | None) -> tuple:
+        # the memo is keyed by ids: keep the index expressions alive, or a read whose value
+        # does not refer to its index (a constant) lets the id be reused by another index
+        self._keep.append((ix, v))
         return (id(n), tuple(map(id, ix)), 0 if v is None else id(v))
 
     def _is_load(self, n: Node, ix: tuple, v: E.Expr | None) -> bool:

@@ -13,3 +13,4 @@ from .parallel import *  # noqa: F401,F403
 from .control_flow import *  # noqa: F401,F403
 from .extra import *  # noqa: F401,F403
 from .complex import *  # noqa: F401,F403
+from .fft import *  # noqa: F401,F403

@@ -1,0 +1,107 @@
+#!/usr/bin/env python3
+"""FFT (issue 14): jaxweb vs jax-js 0.1.25, wasm devices, side by side in one
+crossOriginIsolated headless-Chromium page, interleaved rounds, medians; numpy.fft in
+this CPython as the ceiling.
+
+    python benchmarks/bench_fft_browser.py [--powers 10,12,14,16,18,20] [--reps 3] [--rounds 3]
+
+Case (benchmarks/browser/fft_bench.py and fft.mjs compute it on the same input bytes):
+`jnp.fft.fft` of 2^p complex64 points, jitted in jaxweb; jax-js 0.1.25 runs its fft
+routine eagerly (it cannot jit it). Milliseconds from medians, ratio = jax-js / jaxweb
+(> 1: jaxweb is faster), the results' relative difference, jaxweb's kernel launches per
+call and its first (compiling) call. The machine may be shared: read the ratios.
+"""
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import sys
+import tempfile
+import time
+import zlib
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT_ID = zlib.crc32(str(HERE.parent).encode())
+
+
+def _load(name: str, path: Path):
+    spec = importlib.util.spec_from_file_location(name, path)
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules.setdefault(name, mod)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+wasm_bench = _load("jaxweb_bench_wasm_browser", HERE / "bench_wasm_browser.py")
+harness, serve = wasm_bench.harness, wasm_bench.serve
+
+
+def run_page(powers: list[int], reps: int, rounds: int, timeout: float) -> dict:
+    dist = wasm_bench.ensure_jaxjs()
+    pyodide_dir = serve.ensure_pyodide(offline=False)
+    # a wheel folder of this checkout's own: .cache is shared by every worktree of the machine
+    wheel = serve.build_wheel(Path(tempfile.gettempdir()) / f"jaxweb-wheels-{ROOT_ID}", offline=True)
+    mounts = {"/": HERE / "browser", "/js_shim/": wasm_bench.ROOT / "js_shim", "/pyodide/": pyodide_dir,
+              "/wheels/": wheel.parent, "/jaxjs/": dist}
+    driver = harness._chrome()
+    driver.command_executor._client_config.timeout = timeout
+    srv = serve.start("127.0.0.1", 0, mounts)
+    try:
+        driver.get(f"{srv.url}fft.html?powers={','.join(map(str, powers))}&reps={reps}&rounds={rounds}")
+        return harness.page_result(driver, "__benchResult", timeout, poll=2.0)
+    finally:
+        driver.quit()
+        srv.shutdown()
+        srv.server_close()
+
+
+def numpy_times(powers: list[int], reps: int) -> dict:
+    """numpy.fft (pocketfft, one core) in this CPython: the ceiling."""
+    import numpy as np
+    out = {}
+    for p in powers:
+        j = np.arange(2 ** p, dtype=np.float32)
+        x = (np.sin(j * 0.7) + 1j * np.cos(j * 0.3)).astype(np.complex64)
+        np.fft.fft(x)
+        ts = []
+        for _ in range(max(reps, 5)):
+            t = time.perf_counter()
+            np.fft.fft(x)
+            ts.append(time.perf_counter() - t)
+        out[p] = sorted(ts)[len(ts) // 2]
+    return out
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--powers", default="10,12,14,16,18,20")
+    ap.add_argument("--reps", type=int, default=3)
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--timeout", type=float, default=1800)
+    args = ap.parse_args(argv)
+    powers = [int(s) for s in args.powers.split(",")]
+    res = run_page(powers, args.reps, args.rounds, args.timeout)
+    if "error" in res:
+        print(res["error"])
+        print("\n".join(res.get("console", [])[-20:]))
+        return 1
+    nps = numpy_times(powers, args.reps)
+    med = wasm_bench.median
+    print(f"headless Chromium, crossOriginIsolated={res['crossOriginIsolated']}, "
+          f"hardwareConcurrency={res['hardwareConcurrency']}, jaxweb wasm threads={res['jaxwebThreads']}; "
+          f"medians of {args.rounds}x{args.reps} interleaved runs per side; "
+          f"rel.err = max|jaxweb - jax-js| / max|jax-js|")
+    head = (f"{'case':10s} {'ms jaxweb':>10s} {'ms jax-js':>10s} {'ratio':>7s} {'ms numpy':>9s} "
+            f"{'rel.err':>8s} {'kernels':>8s} {'compile s':>9s}")
+    print(head)
+    print("-" * len(head))
+    for row in res["rows"]:
+        tw, tj = med(row["jaxweb"]), med(row["jaxjs"])
+        print(f"{'fft 2^' + str(row['p']):10s} {tw * 1e3:10.2f} {tj * 1e3:10.2f} {tj / tw:6.2f}x "
+              f"{nps[row['p']] * 1e3:9.2f} {row['relErr']:8.1e} {row['kernels']!s:>8s} {row['compileS']:9.1f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
