@@ -23,4 +23,35 @@ import math as _math
 
 pi, e, inf, nan, euler_gamma = _math.pi, _math.e, _math.inf, _math.nan, 0.5772156649015329
 newaxis = None
-from jaxweb.numpy import linalg  # noqa: E402,F401  (jnp.linalg)
+
+
+def _import_lazy_families() -> None:
+    """Bind every name of the families `_modules` leaves for later (once)."""
+    import importlib  # noqa: PLC0415
+    from jaxweb._src.numpy import _modules  # noqa: PLC0415
+    names = {}
+    for family in _modules._LAZY_FAMILIES:
+        mod = importlib.import_module(f"jaxweb._src.numpy.{family}")
+        names.update((n, getattr(mod, n)) for n in mod.__all__)
+    eager = globals()
+    for n, v in names.items():
+        eager.setdefault(n, v)  # an eagerly imported name keeps its binding
+    eager["linalg"] = importlib.import_module("jaxweb.numpy.linalg")
+    eager["__all__"] = sorted(n for n in eager if not n.startswith("_"))  # what `import *` took before
+
+
+def __getattr__(name: str):
+    """jnp's less common functions and `jnp.linalg` load on first use (see `_modules`)."""
+    if name.startswith("__") and name != "__all__":
+        raise AttributeError(f"module 'jaxweb.numpy' has no attribute {name!r}")
+    if "linalg" not in globals():
+        _import_lazy_families()
+        if name in globals():
+            return globals()[name]
+    raise AttributeError(f"module 'jaxweb.numpy' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    if "linalg" not in globals():
+        _import_lazy_families()
+    return sorted(globals())
