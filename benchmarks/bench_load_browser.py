@@ -69,6 +69,7 @@ def main() -> int:
             (wheels / "index.json").write_text(f'{{"jaxweb": "{wheel.name}"}}\n')
         mounts = {"/": ROOT / "demos", "/js_shim/": ROOT / "js_shim", "/pyodide/": serve.ensure_pyodide(True),
                   "/wheels/": wheels, "/vendor/": serve.ensure_vendor(True), "/data/mnist/": serve.ensure_mnist(True)}
+        wheel_kib = wheel.stat().st_size // 1024
         srv = serve.start("127.0.0.1", 0, mounts)
         driver = harness._chrome(1200, 900)
         try:
@@ -86,7 +87,7 @@ def main() -> int:
             srv.server_close()
     repeat = runs[1:] or runs
     print(f"\n{args.page}: medians over {len(repeat)} repeat visits (ms), wheel {wheel.name} "
-          f"({wheel.stat().st_size // 1024} KiB), load average now {os.getloadavg()[0]:.1f}")
+          f"({wheel_kib} KiB), load average now {os.getloadavg()[0]:.1f}")
     for k in runs[0]:
         print(f"  {k:28s}{statistics.median(r.get(k, 0.0) for r in repeat):8.0f}")
     return 0
