@@ -25,8 +25,12 @@ pi, e, inf, nan, euler_gamma = _math.pi, _math.e, _math.inf, _math.nan, 0.577215
 newaxis = None
 
 
+_lazy_loaded = False
+
+
 def _import_lazy_families() -> None:
     """Bind every name of the families `_modules` leaves for later (once)."""
+    global _lazy_loaded
     import importlib  # noqa: PLC0415
     from jaxweb._src.numpy import _modules  # noqa: PLC0415
     names = {}
@@ -38,13 +42,14 @@ def _import_lazy_families() -> None:
         eager.setdefault(n, v)  # an eagerly imported name keeps its binding
     eager["linalg"] = importlib.import_module("jaxweb.numpy.linalg")
     eager["__all__"] = sorted(n for n in eager if not n.startswith("_"))  # what `import *` took before
+    _lazy_loaded = True
 
 
 def __getattr__(name: str):
     """jnp's less common functions and `jnp.linalg` load on first use (see `_modules`)."""
     if name.startswith("__") and name != "__all__":
         raise AttributeError(f"module 'jaxweb.numpy' has no attribute {name!r}")
-    if "linalg" not in globals():
+    if not _lazy_loaded:  # (not "linalg" in globals(): `import jaxweb.numpy.linalg` binds that alone)
         _import_lazy_families()
         if name in globals():
             return globals()[name]
@@ -52,6 +57,6 @@ def __getattr__(name: str):
 
 
 def __dir__() -> list[str]:
-    if "linalg" not in globals():
+    if not _lazy_loaded:
         _import_lazy_families()
     return sorted(globals())
