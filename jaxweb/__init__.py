@@ -15,13 +15,25 @@ from jaxweb._src.api import *  # noqa: F401,F403  (grad, vmap, jit, ...)
 from jaxweb._src.api_extra import *  # noqa: F401,F403  (typeof, device_get, new_ref, ...)
 from jaxweb._src.callbacks import pure_callback
 from jaxweb import tree_util, tree  # noqa: F401
-from jaxweb import numpy, lax, errors, dtypes, debug, test_util  # noqa: F401
+from jaxweb import numpy, lax, errors, dtypes  # noqa: F401
 from jaxweb import ad_checkpoint, custom_derivatives, typing  # noqa: F401
-from jaxweb import random  # noqa: F401
-from jaxweb import nn  # noqa: F401
-from jaxweb import scipy  # noqa: F401
 
 _array_methods.install_all()
+
+#: Public submodules imported on first use (`jax.nn.relu` still works after `import jaxweb as jax`):
+#: they are a third of jaxweb's modules, and a page's `import jaxweb` compiles every module it imports.
+_LAZY_SUBMODULES = frozenset({"random", "nn", "scipy", "debug", "test_util"})
+
+
+def __getattr__(name: str):
+    if name in _LAZY_SUBMODULES:
+        import importlib  # noqa: PLC0415
+        return importlib.import_module(f"jaxweb.{name}")  # also binds it here, as an import does
+    raise AttributeError(f"module 'jaxweb' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | _LAZY_SUBMODULES)
 
 __version__ = "0.1.0"
 __all__ = ["Array", "ShapedArray", "config", "default_backend", "default_device", "device_count",

@@ -114,29 +114,39 @@ export async function loadJaxweb(options = {}) {
   const base = withSlash(options.base ?? new URL('..', import.meta.url).href);
   const pyodideURL = withSlash(options.pyodideURL ?? `${base}pyodide/`);
 
-  // The wheel downloads while Pyodide boots (its fetch does not wait for the boot).
+  // The wheel downloads while Pyodide boots (its fetch does not wait for the boot); Pyodide
+  // compiles pyodide.asm.wasm while it streams in (WebAssembly.instantiateStreaming).
   const wheelPromise = fetchWheel(base, options.wheelURL);
   wheelPromise.catch(() => {});  // reported where it is awaited, not as an unhandled rejection
-  progress(0.02, 'checking Pyodide files');
   let pyodide = options.pyodide;
   if (!pyodide) {
-    const present = await Promise.all(PYODIDE_FILES.map((f) => exists(pyodideURL + f)));
-    const missing = PYODIDE_FILES.filter((f, i) => !present[i]).map((f) => pyodideURL + f);
-    if (missing.length) throw new LoaderError(`Pyodide file missing: ${missing.join(', ')} (run python serve.py once online)`);
-    progress(0.1, 'loading Pyodide');
+    // Pyodide boots at once; the files are checked alongside, and only named if it fails
+    // (awaiting the check first would add a round trip to every load).
+    const missingFiles = Promise.all(PYODIDE_FILES.map((f) => exists(pyodideURL + f)))
+      .then((present) => PYODIDE_FILES.filter((f, i) => !present[i]).map((f) => pyodideURL + f));
+    const explain = async (e, what) => {
+      const missing = await missingFiles;
+      if (missing.length) return new LoaderError(`Pyodide file missing: ${missing.join(', ')} (run python serve.py once online)`);
+      return new LoaderError(`${what}: ${e.message}`);
+    };
+    progress(0.05, 'loading Pyodide');
     let loadPyodide;
     try {
       ({ loadPyodide } = await import(pyodideURL + 'pyodide.mjs'));
     } catch (e) {
-      throw new LoaderError(`cannot import ${pyodideURL}pyodide.mjs: ${e.message}`);
+      throw await explain(e, `cannot import ${pyodideURL}pyodide.mjs`);
     }
-    pyodide = await loadPyodide({ indexURL: pyodideURL, ...(options.loadPyodideOptions ?? {}) });
+    try {
+      pyodide = await loadPyodide({ indexURL: pyodideURL, ...(options.loadPyodideOptions ?? {}) });
+    } catch (e) {
+      throw await explain(e, 'Pyodide did not start');
+    }
   }
 
   progress(0.6, 'fetching the jaxweb wheel');
   const { wheel, wheelURL } = await wheelPromise;
   progress(0.75, 'installing jaxweb');
-  installWheel(pyodide, wheel, wheelURL);
+  mountWheel(pyodide, wheel, wheelURL);
 
   progress(0.78, 'starting wasm threads');
   const threads = await startThreads(options.wasmThreads);
@@ -180,6 +190,27 @@ async function fetchWheel(base, wheelURL) {
     wheelURL = `${base}wheels/${index.jaxweb}`;
   }
   return { wheel: await fetchBytes(wheelURL), wheelURL };
+}
+
+/**
+ * Put a pure-Python wheel on sys.path as it is (a zip: Python imports from it, .pyc
+ * included), so nothing is unpacked: for jaxweb, whose modules read no files of their own.
+ */
+export function mountWheel(pyodide, bytes, name = 'wheel') {
+  const dir = '/lib/jaxweb_wheels';
+  const path = `${dir}/${String(name).split('/').pop().split('?')[0] || 'wheel.whl'}`;
+  pyodide.FS.mkdirTree(dir);
+  pyodide.FS.writeFile(path, bytes);
+  try {
+    pyodide.runPython(`
+import importlib, sys
+if ${JSON.stringify(path)} not in sys.path:
+    sys.path.insert(0, ${JSON.stringify(path)})
+importlib.invalidate_caches()
+`);
+  } catch (e) {
+    throw new LoaderError(`cannot install ${name}: ${e.message}`);
+  }
 }
 
 /** Unpack a pure-Python wheel (a zip) into site-packages. */

@@ -1,6 +1,7 @@
 """serve.py: cross-origin isolation headers, MIME types, no path escape, loopback only."""
 import http.client
 import importlib.util
+import sys
 from pathlib import Path
 
 import pytest
@@ -116,7 +117,28 @@ def test_wheel_is_pure_python_and_indexed(tmp_path, monkeypatch):
     names = zipfile.ZipFile(wheel).namelist()
     assert "jaxweb/__init__.py" in names and "jaxweb/_src/host.py" in names
     assert "jaxweb/_src/backends/wasm/runtime_pyodide.py" in names
-    assert not any("__pycache__" in n or n.endswith(".pyc") for n in names)
+    assert not any(n.endswith(".pyc") for n in names)  # no Pyodide in this empty cache: no bytecode
+
+
+def test_wheel_carries_pyodide_bytecode(tmp_path):
+    """With Node and Pyodide cached, every module has a .pyc beside it (zipimport's layout,
+    what the loader imports from) compiled by Pyodide's Python 3.14, hash-based and unchecked."""
+    import importlib.util
+    import zipfile
+    if serve.node_for_pyodide() is None or not (serve.CACHE / f"pyodide-{serve.PYODIDE_VERSION}" / ".complete").exists():
+        pytest.skip("Node or Pyodide not cached (bash scripts/setup_browser.sh)")
+    wheel = zipfile.ZipFile(serve.build_wheel(tmp_path / "wheels"))
+    names = set(wheel.namelist())
+    sources = [n for n in names if n.endswith(".py")]
+    assert sources and all(n + "c" in names for n in sources)
+    assert not any("__pycache__" in n for n in names)
+    pyc = wheel.read("jaxweb/__init__.pyc")
+    if sys.version_info[:2] == (3, 14):
+        assert pyc[:4] == importlib.util.MAGIC_NUMBER
+    assert pyc[:4] != importlib.util.MAGIC_NUMBER or sys.version_info[:2] == (3, 14)  # not this CPython's
+    assert int.from_bytes(pyc[4:8], "little") == 0b01  # hash-based, source not checked
+    record = wheel.read(next(n for n in names if n.endswith("RECORD"))).decode()
+    assert "jaxweb/__init__.pyc,sha256=" in record
 
 
 def test_cli_serves_demos_and_prints_urls():

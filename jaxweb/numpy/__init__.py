@@ -23,5 +23,41 @@ import math as _math
 
 pi, e, inf, nan, euler_gamma = _math.pi, _math.e, _math.inf, _math.nan, 0.5772156649015329
 newaxis = None
-from jaxweb.numpy import linalg  # noqa: E402,F401  (jnp.linalg)
-from jaxweb.numpy import fft  # noqa: E402,F401  (jnp.fft)
+
+
+_lazy_loaded = False
+
+
+def _import_lazy_families() -> None:
+    """Bind every name of the families `_modules` leaves for later (once)."""
+    global _lazy_loaded
+    import importlib  # noqa: PLC0415
+    from jaxweb._src.numpy import _modules  # noqa: PLC0415
+    names = {}
+    for family in _modules._LAZY_FAMILIES:
+        mod = importlib.import_module(f"jaxweb._src.numpy.{family}")
+        names.update((n, getattr(mod, n)) for n in mod.__all__)
+    eager = globals()
+    for n, v in names.items():
+        eager.setdefault(n, v)  # an eagerly imported name keeps its binding
+    eager["linalg"] = importlib.import_module("jaxweb.numpy.linalg")
+    eager["fft"] = importlib.import_module("jaxweb.numpy.fft")
+    eager["__all__"] = sorted(n for n in eager if not n.startswith("_"))  # what `import *` took before
+    _lazy_loaded = True
+
+
+def __getattr__(name: str):
+    """jnp's less common functions, `jnp.linalg` and `jnp.fft` load on first use (see `_modules`)."""
+    if name.startswith("__") and name != "__all__":
+        raise AttributeError(f"module 'jaxweb.numpy' has no attribute {name!r}")
+    if not _lazy_loaded:  # (not "linalg" in globals(): `import jaxweb.numpy.linalg` binds that alone)
+        _import_lazy_families()
+        if name in globals():
+            return globals()[name]
+    raise AttributeError(f"module 'jaxweb.numpy' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    if not _lazy_loaded:
+        _import_lazy_families()
+    return sorted(globals())

@@ -1,22 +1,18 @@
-"""Collects the public names of every jnp family module (each defines `__all__`)."""
+"""Collects the public names of every jnp family module (each defines `__all__`).
+
+The families that array code needs at once are imported here; the rest (`_LAZY_FAMILIES`)
+are imported by `jaxweb.numpy` on the first use of a name they define, so that
+`import jaxweb` compiles fewer modules (what a page's load time is made of).
+"""
 from .creation import *  # noqa: F401,F403
 from .ufuncs import *  # noqa: F401,F403
 from .shape import *  # noqa: F401,F403
 from .indexing import *  # noqa: F401,F403
 from .reductions import *  # noqa: F401,F403
 from .linalg_ops import *  # noqa: F401,F403
-from .sorting import *  # noqa: F401,F403
-from .fileio import *  # noqa: F401,F403
-from .selection import *  # noqa: F401,F403
-from .bessel import *  # noqa: F401,F403
-from .windows import *  # noqa: F401,F403
-from .polynomial import *  # noqa: F401,F403
-from .ufuncs_extra import *  # noqa: F401,F403
-from .numerics import *  # noqa: F401,F403
-from .einsum_path import *  # noqa: F401,F403
-from .histograms import *  # noqa: F401,F403
-from .bits import *  # noqa: F401,F403
-from .vectorize import *  # noqa: F401,F403
-from .creation_extra import *  # noqa: F401,F403
 from .dtype_helpers import *  # noqa: F401,F403
-from .printing import *  # noqa: F401,F403
+
+#: Imported on first use, in this order (a later family's name wins, as with star imports).
+_LAZY_FAMILIES = ("sorting", "fileio", "selection", "bessel", "windows", "polynomial", "ufuncs_extra",
+                 "numerics", "einsum_path", "histograms", "bits", "vectorize", "creation_extra",
+                 "printing")
