@@ -134,3 +134,25 @@ def test_fused_producers_and_epilogues_reach_the_routines():
         g = jax.jit(lambda x, w: jnp.maximum(lax.conv_general_dilated(jnp.maximum(x, 0), w, (1, 1), "SAME"), 0))
         close(g(jnp.asarray(x), jnp.asarray(w)), np.maximum(ref_conv(np.maximum(x, 0), w, "SAME"), 0), 54)
     assert seen.count("gemm_f32") == 2 and seen.count("conv_f32") == 1, seen
+
+
+def test_strided_conv_data_gradient_takes_the_conv_routine():
+    """The data gradient of a stride-2 conv reads the flipped, regrouped kernel: copied to a
+    contiguous kernel first, it is the direct conv routine (it was a generic reduction)."""
+    x = randn((4, 8, 14, 14))
+    w = randn((16, 8, 3, 3)) * 0.2
+    ct = randn((4, 16, 7, 7))
+
+    def f(x):
+        return lax.conv_general_dilated(x, jnp.asarray(w), (2, 2), "SAME")
+    _, vjp = jax.vjp(f, jnp.asarray(x))
+    with modes_run() as seen:
+        (gx,) = vjp(jnp.asarray(ct))
+        got = np.asarray(gx, np.float64)
+    assert "conv_f32" in seen, seen
+    # reference: scatter each output's cotangent back through the window (SAME: pad lo 0, hi 1)
+    xp = np.zeros((4, 8, 15, 15))
+    for i in range(3):
+        for j in range(3):
+            xp[:, :, i:i + 14:2, j:j + 14:2] += np.einsum("nohw,oc->nchw", ct, w[:, :, i, j])
+    close(got, xp[:, :, :14, :14], 8 * 9)

@@ -167,6 +167,21 @@ def _complex_conv(lhs: Node, rhs: Node, dt: dtypes.DType, params: dict) -> Node:
     return graph.make_complex(re, im)
 
 
+def _kernel_operand(rhs: "graph.Node", rs: Sequence[int]) -> tuple:
+    """The kernel as the conv reads it, with its dimension numbers. A view of a buffer that
+    is not contiguous in (O, I, K...) order — the flipped, regrouped kernel of a data
+    gradient, HWIO weights — becomes a contiguous (O, I, K...) copy (one small kernel):
+    a plain load is what lets the backend's conv and GEMM routines take the conv (a
+    stride-2 conv's data gradient ran as a generic reduction 15x slower). Computed
+    kernels stay fused (a copy would recompute them per element)."""
+    canon = rhs.permute(tuple(rs))
+    if rhs.op != "view" or rhs.src[0].op != "buffer" or canon.op != "view" or canon.arg.is_contiguous:
+        return rhs, rs
+    copy = graph.fn(canon.shape, canon.dtype, lambda ctx, idxs: canon.at(ctx, idxs), (canon,), "conv_kernel",
+                    buffered=True)
+    return copy, tuple(range(rhs.ndim))
+
+
 @def_lowering(conv_general_dilated_p)
 def _conv_lower(lhs, rhs, *, window_strides, padding, lhs_dilation, rhs_dilation, dimension_numbers,
                 feature_group_count, batch_group_count, precision=None, preferred_element_type=None):
@@ -179,11 +194,12 @@ def _conv_lower(lhs, rhs, *, window_strides, padding, lhs_dilation, rhs_dilation
             rhs_dilation=rhs_dilation, dimension_numbers=dimension_numbers,
             feature_group_count=feature_group_count, batch_group_count=batch_group_count)).cast(out_dt)
     nd = lhs.ndim
+    rhs, rs = _kernel_operand(rhs, rs)
     n, o, i = lhs.shape[ls[0]], rhs.shape[rs[0]], rhs.shape[rs[1]]
     ks = _spatial(rhs.shape, rs)
     dil_in = tuple(dilate_dim(a, ld) for a, ld in zip(_spatial(lhs.shape, ls), lhs_dilation))
     out_shape = _out_shape(lhs.shape, rhs.shape, window_strides, padding, lhs_dilation, rhs_dilation,
-                           dimension_numbers, batch_group_count)
+                           (ls, rs, os_), batch_group_count)
     o_per_fgroup, o_per_bgroup = o // feature_group_count, o // batch_group_count
     n_per_bgroup = n // batch_group_count
 
