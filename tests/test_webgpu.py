@@ -118,6 +118,37 @@ def test_views_and_broadcasts():
     check(lambda x: x[:, None, :] - x[None, :, :], a[:, 0, :])
 
 
+@pytest.mark.parametrize("n", [4, 7, 8, 1027])
+def test_vec4_elementwise(n):
+    """Elementwise kernels move vec4s: contiguous inputs and sizes that are multiples of 4
+    (tails of 1-3 elements stored one by one), beside broadcast, strided and packed operands."""
+    before = set(GPU.backend._programs)
+    a = rng.standard_normal(n).astype(np.float32)
+    b = (rng.standard_normal(n) * 100).astype(np.int32)
+    check(lambda x, y: (x * 2 + 1, x + y, y * 3, (x > 0).astype(jnp.uint8), x[::-1] - x), a, b)
+    m = rng.standard_normal((n, 3)).astype(np.float32)
+    check(lambda x, y: (x * y[:, None], x.T[1] + y, jnp.where(x > 0, x, 0.0) + x[0]), m, a)
+    shaders = [p.shader.code for k, p in GPU.backend._programs.items() if k not in before]
+    assert any("in0: array<vec4<u32>>" in c for c in shaders)
+    assert (n % 4 == 0) == any("out0: array<vec4<u32>>" in c for c in shaders)
+
+
+def test_is_flat_reads_only_the_output_position():
+    from jaxweb._src.backends.webgpu.codegen import is_flat
+    from jaxweb._src.compiler import expr as E
+    g0, g1 = E.idx("g0", 5), E.idx("g1", 7)
+    assert is_flat(E.const(0, g0.dtype) + g0 * 7 + g1, (5, 7))
+    assert is_flat(g1, (1, 7)) and not is_flat(g1, (5, 7))
+    assert not is_flat(g0 * 7 + g1 + 1, (5, 7)) and not is_flat(g1 * 5 + g0, (5, 7))
+
+
+@pytest.mark.parametrize("shape,axis", [((300, 700), 0), ((700, 300), 1)])
+def test_reductions_into_many_outputs(shape, axis):
+    """More outputs than a software adapter's tree limit: one output per invocation, looping."""
+    a = rng.standard_normal(shape).astype(np.float32)
+    check(lambda x: (x.sum(axis), x.max(axis) * 2, jnp.argmin(x, axis)), a, rtol=2e-6, atol=1e-4)
+
+
 def test_empty_arrays():
     e = np.zeros((0, 4), np.float32)
     check(lambda x: (x + 1, x.sum(axis=0), x.max(axis=1), x.T @ x, jnp.concatenate([x, x])), e)

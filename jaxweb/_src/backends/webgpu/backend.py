@@ -32,6 +32,7 @@ from .wgsl import check_dtype
 
 POOL_BYTES = 256 << 20  # free buffers kept for reuse at most
 MAX_GROUPS_SOFTWARE = 1024  # per-element kernels' workgroups at most on CPU adapters
+TREE_MAX_SOFTWARE = 2 * codegen.WG  # reductions into more outputs loop per invocation on CPU adapters
 
 
 def size_class(nbytes: int) -> int:
@@ -71,6 +72,7 @@ class WebGPUBackend(Backend):
         self.max_buffer = int(lim.get("maxBufferSize", 256 << 20))
         self.tiling = matmul.SOFTWARE if self.software else matmul.HARDWARE
         self.max_groups = MAX_GROUPS_SOFTWARE if self.software else 1 << 14
+        self.tree_max = TREE_MAX_SOFTWARE if self.software else None
         max_inv = int(lim.get("maxComputeInvocationsPerWorkgroup", 256))
         if self.tiling.threads > max_inv:
             self.tiling = matmul.SOFTWARE
@@ -185,7 +187,7 @@ class WebGPUBackend(Backend):
                 raise NotImplementedError(f"webgpu backend: no routine {kernel.routine!r}")
             shader = matmul.build(kernel.spec, self.tiling)
         else:
-            shader = codegen.build(kernel, self.max_groups)
+            shader = codegen.build(kernel, self.max_groups, self.tree_max)
         pipe = self._pipelines.get(shader.code)
         if pipe is None:
             try:
