@@ -149,6 +149,28 @@ def test_reductions_into_many_outputs(shape, axis):
     check(lambda x: (x.sum(axis), x.max(axis) * 2, jnp.argmin(x, axis)), a, rtol=2e-6, atol=1e-4)
 
 
+def test_long_sums_in_one_invocation_add_blocks():
+    """Reductions into many outputs loop in one invocation; long float sums add block sums
+    (a running sum of a million 0.1s is 1.0 off; the reference sums pairwise)."""
+    with jaxweb.default_device(GPU):
+        assert abs(float(jnp.sum(jnp.full((10 ** 6,), 0.1))) - 1e5) < 0.1
+        np.testing.assert_allclose(np.asarray(jnp.full((3000, 600), 0.1).sum(0)), 300.0, rtol=1e-6)
+
+
+@pytest.mark.xfail(strict=True, reason="execution.flush re-raises a stale value's error for every later read "
+                                       "(issue 10: lead to fix in execution.py / dispatch.py)")
+def test_a_value_webgpu_cannot_compute_does_not_poison_later_reads():
+    """A float64 value made under x64 stays pending on webgpu (it cannot compute it); later
+    reads of 32-bit values on the device must still work."""
+    with jaxweb.default_device(GPU):
+        with jaxweb.enable_x64(True):
+            x = jnp.arange(6.0)
+            with pytest.raises(TypeError, match="float64"):
+                np.asarray(x[jnp.asarray(np.int64([5, -1]))])
+        np.testing.assert_array_equal(np.asarray(jnp.arange(3.0) + 1), [1, 2, 3])
+    del x
+
+
 def test_empty_arrays():
     e = np.zeros((0, 4), np.float32)
     check(lambda x: (x + 1, x.sum(axis=0), x.max(axis=1), x.T @ x, jnp.concatenate([x, x])), e)

@@ -37,6 +37,7 @@ WG = 256          # invocations per workgroup (lavapipe ran 2x faster than with 
 TREE_WG = 64      # per-workgroup reductions: fewer barrier levels
 TREE_MIN = 256    # reduction length from which a workgroup reduces one output
 MAX_GRID = 65535  # workgroups per dimension (WebGPU's default limit)
+BLOCK = 32        # terms per block sum of a long float sum in one invocation
 
 
 @dataclass(frozen=True)
@@ -192,21 +193,35 @@ def _vec_inputs(kernel: Kernel, plan: Plan) -> frozenset:
 
 def _reduce_loop(kernel: Kernel, plan: Plan, em: Emitter, env: dict, lines: list, tag: str,
                  start: str, step: str) -> None:
-    """var acc = identity; for r in [start, R) by step: acc = op(acc, body)."""
+    """var acc = identity; for r in [start, R) by step: acc = op(acc, body).
+
+    A long float sum run by one invocation (`step` 1) adds blocks of BLOCK terms into a
+    block sum first: its rounding error then grows with BLOCK + R/BLOCK, not with R (the
+    reference sums pairwise; a million 0.1s summed in order are 1.0 off)."""
     acc_t = W.ty(plan.body.dtype)
+    rsize = prod(kernel.reduce_shape)
     ident = em.operand(identity(kernel.reduce_op, plan.body.dtype), env)
+    combined = E.binary(kernel.reduce_op, E.acc(plan.body.dtype), plan.body)
+    blocked = step == "1i" and rsize > 2 * BLOCK and kernel.reduce_op == "add" and plan.body.dtype.kind == "f"
+    into = f"blk{tag}" if blocked else f"acc{tag}"
     lines.append(f"var acc{tag}: {acc_t} = {ident};")
-    lines.append(f"for (var r{tag}: i32 = {start}; r{tag} < {prod(kernel.reduce_shape)}i; r{tag} += {step}) {{")
+    if blocked:
+        lines += [f"for (var rb{tag}: i32 = 0i; rb{tag} < {rsize}i; rb{tag} += {BLOCK}i) {{",
+                  f"var blk{tag}: {acc_t} = {ident};",
+                  f"for (var r{tag}: i32 = rb{tag}; r{tag} < min(rb{tag} + {BLOCK}i, {rsize}i); r{tag} += 1i) {{"]
+    else:
+        lines.append(f"for (var r{tag}: i32 = {start}; r{tag} < {rsize}i; r{tag} += {step}) {{")
     inner: list[str] = []
     env["lane"] = f"{tag}r"
     inner += _decompose(f"r{tag}", kernel.reduce_shape, "r", env)
     saved = dict(em.name)
     em.emit(plan.loop, env, inner, f"{tag}r")
-    combined = E.binary(kernel.reduce_op, E.acc(plan.body.dtype), plan.body)
     body_text = em.operand(plan.body, env)
-    inner.append(f"acc{tag} = {W.op_text(combined, [f'acc{tag}', body_text])};")
+    inner.append(f"{into} = {W.op_text(combined, [into, body_text])};")
     em.name = saved  # loop-local names do not leak
     lines += ["  " + s for s in inner] + ["}"]
+    if blocked:
+        lines += [f"acc{tag} = {W.op_text(combined, [f'acc{tag}', f'blk{tag}'])};", "}"]
     env["acc"] = f"acc{tag}"
 
 
