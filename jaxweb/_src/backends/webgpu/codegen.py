@@ -80,25 +80,42 @@ def _decompose(flat: str, shape: tuple, prefix: str, names: dict) -> list[str]:
     return lines
 
 
-def is_flat(index: E.Expr, shape: tuple) -> bool:
-    """True when `index` is exactly the row-major position of (g0, g1, ...) in `shape`:
-    the affine sum sum_k g_k * stride_k, no offset (what a contiguous view's read is)."""
+def flat_offset(index: E.Expr, shape: tuple) -> int | None:
+    """c when `index` is exactly c + the row-major position of (g0, g1, ...) in `shape` (a
+    contiguous view's read, shifted by c elements), else None."""
     want, stride = {}, 1
     for k in reversed(range(len(shape))):
         if shape[k] != 1:
             want[f"g{k}"] = stride
         stride *= shape[k]
     got: dict[str, int] = {}
+    off = 0
     for t in E._terms(index):
         var, c = E._coeff(t)
         if var is None:
-            if c != 0:
-                return False
+            off += c
         elif var.op == "idx" and var.arg[0] in want:
             got[var.arg[0]] = got.get(var.arg[0], 0) + c
         else:
-            return False
-    return got == want
+            return None
+    return off if got == want else None
+
+
+def is_flat(index: E.Expr, shape: tuple) -> bool:
+    """True when `index` reads exactly the output's own flat position."""
+    return flat_offset(index, shape) == 0
+
+
+def copy_of(kernel: Kernel) -> int | None:
+    """The element offset c when `kernel` only copies in0[c : c + size] (a contiguous slice),
+    which a buffer copy does without a shader; else None."""
+    if kernel.reduce_op or len(kernel.outs) != 1 or len(kernel.in_dtypes) != 1:
+        return None
+    out = kernel.outs[0]
+    if out.op != "load" or len(out.src) != 1 or out.arg != 0 or out.dtype != kernel.in_dtypes[0] \
+            or out.dtype != kernel.out_dtypes[0]:
+        return None
+    return flat_offset(out.src[0], kernel.shape)
 
 
 class Emitter:
