@@ -7,8 +7,8 @@ Two shapes of program:
   in a loop, and strides over the grid by the number of invocations launched.
   `lanes` is 4 / the smallest output itemsize, so that an invocation owns whole u32
   words of every packed 8/16-bit output (WGSL has no byte stores, and two
-  invocations must never write one word). The lanes are unrolled. Elementwise
-  kernels over 4-byte outputs take 4 lanes too, and move whole `vec4`s where they
+  invocations must never write one word). The lanes are unrolled. Small
+  elementwise kernels over 4-byte outputs (memory-bound ones) take 4 lanes too, and move whole `vec4`s where they
   can: an input read only at the output's own flat position (a contiguous operand)
   is bound as `array<vec4<u32>>` and read once per invocation, and outputs are
   stored as vec4s when their size is a multiple of 4 (a partial last vec4 would
@@ -38,6 +38,8 @@ TREE_WG = 64      # per-workgroup reductions: fewer barrier levels
 TREE_MIN = 256    # reduction length from which a workgroup reduces one output
 MAX_GRID = 65535  # workgroups per dimension (WebGPU's default limit)
 BLOCK = 32        # terms per block sum of a long float sum in one invocation
+QUAD_MAX_NODES = 64  # 4 lanes per invocation only for small (memory-bound) kernels: unrolled 4x,
+                     # a random-normal kernel became 270 kB of WGSL that SwiftShader took minutes on
 
 
 @dataclass(frozen=True)
@@ -258,7 +260,8 @@ def _finish(kernel: Kernel, em: Emitter, lines: list[str], wg: int, groups: int,
 
 def _build_elementwise(kernel: Kernel, plan: Plan, max_groups: int) -> Shader:
     size = kernel.size
-    quad = kernel.reduce_op is None and all(d.itemsize == 4 for d in kernel.out_dtypes) and size >= 4
+    quad = (kernel.reduce_op is None and all(d.itemsize == 4 for d in kernel.out_dtypes) and size >= 4
+            and len(plan.pre) <= QUAD_MAX_NODES)
     lanes = 4 if quad else 4 // min(d.itemsize for d in kernel.out_dtypes)
     vec_in = _vec_inputs(kernel, plan) if quad else frozenset()
     vec_out = quad and size % 4 == 0
