@@ -32,6 +32,7 @@ from .wgsl import check_dtype
 
 POOL_BYTES = 256 << 20  # free buffers kept for reuse at most
 MAX_GROUPS_SOFTWARE = 1024  # per-element kernels' workgroups at most on CPU adapters
+TREE_MAX_SOFTWARE = 2 * codegen.WG  # reductions into more outputs loop per invocation on CPU adapters
 
 
 def size_class(nbytes: int) -> int:
@@ -58,6 +59,17 @@ class Program:
         self.pipeline, self.shader, self.name = pipeline, shader, name
 
 
+class CopyProgram:
+    """A kernel that only copies a contiguous slice (`codegen.copy_of`), run as a buffer copy:
+    no shader, and no new pipeline when the slice moves (a training loop's batch sliced at
+    a new offset every step compiled a shader per step). `fallback`: the kernel's shader,
+    built if a call's buffers are misaligned for a copy or alias each other."""
+    __slots__ = ("kernel", "src_off", "nbytes", "fallback", "name")
+
+    def __init__(self, kernel: Kernel, src_off: int, nbytes: int):
+        self.kernel, self.src_off, self.nbytes, self.fallback, self.name = kernel, src_off, nbytes, None, kernel.name
+
+
 class WebGPUBackend(Backend):
     platform = "webgpu"
 
@@ -71,6 +83,7 @@ class WebGPUBackend(Backend):
         self.max_buffer = int(lim.get("maxBufferSize", 256 << 20))
         self.tiling = matmul.SOFTWARE if self.software else matmul.HARDWARE
         self.max_groups = MAX_GROUPS_SOFTWARE if self.software else 1 << 14
+        self.tree_max = TREE_MAX_SOFTWARE if self.software else None
         max_inv = int(lim.get("maxComputeInvocationsPerWorkgroup", 256))
         if self.tiling.threads > max_inv:
             self.tiling = matmul.SOFTWARE
@@ -179,13 +192,21 @@ class WebGPUBackend(Backend):
         self._pending.append(("copy", src.buf, src.off, dst.buf, dst.off, nbytes))
 
     # ------------------------------------------------------------ programs
-    def compile(self, kernel: Kernel | Routine) -> Program:
+    def compile(self, kernel: Kernel | Routine) -> Program | CopyProgram:
+        if not isinstance(kernel, Routine):
+            first = codegen.copy_of(kernel)
+            size = kernel.out_dtypes[0].itemsize
+            if first is not None and first >= 0 and first * size % 4 == 0 and kernel.size * size % 4 == 0:
+                return CopyProgram(kernel, first * size, kernel.size * size)
+        return self._compile_shader(kernel)
+
+    def _compile_shader(self, kernel: Kernel | Routine) -> Program:
         if isinstance(kernel, Routine):
             if kernel.routine != "gemm_f32":
                 raise NotImplementedError(f"webgpu backend: no routine {kernel.routine!r}")
             shader = matmul.build(kernel.spec, self.tiling)
         else:
-            shader = codegen.build(kernel, self.max_groups)
+            shader = codegen.build(kernel, self.max_groups, self.tree_max)
         pipe = self._pipelines.get(shader.code)
         if pipe is None:
             try:
@@ -224,7 +245,15 @@ class WebGPUBackend(Backend):
         self._after.append(h)
         return h
 
-    def execute(self, program: Program, outs: list[Handle], inputs: list[Handle]) -> None:
+    def execute(self, program: Program | CopyProgram, outs: list[Handle], inputs: list[Handle]) -> None:
+        if isinstance(program, CopyProgram):
+            src, dst = inputs[0], outs[0]
+            if (src.off + program.src_off) % 4 == 0 and dst.off % 4 == 0 and src.buf is not dst.buf:
+                self.copy(dst, self.offset(src, program.src_off), program.nbytes)
+                return
+            if program.fallback is None:
+                program.fallback = self._compile_shader(program.kernel)
+            program = program.fallback
         sh = program.shader
         if sh.n_in != len(inputs) or sh.n_out != len(outs):
             raise ValueError(f"webgpu: kernel '{program.name}' binds {sh.n_out}+{sh.n_in} buffers, "

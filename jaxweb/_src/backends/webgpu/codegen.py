@@ -7,7 +7,13 @@ Two shapes of program:
   in a loop, and strides over the grid by the number of invocations launched.
   `lanes` is 4 / the smallest output itemsize, so that an invocation owns whole u32
   words of every packed 8/16-bit output (WGSL has no byte stores, and two
-  invocations must never write one word). The lanes are unrolled.
+  invocations must never write one word). The lanes are unrolled. Small
+  elementwise kernels over 4-byte outputs (memory-bound ones) take 4 lanes too, and move whole `vec4`s where they
+  can: an input read only at the output's own flat position (a contiguous operand)
+  is bound as `array<vec4<u32>>` and read once per invocation, and outputs are
+  stored as vec4s when their size is a multiple of 4 (a partial last vec4 would
+  need a masked store). Buffers are whole size-class allocations (multiples of 32
+  bytes), so the last vec4 of an input never leaves its buffer.
 - **per workgroup** (reductions of at least TREE_MIN elements into 32-bit outputs):
   one workgroup per output element; its TREE_WG invocations stride over the
   reduction, then combine their partial results by a tree in workgroup memory,
@@ -31,6 +37,9 @@ WG = 256          # invocations per workgroup (lavapipe ran 2x faster than with 
 TREE_WG = 64      # per-workgroup reductions: fewer barrier levels
 TREE_MIN = 256    # reduction length from which a workgroup reduces one output
 MAX_GRID = 65535  # workgroups per dimension (WebGPU's default limit)
+BLOCK = 32        # terms per block sum of a long float sum in one invocation
+QUAD_MAX_NODES = 64  # 4 lanes per invocation only for small (memory-bound) kernels: unrolled 4x,
+                     # a random-normal kernel became 270 kB of WGSL that SwiftShader took minutes on
 
 
 @dataclass(frozen=True)
@@ -48,9 +57,13 @@ def grid_for(groups: int) -> tuple[int, int, int]:
     return (MAX_GRID, -(-groups // MAX_GRID), 1)
 
 
-def bindings(n_out: int, in_count: int) -> str:
-    lines = [f"@group(0) @binding({k}) var<storage, read_write> out{k}: array<u32>;" for k in range(n_out)]
-    lines += [f"@group(0) @binding({n_out + i}) var<storage, read> in{i}: array<u32>;" for i in range(in_count)]
+def bindings(n_out: int, in_count: int, vec_in: frozenset = frozenset(), vec_out: bool = False) -> str:
+    """Every buffer as `array<u32>`, or `array<vec4<u32>>` (inputs in `vec_in`; outputs if `vec_out`)."""
+    def ty(v):
+        return "array<vec4<u32>>" if v else "array<u32>"
+    lines = [f"@group(0) @binding({k}) var<storage, read_write> out{k}: {ty(vec_out)};" for k in range(n_out)]
+    lines += [f"@group(0) @binding({n_out + i}) var<storage, read> in{i}: {ty(i in vec_in)};"
+              for i in range(in_count)]
     return "\n".join(lines)
 
 
@@ -69,11 +82,51 @@ def _decompose(flat: str, shape: tuple, prefix: str, names: dict) -> list[str]:
     return lines
 
 
-class Emitter:
-    """Emits let statements for expression nodes into `lines`, naming each node once."""
+def flat_offset(index: E.Expr, shape: tuple) -> int | None:
+    """c when `index` is exactly c + the row-major position of (g0, g1, ...) in `shape` (a
+    contiguous view's read, shifted by c elements), else None."""
+    want, stride = {}, 1
+    for k in reversed(range(len(shape))):
+        if shape[k] != 1:
+            want[f"g{k}"] = stride
+        stride *= shape[k]
+    got: dict[str, int] = {}
+    off = 0
+    for t in E._terms(index):
+        var, c = E._coeff(t)
+        if var is None:
+            off += c
+        elif var.op == "idx" and var.arg[0] in want:
+            got[var.arg[0]] = got.get(var.arg[0], 0) + c
+        else:
+            return None
+    return off if got == want else None
 
-    def __init__(self, consts: dict):
+
+def is_flat(index: E.Expr, shape: tuple) -> bool:
+    """True when `index` reads exactly the output's own flat position."""
+    return flat_offset(index, shape) == 0
+
+
+def copy_of(kernel: Kernel) -> int | None:
+    """The element offset c when `kernel` only copies in0[c : c + size] (a contiguous slice),
+    which a buffer copy does without a shader; else None."""
+    if kernel.reduce_op or len(kernel.outs) != 1 or len(kernel.in_dtypes) != 1:
+        return None
+    out = kernel.outs[0]
+    if out.op != "load" or len(out.src) != 1 or out.arg != 0 or out.dtype != kernel.in_dtypes[0] \
+            or out.dtype != kernel.out_dtypes[0]:
+        return None
+    return flat_offset(out.src[0], kernel.shape)
+
+
+class Emitter:
+    """Emits let statements for expression nodes into `lines`, naming each node once.
+    `vec`: input slots bound as vec4s, whose loads are lane `env["lane_no"]` of `q{slot}`."""
+
+    def __init__(self, consts: dict, vec: frozenset = frozenset()):
         self.consts = consts  # (value key) -> let name, shared by the whole function
+        self.vec = vec
         self.name: dict[int, str] = {}
 
     def operand(self, n: E.Expr, env: dict) -> str:
@@ -95,7 +148,9 @@ class Emitter:
             if n.op == "reduce":
                 raise NotImplementedError("webgpu codegen: nested reductions are scheduled as kernels")
             a = [self.operand(s, env) for s in n.src]
-            if n.op == "load":
+            if n.op == "load" and n.arg in self.vec:
+                text = W.word_text(f"q{n.arg}[{env['lane_no']}]", n.dtype)
+            elif n.op == "load":
                 text = W.load_text(f"in{n.arg}", a[0] if len(a) == 1 else f"select(0i, {a[0]}, {a[1]})", n.dtype)
                 if len(a) > 1:
                     text = f"select({W.const_text(0, n.dtype)}, {text}, {a[1]})"
@@ -128,37 +183,64 @@ class Plan:
             (self.pre, self.loop, self.post)[lvl].append(n)
 
 
-def build(kernel: Kernel, max_groups: int = 1 << 14) -> Shader:
+def build(kernel: Kernel, max_groups: int = 1 << 14, tree_max: int | None = None) -> Shader:
     """`max_groups`: workgroups at most for per-element kernels, whose invocations then
-    stride over the outputs (software adapters pay per workgroup: they get few)."""
+    stride over the outputs (software adapters pay per workgroup: they get few).
+    `tree_max`: outputs at most for a per-workgroup (tree) reduction; more outputs reduce
+    one per invocation (software adapters: a barrier switches between all of a workgroup's
+    SIMD groups, and neighbouring invocations then read neighbouring columns)."""
     plan = Plan(kernel)
     rsize = prod(kernel.reduce_shape) if kernel.reduce_op else 0
     tree = (kernel.reduce_op is not None and rsize >= TREE_MIN and all(d.itemsize == 4 for d in kernel.out_dtypes)
-            and plan.body.dtype.kind != "b")
+            and plan.body.dtype.kind != "b" and (tree_max is None or kernel.size <= tree_max))
     return (_build_tree if tree else _build_elementwise)(kernel, plan, max_groups)
 
 
-def _header(kernel: Kernel) -> list[str]:
-    return [W.PRELUDE, bindings(len(kernel.outs), len(kernel.in_dtypes)), ""]
+def _header(kernel: Kernel, vec_in: frozenset = frozenset(), vec_out: bool = False) -> list[str]:
+    return [W.PRELUDE, bindings(len(kernel.outs), len(kernel.in_dtypes), vec_in, vec_out), ""]
+
+
+def _vec_inputs(kernel: Kernel, plan: Plan) -> frozenset:
+    """Input slots of 4-byte dtypes read only at the output's flat position, unmasked."""
+    ok: dict[int, bool] = {}
+    for n in plan.pre + plan.loop + plan.post:
+        if n.op == "load":
+            flat = len(n.src) == 1 and n.dtype.itemsize == 4 and is_flat(n.src[0], kernel.shape)
+            ok[n.arg] = ok.get(n.arg, True) and flat
+    return frozenset(i for i, v in ok.items() if v)
 
 
 def _reduce_loop(kernel: Kernel, plan: Plan, em: Emitter, env: dict, lines: list, tag: str,
                  start: str, step: str) -> None:
-    """var acc = identity; for r in [start, R) by step: acc = op(acc, body)."""
+    """var acc = identity; for r in [start, R) by step: acc = op(acc, body).
+
+    A long float sum run by one invocation (`step` 1) adds blocks of BLOCK terms into a
+    block sum first: its rounding error then grows with BLOCK + R/BLOCK, not with R (the
+    reference sums pairwise; a million 0.1s summed in order are 1.0 off)."""
     acc_t = W.ty(plan.body.dtype)
+    rsize = prod(kernel.reduce_shape)
     ident = em.operand(identity(kernel.reduce_op, plan.body.dtype), env)
+    combined = E.binary(kernel.reduce_op, E.acc(plan.body.dtype), plan.body)
+    blocked = step == "1i" and rsize > 2 * BLOCK and kernel.reduce_op == "add" and plan.body.dtype.kind == "f"
+    into = f"blk{tag}" if blocked else f"acc{tag}"
     lines.append(f"var acc{tag}: {acc_t} = {ident};")
-    lines.append(f"for (var r{tag}: i32 = {start}; r{tag} < {prod(kernel.reduce_shape)}i; r{tag} += {step}) {{")
+    if blocked:
+        lines += [f"for (var rb{tag}: i32 = 0i; rb{tag} < {rsize}i; rb{tag} += {BLOCK}i) {{",
+                  f"var blk{tag}: {acc_t} = {ident};",
+                  f"for (var r{tag}: i32 = rb{tag}; r{tag} < min(rb{tag} + {BLOCK}i, {rsize}i); r{tag} += 1i) {{"]
+    else:
+        lines.append(f"for (var r{tag}: i32 = {start}; r{tag} < {rsize}i; r{tag} += {step}) {{")
     inner: list[str] = []
     env["lane"] = f"{tag}r"
     inner += _decompose(f"r{tag}", kernel.reduce_shape, "r", env)
     saved = dict(em.name)
     em.emit(plan.loop, env, inner, f"{tag}r")
-    combined = E.binary(kernel.reduce_op, E.acc(plan.body.dtype), plan.body)
     body_text = em.operand(plan.body, env)
-    inner.append(f"acc{tag} = {W.op_text(combined, [f'acc{tag}', body_text])};")
+    inner.append(f"{into} = {W.op_text(combined, [into, body_text])};")
     em.name = saved  # loop-local names do not leak
     lines += ["  " + s for s in inner] + ["}"]
+    if blocked:
+        lines += [f"acc{tag} = {W.op_text(combined, [f'acc{tag}', f'blk{tag}'])};", "}"]
     env["acc"] = f"acc{tag}"
 
 
@@ -177,18 +259,23 @@ def _finish(kernel: Kernel, em: Emitter, lines: list[str], wg: int, groups: int,
 
 
 def _build_elementwise(kernel: Kernel, plan: Plan, max_groups: int) -> Shader:
-    lanes = 4 // min(d.itemsize for d in kernel.out_dtypes)
     size = kernel.size
+    quad = (kernel.reduce_op is None and all(d.itemsize == 4 for d in kernel.out_dtypes) and size >= 4
+            and len(plan.pre) <= QUAD_MAX_NODES)
+    lanes = 4 if quad else 4 // min(d.itemsize for d in kernel.out_dtypes)
+    vec_in = _vec_inputs(kernel, plan) if quad else frozenset()
+    vec_out = quad and size % 4 == 0
     words = -(-size // lanes)
-    em = Emitter({})
+    em = Emitter({}, vec_in)
     groups = min(-(-words // WG), max_groups)
-    body = []
+    body = [f"let q{i} = in{i}[t];" for i in sorted(vec_in)]
     packed = {k: [f"w{k}_{j}" for j in range(lanes * d.itemsize // 4)]
               for k, d in enumerate(kernel.out_dtypes) if d.itemsize < 4}
     for k, ws in packed.items():
         body += [f"var {w}: u32 = 0u;" for w in ws]
+    stored = {k: [] for k in range(len(kernel.outs))}
     for lane in range(lanes):
-        env = {"lane": f"l{lane}"}
+        env = {"lane": f"l{lane}", "lane_no": f"{lane}"}
         inner: list[str] = [f"let f_l{lane}: i32 = i32(t) * {lanes}i + {lane}i;"]
         inner += _decompose(f"f_l{lane}", kernel.shape or (1,), "g", env)
         em.name = {}
@@ -198,7 +285,10 @@ def _build_elementwise(kernel: Kernel, plan: Plan, max_groups: int) -> Shader:
             em.emit(plan.post, env, inner, f"l{lane}p")
         for k, (o, dt) in enumerate(zip(plan.outs, kernel.out_dtypes)):
             bits = W.store_bits(em.operand(o, env), dt)
-            if dt.itemsize == 4:
+            if vec_out:
+                inner.append(f"s{k}_{lane} = {bits};")
+                stored[k].append(f"s{k}_{lane}")
+            elif dt.itemsize == 4:
                 inner.append(f"out{k}[u32(f_l{lane})] = {bits};")
             else:
                 per = 4 // dt.itemsize
@@ -207,11 +297,15 @@ def _build_elementwise(kernel: Kernel, plan: Plan, max_groups: int) -> Shader:
         guard = size % lanes != 0 and lane > 0
         body += ([f"if (i32(t) * {lanes}i + {lane}i < {size}i) {{"] + ["  " + s for s in inner] + ["}"]
                  if guard else ["{"] + ["  " + s for s in inner] + ["}"])
+    if vec_out:  # the lanes' words, declared before the lanes' blocks, stored as one vec4 each
+        body = [f"var {v}: u32;" for vs in stored.values() for v in vs] + body
+        body += [f"out{k}[t] = vec4<u32>({', '.join(vs)});" for k, vs in stored.items()]
     for k, ws in packed.items():
         for j, w in enumerate(ws):
             body.append(f"out{k}[t * {len(ws)}u + {j}u] = {w};")
     loop = [f"for (var t: u32 = gid.x + gid.y * nwg.x * {WG}u; t < {words}u; t += {groups * WG}u) {{"]
-    return _finish(kernel, em, _header(kernel), WG, groups, loop + ["  " + s for s in body] + ["}"])
+    return _finish(kernel, em, _header(kernel, vec_in, vec_out), WG, groups,
+                   loop + ["  " + s for s in body] + ["}"])
 
 
 def _build_tree(kernel: Kernel, plan: Plan, max_groups: int) -> Shader:

@@ -272,6 +272,11 @@ def load_text(buf: str, index: str, dt: DType) -> str:
     return _from_bits(f"({word} & {(1 << 8 * size) - 1:#x}u)", dt)
 
 
+def word_text(word: str, dt: DType) -> str:
+    """The value of 4-byte `dt` held in u32 expression `word` (a lane of a vec4 load)."""
+    return _from_bits(word, dt)
+
+
 def store_bits(x: str, dt: DType) -> str:
     """The u32 to store (4-byte dtypes) or to shift into a word (narrow ones)."""
     return _bits_of(x, dt)
