@@ -91,7 +91,13 @@ def _isolate(device: Device, live: list) -> None:
 def realize(device: Device, holder: Any) -> Node:
     """The realized node of `holder`, computing the device's queue (or, if that could not
     compute it, the holder's own value, raising what that raises)."""
-    flush(device)
+    try:
+        flush(device)
+    except Exception:
+        # another queued value failed (one this device cannot compute, say): it raises when
+        # it is read; this holder's value was computed on its own, or raises its own error
+        if graph.is_realized(holder._node):
+            return holder._node
     if not graph.is_realized(holder._node):
         holder._node = evaluate(device, [holder._node])[0]
     return holder._node
