@@ -40,17 +40,23 @@ def rel(a, b):
     return float(jnp.max(jnp.abs(a - b)) / jnp.max(jnp.abs(b)))
 
 
-def check_solve(n, jit):
-    a, b = spd(n), jnp.cos(jnp.arange(n, dtype=jnp.float32) * 0.3)
-    x = (jax.jit(jnp.linalg.solve) if jit else jnp.linalg.solve)(a, b)
-    r = rel(a @ x, b)
-    return r < 1e-4, f"residual {r:.1e}"
+def check_solve_8():
+    """Eager, then jitted twice (the benchmark page froze after its first jitted call)."""
+    a, b = spd(8), jnp.cos(jnp.arange(8, dtype=jnp.float32) * 0.3)
+    f = jax.jit(jnp.linalg.solve)
+    rs = [rel(a @ x, b) for x in (jnp.linalg.solve(a, b), f(a, b), f(a, b))]
+    return max(rs) < 1e-4, "residuals " + ", ".join(f"{r:.1e}" for r in rs)
 
 
-def check_solve_cost_analysis():
-    n = 40
-    c = jax.jit(jnp.linalg.solve).lower(spd(n), jnp.ones((n, 1), jnp.float32)).compile().cost_analysis()
-    return c["kernels"] > 10, f"{c['kernels']:.0f} kernels"
+def check_solve_100_cost_analysis():
+    """The freeze itself: `cost_analysis()` of a jitted solve walked nested reductions
+    exponentially."""
+    n = 100
+    a, b = spd(n), jnp.ones((n, 1), jnp.float32)
+    f = jax.jit(jnp.linalg.solve)
+    r = rel(a @ f(a, b), b)
+    c = f.lower(a, b).compile().cost_analysis()
+    return r < 1e-4 and c["kernels"] > 10, f"residual {r:.1e}, {c['kernels']:.0f} kernels"
 
 
 def check_batched():
@@ -107,10 +113,8 @@ def check_stalled_pool_raises():
 
 
 CHECKS = [
-    ("solve_8_eager", lambda: check_solve(8, False)),
-    ("solve_8_jit_twice", lambda: check_solve(8, True) and check_solve(8, True)),
-    ("solve_100_eager", lambda: check_solve(100, False)),
-    ("solve_cost_analysis", check_solve_cost_analysis),
+    ("solve_8", check_solve_8),
+    ("solve_100_cost_analysis", check_solve_100_cost_analysis),
     ("batched_cholesky_solve_split", check_batched),
     ("qr_eigh", check_qr_eigh),
     ("while_loop_split", check_while_loop),
