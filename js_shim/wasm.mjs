@@ -208,30 +208,47 @@ export function release(kind, id) {
 // main thread is allowed to do.
 const CTRL = { SEQ: 0, DONE: 1, INST: 2, NARGS: 3, ERR: 4, LOADED: 8, BOUNDS: 40, ARGS: 120, SIZE: 256 };
 const MAX_WORKERS = 31;
-const pool = { workers: [], ctrl: null };
+const pool = { workers: [], ctrl: null, retired: null };
 
 // A page's main thread may not Atomics.wait (it throws): it spins. Node's main
 // thread and workers may: they sleep, which matters when cores are oversubscribed.
 let mayBlock = null;
 
-const STALL_MS = 120000;  // a worker that never finishes (crashed) must not hang the page forever
+// A worker that never answers (crashed, terminated, or stuck in a kernel) must not
+// hang the page: past this bound callSplit throws (Python adds the kernel's name), and
+// the pool is retired: later kernels run whole on this thread, since a late worker's
+// count would corrupt the next launch's.
+let stallMs = 120000;
 
-function waitDone(c, n) {
+/** Change the stall bound (ms), e.g. for a page that prefers to fail sooner; returns the old one. */
+export function setStallMs(ms) {
+  const old = stallMs;
+  stallMs = ms;
+  return old;
+}
+
+/** Spin (or sleep where allowed) until `ready()`; false after `stallMs`. */
+function waitUntil(ready, slot, value) {
   const t0 = Date.now();
-  for (let d = Atomics.load(c, CTRL.DONE), i = 0; d < n; d = Atomics.load(c, CTRL.DONE), i++) {
-    if ((i & 0xffff) === 0 && Date.now() - t0 > STALL_MS) {
-      throw new Error(`jaxweb wasm shim: ${n - d} worker(s) did not finish a kernel in ${STALL_MS / 1000} s`);
-    }
+  for (let i = 0; !ready(); i++) {
+    if ((i & 0xfff) === 0 && Date.now() - t0 > stallMs) return false;
     if (mayBlock === null) {
       try {
-        Atomics.wait(c, CTRL.DONE, d, 0);
+        Atomics.wait(pool.ctrl, slot, Atomics.load(pool.ctrl, slot) + 1, 0);  // never equal: returns at once
         mayBlock = true;
       } catch {
         mayBlock = false;
       }
     }
-    if (mayBlock) Atomics.wait(c, CTRL.DONE, d, 50);
+    if (mayBlock) Atomics.wait(pool.ctrl, slot, value(), 5);
   }
+  return true;
+}
+
+function retire(why) {
+  pool.retired = why;
+  console.error(`jaxweb wasm shim: ${why}; the thread pool is retired, kernels now run on one thread`);
+  return new Error(`jaxweb wasm shim: ${why}`);
 }
 
 /** Whether a pool can run here: shared memory plus Atomics.waitAsync for the workers. */
@@ -292,8 +309,14 @@ export function poolInstantiate(mod, inst, mem) {
 export function callSplit(inst, bounds, ...args) {
   const c = pool.ctrl;
   const n = pool.workers.length;
+  if (pool.retired) {
+    get(instances, inst, 'instance').exports.run(bounds[0], bounds[bounds.length - 1], ...args);
+    return;
+  }
   for (let w = 0; w < n; w++) {  // each worker must have instantiated `inst` (messages are async)
-    while (Atomics.load(c, CTRL.LOADED + w) < inst) { /* spin: a few µs, once per module */ }
+    if (!waitUntil(() => Atomics.load(c, CTRL.LOADED + w) >= inst, CTRL.LOADED + w, () => Atomics.load(c, CTRL.LOADED + w))) {
+      throw retire(`worker ${w} did not load module ${inst} in ${stallMs / 1000} s`);
+    }
   }
   for (let i = 0; i <= n; i++) {
     const lo = i + 1 < bounds.length ? bounds[i] : 0;
@@ -316,8 +339,15 @@ export function callSplit(inst, bounds, ...args) {
       mainError = e;
     }
   }
-  waitDone(c, n);
+  if (!waitUntil(() => Atomics.load(c, CTRL.DONE) >= n, CTRL.DONE, () => Atomics.load(c, CTRL.DONE))) {
+    throw retire(`${n - Atomics.load(c, CTRL.DONE)} of ${n} worker(s) did not finish module ${inst}'s chunk in ${stallMs / 1000} s`);
+  }
   if (mainError) throw mainError;
   const err = Atomics.load(c, CTRL.ERR);
   if (err) throw new Error(`jaxweb wasm shim: worker ${err - 1} trapped (see the console)`);
+}
+
+/** Terminate pool worker `index`: what a crashed worker looks like (diagnostics, tests). */
+export function poolTerminateWorker(index) {
+  pool.workers[index].terminate();
 }

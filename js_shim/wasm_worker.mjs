@@ -31,8 +31,14 @@ function onMessage(msg) {
       const value = imp.kind === 'memory' ? memories.get(msg.mem) : Math[imp.name];
       (imports[imp.module] ??= {})[imp.name] = value;
     }
-    runs[msg.handle] = new WebAssembly.Instance(msg.module, imports).exports.run;
+    try {
+      runs[msg.handle] = new WebAssembly.Instance(msg.module, imports).exports.run;
+    } catch (e) {  // the main thread must not wait for this module: its chunks trap instead
+      const why = e.message;
+      runs[msg.handle] = () => { throw new Error(`module ${msg.handle} failed to instantiate here: ${why}`); };
+    }
     Atomics.store(ctrl, LOADED + index, msg.handle);
+    Atomics.notify(ctrl, LOADED + index);  // a main thread that may block (Node) sleeps on it
   } else if (msg.type === 'release') {
     runs[msg.handle] = undefined;
   }

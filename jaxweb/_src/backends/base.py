@@ -98,7 +98,8 @@ class Backend:
                 pc = PreparedCall(s.kernel, [self.prepare(sub) for sub in s.kernel.schedules])
                 steps.append((3, pc, s.outs, s.inputs))
             elif isinstance(s, Run):
-                steps.append((1, self.program(s.kernel) if s.kernel.size else None, s.outs, s.inputs))
+                steps.append((1, self.program(s.kernel) if s.kernel.size else None, s.outs, s.inputs,
+                              s.kernel.name))
             elif isinstance(s, Alloc) and s.reuse is not None:
                 steps.append((4, s.buf, s.reuse))
             elif isinstance(s, Alloc):
@@ -131,7 +132,9 @@ class Backend:
                     taken.add(step[1])
                 else:
                     free(h.pop(step[1]), nbytes[step[1]])
-        except BaseException:
+        except BaseException as e:
+            if step[0] == 1 and isinstance(e, Exception):  # e.g. a thread pool that stalled
+                e.add_note(f"while running kernel '{step[4]}' on the {self.platform} device")
             for b, handle in h.items():
                 if b >= len(inputs) and b not in taken:
                     free(handle, nbytes[b])

@@ -17,35 +17,44 @@ cosh tanh asinh acosh atanh erf erfc erf_inv lgamma digamma logistic pow atan2""
 _NOT_FLOPS = frozenset(("const", "idx", "load", "acc", "cast", "bitcast", "where", "reduce"))
 
 
-def _flops(roots, times: int, level_times) -> tuple[int, int]:
-    """(flops, transcendentals) of evaluating `roots` `times` times; nested reductions
-    multiply their body by their extent (`level_times(reduce node)` gives how often the
-    reduction itself runs)."""
+def _flops(roots, memo: dict) -> tuple[int, int]:
+    """(flops, transcendentals) of evaluating `roots` once. A reduction costs its extent
+    times (its body once, plus the combine), and its body is walked on its own: an
+    outer walk that also went through the bodies of nested reductions would revisit each
+    of them once per enclosing reduction, which is exponential in the nesting depth (a
+    blocked triangular solve's kernels nest dozens deep). `memo` (reduce node id ->
+    cost) makes every distinct reduction cost one walk per kernel."""
     flops = trans = 0
-    for e in E.walk_all(roots):
+    for e in E.walk_all(roots, stop=lambda n: n.op == "reduce"):
         if e.op == "reduce":
-            n = prod(extent for _, extent in e.arg[1])
-            f, t = _flops([e.src[0]], 1, level_times)
-            runs = level_times(e)
-            flops += runs * n * (f + (1 if e.dtype.kind == "f" else 0))
-            trans += runs * n * t
-            continue
-        if e.dtype.kind == "f" and e.op not in _NOT_FLOPS:
-            flops += times
-            if e.op in TRANSCENDENTAL:
-                trans += times
+            f, t = _reduce_cost(e, memo)
+            flops += f
+            trans += t
+        elif e.dtype.kind == "f" and e.op not in _NOT_FLOPS:
+            flops += 1
+            trans += e.op in TRANSCENDENTAL
     return flops, trans
 
 
+def _reduce_cost(e, memo: dict) -> tuple[int, int]:
+    if id(e) not in memo:
+        n = prod(extent for _, extent in e.arg[1])
+        f, t = _flops([e.src[0]], memo)
+        memo[id(e)] = (n * (f + (1 if e.dtype.kind == "f" else 0)), n * t)
+    return memo[id(e)]
+
+
 def kernel_cost(k: Kernel) -> tuple[int, int]:
-    size = k.size
-    level_times = lambda e: size  # noqa: E731  (an upper bound: once per output element)
-    flops, trans = _flops(list(k.outs), size, level_times)
+    """Per call: the stored expressions once per output element; a top-level
+    reduction's body once per element of the reduced space too."""
+    memo: dict = {}
+    f, t = _flops(list(k.outs), memo)
+    flops, trans = k.size * f, k.size * t
     if k.reduce_op:
-        r = prod(k.reduce_shape)
-        f, t = _flops([k.body], size * r, level_times)
-        flops += f + (size * r if k.body.dtype.kind == "f" else 0)
-        trans += t
+        r = k.size * prod(k.reduce_shape)
+        f, t = _flops([k.body], memo)
+        flops += r * (f + (1 if k.body.dtype.kind == "f" else 0))
+        trans += r * t
     return flops, trans
 
 

@@ -485,15 +485,16 @@ def key_of(roots) -> str:
     return ";".join(parts) + "|" + ",".join(str(pos[id(r)]) for r in roots)
 
 
-def walk_all(roots, seen: set | None = None):
+def walk_all(roots, seen: set | None = None, stop=None):
     """Post-order traversal of the distinct nodes under several roots."""
     seen = set() if seen is None else seen
     for r in roots:
-        yield from walk(r, seen)
+        yield from walk(r, seen, stop)
 
 
-def walk(e: Expr, seen: set | None = None):
-    """Post-order traversal of distinct nodes."""
+def walk(e: Expr, seen: set | None = None, stop=None):
+    """Post-order traversal of distinct nodes; a node for which `stop(node)` is true is
+    visited but not entered (its sources are not walked through it)."""
     seen = set() if seen is None else seen
     stack = [(e, False)]
     while stack:
@@ -505,7 +506,8 @@ def walk(e: Expr, seen: set | None = None):
             yield n
         else:
             stack.append((n, True))
-            stack.extend((s, False) for s in reversed(n.src))
+            if stop is None or not stop(n):
+                stack.extend((s, False) for s in reversed(n.src))
 
 
 def substitute(e: Expr, mapping: dict) -> Expr:
