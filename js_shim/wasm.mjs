@@ -118,11 +118,19 @@ export function exportFunction(inst, name) {
  * or [0, memory, dst, src, nbytes] (a copy within a memory; offsets unsigned). One call
  * from Python per schedule instead of one per kernel.
  */
+let batchRecord = -1;  // the record runBatch was running when it threw (for Python's error note)
+
+/** Index of the record the last failed runBatch stopped at. */
+export function batchFailedAt() {
+  return batchRecord;
+}
+
 export function runBatch(src) {
   const ints = typeof src?.getBuffer === 'function' ? src.getBuffer('i32') : null;
   const p = ints ? ints.data : src;
+  batchRecord = 0;
   try {
-    for (let i = 0; i < p.length;) {
+    for (let i = 0; i < p.length; batchRecord++) {
       const inst = p[i], nb = p[i + 1];
       if (inst === 0) {
         copyWithin(nb, p[i + 2] >>> 0, p[i + 3] >>> 0, p[i + 4] >>> 0);
@@ -137,6 +145,7 @@ export function runBatch(src) {
       if (bounds) callSplit(inst, bounds, ...args);
       else get(instances, inst, 'instance').exports.run(...args);
     }
+    batchRecord = -1;
   } finally {
     ints?.release();
   }

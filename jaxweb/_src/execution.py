@@ -57,8 +57,14 @@ def enqueue(device: Device, holder: Any) -> None:
         flush(device)
 
 
-def flush(device: Device) -> None:
-    """Compute every live queued value of `device` (one schedule, one submit)."""
+def flush(device: Device, wanted: Any = None) -> None:
+    """Compute every live queued value of `device` (one schedule, one submit).
+
+    If that fails, each value is computed on its own (`_isolate`): the ones that still
+    fail stay pending and raise when read. The error is raised here unless the value
+    `wanted` (the holder being read) was computed and another value is the one that fails
+    (one the device cannot compute, say): a failure that retrying cured — a thread pool
+    that stalled, say — is still reported."""
     q = _QUEUES.get(id(device))
     if q is None or not q.holders:
         return
@@ -70,34 +76,32 @@ def flush(device: Device) -> None:
     try:
         results = evaluate(device, nodes)
     except Exception:
-        _isolate(device, live)
-        raise
+        failing = _isolate(device, live)
+        if wanted is None or not graph.is_realized(wanted._node) or not failing:
+            raise
+        return
     by_id = {id(n): r for n, r in zip(nodes, results)}
     for h in live:
         h._node = by_id[id(h._node)]
 
 
-def _isolate(device: Device, live: list) -> None:
+def _isolate(device: Device, live: list) -> int:
     """After a failed flush (out of memory, say), compute each value on its own, so that one
     failure does not take the others with it; the failing ones stay pending and raise
-    again when read (`realize`)."""
+    again when read (`realize`). Returns how many still fail."""
+    failing = 0
     for h in live:
         try:
             h._node = evaluate(device, [h._node])[0]
         except Exception:
-            pass
+            failing += 1
+    return failing
 
 
 def realize(device: Device, holder: Any) -> Node:
     """The realized node of `holder`, computing the device's queue (or, if that could not
     compute it, the holder's own value, raising what that raises)."""
-    try:
-        flush(device)
-    except Exception:
-        # another queued value failed (one this device cannot compute, say): it raises when
-        # it is read; this holder's value was computed on its own, or raises its own error
-        if graph.is_realized(holder._node):
-            return holder._node
+    flush(device, holder)
     if not graph.is_realized(holder._node):
         holder._node = evaluate(device, [holder._node])[0]
     return holder._node

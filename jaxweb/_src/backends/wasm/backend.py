@@ -181,6 +181,7 @@ class WasmBackend(Backend):
             handle = self.rt.load(wasm)
         t2 = time.perf_counter()
         self._account(t1 - t0, t2 - t1)
+        self._name(handle, kernel.name)
         rows = kernel.shape[0] if kernel.shape else 1
         work = kernel.size * (prod(kernel.reduce_shape) if kernel.reduce_op else 1)
         return Program(handle, rows, kernel.size, len(wasm), t1 - t0, t2 - t1, mode, work, runtime=self.rt)
@@ -189,6 +190,12 @@ class WasmBackend(Backend):
         self.stats["codegen_s"] += codegen_s
         self.stats["compile_s"] += compile_s
         self.stats["kernels"] += 1
+
+    def _name(self, handle: int, name: str) -> None:
+        """Tell a batching runtime which kernel a module runs (its error notes name it)."""
+        names = getattr(self.rt, "names", None)
+        if names is not None:
+            names[handle] = name
 
     def _compile_routine(self, r: Routine) -> Program:
         """matmul.py / conv.py compute modules: run(start, end, out, A | W, B' | Xpad)."""
@@ -206,6 +213,7 @@ class WasmBackend(Backend):
         handle = self.rt.load(wasm)
         t2 = time.perf_counter()
         self._account(t1 - t0, t2 - t1)
+        self._name(handle, r.name)
         return Program(handle, rows, r.size, len(wasm), t1 - t0, t2 - t1, r.routine, work, runtime=self.rt)
 
     def _split(self, program: Program, args: tuple) -> None:

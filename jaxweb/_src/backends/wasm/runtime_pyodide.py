@@ -47,6 +47,7 @@ class PyodideRuntime:
         self._runs: list[Any] = []
         self._bounds: dict[tuple, Any] = {}
         self._size: int | None = None  # the memory's bytes, cached between grows
+        self.names: dict[int, str] = {}  # handle -> the kernel it runs (the backend says; error notes)
         self._batch: list | None = None  # queued launches (handle, split bounds, args) while batching
 
     @contextlib.contextmanager
@@ -72,6 +73,16 @@ class PyodideRuntime:
         if not queued:
             return
         self._batch = []
+        try:
+            self._run_records(queued)
+        except Exception as e:  # name the kernel, as an unbatched launch's error does
+            at = 0 if len(queued) == 1 else int(self._shim.batchFailedAt())
+            handle = queued[at][0] if 0 <= at < len(queued) else None
+            if handle is not None:
+                e.add_note(f"while running kernel '{self.names.get(handle, handle)}' on the wasm device")
+            raise
+
+    def _run_records(self, queued: list) -> None:
         if len(queued) == 1:
             handle, bounds, args = queued[0]
             if handle is None:
@@ -127,6 +138,7 @@ class PyodideRuntime:
         inst = self._instances[handle]
         if inst is None:
             return
+        self.names.pop(handle, None)
         self._instances[handle] = None
         self._runs[handle] = None
         if self.shared:
