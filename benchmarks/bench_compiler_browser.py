@@ -48,7 +48,7 @@ def main(argv=None) -> int:
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--timeout", type=float, default=1200)
     args = ap.parse_args(argv)
-    res = wasm_bench.run_page([], args.reps, args.rounds, args.timeout, page="compiler.html")
+    res = wasm_bench.run_page("compiler.html", {"reps": args.reps, "rounds": args.rounds}, args.timeout)
     if "error" in res:
         print(res["error"])
         print("\n".join(res.get("console", [])[-20:]))

@@ -16,13 +16,10 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import sys
-import tempfile
 import time
-import zlib
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-ROOT_ID = zlib.crc32(str(HERE.parent).encode())
 
 
 def _load(name: str, path: Path):
@@ -34,26 +31,6 @@ def _load(name: str, path: Path):
 
 
 wasm_bench = _load("jaxweb_bench_wasm_browser", HERE / "bench_wasm_browser.py")
-harness, serve = wasm_bench.harness, wasm_bench.serve
-
-
-def run_page(powers: list[int], reps: int, rounds: int, timeout: float) -> dict:
-    dist = wasm_bench.ensure_jaxjs()
-    pyodide_dir = serve.ensure_pyodide(offline=False)
-    # a wheel folder of this checkout's own: .cache is shared by every worktree of the machine
-    wheel = serve.build_wheel(Path(tempfile.gettempdir()) / f"jaxweb-wheels-{ROOT_ID}", offline=True)
-    mounts = {"/": HERE / "browser", "/js_shim/": wasm_bench.ROOT / "js_shim", "/pyodide/": pyodide_dir,
-              "/wheels/": wheel.parent, "/jaxjs/": dist}
-    driver = harness._chrome()
-    driver.command_executor._client_config.timeout = timeout
-    srv = serve.start("127.0.0.1", 0, mounts)
-    try:
-        driver.get(f"{srv.url}fft.html?powers={','.join(map(str, powers))}&reps={reps}&rounds={rounds}")
-        return harness.page_result(driver, "__benchResult", timeout, poll=2.0)
-    finally:
-        driver.quit()
-        srv.shutdown()
-        srv.server_close()
 
 
 def numpy_times(powers: list[int], reps: int) -> dict:
@@ -81,7 +58,8 @@ def main(argv=None) -> int:
     ap.add_argument("--timeout", type=float, default=1800)
     args = ap.parse_args(argv)
     powers = [int(s) for s in args.powers.split(",")]
-    res = run_page(powers, args.reps, args.rounds, args.timeout)
+    res = wasm_bench.run_page("fft.html", {"powers": ",".join(map(str, powers)), "reps": args.reps,
+                                           "rounds": args.rounds}, args.timeout, poll=2.0)
     if "error" in res:
         print(res["error"])
         print("\n".join(res.get("console", [])[-20:]))

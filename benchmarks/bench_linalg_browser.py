@@ -16,7 +16,6 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import sys
-import tempfile
 import time
 import zlib
 from pathlib import Path
@@ -37,28 +36,6 @@ wasm_bench = _load("jaxweb_bench_wasm_browser", HERE / "bench_wasm_browser.py")
 harness, serve = wasm_bench.harness, wasm_bench.serve
 FLOPS = {"cholesky": lambda n: n ** 3 / 3, "solve": lambda n: 2 * n ** 3 / 3 + 2 * n ** 2,
          "lu": lambda n: 2 * n ** 3 / 3, "triangular_solve": lambda n: n ** 2}  # the last two: jaxweb only
-
-
-def run_page(sizes: list[int], reps: int, rounds: int, timeout: float, ops: str) -> dict:
-    """bench_wasm_browser.run_page with a longer WebDriver command timeout: jaxweb's first
-    call of a factorization compiles synchronously on the page's main thread (tracing,
-    scheduling, Wasm code generation in Pyodide), which can outlast Selenium's 120 s."""
-    dist = wasm_bench.ensure_jaxjs()
-    pyodide_dir = serve.ensure_pyodide(offline=False)
-    # a wheel folder of this checkout's own: .cache is shared by every worktree of the machine
-    wheel = serve.build_wheel(Path(tempfile.gettempdir()) / f"jaxweb-wheels-{ROOT_ID}", offline=True)
-    mounts = {"/": HERE / "browser", "/js_shim/": wasm_bench.ROOT / "js_shim", "/pyodide/": pyodide_dir,
-              "/wheels/": wheel.parent, "/jaxjs/": dist}
-    driver = harness._chrome()
-    driver.command_executor._client_config.timeout = timeout
-    srv = serve.start("127.0.0.1", 0, mounts)
-    try:
-        driver.get(f"{srv.url}linalg.html?sizes={','.join(map(str, sizes))}&reps={reps}&rounds={rounds}&ops={ops}")
-        return harness.page_result(driver, "__benchResult", timeout, poll=2.0)
-    finally:
-        driver.quit()
-        srv.shutdown()
-        srv.server_close()
 
 
 def numpy_times(sizes: list[int], reps: int) -> dict:
@@ -89,7 +66,9 @@ def main(argv=None) -> int:
     ap.add_argument("--ops", default="cholesky,solve")
     args = ap.parse_args(argv)
     sizes = [int(s) for s in args.sizes.split(",")]
-    res = run_page(sizes, args.reps, args.rounds, args.timeout, args.ops)
+    # a factorization's first call compiles on the page's main thread: the long timeout covers it
+    res = wasm_bench.run_page("linalg.html", {"sizes": ",".join(map(str, sizes)), "reps": args.reps,
+                                              "rounds": args.rounds, "ops": args.ops}, args.timeout, poll=2.0)
     if "error" in res:
         print(res["error"])
         print("\n".join(res.get("console", [])[-20:]))

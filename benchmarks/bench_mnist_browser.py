@@ -29,24 +29,11 @@ def _load(name: str, path: Path):
 
 
 wasm_bench = _load("jaxweb_bench_wasm_browser", HERE / "bench_wasm_browser.py")
-harness, serve = wasm_bench.harness, wasm_bench.serve
 
 
 def run(batch: int, epochs: int, chunk: int, timeout: float) -> dict:
-    dist = wasm_bench.ensure_jaxjs()
-    wheel = serve.build_wheel(serve.CACHE / "wheels", offline=True)
-    mounts = {"/": HERE / "browser", "/js_shim/": ROOT / "js_shim", "/pyodide/": serve.ensure_pyodide(),
-              "/wheels/": wheel.parent, "/jaxjs/": dist, "/demos/": ROOT / "demos",
-              "/data/mnist/": serve.ensure_mnist()}
-    driver = harness._chrome()
-    srv = serve.start("127.0.0.1", 0, mounts)
-    try:
-        driver.get(f"{srv.url}mnist.html?batch={batch}&epochs={epochs}&chunk={chunk}")
-        return harness.page_result(driver, "__benchResult", timeout, poll=0.5)
-    finally:
-        driver.quit()
-        srv.shutdown()
-        srv.server_close()
+    return wasm_bench.run_page("mnist.html", {"batch": batch, "epochs": epochs, "chunk": chunk}, timeout,
+                               extra_mounts={"/demos/": ROOT / "demos", "/data/mnist/": wasm_bench.serve.ensure_mnist()})
 
 
 def seconds_to(acc: list[float], train_s: list[float], target: float = 0.97):

@@ -21,11 +21,13 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import json
-import os
 import shutil
 import subprocess
 import sys
+import tempfile
 import time
+import urllib.parse
+import zlib
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -64,20 +66,26 @@ def ensure_jaxjs() -> Path:
     return dist
 
 
-def run_page(sizes: list[int], reps: int, rounds: int, timeout: float, extra: str = "",
-             page: str = "index.html", wheel_dir: Path | None = None) -> dict:
-    """`wheel_dir`: where to build the jaxweb wheel (default the shared cache's `wheels/`;
-    a private folder keeps concurrent runs from different checkouts apart)."""
+def run_page(page: str, query: dict, timeout: float, extra_mounts: dict | None = None,
+             poll: float = 0.5) -> dict:
+    """Serve benchmarks/browser/ (with js_shim, Pyodide, this checkout's wheel and jax-js)
+    crossOriginIsolated, open `page?query` in headless Chromium and return what it posts
+    as `__benchResult`. Every browser benchmark runs through here. The wheel is built into
+    a folder of this checkout's own (.cache is shared by every worktree of a machine); the
+    WebDriver command timeout is `timeout`, since a first call that compiles on the page's
+    main thread can outlast Selenium's default."""
     dist = ensure_jaxjs()
     pyodide_dir = serve.ensure_pyodide(offline=False)
-    wheel = serve.build_wheel(wheel_dir or serve.CACHE / "wheels", offline=True)
+    wheel = serve.build_wheel(Path(tempfile.gettempdir()) / f"jaxweb-wheels-{zlib.crc32(str(ROOT).encode())}",
+                              offline=True)
     mounts = {"/": HERE / "browser", "/js_shim/": ROOT / "js_shim", "/pyodide/": pyodide_dir,
-              "/wheels/": wheel.parent, "/jaxjs/": dist}
+              "/wheels/": wheel.parent, "/jaxjs/": dist, **(extra_mounts or {})}
     driver = harness._chrome()
+    driver.command_executor._client_config.timeout = timeout
     srv = serve.start("127.0.0.1", 0, mounts)
     try:
-        driver.get(f"{srv.url}{page}?sizes={','.join(map(str, sizes))}&reps={reps}&rounds={rounds}{extra}")
-        return harness.page_result(driver, "__benchResult", timeout, poll=0.5)
+        driver.get(f"{srv.url}{page}?{urllib.parse.urlencode(query, safe=',')}")
+        return harness.page_result(driver, "__benchResult", timeout, poll=poll)
     finally:
         driver.quit()
         srv.shutdown()
@@ -144,7 +152,8 @@ def main(argv=None) -> int:
     ap.add_argument("--json", help="also write the raw result here")
     args = ap.parse_args(argv)
     sizes = [int(s) for s in args.sizes.split(",")]
-    res = run_page(sizes, args.reps, args.rounds, args.timeout)
+    res = run_page("index.html", {"sizes": ",".join(map(str, sizes)), "reps": args.reps, "rounds": args.rounds},
+                   args.timeout)
     if "error" in res:
         print(res["error"])
         print("\n".join(res.get("console", [])[-20:]))

@@ -15,7 +15,6 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import sys
-import tempfile
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -41,10 +40,10 @@ def main(argv=None) -> int:
     ap.add_argument("--timeout", type=float, default=1800)
     args = ap.parse_args(argv)
     sizes = [int(s) for s in args.sizes.split(",") if s]
-    with tempfile.TemporaryDirectory(dir=wasm_bench.serve.CACHE) as wheels:  # this checkout's wheel
-        res = wasm_bench.run_page(sizes, args.reps, args.rounds, args.timeout,
-                                  extra="&mnist=0" if args.no_mnist else "", page="webgpu.html",
-                                  wheel_dir=Path(wheels))
+    query = {"sizes": ",".join(map(str, sizes)), "reps": args.reps, "rounds": args.rounds}
+    if args.no_mnist:
+        query["mnist"] = 0
+    res = wasm_bench.run_page("webgpu.html", query, args.timeout)
     if "error" in res:
         print(res["error"])
         print("\n".join(res.get("console", [])[-20:]))
