@@ -13,7 +13,7 @@ const EVAL_EVERY_MS = 3000;  // training time between two test-set evaluations
 const MODELS = { mlp: './models/mlp.py', cnn: './models/cnn.py' };
 
 const state = { phase: 'loading', losses: [[], [], []], acc: [[], []], last: null, chunk: 4,
-  sinceEval: 0, error: null };
+  sinceEval: 0, evalMs: 0, error: null };
 window.__mnist = state;
 
 const lossChart = lineChart($('loss-chart'), { title: 'training loss', series: ['loss', 'smoothed'],
@@ -101,7 +101,9 @@ function record(r) {
 }
 
 async function evaluate() {
+  const t0 = performance.now();
   const acc = await call('T.evaluate()');
+  state.evalMs = performance.now() - t0;
   state.acc[0].push(state.last?.step ?? 0);
   state.acc[1].push(acc * 100);
   accChart.setData(state.acc);
@@ -121,7 +123,9 @@ async function trainLoop() {
       // size the next chunk from this one's pace: steps of ~CHUNK_MS, so Pause answers fast
       state.chunk = Math.max(1, Math.min(500, Math.round(state.chunk * CHUNK_MS / Math.max(dt, 1))));
       state.sinceEval += dt;
-      if (state.sinceEval > EVAL_EVERY_MS) await evaluate();
+      // evaluations take at most a quarter of the time: a slow device (webgpu on a software
+      // adapter: ~9 s per 10k images) would otherwise spend most of it evaluating
+      if (state.sinceEval > Math.max(EVAL_EVERY_MS, 3 * state.evalMs)) await evaluate();
     }
     await evaluate();
   } catch (e) {
