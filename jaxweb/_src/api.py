@@ -530,11 +530,27 @@ class _Jitted:
         self._fun, self._static_argnums, self._static_argnames = fun, static_argnums, static_argnames
         self._donate_argnums, self._donate_argnames = donate_argnums, donate_argnames
         self._cache: dict = {}
+        self._fast: dict = {}  # (avals, trace context) -> (jaxpr, out tree) of all-Array positional calls
 
     def __get__(self, obj, objtype=None):
         return self if obj is None else functools.partial(self, obj)
 
     def _jaxpr(self, args: tuple, kwargs: dict) -> tuple[ClosedJaxpr, Any, list]:
+        fast = not kwargs and not self._static_argnums and not self._static_argnames and \
+            all(type(a) is Array for a in args)
+        if fast:  # the common call: positional Arrays (no pytree to flatten)
+            key = (tuple(a.aval for a in args), trace_context())
+            hit = self._fast.get(key)
+            if hit is not None:
+                return hit[0], hit[1], list(args)
+        closed, out_tree, flat = self._trace(args, kwargs)
+        if fast and not any(isinstance(c, core.Tracer) for c in closed.consts):
+            if len(self._fast) >= MAX_TRACES:
+                del self._fast[next(iter(self._fast))]
+            self._fast[key] = (closed, out_tree)
+        return closed, out_tree, flat
+
+    def _trace(self, args: tuple, kwargs: dict) -> tuple[ClosedJaxpr, Any, list]:
         if self._static_argnums or self._static_argnames:
             f_dyn, dyn_args, dyn_kwargs, static = _static_split(
                 self._fun, args, kwargs, self._static_argnums, self._static_argnames)
@@ -610,6 +626,7 @@ class _Jitted:
 
     def clear_cache(self) -> None:
         self._cache.clear()
+        self._fast.clear()
 
 
 def _unhashable(static: tuple) -> Any:
