@@ -2,42 +2,22 @@
 // backend) side by side in one crossOriginIsolated page, interleaved rounds.
 // bench_compiler_browser.py serves this folder and reads window.__benchResult.
 // ?reps=5&rounds=3 in the URL.
-import { loadJaxweb } from '/js_shim/jaxweb.mjs';
+import { f32, loadBench, log, timed } from './common.mjs';
 import * as jaxjs from '/jaxjs/index.js';
 
 const q = new URLSearchParams(location.search);
 const REPS = Number(q.get('reps') ?? 5);
 const ROUNDS = Number(q.get('rounds') ?? 3);
-const WARM_S = 0.25;  // as compiler_bench.py
 const B = 1000, LR = 1e-3, B1 = 0.9, B2 = 0.999, EPS = 1e-8;
-const logEl = document.getElementById('log');
-const log = (s) => { logEl.textContent += s + '\n'; console.log(s); };
-
-async function timed(fn, reps, warm = 2) {
-  for (let i = 0, t0 = performance.now(); i < warm || performance.now() - t0 < WARM_S * 1e3; i++) await fn();
-  const ts = [];
-  for (let i = 0; i < reps; i++) {
-    const t = performance.now();
-    await fn();
-    ts.push((performance.now() - t) / 1e3);
-  }
-  return ts;
-}
 
 async function main() {
-  const res = { crossOriginIsolated: self.crossOriginIsolated, hardwareConcurrency: navigator.hardwareConcurrency, rows: [] };
-  const jw = await loadJaxweb({});
-  res.jaxwebThreads = jw.host.wasmThreads;
-  jw.pyodide.FS.writeFile('/tmp/jaxweb_compiler_bench.py', await (await fetch('./compiler_bench.py')).text());
-  await jw.runPythonAsync('import sys; sys.path.insert(0, "/tmp"); import jaxweb_compiler_bench as cb');
+  const { jw, res } = await loadBench('compiler_bench.py', 'cb');
   await jaxjs.init('wasm');
   jaxjs.defaultDevice('wasm');
   const { numpy: np, nn, tree, jit, valueAndGrad } = jaxjs;
 
   const input = async (name, shape) => {
-    const b = await jw.runPythonAsync(`cb.input_bytes(${JSON.stringify(name)})`);
-    const u8 = b.toJs(); b.destroy();
-    const a = np.array(new Float32Array(u8.buffer, u8.byteOffset, u8.byteLength / 4)).reshape(shape);
+    const a = np.array(f32(await jw.runPythonAsync(`cb.input_bytes(${JSON.stringify(name)})`))).reshape(shape);
     await a.blockUntilReady();
     return a;
   };

@@ -1,25 +1,21 @@
 # Python side of the compiler benchmark page (compiler.mjs loads it into Pyodide).
 # Each case returns per-run seconds, timed as a user runs it, after warm-up calls
 # that compiled everything. Inputs are deterministic, and jax-js gets the same bytes.
-import time
 
 import jaxweb as jax
 import jaxweb.numpy as jnp
+
+from page_timing import det, timed
 
 _dev = jax.devices("wasm")[0]
 B = 1000
 SIZES = [784, 256, 128, 10]
 LR, B1, B2, EPS = 1e-3, 0.9, 0.999, 1e-8
-WARM_S = 0.25
 _state = {}
 
 
 def _det(shape, seed, scale=1.0):
-    n = 1
-    for d in shape:
-        n *= d
-    with jax.default_device(_dev):
-        return (jnp.sin(jnp.arange(n, dtype=jnp.float32) * (0.7 + seed)) * scale).reshape(shape).block_until_ready()
+    return det(_dev, shape, seed, scale)
 
 
 def _inputs():
@@ -58,19 +54,6 @@ _jhypot = jax.jit(_hypot)
 _jadd = jax.jit(lambda x: x + 1.0)
 
 
-def _timed(fn, reps, warm=2):
-    t0, done = time.perf_counter(), 0
-    while done < warm or time.perf_counter() - t0 < WARM_S:
-        fn()
-        done += 1
-    ts = []
-    for _ in range(reps):
-        t = time.perf_counter()
-        fn()
-        ts.append(time.perf_counter() - t)
-    return ts
-
-
 def _train(fn):
     s = _inputs()
     with jax.default_device(_dev):
@@ -87,27 +70,27 @@ def bench(case, reps):
     s = _inputs()
     with jax.default_device(_dev):
         if case == "mnist_jit":
-            return _timed(_train(_jstep), reps)
+            return timed(_train(_jstep), reps)
         if case == "mnist_eager":
-            return _timed(_train(step), reps)
+            return timed(_train(step), reps)
         if case == "hypot_jit":
-            return _timed(lambda: _jhypot(s["a"], s["b"]).block_until_ready(), reps)
+            return timed(lambda: _jhypot(s["a"], s["b"]).block_until_ready(), reps)
         if case == "hypot_eager":
-            return _timed(lambda: _hypot(s["a"], s["b"]).block_until_ready(), reps)
+            return timed(lambda: _hypot(s["a"], s["b"]).block_until_ready(), reps)
         if case == "add_eager":  # per op: 1000 eager x = x + 1 on 100 floats, one readback
             def run():
                 x = s["hundred"]
                 for _ in range(1000):
                     x = x + 1
                 float(x[0])
-            return [t / 1000 for t in _timed(run, reps)]
+            return [t / 1000 for t in timed(run, reps)]
         if case == "add_jit":  # per call: a jitted x + 1 on 16 floats, 1000 calls, then one wait
             def run():
                 x = s["small"]
                 for _ in range(1000):
                     x = _jadd(x)
                 x.block_until_ready()
-            return [t / 1000 for t in _timed(run, reps)]
+            return [t / 1000 for t in timed(run, reps)]
     raise ValueError(case)
 
 

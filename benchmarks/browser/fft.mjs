@@ -2,39 +2,16 @@
 // side by side in one crossOriginIsolated page, interleaved rounds.
 // bench_fft_browser.py serves this folder and reads window.__benchResult.
 // ?powers=10,12,14,16,18,20&reps=3&rounds=3 in the URL.
-import { loadJaxweb } from '/js_shim/jaxweb.mjs';
+import { f32, loadBench, log, timed } from './common.mjs';
 import * as jaxjs from '/jaxjs/index.js';
 
 const q = new URLSearchParams(location.search);
 const POWERS = (q.get('powers') ?? '10,12,14,16,18,20').split(',').map(Number);
 const REPS = Number(q.get('reps') ?? 3);
 const ROUNDS = Number(q.get('rounds') ?? 3);
-const WARM_S = 0.25;  // as fft_bench.py
-const logEl = document.getElementById('log');
-const log = (s) => { logEl.textContent += s + '\n'; console.log(s); };
-
-async function timed(fn, reps, warm = 2) {
-  for (let i = 0, t0 = performance.now(); i < warm || performance.now() - t0 < WARM_S * 1e3; i++) await fn();
-  const ts = [];
-  for (let i = 0; i < reps; i++) {
-    const t = performance.now();
-    await fn();
-    ts.push((performance.now() - t) / 1e3);
-  }
-  return ts;
-}
-
-const f32 = (pyBytes) => {
-  const u8 = pyBytes.toJs(); pyBytes.destroy();
-  return new Float32Array(u8.buffer, u8.byteOffset, u8.byteLength / 4);
-};
 
 async function main() {
-  const res = { crossOriginIsolated: self.crossOriginIsolated, hardwareConcurrency: navigator.hardwareConcurrency, rows: [] };
-  const jw = await loadJaxweb({});
-  res.jaxwebThreads = jw.host.wasmThreads;
-  jw.pyodide.FS.writeFile('/tmp/jaxweb_fft_bench.py', await (await fetch('./fft_bench.py')).text());
-  await jw.runPythonAsync('import sys; sys.path.insert(0, "/tmp"); import jaxweb_fft_bench as fb');
+  const { jw, res } = await loadBench('fft_bench.py', 'fb');
   await jaxjs.init('wasm');
   jaxjs.defaultDevice('wasm');
   const { numpy: np } = jaxjs;

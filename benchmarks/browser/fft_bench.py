@@ -1,14 +1,14 @@
 # Python side of the FFT benchmark page (fft.mjs loads it into Pyodide). Each case returns
 # per-run seconds of a jitted jnp.fft.fft of 2^p complex64 points (compiled by warm-up
 # calls first), timed as a user runs it; jax-js gets the same input bytes.
-import math
 import time
 
 import jaxweb as jax
 import jaxweb.numpy as jnp
 
+from page_timing import timed
+
 _dev = jax.devices("wasm")[0]
-WARM_S = 0.25
 _state = {}
 _fft = jax.jit(jnp.fft.fft)
 
@@ -24,19 +24,6 @@ def _input(n):
     return _state[n]
 
 
-def _timed(fn, reps, warm=2):
-    t0, done = time.perf_counter(), 0
-    while done < warm or time.perf_counter() - t0 < WARM_S:
-        fn()
-        done += 1
-    ts = []
-    for _ in range(reps):
-        t = time.perf_counter()
-        fn()
-        ts.append(time.perf_counter() - t)
-    return ts
-
-
 def compile_seconds(n):
     """The first call's time: tracing, scheduling and code generation, then one run."""
     x = _input(n)[0]
@@ -49,7 +36,7 @@ def compile_seconds(n):
 def bench(n, reps):
     x = _input(n)[0]
     with jax.default_device(_dev):
-        return _timed(lambda: _fft(x).block_until_ready(), reps)
+        return timed(lambda: _fft(x).block_until_ready(), reps)
 
 
 def part_bytes(which, n):

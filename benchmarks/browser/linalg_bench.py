@@ -7,8 +7,9 @@ import jaxweb as jax
 import jaxweb.lax.linalg  # noqa: F401  (jax.lax.linalg)
 import jaxweb.numpy as jnp
 
+from page_timing import timed
+
 _dev = jax.devices("wasm")[0]
-WARM_S = 0.25
 _state = {}
 _chol = jax.jit(jnp.linalg.cholesky)
 _solve = jax.jit(jnp.linalg.solve)
@@ -28,19 +29,6 @@ def _inputs(n):
     return _state[n]
 
 
-def _timed(fn, reps, warm=2):
-    t0, done = time.perf_counter(), 0
-    while done < warm or time.perf_counter() - t0 < WARM_S:
-        fn()
-        done += 1
-    ts = []
-    for _ in range(reps):
-        t = time.perf_counter()
-        fn()
-        ts.append(time.perf_counter() - t)
-    return ts
-
-
 def compile_seconds(case, n):
     """The first call's time: tracing, scheduling and code generation, then one run."""
     a, b = _inputs(n)
@@ -53,7 +41,7 @@ def compile_seconds(case, n):
 def bench(case, n, reps):
     a, b = _inputs(n)
     with jax.default_device(_dev):
-        return _timed(lambda: _CASES[case](a, b).block_until_ready(), reps)
+        return timed(lambda: _CASES[case](a, b).block_until_ready(), reps)
 
 
 def result_bytes(case, n):

@@ -2,7 +2,7 @@
 // webgpu backend) side by side in one page, interleaved rounds, the same input bytes.
 // bench_webgpu_browser.py serves this folder and reads window.__benchResult.
 // ?sizes=256,512,1024&reps=5&rounds=3&mnist=1 in the URL.
-import { loadJaxweb } from '/js_shim/jaxweb.mjs';
+import { loadBench, log, timed } from './common.mjs';
 import * as jaxjs from '/jaxjs/index.js';
 
 const q = new URLSearchParams(location.search);
@@ -10,27 +10,10 @@ const SIZES = (q.get('sizes') || '256,512,1024').split(',').filter(Boolean).map(
 const REPS = Number(q.get('reps') ?? 5);
 const ROUNDS = Number(q.get('rounds') ?? 3);
 const MNIST = q.get('mnist') !== '0';
-const WARM_S = 0.25;  // as webgpu_bench.py
 const B = 1000, LR = 1e-3, B1 = 0.9, B2 = 0.999, EPS = 1e-8;
-const logEl = document.getElementById('log');
-const log = (s) => { logEl.textContent += s + '\n'; console.log(s); };
-
-async function timed(fn, reps, warm = 2) {
-  for (let i = 0, t0 = performance.now(); i < warm || performance.now() - t0 < WARM_S * 1e3; i++) await fn();
-  const ts = [];
-  for (let i = 0; i < reps; i++) {
-    const t = performance.now();
-    await fn();
-    ts.push((performance.now() - t) / 1e3);
-  }
-  return ts;
-}
 
 async function main() {
-  const res = { rows: [] };
-  const jw = await loadJaxweb({});
-  jw.pyodide.FS.writeFile('/tmp/jaxweb_webgpu_bench.py', await (await fetch('./webgpu_bench.py')).text());
-  await jw.runPythonAsync('import sys; sys.path.insert(0, "/tmp"); import jaxweb_webgpu_bench as wb');
+  const { jw, res } = await loadBench('webgpu_bench.py', 'wb');
   const info = await jw.runPythonAsync('import json; json.dumps(wb.adapter())');
   res.adapter = JSON.parse(info);
   await jaxjs.init('webgpu');

@@ -1,25 +1,21 @@
 # Python side of the webgpu benchmark page (webgpu.mjs loads it into Pyodide).
 # Each case returns per-run seconds as a user sees them (the result waited for), after
 # warm-up calls that compiled everything. Inputs are deterministic; jax-js gets the same bytes.
-import time
 
 import jaxweb as jax
 import jaxweb.numpy as jnp
+
+from page_timing import det, timed
 
 _dev = jax.devices("webgpu")[0]
 B = 1000
 SIZES = [784, 256, 128, 10]
 LR, B1, B2, EPS = 1e-3, 0.9, 0.999, 1e-8
-WARM_S = 0.25
 _state = {}
 
 
 def _det(shape, seed, scale=1.0):
-    n = 1
-    for d in shape:
-        n *= d
-    with jax.default_device(_dev):
-        return (jnp.sin(jnp.arange(n, dtype=jnp.float32) * (0.7 + seed)) * scale).reshape(shape).block_until_ready()
+    return det(_dev, shape, seed, scale)
 
 
 def _inputs(n=None):
@@ -56,24 +52,11 @@ _jstep = jax.jit(step, donate_argnums=(0, 1, 2))
 _jmm = jax.jit(lambda a, b: a @ b)
 
 
-def _timed(fn, reps, warm=2):
-    t0, done = time.perf_counter(), 0
-    while done < warm or time.perf_counter() - t0 < WARM_S:
-        fn()
-        done += 1
-    ts = []
-    for _ in range(reps):
-        t = time.perf_counter()
-        fn()
-        ts.append(time.perf_counter() - t)
-    return ts
-
-
 def bench(case, n, reps):
     s = _inputs(n or None)
     with jax.default_device(_dev):
         if case == "matmul":
-            return _timed(lambda: _jmm(s["a", n], s["b", n]).block_until_ready(), reps)
+            return timed(lambda: _jmm(s["a", n], s["b", n]).block_until_ready(), reps)
         if case == "mnist_jit":
             zeros = jax.tree.map(jnp.zeros_like, s["params"])
             st = {"p": jax.tree.map(lambda a: a + 0, s["params"]), "m": zeros,
@@ -82,7 +65,7 @@ def bench(case, n, reps):
             def one():
                 value, st["p"], st["m"], st["v"] = _jstep(st["p"], st["m"], st["v"], s["x"], s["y"])
                 value.block_until_ready()
-            return _timed(one, reps)
+            return timed(one, reps)
     raise ValueError(case)
 
 
