@@ -70,7 +70,7 @@ class PyodideRuntime:
         """Run the queued launches: one alone as a plain call, several as one `runBatch`
         of int32 records (instance, #bounds, bounds..., #args, args...)."""
         queued = self._batch
-        if not queued:
+        if not queued:  # not batching, or nothing queued
             return
         self._batch = []
         try:
@@ -133,8 +133,7 @@ class PyodideRuntime:
 
     def unload(self, handle: int) -> None:
         """Drop the instance here and in the workers, so the engine can collect it."""
-        if self._batch:
-            self._run_batch()
+        self._run_batch()  # what is queued runs before the memory is touched
         inst = self._instances[handle]
         if inst is None:
             return
@@ -179,8 +178,7 @@ class PyodideRuntime:
         return self._size
 
     def grow(self, pages: int) -> int:
-        if self._batch:
-            self._run_batch()
+        self._run_batch()  # what is queued runs before the memory is touched
         # the shim answers -1 instead of throwing the engine's RangeError
         self._size = None
         if int(self._shim.growMemory(self._mem, pages)) < 0:
@@ -191,8 +189,7 @@ class PyodideRuntime:
     # Python buffers cross as PyProxies that the shim reads or fills in place
     # (one copy each way, none through an intermediate JS array).
     def read(self, ptr: int, nbytes: int) -> bytes:
-        if self._batch:
-            self._run_batch()
+        self._run_batch()  # what is queued runs before the memory is touched
         assert 0 <= ptr and ptr + nbytes <= self.memory_size()
         out = bytearray(nbytes)
         if nbytes:
@@ -207,8 +204,7 @@ class PyodideRuntime:
             self._shim.copyWithin(self._mem, dst, src, nbytes)
 
     def write(self, ptr: int, data) -> None:
-        if self._batch:
-            self._run_batch()
+        self._run_batch()  # what is queued runs before the memory is touched
         data = memoryview(data).cast("B")
         assert 0 <= ptr and ptr + len(data) <= self.memory_size()
         if len(data):
