@@ -133,7 +133,7 @@ class PyodideRuntime:
 
     def unload(self, handle: int) -> None:
         """Drop the instance here and in the workers, so the engine can collect it."""
-        self._run_batch()  # what is queued runs before the memory is touched
+        self._run_batch()  # queued launches may run this instance: first
         inst = self._instances[handle]
         if inst is None:
             return
