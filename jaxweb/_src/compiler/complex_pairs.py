@@ -164,10 +164,8 @@ class _Legalizer:
         element = n.arg.fn
 
         def component(ctx, idxs):
-            try:
-                return _part_expr(element(_PartCtx(ctx, pairs), idxs), k, ctx)
-            finally:
-                _PLACEHOLDERS.clear()
+            pctx = _PartCtx(ctx, pairs)
+            return _part_expr(element(pctx, idxs), k, ctx, pctx.slots)
         return graph.fn(n.shape, part, component, srcs, n.arg.name)
 
     # ------------------------------------------------------------ real nodes over complex ones
@@ -301,7 +299,9 @@ class _PartCtx:
     reading a real source reads its legalized node."""
 
     def __init__(self, ctx: Any, pairs: dict):
-        self._ctx, self._pairs = ctx, pairs
+        #: placeholder slot -> (pair, index), live while this one element is lowered: its
+        #: own, since resolving a slot may lower another complex element (nested fns)
+        self._ctx, self._pairs, self.slots = ctx, pairs, {}
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._ctx, name)
@@ -310,16 +310,12 @@ class _PartCtx:
         r = self._pairs[id(node)]
         if not isinstance(r, tuple):
             return self._ctx.read(r, idxs)
-        key = len(_PLACEHOLDERS)
-        _PLACEHOLDERS[key] = (r, tuple(idxs))
+        key = len(self.slots)
+        self.slots[key] = (r, tuple(idxs))
         return E.load(-1 - key, node.dtype, E.const(0, dtypes.int32))
 
 
-#: placeholder slot -> (pair, index): live only while one fn element is being lowered
-_PLACEHOLDERS: dict[int, tuple] = {}
-
-
-def _part_expr(e: E.Expr, k: int, ctx: Any) -> E.Expr:
+def _part_expr(e: E.Expr, k: int, ctx: Any, slots: dict) -> E.Expr:
     """Part k of an element expression that computed a complex value from complex reads:
     placeholders become reads of part k, complex constants their part k, and every
     complex-typed op the same op on parts (only ops linear in each part are allowed)."""
@@ -330,7 +326,7 @@ def _part_expr(e: E.Expr, k: int, ctx: Any) -> E.Expr:
         if x.dtype.kind != "c":
             memo[id(x)] = x if not x.src else E.rebuild(x, tuple(memo[id(s)] for s in x.src))
         elif x.op == "load" and x.arg < 0:
-            pair, idxs = _PLACEHOLDERS[-1 - x.arg]
+            pair, idxs = slots[-1 - x.arg]
             memo[id(x)] = ctx.read(pair[k], idxs)
         elif x.op == "const":
             v = complex(x.arg)

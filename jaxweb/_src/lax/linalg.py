@@ -43,6 +43,16 @@ def _mT(x: Any) -> Any:
     return _jnp().swapaxes(x, -1, -2)
 
 
+def _H(x: Any) -> Any:
+    """The conjugate transpose (JAX's rules for complex matrices use it where the real ones
+    transpose; for real x it is the transpose)."""
+    return _jnp().conj(_mT(x))
+
+
+def _real_aval(a: core.ShapedArray, shape: tuple) -> core.ShapedArray:
+    return core.ShapedArray(shape, dtypes.real_part_dtype(a.dtype))
+
+
 # ---------------------------------------------------------------- lowering by a traced algorithm
 _TRACED: dict = {}
 
@@ -91,7 +101,7 @@ def _def_algorithm(prim: core.Primitive, algo: Callable) -> None:
 
 def _check_float(name: str, *avals: core.ShapedArray) -> None:
     for a in avals:
-        if a.dtype.kind != "f":
+        if a.dtype.kind not in "fc":
             raise TypeError(f"{name} requires floating-point operands (jnp.linalg promotes integers), "
                             f"got dtype {a.dtype.name}")
 
@@ -134,14 +144,14 @@ def _cholesky_abstract(a):
 
 
 def _cholesky_jvp(primals, tangents):
-    """dL = L Φ(L⁻¹ dA L⁻ᵀ), Φ the lower triangle with its diagonal halved."""
+    """dL = L Φ(L⁻¹ dA L⁻ᴴ), Φ the lower triangle with its diagonal halved."""
     jnp = _jnp()
     (a,), (da,) = primals, tangents
     low = cholesky_p.bind(a)
     if isinstance(da, R.Zero):
         return low, R.Zero(_aval(low))
     tmp = triangular_solve(low, da, left_side=True, lower=True)
-    x = triangular_solve(low, tmp, left_side=False, lower=True, transpose_a=True)
+    x = triangular_solve(low, tmp, left_side=False, lower=True, transpose_a=True, conjugate_a=True)
     n = _aval(a).shape[-1]
     rows, cols = jnp.arange(n)[:, None], jnp.arange(n)[None, :]
     phi = jnp.where(rows > cols, x, jnp.where(rows == cols, x * 0.5, 0.0))
@@ -154,10 +164,10 @@ R.primitive_batchers[cholesky_p] = _batch_at_front(cholesky_p)
 
 
 def cholesky(x: Any, *, symmetrize_input: bool = True) -> Any:
-    """`lax.linalg.cholesky`: lower-triangular L with L Lᵀ = x; a matrix that is not
+    """`lax.linalg.cholesky`: lower-triangular L with L Lᴴ = x; a matrix that is not
     positive definite gives NaN in L's lower triangle (as JAX)."""
     if symmetrize_input:
-        x = (x + _mT(x)) * 0.5
+        x = (x + _H(x)) * 0.5
     return cholesky_p.bind(x)
 
 
@@ -199,6 +209,7 @@ def _trsm_jvp(primals, tangents, **params):
     if not isinstance(da, R.Zero):
         dop = _tri_mask(da, params["lower"], params["unit_diagonal"])
         dop = _mT(dop) if params["transpose_a"] else dop
+        dop = _jnp().conj(dop) if params["conjugate_a"] else dop
         rhs = rhs - (jnp.matmul(dop, x) if params["left_side"] else jnp.matmul(x, dop))
     return x, triangular_solve_p.bind(a, rhs, **params)
 
@@ -211,6 +222,7 @@ def _trsm_transpose(ct, a, b, **params):
 
 
 def _trsm_algorithm(a, b, *, left_side, lower, transpose_a, conjugate_a, unit_diagonal):
+    a = _jnp().conj(a) if conjugate_a else a  # op(a) = conj(a)ᵀ or conj(a): conjugate first
     return alg.triangular_solve(a, b, left_side, lower, transpose_a, unit_diagonal)
 
 
@@ -224,8 +236,8 @@ def triangular_solve(a: Any, b: Any, *, left_side: bool = False, lower: bool = F
                      transpose_a: bool = False, conjugate_a: bool = False,
                      unit_diagonal: bool = False) -> Any:
     """`lax.linalg.triangular_solve`: x with op(a) x = b (left_side) or x op(a) = b, op(a)
-    = aᵀ when transpose_a; only a's `lower`/upper triangle is read. A b with one dimension
-    fewer than a is a vector."""
+    = aᵀ when transpose_a, conjugated when conjugate_a; only a's `lower`/upper triangle is
+    read. A b with one dimension fewer than a is a vector."""
     jnp = _jnp()
     b = jnp.asarray(b)
     vector = _aval(b).ndim == _aval(a).ndim - 1
@@ -318,8 +330,9 @@ def _qr_abstract(a, *, full_matrices):
 
 
 def _qr_jvp(primals, tangents, *, full_matrices):
-    """For m >= n: C = Qᵀ dA R⁻¹, Ω = tril(C, -1) - tril(C, -1)ᵀ; dQ = Q Ω + (dA - Q C) R⁻¹
-    ... written as dQ = Q Ω + (I - Q Qᵀ) dA R⁻¹, dR = (C - Ω) R (JAX's rule)."""
+    """For m >= n: C = Qᴴ dA R⁻¹, Ω = tril(C, -1) - tril(C, -1)ᴴ + i diag(Im C) (skew-
+    Hermitian; R's diagonal stays real); dQ = Q Ω + (I - Q Qᴴ) dA R⁻¹, dR = (C - Ω) R
+    (JAX's rule)."""
     jnp = _jnp()
     (a,), (da,) = primals, tangents
     q, r = qr_p.bind(a, full_matrices=full_matrices)
@@ -329,10 +342,12 @@ def _qr_jvp(primals, tangents, *, full_matrices):
     if m < n or (full_matrices and m != n):
         raise NotImplementedError("Unimplemented case of QR decomposition derivative")
     dx_rinv = triangular_solve(r, da, left_side=False, lower=False)
-    qt_dx_rinv = jnp.matmul(_mT(q), dx_rinv)
+    qt_dx_rinv = jnp.matmul(_H(q), dx_rinv)
     rows, cols = jnp.arange(n)[:, None], jnp.arange(n)[None, :]
     low = jnp.where(rows > cols, qt_dx_rinv, 0.0)
-    omega = low - _mT(low)
+    omega = low - _H(low)
+    if jnp.iscomplexobj(qt_dx_rinv):
+        omega = omega + jnp.where(rows == cols, qt_dx_rinv - jnp.real(qt_dx_rinv), 0.0)
     dq = jnp.matmul(q, omega - qt_dx_rinv) + dx_rinv
     dr = jnp.matmul(qt_dx_rinv - omega, r)
     return [q, r], [dq, dr]
@@ -344,8 +359,8 @@ R.primitive_batchers[qr_p] = _batch_at_front(qr_p)
 
 
 def qr(x: Any, *, pivoting: bool = False, full_matrices: bool = True, use_magma: Any = None) -> tuple[Any, Any]:
-    """`lax.linalg.qr`: (q, r) with x = q r, q orthonormal columns (m x m when
-    full_matrices, else m x min(m, n)) and r upper triangular."""
+    """`lax.linalg.qr`: (q, r) with x = q r, q orthonormal (unitary) columns (m x m when
+    full_matrices, else m x min(m, n)) and r upper triangular with a real diagonal."""
     if pivoting:
         raise NotImplementedError("jaxweb: lax.linalg.qr(pivoting=True) is not supported")
     return tuple(qr_p.bind(x, full_matrices=bool(full_matrices)))
@@ -361,20 +376,25 @@ def _eigh_abstract(a, *, lower, sort_eigenvalues):
     if a.shape[-1] != a.shape[-2]:
         raise ValueError(f"Argument to symmetric eigendecomposition must have shape [..., n, n], got shape {a.shape}")
     _check_float("eigh", a)
-    return [a.update(weak_type=False), core.ShapedArray(a.shape[:-1], a.dtype)]
+    return [a.update(weak_type=False), _real_aval(a, a.shape[:-1])]
 
 
-def _eigh_algorithm(a, *, lower, sort_eigenvalues):
-    """The symmetric matrix of a's `lower` (or upper) triangle, then Jacobi."""
+def _hermitian_part(a: Any, lower: bool) -> Any:
+    """The Hermitian matrix of a's `lower` (or upper) strict triangle and the real part of
+    its diagonal (what LAPACK's heevd reads)."""
     jnp = _jnp()
     n = _aval(a).shape[-1]
     rows, cols = jnp.arange(n)[:, None], jnp.arange(n)[None, :]
-    tri = jnp.where(rows >= cols if lower else rows <= cols, a, 0.0)
-    return alg.eigh(tri + _mT(jnp.where(rows == cols, 0.0, tri)), sort_eigenvalues)
+    strict = jnp.where(rows > cols if lower else rows < cols, a, 0.0)
+    return strict + _H(strict) + jnp.where(rows == cols, jnp.real(a), 0.0)
+
+
+def _eigh_algorithm(a, *, lower, sort_eigenvalues):
+    return alg.eigh(_hermitian_part(a, lower), sort_eigenvalues)
 
 
 def _eigh_jvp(primals, tangents, **params):
-    """dw = diag(Vᵀ dA V); dV = V (F ∘ Vᵀ dA V), F_ij = 1/(w_j - w_i) off the diagonal
+    """dw = Re diag(Vᴴ dA V); dV = V (F ∘ Vᴴ dA V), F_ij = 1/(w_j - w_i) off the diagonal
     (0 where eigenvalues coincide)."""
     jnp = _jnp()
     (a,), (da,) = primals, tangents
@@ -383,13 +403,11 @@ def _eigh_jvp(primals, tangents, **params):
         return [v, w], [R.Zero(_aval(v)), R.Zero(_aval(w))]
     n = _aval(a).shape[-1]
     rows, cols = jnp.arange(n)[:, None], jnp.arange(n)[None, :]
-    tri = jnp.where(rows >= cols if params["lower"] else rows <= cols, da, 0.0)
-    da = tri + _mT(jnp.where(rows == cols, 0.0, tri))
-    proj = jnp.matmul(_mT(v), jnp.matmul(da, v))
+    proj = jnp.matmul(_H(v), jnp.matmul(_hermitian_part(da, params["lower"]), v))
     gap = w[..., None, :] - w[..., :, None]
     off = (rows != cols) & (gap != 0)
     f = jnp.where(off, 1.0 / jnp.where(off, gap, 1.0), 0.0)
-    return [v, w], [jnp.matmul(v, f * proj), jnp.diagonal(proj, axis1=-2, axis2=-1)]
+    return [v, w], [jnp.matmul(v, f * proj), jnp.real(jnp.diagonal(proj, axis1=-2, axis2=-1))]
 
 
 _def_algorithm(eigh_p, _eigh_algorithm)
@@ -399,12 +417,12 @@ R.primitive_batchers[eigh_p] = _batch_at_front(eigh_p)
 
 def eigh(x: Any, *, lower: bool = True, symmetrize_input: bool = True, sort_eigenvalues: bool = True,
          subset_by_index: Any = None) -> tuple[Any, Any]:
-    """`lax.linalg.eigh`: (v, w), eigenvectors as v's columns and eigenvalues w
-    (ascending when sort_eigenvalues) of the symmetric x."""
+    """`lax.linalg.eigh`: (v, w), eigenvectors as v's columns and real eigenvalues w
+    (ascending when sort_eigenvalues) of the symmetric (Hermitian) x."""
     if subset_by_index is not None:
         raise NotImplementedError("jaxweb: eigh(subset_by_index=...) is not supported")
     if symmetrize_input:
-        x = (x + _mT(x)) * 0.5
+        x = (x + _H(x)) * 0.5
     return tuple(eigh_p.bind(x, lower=bool(lower), sort_eigenvalues=bool(sort_eigenvalues)))
 
 
@@ -419,7 +437,7 @@ def _svd_abstract(a, *, full_matrices, compute_uv):
     m, n = a.shape[-2:]
     k = min(m, n)
     batch = a.shape[:-2]
-    s = core.ShapedArray(batch + (k,), a.dtype)
+    s = _real_aval(a, batch + (k,))
     if not compute_uv:
         return [s]
     mu, nv = (m, n) if full_matrices else (k, k)
@@ -427,8 +445,9 @@ def _svd_abstract(a, *, full_matrices, compute_uv):
 
 
 def _svd_jvp(primals, tangents, *, full_matrices, compute_uv):
-    """ds = diag(Uᵀ dA V); with dP = Uᵀ dA V and F_ij = 1/(s_j² - s_i²):
-    dU = U (F ∘ (dP S + S dPᵀ)) + (I - U Uᵀ) dA V S⁻¹, and dV likewise (JAX's rule)."""
+    """ds = Re diag(Uᴴ dA V); with dP = Uᴴ dA V and F_ij = 1/(s_j² - s_i²):
+    dU = U (F ∘ (dP S + S dPᴴ) + ½ (dP - dPᴴ) ∘ I S⁻¹) + (I - U Uᴴ) dA V S⁻¹, and dV
+    likewise without the diagonal term (JAX's rule; the diagonal term is 0 for real a)."""
     jnp = _jnp()
     (a,), (da,) = primals, tangents
     outs = svd_p.bind(a, full_matrices=full_matrices, compute_uv=compute_uv)
@@ -438,9 +457,9 @@ def _svd_jvp(primals, tangents, *, full_matrices, compute_uv):
     if compute_uv and full_matrices and m != n:
         raise NotImplementedError("Singular value decomposition JVP not implemented for full matrices")
     u, s, vh = svd_p.bind(a, full_matrices=False, compute_uv=True)
-    v = _mT(vh)
-    dp = jnp.matmul(_mT(u), jnp.matmul(da, v))
-    ds = jnp.diagonal(dp, axis1=-2, axis2=-1)
+    v = _H(vh)
+    dp = jnp.matmul(_H(u), jnp.matmul(da, v))
+    ds = jnp.real(jnp.diagonal(dp, axis1=-2, axis2=-1))
     if not compute_uv:
         return outs, [ds]
     k = min(m, n)
@@ -450,15 +469,19 @@ def _svd_jvp(primals, tangents, *, full_matrices, compute_uv):
     f = jnp.where(off, 1.0 / jnp.where(off, gap, 1.0), 0.0)
     sinv = jnp.where(s == 0, 0.0, 1.0 / jnp.where(s == 0, 1.0, s))
     dps, sdp = dp * s[..., None, :], s[..., :, None] * dp
-    du = jnp.matmul(u, f * (dps + _mT(dps)))
-    dv = jnp.matmul(v, f * (sdp + _mT(sdp)))
+    inner = f * (dps + _H(dps))
+    if jnp.iscomplexobj(dp):
+        eye = jnp.arange(k)[:, None] == jnp.arange(k)[None, :]
+        inner = inner + jnp.where(eye, 0.5 * (dp - _H(dp)) * sinv[..., None, :], 0.0)
+    du = jnp.matmul(u, inner)
+    dv = jnp.matmul(v, f * (sdp + _H(sdp)))
     if m > k:
         dav = jnp.matmul(da, v) * sinv[..., None, :]
-        du = du + dav - jnp.matmul(u, jnp.matmul(_mT(u), dav))
+        du = du + dav - jnp.matmul(u, jnp.matmul(_H(u), dav))
     if n > k:
-        datu = jnp.matmul(_mT(da), u) * sinv[..., None, :]
-        dv = dv + datu - jnp.matmul(v, jnp.matmul(_mT(v), datu))
-    return outs, [du, ds, _mT(dv)]
+        datu = jnp.matmul(_H(da), u) * sinv[..., None, :]
+        dv = dv + datu - jnp.matmul(v, jnp.matmul(_H(v), datu))
+    return outs, [du, ds, _H(dv)]
 
 
 def _svd_algorithm(a, *, full_matrices, compute_uv):
@@ -472,8 +495,8 @@ R.primitive_batchers[svd_p] = _batch_at_front(svd_p)
 
 def svd(x: Any, *, full_matrices: bool = True, compute_uv: bool = True, subset_by_index: Any = None,
         algorithm: Any = None) -> Any:
-    """`lax.linalg.svd`: (u, s, vh) with x = u diag(s) vh and s descending; s alone when
-    compute_uv is False."""
+    """`lax.linalg.svd`: (u, s, vh) with x = u diag(s) vh and s real, descending; s alone
+    when compute_uv is False."""
     if subset_by_index is not None:
         raise NotImplementedError("jaxweb: svd(subset_by_index=...) is not supported")
     outs = svd_p.bind(x, full_matrices=bool(full_matrices), compute_uv=bool(compute_uv))

@@ -52,6 +52,21 @@ def _t(x: Any) -> Any:
     return _jnp().swapaxes(x, -1, -2)
 
 
+def _h(x: Any) -> Any:
+    """The conjugate transpose (the transpose for real x)."""
+    return _jnp().conj(_t(x))
+
+
+def _abs2(x: Any) -> Any:
+    """|x|², real (x * conj(x) without the square root)."""
+    jnp = _jnp()
+    return jnp.real(x * jnp.conj(x))
+
+
+def _real_dtype(x: Any) -> Any:
+    return dtypes.real_part_dtype(core.get_aval(x).dtype)
+
+
 # ---------------------------------------------------------------- Cholesky
 #: columns per block of the blocked factorizations: a loop step factors one panel of this
 #: many columns (unrolled: a few small kernels per column) and updates the trailing matrix
@@ -73,10 +88,11 @@ def _pad_identity(a: Any, n_to: int) -> Any:
 
 
 def cholesky(a: Any, block: int = BLOCK) -> Any:
-    """Lower L with L Lᵀ = a, blocked right-looking: step k factors the k-th panel of
-    `block` columns column by column (each column scaled by the square root of its pivot,
-    its outer product taken from the panel's later columns), then subtracts the panel's
-    below-diagonal part times its transpose from the whole matrix in one GEMM (zero
+    """Lower L with L Lᴴ = a, blocked right-looking: step k factors the k-th panel of
+    `block` columns column by column (each column scaled by the square root of its pivot's
+    real part, its outer product with its conjugate taken from the panel's later columns),
+    then subtracts the panel's below-diagonal part times its conjugate transpose from the
+    whole matrix in one GEMM (zero
     outside the trailing block). A non-positive pivot makes a NaN; then the whole lower
     triangle is NaN, as JAX returns it."""
     jnp, lax = _jnp(), _lax()
@@ -95,13 +111,13 @@ def cholesky(a: Any, block: int = BLOCK) -> Any:
         for j in range(b):
             c = k0 + j
             col = panel[..., :, j]
-            ljj = jnp.sqrt(_elem(col, c))
+            ljj = jnp.sqrt(jnp.real(_elem(col, c)))
             l = jnp.where(idx > c, col / ljj[..., None], jnp.where(idx == c, ljj[..., None], 0.0))
             lrow = lax.dynamic_slice_in_dim(l, k0, b, axis=nd - 2)  # l at the panel's rows
-            panel = jnp.where(jj > j, panel - l[..., :, None] * lrow[..., None, :], panel)
+            panel = jnp.where(jj > j, panel - l[..., :, None] * jnp.conj(lrow)[..., None, :], panel)
             panel = jnp.where(jj == j, l[..., :, None], panel)
         below = jnp.where(idx[:, None] >= k0 + b, panel, 0.0)
-        a = a - jnp.einsum("...ik,...jk->...ij", below, below)
+        a = a - jnp.einsum("...ik,...jk->...ij", below, jnp.conj(below))
         return lax.dynamic_update_slice_in_dim(a, panel, k0, axis=nd - 1)
 
     out = step(0, a) if nb == 1 else lax.fori_loop(0, nb, step, a)
@@ -204,9 +220,11 @@ def lu(a: Any, block: int = BLOCK) -> tuple[Any, Any, Any]:
 
 def _pivot_swap(col: Any, c: Any, idx: Any) -> tuple[Any, Any]:
     """(p, swap): the row of the largest |col[i]|, i >= c, and the index map exchanging
-    rows c and p (gathering by it swaps them)."""
+    rows c and p (gathering by it swaps them). A complex entry's size is |re| + |im|, as
+    LAPACK's izamax, so the pivots are LAPACK's (and JAX's)."""
     jnp = _jnp()
-    mag = jnp.where(idx >= c, jnp.abs(col), -1.0)
+    size = jnp.abs(jnp.real(col)) + jnp.abs(jnp.imag(col)) if jnp.iscomplexobj(col) else jnp.abs(col)
+    mag = jnp.where(idx >= c, size, -1.0)
     p = jnp.argmax(mag, axis=-1).astype(dtypes.int32)
     return p, jnp.where(idx == c, p[..., None], jnp.where(idx == p[..., None], c, idx))
 
@@ -296,8 +314,10 @@ def _lu_blocked(a: Any, block: int) -> tuple[Any, Any, Any]:
 
 # ---------------------------------------------------------------- Householder QR
 def qr(a: Any, full_matrices: bool) -> tuple[Any, Any]:
-    """(Q, R) by Householder reflections H = I - β v vᵀ, accumulated into an m x m Q;
-    α = -sign(x₀)‖x‖ as LAPACK's geqrf, so R's diagonal signs match LAPACK's."""
+    """(Q, R) by Householder reflections H = I - τ v vᴴ (LAPACK's geqrf/larfg): Rₖₖ = β
+    real, β = -sign(Re x₀)‖x‖, τ = (β - x₀)/β for v scaled to v₀ = 1, and H = I where x is
+    already β e₀ with x₀ real; R = Hᴴ R, Q = Q H accumulated into an m x m Q. So R's
+    diagonal is real with LAPACK's signs, for real and complex a alike."""
     jnp, lax = _jnp(), _lax()
     m, n = _shape(a)[-2:]
     dt = core.get_aval(a).dtype
@@ -307,16 +327,18 @@ def qr(a: Any, full_matrices: bool) -> tuple[Any, Any]:
     def step(k, carry):
         q, r = carry
         x = jnp.where(idx >= k, _col(r, k), 0.0)
-        norm = jnp.sqrt(jnp.sum(x * x, axis=-1))
-        alpha = jnp.where(_elem(x, k) >= 0, -norm, norm)
-        v = x - jnp.where(idx == k, alpha[..., None], 0.0)
-        vv = jnp.sum(v * v, axis=-1)
-        beta = jnp.where(vv == 0, 0.0, 2.0 / jnp.where(vv == 0, 1.0, vv))[..., None, None]
-        r = r - beta * v[..., :, None] * jnp.einsum("...i,...ij->...j", v, r)[..., None, :]
-        q = q - beta * jnp.einsum("...ij,...j->...i", q, v)[..., :, None] * v[..., None, :]
+        x0 = _elem(x, k)
+        below = jnp.sum(jnp.where(idx > k, _abs2(x), 0.0), axis=-1)
+        keep = (below == 0) & (jnp.imag(x0) == 0)
+        norm = jnp.sqrt(below + _abs2(x0))
+        beta = jnp.where(jnp.real(x0) >= 0, -norm, norm)
+        v = x - jnp.where(idx == k, beta[..., None], 0.0)  # v₀ = x₀ - β: no cancellation
+        tau = jnp.where(keep, 0.0, -1.0 / jnp.where(keep, 1.0, beta * jnp.conj(x0 - beta)))[..., None, None]
+        r = r - jnp.conj(tau) * v[..., :, None] * jnp.einsum("...i,...ij->...j", jnp.conj(v), r)[..., None, :]
+        q = q - tau * jnp.einsum("...ij,...j->...i", q, v)[..., :, None] * jnp.conj(v)[..., None, :]
         return q, r
 
-    q, r = lax.fori_loop(0, min(m - 1, n), step, (q0, a))
+    q, r = lax.fori_loop(0, min(m, n), step, (q0, a))
     r = jnp.where(jnp.arange(m)[:, None] > jnp.arange(n)[None, :], 0.0, r)
     if full_matrices:
         return q, r
@@ -360,21 +382,30 @@ def _sweeps(dt: Any) -> int:
 
 def _jacobi(x: Any, n: int, pair_terms: Any, rotate: Any) -> Any:
     """Run `_sweeps` sweeps of n - 1 rounds on carry x: each round reads (app, aqq, apq)
-    per index from `pair_terms(x, partner)` and applies `rotate(x, partner, c, coef)`,
-    where column/row i becomes c_i x_i + coef_i x_partner(i)."""
+    per index from `pair_terms(x, partner)` (apq: the entry at (i, partner(i)) of the
+    Hermitian matrix being diagonalized) and applies `rotate(x, partner, c, coef)`, where
+    column i becomes c_i x_i + coef_i x_partner(i). A complex apq = |apq| e^{iφ} takes the
+    real rotation of |apq| between the phases diag(1, e^{-iφ}) and their inverse, so
+    coef carries conj(apq)/|apq| (the row rotation is its conjugate)."""
     jnp, lax = _jnp(), _lax()
     partners, roles = _round_tables(n)
     ptab = jnp.asarray(partners, dtypes.int32)
-    rtab = jnp.asarray(roles, core.get_aval(x[0]).dtype)
+    rtab = jnp.asarray(roles, _real_dtype(x[0]))
     nr = len(partners)
+    cplx = jnp.iscomplexobj(x[0])
 
     def step(i, x):
         r = i % nr
         partner, role = _row(ptab, r), _row(rtab, r)
         app, aqq, apq = pair_terms(x, partner, role)
-        used = role != 0
-        c, s = _angles(app, aqq, jnp.where(used, apq, 0.0))
-        return rotate(x, partner, c, -role * s)
+        apq = jnp.where(role != 0, apq, 0.0)
+        if not cplx:
+            c, s = _angles(app, aqq, apq)
+            return rotate(x, partner, c, -role * s)
+        mag = jnp.abs(apq)
+        c, s = _angles(app, aqq, mag)
+        phase = jnp.where(mag == 0, 1.0, jnp.conj(apq) / jnp.where(mag == 0, 1.0, mag))
+        return rotate(x, partner, c, -role * s * phase)
 
     return lax.fori_loop(0, _sweeps(core.get_aval(x[0]).dtype) * nr, step, x)
 
@@ -387,7 +418,8 @@ def _ordered(p: Any, q: Any, role: Any) -> tuple[Any, Any]:
 
 
 def eigh(a: Any, sort_eigenvalues: bool = True) -> tuple[Any, Any]:
-    """(eigenvectors as columns, eigenvalues) of symmetric a by cyclic two-sided Jacobi."""
+    """(eigenvectors as columns, real eigenvalues) of symmetric (Hermitian) a by cyclic
+    two-sided Jacobi."""
     jnp = _jnp()
     n = _shape(a)[-1]
     dt = core.get_aval(a).dtype
@@ -395,7 +427,7 @@ def eigh(a: Any, sort_eigenvalues: bool = True) -> tuple[Any, Any]:
 
     def terms(x, partner, role):
         a, _ = x
-        d = jnp.diagonal(a, axis1=-2, axis2=-1)
+        d = jnp.real(jnp.diagonal(a, axis1=-2, axis2=-1))
         app, aqq = _ordered(d, jnp.take(d, partner, axis=-1), role)
         apq = jnp.sum(jnp.where(jnp.arange(n)[None, :] == partner[:, None], a, 0.0), axis=-1)
         return app, aqq, apq
@@ -403,13 +435,13 @@ def eigh(a: Any, sort_eigenvalues: bool = True) -> tuple[Any, Any]:
     def rotate(x, partner, c, coef):
         a, v = x
         a = c[..., None, :] * a + coef[..., None, :] * jnp.take(a, partner, axis=-1)  # A J
-        a = c[..., :, None] * a + coef[..., :, None] * jnp.take(a, partner, axis=-2)  # Jᵀ A J
-        a = (a + _t(a)) * 0.5  # exact symmetry against rounding
+        a = c[..., :, None] * a + jnp.conj(coef)[..., :, None] * jnp.take(a, partner, axis=-2)  # Jᴴ A J
+        a = (a + _h(a)) * 0.5  # exact symmetry against rounding
         v = c[..., None, :] * v + coef[..., None, :] * jnp.take(v, partner, axis=-1)
         return a, v
 
     a, v = _jacobi((a, v0), n, terms, rotate)
-    w = jnp.diagonal(a, axis1=-2, axis2=-1)
+    w = jnp.real(jnp.diagonal(a, axis1=-2, axis2=-1))
     if sort_eigenvalues:
         order = jnp.argsort(w, axis=-1)
         w = jnp.take_along_axis(w, order, axis=-1)
@@ -427,9 +459,9 @@ def _svd_tall(a: Any) -> tuple[Any, Any, Any]:
     def terms(x, partner, role):
         g, _ = x
         gq = jnp.take(g, partner, axis=-1)
-        norms = jnp.sum(g * g, axis=-2)
+        norms = jnp.sum(_abs2(g), axis=-2)
         app, aqq = _ordered(norms, jnp.take(norms, partner, axis=-1), role)
-        return app, aqq, jnp.sum(g * gq, axis=-2)
+        return app, aqq, jnp.sum(jnp.conj(g) * gq, axis=-2)  # (Gᴴ G)[i, partner(i)]
 
     def rotate(x, partner, c, coef):
         g, v = x
@@ -438,7 +470,7 @@ def _svd_tall(a: Any) -> tuple[Any, Any, Any]:
         return g, v
 
     g, v = _jacobi((a, v0), n, terms, rotate)
-    s = jnp.sqrt(jnp.sum(g * g, axis=-2))
+    s = jnp.sqrt(jnp.sum(_abs2(g), axis=-2))
     order = jnp.argsort(-s, axis=-1)
     s = jnp.take_along_axis(s, order, axis=-1)
     g = jnp.take_along_axis(g, jnp.broadcast_to(order[..., None, :], _shape(g)), axis=-1)
@@ -448,28 +480,30 @@ def _svd_tall(a: Any) -> tuple[Any, Any, Any]:
 
 def _orthonormal_u(g: Any, s: Any, full: bool) -> Any:
     """U from the rotated columns g = U diag(s): normalized, then completed (and made
-    orthonormal where s is 0) by a QR whose signs follow the columns."""
+    orthonormal where s is 0) by a QR whose signs follow the columns (R's diagonal is
+    real)."""
     jnp = _jnp()
     m, k = _shape(g)[-2:]
     eps = float(dtypes.finfo(core.get_aval(g).dtype).eps)
     tiny = s <= s[..., :1] * eps * max(m, k)
     u = jnp.where(tiny[..., None, :], 0.0, g / jnp.where(tiny, 1.0, s)[..., None, :])
     q, r = qr(u, True)
-    signs = jnp.where(jnp.diagonal(r, axis1=-2, axis2=-1) < 0, -1.0, 1.0)
+    signs = jnp.where(jnp.real(jnp.diagonal(r, axis1=-2, axis2=-1)) < 0, -1.0, 1.0)
     pad = jnp.ones(_shape(signs)[:-1] + (m - k,), core.get_aval(signs).dtype)
     q = q * jnp.concatenate([signs, pad], axis=-1)[..., None, :]
     return q if full else q[..., :, :k]
 
 
 def svd(a: Any, full_matrices: bool, compute_uv: bool) -> Any:
-    """(U, s, Vh) (or s) with s descending; a wide matrix is done as its transpose."""
+    """(U, s, Vh) (or s) with s real and descending; a wide matrix is done as its
+    conjugate transpose."""
     m, n = _shape(a)[-2:]
     wide = m < n
-    g, s, v = _svd_tall(_t(a) if wide else a)
+    g, s, v = _svd_tall(_h(a) if wide else a)
     if not compute_uv:
         return [s]
     u = _orthonormal_u(g, s, full_matrices)
-    return [v, s, _t(u)] if wide else [u, s, _t(v)]  # wide: a = (U S Vᵀ)ᵀ = V S Uᵀ
+    return [v, s, _h(u)] if wide else [u, s, _h(v)]  # wide: a = (U S Vᴴ)ᴴ = V S Uᴴ
 
 
 # ---------------------------------------------------------------- tridiagonal solve

@@ -34,16 +34,13 @@ def _aval(x: Any) -> core.ShapedArray:
     return core.get_aval(x)
 
 
-def inexact(name: str, *xs: Any, allow_complex: bool = False) -> list:
-    """Arrays in a common inexact dtype (integers and bools become the default float);
-    complex ones only where the caller handles them (the factorizations are real only)."""
+def inexact(name: str, *xs: Any) -> list:
+    """Arrays in a common inexact dtype (integers and bools become the default float;
+    real and complex floats stay as they are)."""
     from .util import promote_dtypes
     check_arraylike(name, *xs)
     xs = promote_dtypes(*[ensure_array(x) for x in xs])
     dt = _aval(xs[0]).dtype
-    if dt.kind == "c" and not allow_complex:
-        raise NotImplementedError(f"jnp.linalg.{name}: jaxweb's linear algebra routines are real only "
-                                  "(complex matrices are not supported)")
     if dt.kind in "biu":
         xs = [lax.convert_element_type(x, dtypes.default_float()) for x in xs]
     return xs
@@ -58,13 +55,13 @@ def square(name: str, a: Any) -> int:
 
 # ---------------------------------------------------------------- cholesky
 def cholesky(a: Any, *, upper: bool = False, symmetrize_input: bool = True) -> Any:
-    """`jnp.linalg.cholesky`: lower L with L Lᵀ = a (upper Lᵀ if `upper`); NaN where a is
+    """`jnp.linalg.cholesky`: lower L with L Lᴴ = a (upper Lᴴ if `upper`); NaN where a is
     not positive definite, as in JAX."""
     jnp = _jnp()
     (a,) = inexact("cholesky", a)
     square("cholesky", a)
     L = lax_linalg.cholesky(a, symmetrize_input=symmetrize_input)
-    return jnp.swapaxes(L, -1, -2) if upper else L
+    return jnp.conj(jnp.swapaxes(L, -1, -2)) if upper else L
 
 
 # ---------------------------------------------------------------- LU with partial pivoting
@@ -82,7 +79,8 @@ def _diag(x: Any) -> Any:
 
 
 def slogdet(a: Any, *, method: str | None = None) -> SlogdetResult:
-    """`jnp.linalg.slogdet`: (sign, log|det|) from the LU factors."""
+    """`jnp.linalg.slogdet`: (sign, log|det|) from the LU factors; for complex a the sign
+    is the unit complex number det / |det| (0 for a singular a) and log|det| is real."""
     jnp = _jnp()
     (a,) = inexact("slogdet", a)
     if _aval(a).ndim < 2 or _aval(a).shape[-1] != _aval(a).shape[-2]:
@@ -92,10 +90,11 @@ def slogdet(a: Any, *, method: str | None = None) -> SlogdetResult:
                          if method != "qr" else "jaxweb: slogdet(method='qr') is not supported")
     if _aval(a).shape[-1] == 0:
         shape = _aval(a).shape[:-2]
-        return SlogdetResult(jnp.ones(shape, _aval(a).dtype), jnp.zeros(shape, _aval(a).dtype))
+        real = dtypes.real_part_dtype(_aval(a).dtype)
+        return SlogdetResult(jnp.ones(shape, _aval(a).dtype), jnp.zeros(shape, real))
     lu, _, parity = lu_factor(a)
     d = _diag(lu)
-    sign = parity * jnp.prod(jnp.sign(d), axis=-1)
+    sign = parity * jnp.prod(jnp.sign(d), axis=-1)  # sign(z) = z / |z| for complex z
     return SlogdetResult(sign, jnp.sum(jnp.log(jnp.abs(d)), axis=-1))
 
 
@@ -117,16 +116,19 @@ def det(a: Any) -> Any:
 
 
 def lu_solve(lu: Any, perm: Any, b: Any, trans: int = 0) -> Any:
-    """x with a x = b (trans=0) or aᵀ x = b (trans=1) from a[perm] = L U; b (..., n, k)."""
+    """x with a x = b (trans=0), aᵀ x = b (trans=1) or aᴴ x = b (trans=2) from
+    a[perm] = L U; b (..., n, k)."""
     jnp = _jnp()
     if trans == 0:
         pb = jnp.take_along_axis(b, jnp.broadcast_to(perm[..., :, None], _aval(perm).shape + (_aval(b).shape[-1],)),
                                  axis=-2)
         y = lax_linalg.triangular_solve(lu, pb, left_side=True, lower=True, unit_diagonal=True)
         return lax_linalg.triangular_solve(lu, y, left_side=True, lower=False)
-    # aᵀ = Uᵀ Lᵀ P: solve Uᵀ y = b, Lᵀ z = y, then x[perm] = z
-    y = lax_linalg.triangular_solve(lu, b, left_side=True, lower=False, transpose_a=True)
-    z = lax_linalg.triangular_solve(lu, y, left_side=True, lower=True, transpose_a=True, unit_diagonal=True)
+    # aᵀ = Uᵀ Lᵀ P: solve Uᵀ y = b, Lᵀ z = y, then x[perm] = z (conjugated for aᴴ)
+    conj = trans == 2
+    y = lax_linalg.triangular_solve(lu, b, left_side=True, lower=False, transpose_a=True, conjugate_a=conj)
+    z = lax_linalg.triangular_solve(lu, y, left_side=True, lower=True, transpose_a=True, conjugate_a=conj,
+                                    unit_diagonal=True)
     inv_perm = jnp.argsort(perm, axis=-1)
     return jnp.take_along_axis(z, jnp.broadcast_to(inv_perm[..., :, None], _aval(z).shape), axis=-2)
 

@@ -79,19 +79,16 @@ def norm(x: Any, ord: Any = None, axis: Any = None, keepdims: bool = False) -> A
     """`jnp.linalg.norm`: a vector norm over one axis (or of the flattened array when
     neither ord nor axis is given), a matrix norm over two."""
     jnp = _jnp()
-    (x,) = inexact("norm", x, allow_complex=True)
-    if core.get_aval(x).dtype.kind == "c":  # every norm here but the spectral ones is that of |x|
-        if ord in (2, -2, "nuc") and (axis is not None and not isinstance(axis, int) and len(axis) == 2):
-            raise NotImplementedError("jnp.linalg.norm: spectral norms of complex matrices need a complex "
-                                      "SVD, which jaxweb does not have")
-        x = jnp.abs(x)
+    (x,) = inexact("norm", x)
     nd = core.get_aval(x).ndim
-    if axis is None:
-        if ord is None:
-            out = jnp.sqrt(jnp.sum(x * x))
-            return jnp.reshape(out, (1,) * nd) if keepdims else out
-        axis = tuple(range(nd))
-    axes = (axis,) if isinstance(axis, int) else tuple(axis)
+    if axis is None and ord is None:
+        x = jnp.abs(x) if core.get_aval(x).dtype.kind == "c" else x
+        out = jnp.sqrt(jnp.sum(x * x))
+        return jnp.reshape(out, (1,) * nd) if keepdims else out
+    axes = tuple(range(nd)) if axis is None else (axis,) if isinstance(axis, int) else tuple(axis)
+    spectral = len(axes) == 2 and ord in (2, -2, "nuc")
+    if core.get_aval(x).dtype.kind == "c" and not spectral:  # these are norms of |x|
+        x = jnp.abs(x)
     if len(axes) == 1:
         return vector_norm(x, axis=axes[0], keepdims=keepdims, ord=2 if ord is None else ord)
     if len(axes) == 2:

@@ -1,7 +1,8 @@
 """`jnp.linalg` by orthogonal transformations: qr, eigh, svd (`lax.linalg`'s primitives:
 Householder QR, cyclic Jacobi eigh, one-sided Jacobi SVD, each with JAX's JVP rule),
 and what builds on them: eigvalsh, svdvals, pinv, lstsq, matrix_rank, cond.
-eig/eigvals (a general eigensolver with complex results) and complex inputs are not implemented.
+Complex inputs take conjugate transposes where the real ones transpose (eigenvalues and
+singular values are real). eig/eigvals (a general eigensolver) are not implemented.
 """
 from __future__ import annotations
 
@@ -48,6 +49,10 @@ def _t(x: Any) -> Any:
     return _jnp().swapaxes(x, -1, -2)
 
 
+def _h(x: Any) -> Any:
+    return _jnp().conj(_t(x))
+
+
 # ---------------------------------------------------------------- QR
 def qr(a: Any, mode: str = "reduced") -> Any:
     """`jnp.linalg.qr`: Q with orthonormal columns and upper-triangular R, a = Q R.
@@ -70,7 +75,7 @@ def eigh(a: Any, UPLO: str | None = None, symmetrize_input: bool = True) -> Eigh
     if UPLO not in (None, "L", "U"):
         raise ValueError(f"UPLO must be 'L' or 'U', got {UPLO!r}")
     if n == 0:
-        return EighResult(jnp.zeros(_aval(a).shape[:-1], _aval(a).dtype), a)
+        return EighResult(jnp.zeros(_aval(a).shape[:-1], dtypes.real_part_dtype(_aval(a).dtype)), a)
     v, w = lax_linalg.eigh(a, lower=UPLO != "U", symmetrize_input=symmetrize_input)
     return EighResult(w, v)
 
@@ -101,14 +106,14 @@ def svd(a: Any, full_matrices: bool = True, compute_uv: bool = True, hermitian: 
     if subset_by_index is not None:
         raise NotImplementedError("svd(subset_by_index=...) is not supported")
     (a,) = inexact("svd", a)
-    if hermitian:  # s = |eigenvalues| (descending), U = V sign(w), Vh = Vᵀ
+    if hermitian:  # s = |eigenvalues| (descending), U = V sign(w), Vh = Vᴴ
         w, v = eigh(a)
         order = jnp.argsort(-jnp.abs(w), axis=-1)
         w = jnp.take_along_axis(w, order, axis=-1)
         v = jnp.take_along_axis(v, jnp.broadcast_to(order[..., None, :], _aval(v).shape), axis=-1)
         if not compute_uv:
             return jnp.abs(w)
-        return SVDResult(v * jnp.where(w < 0, -1.0, 1.0)[..., None, :], jnp.abs(w), _t(v))
+        return SVDResult(v * jnp.where(w < 0, -1.0, 1.0)[..., None, :], jnp.abs(w), _h(v))
     out = lax_linalg.svd(a, full_matrices=full_matrices, compute_uv=compute_uv)
     return SVDResult(*out) if compute_uv else out
 
@@ -123,7 +128,7 @@ def _default_rtol(a: Any) -> float:
 
 
 def pinv(a: Any, rtol: Any = None, hermitian: bool = False, *, rcond: Any = None) -> Any:
-    """`jnp.linalg.pinv`: V diag(1/s) Uᵀ, dropping singular values below rtol * s_max."""
+    """`jnp.linalg.pinv`: V diag(1/s) Uᴴ, dropping singular values below rtol * s_max."""
     jnp = _jnp()
     (a,) = inexact("pinv", a)
     if rcond is not None and rtol is not None:
@@ -134,7 +139,7 @@ def pinv(a: Any, rtol: Any = None, hermitian: bool = False, *, rcond: Any = None
     cut = jnp.asarray(tol, _aval(s).dtype)[..., None] * s[..., :1]
     keep = s > cut
     sinv = jnp.where(keep, 1.0 / jnp.where(keep, s, 1.0), 0.0)
-    return jnp.matmul(_t(vh) * sinv[..., None, :], _t(u))
+    return jnp.matmul(_h(vh) * sinv[..., None, :], _h(u))
 
 
 def lstsq(a: Any, b: Any, rcond: Any = None, *, numpy_resid: bool = False) -> tuple:
@@ -150,12 +155,12 @@ def lstsq(a: Any, b: Any, rcond: Any = None, *, numpy_resid: bool = False) -> tu
     tol = _eps(a) * max(m, n) if rcond is None else float(rcond)
     keep = (s > 0) & (s >= tol * s[:1]) if s.shape[0] else s > 0
     sinv = jnp.where(keep, 1.0 / jnp.where(keep, s, 1.0), 0.0)
-    x = jnp.matmul(_t(vh), sinv[:, None] * jnp.matmul(_t(u), b2))
+    x = jnp.matmul(_h(vh), sinv[:, None] * jnp.matmul(_h(u), b2))
     rank = jnp.sum(keep, dtype=dtypes.int32)
     if numpy_resid and (int(rank) < n or m <= n):
-        resid = jnp.zeros((0,), _aval(a).dtype)
+        resid = jnp.zeros((0,), _aval(s).dtype)
     else:
-        resid = jnp.sum((b2 - jnp.matmul(a, x)) ** 2, axis=0)
+        resid = jnp.sum(jnp.abs(b2 - jnp.matmul(a, x)) ** 2, axis=0)
     return (x[:, 0] if vector else x), resid, rank, s
 
 

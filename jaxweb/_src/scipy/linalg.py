@@ -7,7 +7,8 @@ Padé approximation with scaling and squaring (degree 7 in float32, 13 in float6
 Higham's thresholds), written with differentiable operations so its gradient is
 ordinary autodiff; the squaring count is data-dependent but the loop is static
 (`max_squarings` masked squarings), so it traces under jit. sqrtm needs the complex
-Schur form and is not provided.
+Schur form and is not provided. Complex matrices take conjugate transposes where scipy
+does (Cholesky's a = Uᴴ U, trans='C', polar's p = V S Vᴴ, assume_a='her').
 """
 from __future__ import annotations
 
@@ -35,6 +36,10 @@ def _mT(x: Any) -> Any:
     return _jnp().swapaxes(x, -1, -2)
 
 
+def _H(x: Any) -> Any:
+    return _jnp().conj(_mT(x))
+
+
 def _vector_rhs(name: str, a: Any, b: Any) -> tuple[Any, bool]:
     """b as (..., n, k), whether it was a vector, broadcast against a's batch dims; numpy
     vectorize's messages for a size mismatch (JAX's functions are vectorized)."""
@@ -60,20 +65,21 @@ def _square(name: str, a: Any) -> None:
 def solve_triangular(a: Any, b: Any, trans: int | str = 0, lower: bool = False, unit_diagonal: bool = False,
                      overwrite_b: bool = False, debug: Any = None, check_finite: bool = True) -> Any:
     """`jax.scipy.linalg.solve_triangular`: x with op(a) x = b, op per `trans`
-    (0/'N': a, 1/'T': aᵀ, 2/'C': aᴴ = aᵀ for real a)."""
+    (0/'N': a, 1/'T': aᵀ, 2/'C': aᴴ)."""
     a, b = F.inexact("solve_triangular", a, b)
     _square("solve_triangular", a)
     transpose = {0: False, "N": False, 1: True, "T": True, 2: True, "C": True}.get(trans)
+    conjugate = trans in (2, "C")
     if transpose is None:
         raise ValueError(f"Invalid 'trans' value {trans!r}")
     a, b, vector = _vector_rhs("solve_triangular", a, b)
     x = lax_linalg.triangular_solve(a, b, left_side=True, lower=lower, transpose_a=transpose,
-                                    unit_diagonal=unit_diagonal)
+                                    conjugate_a=conjugate, unit_diagonal=unit_diagonal)
     return x[..., 0] if vector else x
 
 
 def cholesky(a: Any, lower: bool = False, overwrite_a: bool = False, check_finite: bool = True) -> Any:
-    """`jax.scipy.linalg.cholesky`: upper U with Uᵀ U = a by default (scipy's), lower if asked."""
+    """`jax.scipy.linalg.cholesky`: upper U with Uᴴ U = a by default (scipy's), lower if asked."""
     return F.cholesky(a, upper=not lower)
 
 
@@ -89,9 +95,10 @@ def cho_solve(c_and_lower: tuple, b: Any, overwrite_b: bool = False, check_finit
     c, b = F.inexact("cho_solve", c, b)
     _square("cho_solve", c)
     c, b, vector = _vector_rhs("cho_solve", c, b)
-    # a = L Lᵀ (lower) or Uᵀ U: solve with the first factor, then with its transpose
-    y = lax_linalg.triangular_solve(c, b, left_side=True, lower=lower, transpose_a=not lower)
-    x = lax_linalg.triangular_solve(c, y, left_side=True, lower=lower, transpose_a=lower)
+    # a = L Lᴴ (lower) or Uᴴ U: solve with the first factor, then with its conjugate transpose
+    y = lax_linalg.triangular_solve(c, b, left_side=True, lower=lower, transpose_a=not lower,
+                                    conjugate_a=not lower)
+    x = lax_linalg.triangular_solve(c, y, left_side=True, lower=lower, transpose_a=lower, conjugate_a=lower)
     return x[..., 0] if vector else x
 
 
@@ -106,7 +113,7 @@ def lu_factor(a: Any, overwrite_a: bool = False, check_finite: bool = True) -> t
 
 def lu_solve(lu_and_piv: tuple, b: Any, trans: int = 0, overwrite_b: bool = False,
              check_finite: bool = True) -> Any:
-    """`jax.scipy.linalg.lu_solve`: x with a x = b (trans=0) or aᵀ x = b (1 or 2)."""
+    """`jax.scipy.linalg.lu_solve`: x with a x = b (trans=0), aᵀ x = b (1) or aᴴ x = b (2)."""
     lu_, piv = lu_and_piv
     lu_, b = F.inexact("lu_solve", lu_, b)
     _square("lu_solve", lu_)
@@ -115,7 +122,7 @@ def lu_solve(lu_and_piv: tuple, b: Any, trans: int = 0, overwrite_b: bool = Fals
     perm = lax_linalg.lu_pivots_to_permutation(piv, _shape(lu_)[-1])
     lu_, b, vector = _vector_rhs("lu_solve", lu_, b)
     perm = _jnp().broadcast_to(perm, _shape(lu_)[:-1])
-    x = F.lu_solve(lu_, perm, b, trans=min(trans, 1))
+    x = F.lu_solve(lu_, perm, b, trans=trans)
     return x[..., 0] if vector else x
 
 
@@ -175,7 +182,7 @@ def eigh(a: Any, b: Any = None, lower: bool = True, eigvals_only: bool = False, 
 def polar(a: Any, side: str = "right", *, method: str = "qdwh", eps: Any = None,
           max_iterations: Any = None) -> tuple[Any, Any]:
     """`jax.scipy.linalg.polar`, both methods by the SVD: a = u p (right) or p u (left), u = U Vh
-    orthonormal, p = V S Vh (right) or U S Uᵀ (left) symmetric positive semidefinite."""
+    orthonormal, p = V S Vh (right) or U S Uᴴ (left) Hermitian positive semidefinite."""
     jnp = _jnp()
     if side not in ("right", "left"):
         raise ValueError(f"side={side!r} is not one of 'right', 'left'")
@@ -185,9 +192,9 @@ def polar(a: Any, side: str = "right", *, method: str = "qdwh", eps: Any = None,
     u_svd, s, vh = S.svd(a, full_matrices=False)
     unitary = jnp.matmul(u_svd, vh)
     if side == "right":
-        p = jnp.matmul(_mT(vh) * s[..., None, :], vh)
+        p = jnp.matmul(_H(vh) * s[..., None, :], vh)
     else:
-        p = jnp.matmul(u_svd * s[..., None, :], _mT(u_svd))
+        p = jnp.matmul(u_svd * s[..., None, :], _H(u_svd))
     return unitary, p
 
 
@@ -216,7 +223,8 @@ def solve(a: Any, b: Any, lower: bool = False, overwrite_a: bool = False, overwr
     n = _shape(a)[-1]
     rows, cols = jnp.arange(n)[:, None], jnp.arange(n)[None, :]
     tri = jnp.where(rows >= cols if lower else rows <= cols, a, 0.0)
-    sym = tri + _mT(jnp.where(rows == cols, 0.0, tri))
+    other = _mT(jnp.where(rows == cols, 0.0, tri))
+    sym = tri + (jnp.conj(other) if assume_a in ("her", "pos") else other)
     if assume_a == "pos":
         return cho_solve(cho_factor(sym, lower=True), b)
     a2, b2, vector = _vector_rhs("solve", sym, b)
