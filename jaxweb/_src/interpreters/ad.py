@@ -141,7 +141,7 @@ def linearize_flat(fun: Callable[..., Sequence[Any]], primals: Sequence[Any]
         outs, t_outs = jvp_flat(fun, args[:n], args[n:])
         return [*outs, *t_outs]
 
-    jaxpr, pvals_out, consts = pe.partial_eval_flat(fun_jvp, pvals)
+    jaxpr, pvals_out, consts = pe.partial_eval_flat(fun_jvp, pvals, lambda k: [i >= k // 2 for i in range(k)])
     m = len(pvals_out) // 2
     if not all(pv.is_known for pv in pvals_out[:m]):
         raise AssertionError("linearize: a primal output was staged with the tangents; a partial "

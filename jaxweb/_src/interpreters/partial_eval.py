@@ -128,17 +128,22 @@ class PartialEvalTrace(core.Trace):
         return fun(*tracers)
 
 
-def partial_eval_flat(fun: Callable[..., Sequence[Any]], pvals_in: Sequence[PartialVal]
+def partial_eval_flat(fun: Callable[..., Sequence[Any]], pvals_in: Sequence[PartialVal],
+                      instantiate: Callable[[int], Sequence[bool]] | None = None
                       ) -> tuple[Jaxpr, list[PartialVal], list]:
     """Run `fun` on partially known inputs: the jaxpr of its unknown part (over the
-    unknown inputs), the output PartialVals, and the jaxpr's constant values."""
+    unknown inputs), the output PartialVals, and the jaxpr's constant values. The
+    outputs that `instantiate(number of outputs)` marks are jaxpr outputs even when
+    known (as constants), so the jaxpr's outputs line up with them (linearize: every
+    tangent output, also one a custom JVP rule computed without the tangents)."""
     with core.new_main(PartialEvalTrace) as main:
         trace = PartialEvalTrace(main)
         tracers_in = [trace.new_arg(pv) for pv in pvals_in]
         outs = [trace.full_raise(o) for o in fun(*tracers_in)]
         pvals_out = [t.pval for t in outs]
         unk_in = [t for t in tracers_in if not t.pval.is_known]
-        unk_out = [trace.instantiate_const(t) for t in outs if not t.pval.is_known]
+        inst = [False] * len(outs) if instantiate is None else list(instantiate(len(outs)))
+        unk_out = [trace.instantiate_const(t) for t, i in zip(outs, inst) if i or not t.pval.is_known]
         jaxpr, consts = tracers_to_jaxpr(unk_in, unk_out)
     return jaxpr, pvals_out, consts
 

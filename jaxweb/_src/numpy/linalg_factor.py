@@ -16,6 +16,7 @@ import operator
 from typing import Any, NamedTuple, Sequence
 
 from .. import core, dtypes
+from ..custom_derivatives import custom_jvp
 from ..lax import elementwise as lax
 from ..lax import linalg as lax_linalg
 from .util import check_arraylike, ensure_array
@@ -92,10 +93,28 @@ def slogdet(a: Any, *, method: str | None = None) -> SlogdetResult:
         shape = _aval(a).shape[:-2]
         real = dtypes.real_part_dtype(_aval(a).dtype)
         return SlogdetResult(jnp.ones(shape, _aval(a).dtype), jnp.zeros(shape, real))
+    return SlogdetResult(*_slogdet_lu(a))
+
+
+@custom_jvp
+def _slogdet_lu(a: Any) -> tuple[Any, Any]:
+    jnp = _jnp()
     lu, _, parity = lu_factor(a)
     d = _diag(lu)
     sign = parity * jnp.prod(jnp.sign(d), axis=-1)  # sign(z) = z / |z| for complex z
-    return SlogdetResult(sign, jnp.sum(jnp.log(jnp.abs(d)), axis=-1))
+    return sign, jnp.sum(jnp.log(jnp.abs(d)), axis=-1)
+
+
+@_slogdet_lu.defjvp
+def _slogdet_jvp(primals: tuple, tangents: tuple) -> tuple:
+    """JAX's rule: t = tr(a⁻¹ da); d log|det| = Re t, d sign = i Im(t) sign (0 for real a)."""
+    jnp = _jnp()
+    (a,), (da,) = primals, tangents
+    sign, logabs = _slogdet_lu(a)
+    t = jnp.trace(solve(a, da), axis1=-2, axis2=-1)
+    if _aval(a).dtype.kind != "c":
+        return (sign, logabs), (jnp.zeros_like(sign), t)
+    return (sign, logabs), ((t - jnp.real(t)) * sign, jnp.real(t))
 
 
 def det(a: Any) -> Any:

@@ -25,6 +25,7 @@ def vector_norm(x: Any, /, *, axis: int | Sequence[int] | None = None, keepdims:
     """`jnp.linalg.vector_norm` over `axis` (all axes by default)."""
     jnp = _jnp()
     (x,) = inexact("vector_norm", x)
+    x = jnp.abs(x) if core.get_aval(x).dtype.kind == "c" else x
     if axis is None:
         out = vector_norm(jnp.ravel(x), axis=0, ord=ord)
         return jnp.reshape(out, (1,) * core.get_aval(x).ndim) if keepdims else out
@@ -47,7 +48,10 @@ def vector_norm(x: Any, /, *, axis: int | Sequence[int] | None = None, keepdims:
 
 def matrix_norm(x: Any, /, *, keepdims: bool = False, ord: Any = "fro") -> Any:
     """`jnp.linalg.matrix_norm` of the last two axes."""
-    return _matrix(inexact("matrix_norm", x)[0], (-2, -1), keepdims, ord)
+    (x,) = inexact("matrix_norm", x)
+    if core.get_aval(x).dtype.kind == "c" and ord not in (2, -2, "nuc"):
+        x = _jnp().abs(x)
+    return _matrix(x, (-2, -1), keepdims, ord)
 
 
 def _matrix(x: Any, axis: tuple[int, int], keepdims: bool, ord: Any) -> Any:
