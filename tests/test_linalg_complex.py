@@ -102,7 +102,7 @@ def _check_lu(a):
         low = np.tril(c128(lu[i]), -1)[:, :k] + np.eye(m, k)
         up = np.triu(c128(lu[i]))[:k]
         assert rel(a[i][perm[i]] - low @ up, a[i]) <= bound(max(m, n)), i
-        assert np.all(np.abs(low.real) + np.abs(low.imag) <= 1 + 1e-6)  # pivots by |re| + |im|
+        assert np.all(np.abs(low) <= np.sqrt(2) + 1e-6)  # pivots by |re| + |im|: |l| <= √2
 
 
 def _check_qr(a):

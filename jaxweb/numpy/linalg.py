@@ -1,4 +1,4 @@
-"""`jax.numpy.linalg`: linear algebra on (stacks of) real matrices, written with jnp so it
+"""`jax.numpy.linalg`: linear algebra on (stacks of) real and complex matrices, written with jnp so it
 batches, jits, differentiates and runs on every device (see jaxweb/_src/numpy/linalg_*)."""
 from jaxweb._src.numpy.linalg_factor import (SlogdetResult, cholesky, det, inv, matrix_power, multi_dot,
                                              slogdet, solve, tensorinv, tensorsolve)

@@ -15,8 +15,8 @@ program (one schedule, cached per shape).
 """
 from __future__ import annotations
 
-__all__ = ["cholesky", "lu", "qr", "eigh", "svd", "triangular_solve", "tridiagonal_solve",
-           "lu_pivots_to_permutation", "cholesky_p", "lu_p", "qr_p", "eigh_p", "svd_p",
+__all__ = ["cholesky", "lu", "qr", "eigh", "eig", "svd", "triangular_solve", "tridiagonal_solve",
+           "lu_pivots_to_permutation", "cholesky_p", "lu_p", "qr_p", "eigh_p", "eig_p", "svd_p",
            "triangular_solve_p", "tridiagonal_solve_p"]
 
 import importlib
@@ -501,6 +501,63 @@ def svd(x: Any, *, full_matrices: bool = True, compute_uv: bool = True, subset_b
         raise NotImplementedError("jaxweb: svd(subset_by_index=...) is not supported")
     outs = svd_p.bind(x, full_matrices=bool(full_matrices), compute_uv=bool(compute_uv))
     return tuple(outs) if compute_uv else outs[0]
+
+
+# ---------------------------------------------------------------- eig
+eig_p = _multi("eig")
+
+
+@core.def_abstract_eval(eig_p)
+def _eig_abstract(a, *, compute_left_eigenvectors, compute_right_eigenvectors):
+    if a.ndim < 2 or a.shape[-1] != a.shape[-2]:
+        raise ValueError(f"The input to eig must be a square matrix. Got shape {a.shape}.")
+    _check_float("eig", a)
+    dt = dtypes.dtype("complex128" if dtypes.real_part_dtype(a.dtype).itemsize == 8 else "complex64")
+    w = core.ShapedArray(a.shape[:-1], dt)
+    return [w] + [core.ShapedArray(a.shape, dt)] * (int(compute_left_eigenvectors) + int(compute_right_eigenvectors))
+
+
+_EIGVEC_DERIVS = ("Derivatives of non-symmetric eigenvectors are only valid under assumptions on the input "
+                  "that JAX cannot check (see the enable_eigvec_derivs argument to jax.lax.linalg.eig). Pass "
+                  "enable_eigvec_derivs=True to jax.lax.linalg.eig to opt in. See "
+                  "https://github.com/jax-ml/jax/issues/2748 for discussion.")
+
+
+def _eig_jvp(primals, tangents, *, compute_left_eigenvectors, compute_right_eigenvectors):
+    """dw = diag(V⁻¹ dA V) (JAX's rule); eigenvector derivatives are not provided (JAX's
+    need enable_eigvec_derivs)."""
+    jnp = _jnp()
+    (a,), (da,) = primals, tangents
+    params = dict(compute_left_eigenvectors=compute_left_eigenvectors,
+                  compute_right_eigenvectors=compute_right_eigenvectors)
+    outs = eig_p.bind(a, **params)
+    if isinstance(da, R.Zero):
+        return outs, [R.Zero(_aval(o)) for o in outs]
+    if compute_left_eigenvectors or compute_right_eigenvectors:
+        raise NotImplementedError(_EIGVEC_DERIVS)
+    _, vr = eig_p.bind(a, compute_left_eigenvectors=False, compute_right_eigenvectors=True)
+    da = da.astype(_aval(vr).dtype)
+    return outs, [jnp.sum(jnp.linalg.solve(vr, da) * _mT(vr), axis=-1)]
+
+
+def _eig_algorithm(a, *, compute_left_eigenvectors, compute_right_eigenvectors):
+    return alg.eig(a, compute_left_eigenvectors, compute_right_eigenvectors)
+
+
+_def_algorithm(eig_p, _eig_algorithm)
+R.primitive_jvps[eig_p] = _eig_jvp
+R.primitive_batchers[eig_p] = _batch_at_front(eig_p)
+
+
+def eig(x: Any, *, compute_left_eigenvectors: bool = True, compute_right_eigenvectors: bool = True,
+        enable_eigvec_derivs: bool = False, implementation: Any = None, use_magma: Any = None) -> list:
+    """`lax.linalg.eig`: [w, vl, vr] (those asked for) of a general square matrix, complex:
+    eigenvalues in the complex Schur form's order (not sorted; LAPACK's order may differ)
+    and unit eigenvectors whose largest entry is real (LAPACK's geev normalization)."""
+    if enable_eigvec_derivs:
+        raise NotImplementedError("jaxweb: lax.linalg.eig(enable_eigvec_derivs=True) is not supported")
+    return eig_p.bind(x, compute_left_eigenvectors=bool(compute_left_eigenvectors),
+                      compute_right_eigenvectors=bool(compute_right_eigenvectors))
 
 
 # ---------------------------------------------------------------- tridiagonal_solve

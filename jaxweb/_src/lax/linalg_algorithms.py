@@ -506,6 +506,114 @@ def svd(a: Any, full_matrices: bool, compute_uv: bool) -> Any:
     return [v, s, _h(u)] if wide else [u, s, _h(v)]  # wide: a = (U S Vᴴ)ᴴ = V S Uᴴ
 
 
+# ---------------------------------------------------------------- general eigenproblem
+def _at(x: Any, i: Any, j: Any) -> Any:
+    """x[..., i, j] at per-matrix traced indices i, j (shape (...,))."""
+    jnp = _jnp()
+    idx = jnp.arange(_shape(x)[-1])
+    hit = (idx == i[..., None])[..., :, None] & (idx == j[..., None])[..., None, :]
+    return jnp.sum(jnp.where(hit, x, 0.0), axis=(-2, -1))
+
+
+def schur(a: Any) -> tuple[Any, Any]:
+    """(T, Z), a = Z T Zᴴ with T upper triangular (the complex Schur form), by the QR
+    algorithm with Wilkinson shifts on the whole matrix: each step is a similarity by the
+    Q of (A₁₁ - μ I) ⊕ I for the active leading block A₁₁ (its Q is Q₁ ⊕ I, see `qr`), and
+    the block shrinks when its last row (left of the diagonal) is negligible; an
+    exceptional shift every 11th step breaks cycles (permutation matrices). At most 30 n
+    steps, as LAPACK's lahqr; every matrix of a batch steps until all have converged."""
+    jnp, lax = _jnp(), _lax()
+    n = _shape(a)[-1]
+    batch = _shape(a)[:-2]
+    real = _real_dtype(a)
+    dt = dtypes.dtype("complex128" if real.itemsize == 8 else "complex64")
+    a = a.astype(dt)
+    idx = jnp.arange(n)
+    eye = jnp.eye(n, dtype=dt)
+    eps = float(dtypes.finfo(real).eps)
+    anorm = jnp.sqrt(jnp.sum(_abs2(a), axis=(-2, -1)))
+    i32 = dtypes.int32
+
+    def cond(carry):
+        it, _, _, m = carry
+        return (it < 30 * n) & jnp.any(m > 1)
+
+    def body(carry):
+        it, a, z, m = carry
+        i1, i0 = jnp.maximum(m - 1, 0), jnp.maximum(m - 2, 0)
+        p, q, r, s = _at(a, i0, i0), _at(a, i0, i1), _at(a, i1, i0), _at(a, i1, i1)
+        disc = jnp.sqrt((p - s) * (p - s) * 0.25 + q * r)
+        half = (p + s) * 0.5
+        mu1, mu2 = half + disc, half - disc
+        mu = jnp.where(jnp.abs(mu1 - s) <= jnp.abs(mu2 - s), mu1, mu2)
+        mu = jnp.where(it % 11 == 10, s + 0.75 * jnp.sqrt(jnp.sum(jnp.where(idx < i1[..., None], _abs2(_row_at(a, i1)), 0.0), axis=-1)), mu)
+        act = (idx < m[..., None])[..., :, None] & (idx < m[..., None])[..., None, :]
+        qm, _ = qr(jnp.where(act, a - mu[..., None, None] * eye, eye), True)
+        a = jnp.matmul(_h(qm), jnp.matmul(a, qm))
+        z = jnp.matmul(z, qm)
+        last = _row_at(a, i1)
+        off = jnp.sqrt(jnp.sum(jnp.where(idx < i1[..., None], _abs2(last), 0.0), axis=-1))
+        ref = jnp.abs(p) + jnp.abs(s)
+        done = (m > 1) & (off <= eps * jnp.where(ref == 0, anorm, ref))
+        below = (idx == i1[..., None])[..., :, None] & (idx < i1[..., None])[..., None, :]
+        a = jnp.where(done[..., None, None] & below, 0.0, a)
+        return it + 1, a, z, jnp.where(done, m - 1, m)
+
+    init = (jnp.asarray(0, i32), a, jnp.broadcast_to(eye, _shape(a)), jnp.full(batch, n, i32))
+    _, t, z, _ = lax.while_loop(cond, body, init)
+    return jnp.where(idx[:, None] > idx[None, :], 0.0, t), z
+
+
+def _row_at(x: Any, i: Any) -> Any:
+    """x[..., i, :] at per-matrix traced rows i (shape (...,))."""
+    jnp = _jnp()
+    hit = jnp.arange(_shape(x)[-2]) == i[..., None]
+    return jnp.sum(jnp.where(hit[..., :, None], x, 0.0), axis=-2)
+
+
+def _unit_columns(v: Any) -> Any:
+    """Columns scaled to norm 1 with their largest-modulus entry real and positive (LAPACK's
+    geev normalization)."""
+    jnp = _jnp()
+    v = v / jnp.sqrt(jnp.sum(_abs2(v), axis=-2, keepdims=True))
+    big = jnp.argmax(_abs2(v), axis=-2)
+    top = jnp.take_along_axis(v, big[..., None, :], axis=-2)
+    return v * (jnp.conj(top) / jnp.abs(top))
+
+
+def eig(a: Any, left: bool, right: bool) -> list:
+    """[w] + [vl] + [vr]: eigenvalues (T's diagonal, in the Schur form's order) and unit
+    left/right eigenvectors. T's eigenvectors come by back substitution, all at once one row
+    per loop step (a near-zero divisor t_ii - t_kk is raised to eps |t_kk|, as LAPACK's
+    trevc); vr = Z Y; the left ones are the rows of vr⁻¹."""
+    jnp, lax = _jnp(), _lax()
+    t, z = schur(a)
+    n = _shape(a)[-1]
+    w = jnp.diagonal(t, axis1=-2, axis2=-1)
+    if not (left or right):
+        return [w]
+    idx = jnp.arange(n)
+    eps = float(dtypes.finfo(_real_dtype(t)).eps)
+    tiny = float(dtypes.finfo(_real_dtype(t)).tiny)
+    smin = jnp.maximum(eps * jnp.abs(w), tiny)
+
+    def step(j, y):
+        i = n - 1 - j
+        s = jnp.einsum("...j,...jk->...k", _row(t, i), y)
+        den = _elem(w, i)[..., None] - w
+        den = jnp.where(jnp.abs(den) < smin, smin.astype(core.get_aval(t).dtype), den)
+        return jnp.where((idx[:, None] == i) & (idx[None, :] > i), (-s / den)[..., None, :], y)
+
+    y = lax.fori_loop(0, n, step, jnp.broadcast_to(jnp.eye(n, dtype=core.get_aval(t).dtype), _shape(t)))
+    vr = _unit_columns(jnp.matmul(z, y))
+    out = [w]
+    if left:
+        out.append(_unit_columns(_h(jnp.linalg.inv(vr))))
+    if right:
+        out.append(vr)
+    return out
+
+
 # ---------------------------------------------------------------- tridiagonal solve
 def tridiagonal_solve(dl: Any, d: Any, du: Any, b: Any) -> Any:
     """x with A x = b for the tridiagonal A (sub-diagonal dl, diagonal d, super-diagonal

@@ -2,12 +2,12 @@
 Householder QR, cyclic Jacobi eigh, one-sided Jacobi SVD, each with JAX's JVP rule),
 and what builds on them: eigvalsh, svdvals, pinv, lstsq, matrix_rank, cond.
 Complex inputs take conjugate transposes where the real ones transpose (eigenvalues and
-singular values are real). eig/eigvals (a general eigensolver) are not implemented.
+singular values are real). eig/eigvals: the complex Schur form by shifted QR (lax.linalg.eig).
 """
 from __future__ import annotations
 
 __all__ = ["qr", "eigh", "eigvalsh", "svd", "svdvals", "pinv", "lstsq", "matrix_rank", "cond", "eig",
-           "eigvals", "QRResult", "EighResult", "SVDResult"]
+           "eigvals", "QRResult", "EighResult", "EigResult", "SVDResult"]
 
 import importlib
 from typing import Any, NamedTuple
@@ -23,6 +23,11 @@ class QRResult(NamedTuple):
 
 
 class EighResult(NamedTuple):
+    eigenvalues: Any
+    eigenvectors: Any
+
+
+class EigResult(NamedTuple):
     eigenvalues: Any
     eigenvectors: Any
 
@@ -85,16 +90,18 @@ def eigvalsh(a: Any, UPLO: str | None = "L", *, symmetrize_input: bool = True) -
     return eigh(a, UPLO, symmetrize_input).eigenvalues
 
 
-def eig(a: Any) -> Any:
-    """Not implemented: it needs a general (non-symmetric) eigensolver."""
-    raise NotImplementedError("jnp.linalg.eig (complex eigenvalues of a general matrix) is not implemented "
-                              "by jaxweb (for symmetric matrices use jnp.linalg.eigh)")
+def eig(a: Any) -> EigResult:
+    """`jnp.linalg.eig`: complex eigenvalues and unit right eigenvectors (columns) of a
+    general square matrix; the eigenvalues' order is the Schur form's (LAPACK's may differ)."""
+    (a,) = inexact("eig", a)
+    w, v = lax_linalg.eig(a, compute_left_eigenvectors=False)
+    return EigResult(w, v)
 
 
 def eigvals(a: Any) -> Any:
-    """Not implemented: it needs a general (non-symmetric) eigensolver."""
-    raise NotImplementedError("jnp.linalg.eigvals (complex eigenvalues of a general matrix) is not "
-                              "implemented by jaxweb (for symmetric matrices use jnp.linalg.eigvalsh)")
+    """`jnp.linalg.eigvals`: the complex eigenvalues of a general square matrix."""
+    (a,) = inexact("eigvals", a)
+    return lax_linalg.eig(a, compute_left_eigenvectors=False, compute_right_eigenvectors=False)[0]
 
 
 # ---------------------------------------------------------------- SVD
