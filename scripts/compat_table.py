@@ -31,8 +31,10 @@ NOTES: dict[str, dict[str, str]] = {
         "poly": "not for a square matrix argument (needs a general eigensolver)",
     },
     "jax.numpy.linalg": {
-        "eig": "raises NotImplementedError: no general (non-symmetric) eigensolver",
-        "eigvals": "raises NotImplementedError: no general (non-symmetric) eigensolver",
+        "eig": "eigenvalues in the Schur form's order, which may differ from LAPACK's",
+    },
+    "jax.scipy.linalg": {
+        "schur": "the complex Schur form only (output='complex' or complex input)",
     },
     "jax": {
         "pure_callback": "eager and under jit (jit currently runs the callback between equations)",

@@ -346,3 +346,92 @@ def test_vmap_and_jit():
     want = np.linalg.slogdet(c128(batch))
     close(got[0], want[0], 1e-4)
     close(got[1], want[1], 1e-4)
+
+
+# ---------------------------------------------------------------- general eigenproblem
+GENERAL = [np.array([[1., 2, 0], [0, 3, 1], [1, 0, 1]], np.float32),  # a complex pair
+           np.array([[0, 1, 0], [0, 0, 1], [1, 0, 0]], np.float32),  # a cycle: exceptional shifts
+           np.array([[1, 1], [0, 1]], np.float32),  # defective
+           np.array([[2.5]], np.float32), R.randn(2, 6, 6).astype(np.float32), crandn(5, 5)]
+
+
+def _match(got, want):
+    """Greatest distance from an eigenvalue to the nearest of the other set (both ways)."""
+    d = np.abs(got[:, None] - want[None, :])
+    return max(d.min(axis=1).max(), d.min(axis=0).max())
+
+
+def _check_eig(a):
+    w, vl, vr = L.eig(a)
+    assert np.asarray(w).dtype == np.asarray(vr).dtype == np.complex64
+    w, vl, vr = c128(w), c128(vl), c128(vr)
+    n = a.shape[-1]
+    for i in np.ndindex(a.shape[:-2]):
+        ai = c128(a[i])
+        assert _match(w[i], np.linalg.eigvals(ai)) <= 1e-4 * max(1.0, np.abs(w[i]).max())
+        assert rel(ai @ vr[i] - vr[i] * w[i], ai) <= bound(n), i
+        assert rel(H(vl[i]) @ ai - w[i][:, None] * H(vl[i]), ai) <= bound(n), i
+        np.testing.assert_allclose(np.linalg.norm(vr[i], axis=0), 1, rtol=1e-5)
+        top = vr[i][np.argmax(np.abs(vr[i]), axis=0), np.arange(n)]
+        np.testing.assert_allclose(top.imag, 0, atol=1e-6)  # LAPACK's normalization
+
+
+@pytest.mark.on_every_device
+def test_eig_residuals():
+    for a in GENERAL:
+        _check_eig(a)
+
+
+def test_eig_api_gradient_and_vmap():
+    a = GENERAL[0]
+    w, v = jnp.linalg.eig(a)
+    assert _match(np.asarray(w), np.linalg.eigvals(a)) < 1e-5
+    close(jnp.linalg.eigvals(a), np.asarray(w))
+    assert jnp.linalg.eigvals(np.ones((2, 2), np.int32)).dtype == np.complex64
+    # JAX's values: d/da sum(w²) = 2 aᵀ, jvp along I is 1 per eigenvalue
+    close(jax.grad(lambda x: jnp.real(jnp.sum(jnp.linalg.eigvals(x) ** 2)))(a), 2 * a.T, 1e-4)
+    close(jax.jvp(jnp.linalg.eigvals, (a,), (np.eye(3, dtype=np.float32),))[1], np.ones(3), 1e-5)
+    check_grads(lambda x: jnp.linalg.eigvals(x), (crandn(4, 4),), order=1, modes=("fwd", "rev"),
+                atol=2e-2, rtol=2e-2)
+    with pytest.raises(NotImplementedError, match="enable_eigvec_derivs"):
+        jax.grad(lambda x: jnp.real(jnp.sum(jnp.linalg.eig(x)[1])))(a)
+    with pytest.raises(ValueError, match=r"The input to eig must be a square matrix. Got shape \(2, 3\)."):
+        jnp.linalg.eig(np.ones((2, 3), np.float32))
+    batch = GENERAL[4]
+    got = np.asarray(jax.vmap(jnp.linalg.eigvals)(batch))
+    for i in range(2):
+        assert _match(got[i], np.linalg.eigvals(batch[i])) < 1e-4
+
+
+def test_schur_and_sqrtm():
+    for a in (np.array([[4.0, 1.0], [0.0, 9.0]], np.float32), GENERAL[4][0] + 4 * np.eye(6, dtype=np.float32),
+              crandn(4, 4), np.array([[2.0]], np.float32)):
+        t, z = (c128(x) for x in jsl.schur(a, output="complex"))
+        assert np.allclose(np.tril(t, -1), 0)
+        assert rel(z @ t @ H(z) - a, a) <= bound(a.shape[-1])
+        assert np.linalg.norm(H(z) @ z - np.eye(a.shape[-1])) <= bound(a.shape[-1])
+        s = jsl.sqrtm(a)
+        assert np.asarray(s).dtype == np.complex64
+        close(s, sp.sqrtm(c128(a)), 1e-4)
+    with pytest.raises(NotImplementedError, match="Blocked version is not implemented yet."):
+        jsl.sqrtm(np.eye(2, dtype=np.float32), blocksize=2)
+    with pytest.raises(ValueError, match="Expected 'output' to be either 'real' or 'complex', got output='x'."):
+        jsl.schur(np.eye(2, dtype=np.float32), output="x")
+    with pytest.raises(ValueError, match=r"The input to schur must be a square matrix. Got shape \(2, 3\)."):
+        jsl.sqrtm(np.ones((2, 3), np.float32))
+
+
+def test_roots_and_poly_of_a_matrix():
+    def sorted_close(got, want):
+        close(np.sort_complex(np.asarray(got)), np.sort_complex(np.asarray(want, np.complex128)), 1e-5)
+    sorted_close(jnp.roots(np.array([1.0, -3.0, 2.0], np.float32)), [1, 2])
+    sorted_close(jnp.roots(np.array([0.0, 0.0, 1.0, 0.0, 4.0], np.float32)), [2j, -2j])  # leading zeros stripped
+    sorted_close(jnp.roots(np.array([1.0, -3.0, 2.0, 0.0], np.float32)), [0, 1, 2])
+    sorted_close(jnp.roots(np.array([2, 4], np.int32)), [-2])
+    assert jnp.roots(np.array([5.0], np.float32)).shape == (0,)
+    assert jnp.roots(np.array([5.0], np.float32)).dtype == np.complex64
+    with pytest.raises(ValueError, match="Input must be a rank-1 array."):
+        jnp.roots(np.ones((2, 2), np.float32))
+    m = np.array([[1.0, 2.0], [3.0, 4.0]], np.float32)
+    close(jnp.poly(m), np.poly(m), 1e-5)  # complex64, as JAX's
+    assert jnp.poly(m).dtype == np.complex64

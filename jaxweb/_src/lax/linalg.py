@@ -16,7 +16,7 @@ program (one schedule, cached per shape).
 from __future__ import annotations
 
 __all__ = ["cholesky", "lu", "qr", "eigh", "eig", "svd", "triangular_solve", "tridiagonal_solve",
-           "lu_pivots_to_permutation", "cholesky_p", "lu_p", "qr_p", "eigh_p", "eig_p", "svd_p",
+           "schur", "lu_pivots_to_permutation", "cholesky_p", "lu_p", "qr_p", "eigh_p", "eig_p", "schur_p", "svd_p",
            "triangular_solve_p", "tridiagonal_solve_p"]
 
 import importlib
@@ -558,6 +558,35 @@ def eig(x: Any, *, compute_left_eigenvectors: bool = True, compute_right_eigenve
         raise NotImplementedError("jaxweb: lax.linalg.eig(enable_eigvec_derivs=True) is not supported")
     return eig_p.bind(x, compute_left_eigenvectors=bool(compute_left_eigenvectors),
                       compute_right_eigenvectors=bool(compute_right_eigenvectors))
+
+
+# ---------------------------------------------------------------- schur
+schur_p = _multi("schur")
+
+
+@core.def_abstract_eval(schur_p)
+def _schur_abstract(a):
+    if a.ndim < 2 or a.shape[-1] != a.shape[-2]:
+        raise ValueError(f"The input to schur must be a square matrix. Got shape {a.shape}.")
+    _check_float("schur", a)
+    if a.dtype.kind != "c":
+        raise NotImplementedError("jaxweb: lax.linalg.schur of a real matrix (the real Schur form) is not "
+                                  "supported; pass a complex matrix for the complex Schur form")
+    return [a.update(weak_type=False)] * 2
+
+
+_def_algorithm(schur_p, lambda a: list(alg.schur(a)))
+R.primitive_batchers[schur_p] = _batch_at_front(schur_p)
+
+
+def schur(x: Any, *, compute_schur_vectors: bool = True, sort_eig_vals: bool = False,
+          select_callable: Any = None) -> tuple[Any, Any]:
+    """`lax.linalg.schur` of a complex matrix: (T, Z), x = Z T Zᴴ, T upper triangular
+    (no derivative, as JAX's)."""
+    if sort_eig_vals or select_callable is not None:
+        raise NotImplementedError("jaxweb: schur(sort_eig_vals=True / select_callable) is not supported")
+    t, z = schur_p.bind(x)
+    return (t, z) if compute_schur_vectors else (t, None)
 
 
 # ---------------------------------------------------------------- tridiagonal_solve

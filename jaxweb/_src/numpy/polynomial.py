@@ -5,12 +5,13 @@
 Coefficient counts and degrees are static (shapes), so loops over them (Horner's rule in
 `polyval`, long division in `polydiv`) unroll at trace time. `polyfit` solves the
 column-scaled Vandermonde least-squares problem by an SVD (`jnp.linalg.lstsq`), as JAX
-does. `roots` needs the eigenvalues of a general matrix, which jaxweb does not compute.
+does. `roots` (and `poly` of a square matrix) take the eigenvalues of a general matrix
+(`jnp.linalg.eigvals`: the companion matrix's, for roots).
 """
 from __future__ import annotations
 
 __all__ = ["poly", "polyval", "polyadd", "polysub", "polymul", "polydiv", "polyder", "polyint",
-           "polyfit", "vander"]
+           "polyfit", "roots", "vander"]
 
 import importlib
 import operator
@@ -64,8 +65,8 @@ def poly(seq_of_zeros: Any) -> Any:
     z = jnp.atleast_1d(z)
     sh = core.get_aval(z).shape
     if len(sh) == 2 and sh[0] == sh[1] and sh[0] != 0:
-        raise NotImplementedError("jnp.poly of a square matrix needs its eigenvalues "
-                                  "(a general eigensolver, not implemented by jaxweb)")
+        z = jnp.linalg.eigvals(z)
+        sh = core.get_aval(z).shape
     if len(sh) != 1:
         raise ValueError("input must be 1d or non-empty square 2d array.")
     dt = core.get_aval(z).dtype
@@ -75,6 +76,28 @@ def poly(seq_of_zeros: Any) -> Any:
     for k in range(sh[0]):
         a = jnp.convolve(a, jnp.stack([jnp.ones((), dt), jnp.negative(z[k])]), mode="full")
     return a
+
+
+def roots(p: Any, *, strip_zeros: bool = True) -> Any:
+    """`jnp.roots`: the (complex) roots of the polynomial p, the eigenvalues of its
+    companion matrix; leading zeros are stripped when `strip_zeros` (which needs concrete
+    coefficients, as in JAX)."""
+    check_arraylike("roots", p)
+    jnp = _jnp()
+    (p,) = _inexact(p)
+    if core.get_aval(p).ndim != 1:
+        raise ValueError("Input must be a rank-1 array.")
+    if strip_zeros:
+        vals = p.tolist()
+        lead = next((i for i, v in enumerate(vals) if v != 0), len(vals))
+        p = p[lead:]
+    n = core.get_aval(p).shape[0]
+    real = core.get_aval(p).dtype
+    cdt = "complex128" if dtypes.real_part_dtype(real).itemsize == 8 else "complex64"
+    if n < 2:
+        return jnp.zeros((0,), cdt)
+    companion = jnp.concatenate([(-p[1:] / p[0])[None, :], jnp.eye(n - 2, n - 1, dtype=real)], axis=0)
+    return jnp.linalg.eigvals(companion)
 
 
 def polyval(p: Any, x: Any, *, unroll: int = 16) -> Any:

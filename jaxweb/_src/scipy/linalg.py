@@ -6,14 +6,14 @@ the factorizations, their derivatives and batching come from `lax.linalg`. `expm
 Padé approximation with scaling and squaring (degree 7 in float32, 13 in float64, as
 Higham's thresholds), written with differentiable operations so its gradient is
 ordinary autodiff; the squaring count is data-dependent but the loop is static
-(`max_squarings` masked squarings), so it traces under jit. sqrtm needs the complex
-Schur form and is not provided. Complex matrices take conjugate transposes where scipy
+(`max_squarings` masked squarings), so it traces under jit. schur (the complex form)
+and sqrtm (from it) run the shifted QR algorithm of `lax.linalg.schur`. Complex matrices take conjugate transposes where scipy
 does (Cholesky's a = Uᴴ U, trans='C', polar's p = V S Vᴴ, assume_a='her').
 """
 from __future__ import annotations
 
 __all__ = ["block_diag", "cho_factor", "cho_solve", "cholesky", "det", "eigh", "expm", "inv", "lu",
-           "lu_factor", "lu_solve", "polar", "qr", "solve", "solve_triangular", "svd"]
+           "lu_factor", "lu_solve", "polar", "qr", "schur", "solve", "solve_triangular", "sqrtm", "svd"]
 
 import importlib
 from typing import Any
@@ -196,6 +196,49 @@ def polar(a: Any, side: str = "right", *, method: str = "qdwh", eps: Any = None,
     else:
         p = jnp.matmul(u_svd * s[..., None, :], _H(u_svd))
     return unitary, p
+
+
+# ---------------------------------------------------------------- schur, sqrtm
+def _complex(a: Any) -> Any:
+    dt = core.get_aval(a).dtype
+    return a if dt.kind == "c" else a.astype(dtypes.dtype("complex128" if dt.itemsize == 8 else "complex64"))
+
+
+def schur(a: Any, output: str = "real") -> tuple[Any, Any]:
+    """`jax.scipy.linalg.schur`: (T, Z), a = Z T Zᴴ; the complex form (output='complex',
+    or any complex a); the real quasi-triangular form of a real a is not provided."""
+    if output not in ("real", "complex"):
+        raise ValueError(f"Expected 'output' to be either 'real' or 'complex', got output={output!r}.")
+    (a,) = F.inexact("schur", a)
+    if output == "real" and core.get_aval(a).dtype.kind != "c":
+        raise NotImplementedError("jaxweb: scipy.linalg.schur(output='real') of a real matrix is not "
+                                  "supported; use output='complex'")
+    return lax_linalg.schur(_complex(a))
+
+
+def sqrtm(A: Any, blocksize: int = 1) -> Any:
+    """`jax.scipy.linalg.sqrtm`: the principal square root, complex, from the Schur form
+    A = Z T Zᴴ: U = √T upper triangular by superdiagonals (U_ii = √T_ii, U_ij = (T_ij −
+    Σ U_ik U_kj) / (U_ii + U_jj), the sum being (U U)_ij while U's later diagonals are 0),
+    then Z U Zᴴ."""
+    jnp, lax = _jnp(), importlib.import_module("jaxweb.lax")
+    if blocksize > 1:
+        raise NotImplementedError("Blocked version is not implemented yet.")
+    (A,) = F.inexact("sqrtm", A)
+    if len(_shape(A)) != 2 or _shape(A)[0] != _shape(A)[1]:
+        raise ValueError(f"The input to schur must be a square matrix. Got shape {_shape(A)}.")
+    t, z = lax_linalg.schur(_complex(A))
+    n = _shape(A)[-1]
+    rows, cols = jnp.arange(n)[:, None], jnp.arange(n)[None, :]
+    d = jnp.sqrt(jnp.diagonal(t))
+    u = jnp.where(rows == cols, d[:, None], 0.0).astype(core.get_aval(t).dtype)
+
+    def diagonal(k, u):
+        new = (t - jnp.matmul(u, u)) / (d[:, None] + d[None, :])
+        return jnp.where(cols - rows == k, new, u)
+
+    u = lax.fori_loop(1, n, diagonal, u)
+    return jnp.matmul(z, jnp.matmul(u, _H(z)))
 
 
 # ---------------------------------------------------------------- inv, det, solve, block_diag
