@@ -176,11 +176,37 @@ def test_factorizations_residuals():
 
 
 @pytest.mark.on_every_device
-def test_blocked_factorizations_past_one_block():
-    _check_cholesky(herm_pd(BIG))
-    _check_lu(BIG)
-    tri = np.tril(BIG) + 6 * np.eye(33, dtype=np.complex64)
-    x = c128(L.triangular_solve(tri, BIG, left_side=True, lower=True, transpose_a=True, conjugate_a=True))
+def test_blocked_paths_several_blocks():
+    """Blocks of 2 so that the 5x5 batch spans several blocks and a padded last block (the
+    block size is 32: the same code as for n = 33, at a size every device runs quickly)."""
+    from jaxweb._src.lax import linalg_algorithms as alg
+    low = c128(jax.jit(lambda a: alg.cholesky(a, block=2))(HPD))
+    close(low, np.linalg.cholesky(c128(HPD)), 1e-3)
+    t = A + 6 * np.eye(5, dtype=np.complex64)
+    for lower, trans in ((True, False), (False, True)):
+        f = jax.jit(lambda a, b: alg.triangular_solve(a, b, True, lower, trans, False, block=2))
+        op = np.tril(t) if lower else np.triu(t)
+        op = np.swapaxes(op, -1, -2) if trans else op
+        close(op @ c128(f(t, A)), A, 1e-4)
+    lu, piv, perm = (np.asarray(x) for x in jax.jit(lambda a: alg.lu(a, block=2))(A))
+    want = [np.asarray(x) for x in alg._lu_columns(A)]
+    np.testing.assert_array_equal(piv, want[1])
+    np.testing.assert_array_equal(perm, want[2])
+    close(lu, want[0], 1e-4)
+
+
+def test_past_one_block_33():
+    """n = 33: two blocks of 32, the second padded; on wasm only (the reference interpreter
+    takes minutes at this size; the algorithm is the one checked above on every device)."""
+    try:
+        wasm = jax.devices("wasm")[0]
+    except RuntimeError:
+        pytest.skip("no wasm device")
+    with jax.default_device(wasm):
+        _check_cholesky(herm_pd(BIG))
+        _check_lu(BIG)
+        tri = np.tril(BIG) + 6 * np.eye(33, dtype=np.complex64)
+        x = c128(L.triangular_solve(tri, BIG, left_side=True, lower=True, transpose_a=True, conjugate_a=True))
     assert np.linalg.norm(H(tri) @ x - BIG) <= bound(33) * np.linalg.norm(tri) * np.linalg.norm(x)
 
 
@@ -435,3 +461,11 @@ def test_roots_and_poly_of_a_matrix():
     m = np.array([[1.0, 2.0], [3.0, 4.0]], np.float32)
     close(jnp.poly(m), np.poly(m), 1e-5)  # complex64, as JAX's
     assert jnp.poly(m).dtype == np.complex64
+
+
+def test_tridiagonal_solve():
+    dl, d, du, b = crandn(5), crandn(5) + 4, crandn(5), crandn(5, 2)
+    x = c128(L.tridiagonal_solve(dl, d, du, b))
+    t = np.diag(d) + np.diag(dl[1:], -1) + np.diag(du[:-1], 1)
+    assert np.linalg.norm(t @ x - b) <= bound(5) * np.linalg.norm(t) * np.linalg.norm(x)
+    check_grads(L.tridiagonal_solve, (dl, d, du, b), order=1, modes=("fwd", "rev"))

@@ -365,6 +365,18 @@ def test_complex64_as_float_pairs():
     check(lambda a: a.reshape(3, 3) @ a.reshape(3, 3).T.conj(), z, rtol=1e-5, atol=1e-5)
 
 
+def test_complex64_linear_algebra():
+    """The complex factorizations (conjugate transposes, complex Householder and Jacobi
+    rotations, the Schur form's QR loop) are float-pair kernels and loops on webgpu too."""
+    z = (rng.standard_normal((2, 4, 4)) + 1j * rng.standard_normal((2, 4, 4))).astype(np.complex64)
+    h = (z @ np.conj(np.swapaxes(z, -1, -2)) + np.eye(4)).astype(np.complex64)
+    check(lambda a: (jnp.linalg.cholesky(a), jnp.linalg.eigvalsh(a), jnp.linalg.slogdet(a)), h,
+          rtol=1e-4, atol=1e-5)
+    check(lambda a: (jnp.linalg.solve(a, a[..., :1]), jnp.linalg.qr(a)[1], jnp.linalg.svdvals(a)), z,
+          rtol=1e-4, atol=1e-4)
+    check(lambda a: jnp.sort_complex(jnp.linalg.eigvals(a)), z[0], rtol=1e-4, atol=1e-4)
+
+
 def test_buffers_freed_mid_schedule_outlive_its_commands(monkeypatch):
     """With the pool full, a freed buffer is destroyed — but only after the commands recorded
     in the same submit that bind it (at n = 8192 on the H200 a GEMM's staging buffer was

@@ -546,7 +546,8 @@ def schur(a: Any) -> tuple[Any, Any]:
         half = (p + s) * 0.5
         mu1, mu2 = half + disc, half - disc
         mu = jnp.where(jnp.abs(mu1 - s) <= jnp.abs(mu2 - s), mu1, mu2)
-        mu = jnp.where(it % 11 == 10, s + 0.75 * jnp.sqrt(jnp.sum(jnp.where(idx < i1[..., None], _abs2(_row_at(a, i1)), 0.0), axis=-1)), mu)
+        off = jnp.sqrt(jnp.sum(jnp.where(idx < i1[..., None], _abs2(_row_at(a, i1)), 0.0), axis=-1))
+        mu = jnp.where(it % 11 == 10, s + 0.75 * off, mu)  # exceptional shift
         act = (idx < m[..., None])[..., :, None] & (idx < m[..., None])[..., None, :]
         qm, _ = qr(jnp.where(act, a - mu[..., None, None] * eye, eye), True)
         a = jnp.matmul(_h(qm), jnp.matmul(a, qm))

@@ -7,8 +7,9 @@ Padé approximation with scaling and squaring (degree 7 in float32, 13 in float6
 Higham's thresholds), written with differentiable operations so its gradient is
 ordinary autodiff; the squaring count is data-dependent but the loop is static
 (`max_squarings` masked squarings), so it traces under jit. schur (the complex form)
-and sqrtm (from it) run the shifted QR algorithm of `lax.linalg.schur`. Complex matrices take conjugate transposes where scipy
-does (Cholesky's a = Uᴴ U, trans='C', polar's p = V S Vᴴ, assume_a='her').
+and sqrtm (from it) run the shifted QR algorithm of `lax.linalg.schur`. Complex
+matrices take conjugate transposes where scipy does (Cholesky's a = Uᴴ U, trans='C',
+polar's p = V S Vᴴ, assume_a='her').
 """
 from __future__ import annotations
 
