@@ -152,24 +152,30 @@ export const OP = Object.freeze({
 const ARITY = { 1: 5, 2: 5, 3: 3 };
 
 /**
- * Execute a command list (Int32Array) in one command buffer and one submit.
- * Consecutive dispatches share one compute pass. Returns the number of commands.
+ * Record a command list (Int32Array) into encoder `enc`. Consecutive dispatches share one
+ * compute pass, except when `querySet` is given: then each dispatch gets its own pass
+ * writing its begin and end timestamps at 2k and 2k+1. Returns [commands, dispatches].
  */
-export function run(cmds) {
-  const d = need();
-  const enc = d.createCommandEncoder();
+function encode(enc, cmds, querySet = null) {
   let pass = null;
   let n = 0;
+  let k = 0;
   for (let i = 0; i < cmds.length; n++) {
     const op = cmds[i];
     const a = cmds.subarray(i + 1, i + 1 + (ARITY[op] ?? 0));
     if (!(op in ARITY)) throw new RangeError(`jaxweb gpu shim: bad opcode ${op} at ${i}`);
     i += 1 + ARITY[op];
     if (op === OP.DISPATCH) {
-      pass ??= enc.beginComputePass();
+      if (querySet) {
+        pass = enc.beginComputePass({ timestampWrites: { querySet, beginningOfPassWriteIndex: 2 * k, endOfPassWriteIndex: 2 * k + 1 } });
+      } else {
+        pass ??= enc.beginComputePass();
+      }
       pass.setPipeline(get(pipelines, a[0], 'pipeline'));
       pass.setBindGroup(0, get(bindGroups, a[1], 'bind group'));
       pass.dispatchWorkgroups(a[2], a[3], a[4]);
+      k++;
+      if (querySet) { pass.end(); pass = null; }
       continue;
     }
     if (pass) { pass.end(); pass = null; }
@@ -180,8 +186,52 @@ export function run(cmds) {
     }
   }
   if (pass) pass.end();
+  return [n, k];
+}
+
+/** Execute a command list (Int32Array) in one command buffer and one submit; returns its length. */
+export function run(cmds) {
+  const d = need();
+  const enc = d.createCommandEncoder();
+  const [n] = encode(enc, cmds);
   d.queue.submit([enc.finish()]);
   return n;
+}
+
+/** Whether `runTimed` can time dispatches (the device has 'timestamp-query'). */
+export function canTime() {
+  return !!device && device.features.has('timestamp-query');
+}
+
+/**
+ * `run`, with each dispatch timed by GPU timestamps (jaxweb.profiler). Resolves to a
+ * Float64Array of [begin, end] nanoseconds per dispatch, relative to the first begin.
+ */
+export async function runTimed(cmds) {
+  const d = need();
+  let count = 0;
+  for (let i = 0; i < cmds.length; i += 1 + (ARITY[cmds[i]] ?? 0)) count += cmds[i] === OP.DISPATCH;
+  if (count === 0 || 2 * count > 4096) {  // a query set holds 4096 timestamps at most
+    run(cmds);
+    await d.queue.onSubmittedWorkDone();
+    return new Float64Array(0);
+  }
+  const querySet = d.createQuerySet({ type: 'timestamp', count: 2 * count });
+  const size = 16 * count;
+  const resolved = d.createBuffer({ size, usage: GPUBufferUsage.QUERY_RESOLVE | GPUBufferUsage.COPY_SRC });
+  const staging = d.createBuffer({ size, usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST });
+  const enc = d.createCommandEncoder();
+  encode(enc, cmds, querySet);
+  enc.resolveQuerySet(querySet, 0, 2 * count, resolved, 0);
+  enc.copyBufferToBuffer(resolved, 0, staging, 0, size);
+  d.queue.submit([enc.finish()]);
+  await staging.mapAsync(GPUMapMode.READ);
+  const stamps = new BigInt64Array(staging.getMappedRange().slice(0));
+  staging.unmap();
+  for (const obj of [staging, resolved, querySet]) obj.destroy();
+  const out = new Float64Array(stamps.length);
+  for (let i = 0; i < stamps.length; i++) out[i] = Number(stamps[i] - stamps[0]);
+  return out;
 }
 
 /** Resolves to a copy of `size` bytes of buffer `id` from `offset` (a Uint8Array). */

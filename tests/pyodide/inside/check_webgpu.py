@@ -60,3 +60,25 @@ async def test_webgpu_async_readback():
         x = jnp.arange(6, dtype=jnp.float32).reshape(2, 3) * 2
         assert await host.async_value(x.sum(axis=1)) == [6.0, 24.0]
         assert (await host.async_block_until_ready([x]))[0] is x
+
+
+def test_profiler_traces_both_devices_inside_pyodide():
+    import glob, gzip, json  # noqa: E401
+    gpu, wasm = _gpu(), jaxweb.devices("wasm")[0]
+    f = jaxweb.jit(lambda a: (jnp.tanh(a) @ a).sum())
+    for dev in (gpu, wasm):
+        with jaxweb.default_device(dev):
+            x = jnp.ones((96, 96))
+            f(x).block_until_ready()
+            jaxweb.profiler.start_trace(f"/tmp/trace_{dev.platform}")
+            assert float(f(x)) > 0
+            jaxweb.profiler.stop_trace()
+        path, = glob.glob(f"/tmp/trace_{dev.platform}/plugins/profile/*/*.trace.json.gz")
+        events = [e for e in json.load(gzip.open(path, "rt"))["traceEvents"] if e["ph"] == "X"]
+        kernels = [e for e in events if e["cat"] == "kernel"]
+        assert any("dot_general" in e["name"] for e in kernels), events
+        if dev is gpu:
+            assert any(e["cat"] == "submits" for e in events)
+            if gpu.backend.rt.can_time:
+                assert all(e["args"]["timer"] == "gpu timestamps" for e in kernels)
+        assert all(e["dur"] >= 0 for e in events)

@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections import OrderedDict
 from typing import Any
 
-from ... import dtypes
+from ... import dtypes, profiler
 from ..base import Backend
 from ...compiler.gemm import GemmCaps
 from ...compiler.kernel import Capabilities, Kernel, Routine
@@ -97,6 +97,7 @@ class WebGPUBackend(Backend):
         self._names: dict[int, str] = {}  # id(pipeline) -> the kernel it was first made for
         self._groups: OrderedDict[tuple, Any] = OrderedDict()
         self._pending: list = []
+        self._labels: dict[int, str] = {}  # pending command index -> kernel (while tracing)
         self._after: list = []      # temporaries freed once the pending commands are submitted
         self._doomed: list = []     # buffers destroyed once the pending commands are submitted
         self.stats = {"submits": 0, "dispatches": 0, "pipelines": 0}
@@ -281,6 +282,13 @@ class WebGPUBackend(Backend):
             if t is not h:
                 self.copy(h, t, n)
 
+    def traced_execute(self, trace, program, outs, inputs, name) -> None:
+        """`execute`, labelling the commands it records: `flush` times them (jaxweb.profiler)."""
+        first = len(self._pending)
+        self.execute(program, outs, inputs)
+        for i in range(first, len(self._pending)):
+            self._labels[i] = name
+
     def submit(self, prepared, inputs, alloc=None, free=None):
         try:
             return super().submit(prepared, inputs, alloc, free)
@@ -291,11 +299,16 @@ class WebGPUBackend(Backend):
         """Record the pending commands into one command encoder and submit them once."""
         cmds, self._pending = self._pending, []
         temps, self._after = self._after, []
+        labels, self._labels = self._labels, {}
         try:
             if cmds:
                 self.stats["submits"] += 1
                 self.stats["dispatches"] += sum(c[0] == "dispatch" for c in cmds)
-                self.rt.submit(cmds)
+                trace = profiler.active()
+                if trace is None:
+                    self.rt.submit(cmds)
+                else:
+                    self._submit_traced(trace, cmds, labels)
         except WGSLError:
             raise
         except Exception as e:  # validation or out of memory at submit: name what ran
@@ -308,6 +321,27 @@ class WebGPUBackend(Backend):
             doomed, self._doomed = self._doomed, []
             for buf in doomed:
                 self._destroy(buf)
+
+    def _submit_traced(self, trace, cmds: list, labels: dict) -> None:
+        """Submit `cmds` and record their kernels: GPU timestamps per dispatch where the
+        adapter has them (placed from the submit's host time), else the submit's wall-clock
+        until the GPU is done."""
+        row = self.trace_row()
+        names = [labels.get(i, "?") if c[0] == "dispatch" else None for i, c in enumerate(cmds)]
+        kernels = [n for n in names if n is not None]
+        t = trace.now()
+        if getattr(self.rt, "can_time", False):
+            stamps = self.rt.submit_timed(cmds)  # waits for the GPU
+        else:
+            stamps = []
+            self.rt.submit(cmds)
+            self.rt.finish()
+        end = trace.now()
+        trace.kernel(row, f"submit ({len(kernels)} kernels)", t, end - t, track="submits",
+                     args={"kernels": ", ".join(kernels)})
+        for k, name in enumerate(kernels[:len(stamps) // 2]):
+            begin, stop = stamps[2 * k] / 1e3, stamps[2 * k + 1] / 1e3
+            trace.kernel(row, name, t + begin, stop - begin, args={"timer": "gpu timestamps"})
 
     def synchronize(self) -> None:
         """Submit what is pending and wait until the GPU finished it (`block_until_ready`)."""

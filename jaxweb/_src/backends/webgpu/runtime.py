@@ -18,6 +18,8 @@ Contract (sizes in bytes, multiples of 4 where WebGPU asks for it):
 - `bind_group(pipeline, handles) -> handle`: whole buffers at bindings 0..n-1 of group 0.
 - `submit(cmds)`: one command encoder and one queue.submit for a list of
   ("dispatch", pipeline, bind_group, x, y, z) and ("copy", src, src_off, dst, dst_off, size).
+- `can_time`, `submit_timed(cmds) -> [begin, end, ...]`: the same with GPU timestamps
+  around each dispatch, in ns from the first (for jaxweb.profiler; waits for the GPU).
 """
 from __future__ import annotations
 
@@ -121,16 +123,25 @@ class WgpuRuntime:
                    for i, h in enumerate(handles)]
         return self.device.create_bind_group(layout=pipeline.get_bind_group_layout(0), entries=entries)
 
-    def submit(self, cmds: list) -> None:
-        enc = self.device.create_command_encoder()
+    def _encode(self, enc: Any, cmds: list, query_set: Any = None) -> None:
+        """Record `cmds`; consecutive dispatches share a pass unless each is timed (`query_set`)."""
         cpass = None
+        k = 0
         for c in cmds:
             if c[0] == "dispatch":
-                if cpass is None:
+                if query_set is not None:
+                    cpass = enc.begin_compute_pass(timestamp_writes={
+                        "query_set": query_set, "beginning_of_pass_write_index": 2 * k,
+                        "end_of_pass_write_index": 2 * k + 1})
+                elif cpass is None:
                     cpass = enc.begin_compute_pass()
                 cpass.set_pipeline(c[1])
                 cpass.set_bind_group(0, c[2])
                 cpass.dispatch_workgroups(c[3], c[4], c[5])
+                k += 1
+                if query_set is not None:
+                    cpass.end()
+                    cpass = None
                 continue
             if cpass is not None:
                 cpass.end()
@@ -138,7 +149,36 @@ class WgpuRuntime:
             enc.copy_buffer_to_buffer(c[1], c[2], c[3], c[4], c[5])
         if cpass is not None:
             cpass.end()
+
+    def submit(self, cmds: list) -> None:
+        enc = self.device.create_command_encoder()
+        self._encode(enc, cmds)
         self.device.queue.submit([enc.finish()])
+
+    @property
+    def can_time(self) -> bool:
+        return "timestamp-query" in self.device.features
+
+    def submit_timed(self, cmds: list) -> list[float]:
+        """`submit` with GPU timestamps around each dispatch (jaxweb.profiler): [begin, end]
+        nanoseconds per dispatch relative to the first begin; waits for the GPU."""
+        count = sum(c[0] == "dispatch" for c in cmds)
+        if count == 0 or 2 * count > 4096:  # a query set holds 4096 timestamps at most
+            self.submit(cmds)
+            self.finish()
+            return []
+        wgpu = self._wgpu
+        qs = self.device.create_query_set(type=wgpu.QueryType.timestamp, count=2 * count)
+        resolved = self.device.create_buffer(size=16 * count,
+                                             usage=wgpu.BufferUsage.QUERY_RESOLVE | wgpu.BufferUsage.COPY_SRC)
+        enc = self.device.create_command_encoder()
+        self._encode(enc, cmds, qs)
+        enc.resolve_query_set(qs, 0, 2 * count, resolved, 0)
+        self.device.queue.submit([enc.finish()])
+        stamps = memoryview(bytes(self.device.queue.read_buffer(resolved))).cast("q").tolist()
+        resolved.destroy()
+        qs.destroy()
+        return [float(t - stamps[0]) for t in stamps]
 
 
 def default_runtime(adapter: str | None = None) -> Any:

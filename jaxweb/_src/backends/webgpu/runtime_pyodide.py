@@ -85,9 +85,22 @@ class PyodideGpuRuntime:
     def release_bind_group(self, handle: int) -> None:
         self._shim.release("bindGroup", handle)
 
-    def submit(self, cmds: list) -> None:
+    @staticmethod
+    def _flat(cmds: list) -> object:
         flat = array.array("i")
         for c in cmds:
             flat.extend((_DISPATCH, *c[1:]) if c[0] == "dispatch" else (_COPY, *c[1:]))
-        self._shim.run(_i32(flat))
+        return _i32(flat)
+
+    def submit(self, cmds: list) -> None:
+        self._shim.run(self._flat(cmds))
         self._check("a submitted schedule")
+
+    @property
+    def can_time(self) -> bool:
+        return bool(self._shim.canTime())
+
+    def submit_timed(self, cmds: list) -> list[float]:
+        stamps = host.wait(self._shim.runTimed(self._flat(cmds)))
+        self._check("a submitted schedule")
+        return list(stamps.to_py()) if hasattr(stamps, "to_py") else list(stamps)
