@@ -9,6 +9,8 @@
 let adapter = null;
 let device = null;
 let lastError = null;
+let generation = 0;      // +1 per device made (after a loss, init makes a new one)
+const losses = {};       // generation -> why that device was lost
 const buffers = [null];    // id 0 is never valid
 const pipelines = [null];
 const bindGroups = [null];
@@ -58,7 +60,13 @@ export async function init(powerPreference = 'high-performance', adapterName = '
   }
   device = await adapter.requestDevice({ requiredFeatures: features, requiredLimits });
   device.addEventListener?.('uncapturederror', (ev) => { lastError = String(ev.error?.message ?? ev.error); });
-  device.lost?.then((info) => console.warn(`jaxweb: WebGPU device lost: ${info.message}`));
+  const made = device;
+  const gen = ++generation;
+  made.lost?.then((info) => {
+    losses[gen] = `${info.reason ?? 'unknown'}: ${info.message || 'no message'}`;
+    console.warn(`jaxweb: WebGPU device lost (${losses[gen]})`);
+    if (device === made) initInfo = null;  // the next init() makes a new device
+  });
   const info = adapter.info ?? {};
   const limits = {};
   for (const key in device.limits) {
@@ -71,6 +79,21 @@ export async function init(powerPreference = 'high-performance', adapterName = '
     features: [...device.features], limits,
   });
   return initInfo;
+}
+
+/** The number of the current device (each backend remembers the one it was made with). */
+export function deviceGeneration() {
+  return generation;
+}
+
+/** Why device number `gen` was lost ('' while it works). */
+export function lostReason(gen) {
+  return losses[gen] ?? '';
+}
+
+/** Destroy the device (giving the GPU back; a real loss, which is how tests make one). */
+export function destroyDevice() {
+  device?.destroy();
 }
 
 /** The last uncaptured device error message, then cleared ('' if none). */

@@ -82,3 +82,24 @@ def test_profiler_traces_both_devices_inside_pyodide():
             if gpu.backend.rt.can_time:
                 assert all(e["args"]["timer"] == "gpu timestamps" for e in kernels)
         assert all(e["dur"] >= 0 for e in events)
+
+
+def test_device_loss_inside_pyodide():
+    """device.destroy() loses the device for real: arrays on it raise, later work gets a new
+    device (runs last: every webgpu backend in this Pyodide shares the shim's device)."""
+    import js
+    from jaxweb._src import host
+    from jaxweb._src.backends.webgpu.runtime import DeviceLostError
+    gpu = _gpu()
+    with jaxweb.default_device(gpu):
+        x = jnp.arange(4.0) * 2
+        assert x.tolist() == [0.0, 2.0, 4.0, 6.0]
+        host.shim().gpu.destroyDevice()
+        host.wait(js.Promise.new(lambda resolve, reject: js.setTimeout(resolve, 100)))  # lost resolves
+        assert "destroyed" in gpu.backend.rt.lost()
+        with pytest.raises(DeviceLostError, match="lost"):
+            (x + 1).tolist()
+        assert (jnp.arange(3.0) * 3 + 1).tolist() == [1.0, 4.0, 7.0]
+        with pytest.raises(DeviceLostError, match="was on a WebGPU device that was lost"):
+            x.tolist()
+        assert gpu.backend.stats["devices_lost"] == 1

@@ -12,6 +12,8 @@ Contract (sizes in bytes, multiples of 4 where WebGPU asks for it):
 - `create_buffer(size) -> handle`, `destroy_buffer(handle)`, `alive(handle)` (False once the
   host released it: a garbage-collected cycle may finalize the GPU object first).
 - `write(handle, offset, data)`: queued after all work submitted before.
+- `lost() -> str`: why the device was lost ('' while it works; cheap, may lag a loss),
+  `probe_lost()`: the same, found out by touching the device (for error paths).
 - `read(handle, offset, size) -> bytes`: waits for all submitted work; optionally
   `read_async` (awaitable) too. `finish()` waits for all submitted work (`finish_async`).
 - `pipeline(code) -> handle`: raises `WGSLError` carrying the code when it does not compile.
@@ -33,6 +35,11 @@ class WGSLError(RuntimeError):
         self.code = code
         text = message if not code else f"{message}\n--- generated WGSL ---\n{_numbered(code)}"
         super().__init__(text)
+
+
+class DeviceLostError(RuntimeError):
+    """The WebGPU device was lost (driver reset, GPU removed, tab in the background too long,
+    `device.destroy()`): arrays it held are gone; the backend makes a new device."""
 
 
 def _numbered(code: str) -> str:
@@ -82,6 +89,7 @@ class WgpuRuntime:
         }
         self._usage = wgpu.BufferUsage.STORAGE | wgpu.BufferUsage.COPY_SRC | wgpu.BufferUsage.COPY_DST
         self._probe = self.create_buffer(4)  # what `finish` reads back: the queue runs in order
+        self._lost = ""
 
     @staticmethod
     def _software(a: Any) -> bool:
@@ -91,6 +99,19 @@ class WgpuRuntime:
 
     def create_buffer(self, size: int) -> Any:
         return self.device.create_buffer(size=max(4, size), usage=self._usage)
+
+    def lost(self) -> str:
+        return self._lost
+
+    def probe_lost(self) -> str:
+        """wgpu-py does not expose the device's lost promise: a lost device refuses new objects."""
+        if not self._lost:
+            try:
+                self.device.create_buffer(size=4, usage=self._usage).destroy()
+            except Exception as e:  # noqa: BLE001  (wgpu-py raises GPUValidationError and others)
+                if "lost" in str(e).lower():
+                    self._lost = " ".join(str(e).split())
+        return self._lost
 
     def destroy_buffer(self, handle: Any) -> None:
         handle.destroy()

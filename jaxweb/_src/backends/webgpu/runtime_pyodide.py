@@ -33,6 +33,7 @@ class PyodideGpuRuntime:
         text = host.wait(self._shim.init("high-performance", adapter or ""))
         if text is None:
             raise RuntimeError("navigator.gpu.requestAdapter() found no adapter")
+        self._gen = int(self._shim.deviceGeneration())  # the shim's device this runtime uses
         d = json.loads(str(text))
         limits = {k: d["limits"][k] for k in LIMITS if k in d["limits"]}
         self.info = {"vendor": d["vendor"], "architecture": d["architecture"],
@@ -45,6 +46,11 @@ class PyodideGpuRuntime:
         err = str(self._shim.takeError())
         if err:
             raise WGSLError(f"WebGPU error in {what}: {err}", code)
+
+    def lost(self) -> str:
+        return str(self._shim.lostReason(self._gen))
+
+    probe_lost = lost
 
     def create_buffer(self, size: int) -> int:
         return int(self._shim.createBuffer(max(4, size), 0))
