@@ -324,7 +324,8 @@ def test_jax_platforms_selects_webgpu():
 
 
 def test_shared_memory_gemm_of_hardware_adapters():
-    """The 128x128-tile kernel hardware adapters get (workgroup memory, barriers), run here."""
+    """The shared-memory kernel hardware adapters get (workgroup memory, barriers), run here:
+    vec4 and element-wise loads, tails of every tile dimension, several tilings."""
     import dataclasses
 
     from jaxweb._src.backends.webgpu import matmul
@@ -332,8 +333,7 @@ def test_shared_memory_gemm_of_hardware_adapters():
     be = GPU.backend
     saved = be.tiling, be.capabilities
     try:
-        for t in (matmul.HARDWARE, matmul.Tiling(64, 64, 16, 4, 4), matmul.Tiling(128, 64, 8, 8, 4),
-                  dataclasses.replace(matmul.HARDWARE, vec4=False)):
+        for t in (matmul.HARDWARE, matmul.Tiling(64, 64, 8, 4, 4), matmul.Tiling(128, 64, 8, 8, 4)):
             be.tiling = t
             be.capabilities = dataclasses.replace(saved[1], gemm=GemmCaps(nr=t.BN, min_dim=16, conv=False,
                                                                           pack_min_bytes=1 << 30))
@@ -347,6 +347,26 @@ def test_shared_memory_gemm_of_hardware_adapters():
                                 (x @ y[:, :256]) * 2 + 1), a, b, rtol=1e-5, atol=1e-4)
     finally:
         be.tiling, be.capabilities = saved
+
+
+def test_tuner_times_the_candidates_and_keeps_the_fastest(monkeypatch):
+    """Hardware adapters pick their GEMM tiling by timing the candidates before the first
+    schedule (run here on lavapipe, at a small size); the winner sets the strip width."""
+    from jaxweb._src.backends.webgpu import backend as wb, matmul, tuner
+    best, times = tuner.tune(GPU.backend.rt, n=96)
+    assert set(times) == set(tuner.CANDIDATES) and best is min(times, key=times.get)
+    assert all(0 < t < 60 for t in times.values())
+    monkeypatch.setattr(tuner, "SIZE", 96)
+    be = wb.WebGPUBackend()
+    be._caps = None  # as a hardware adapter starts
+    assert be.capabilities.gemm.nr == be.tiling.BN and be.tiling in tuner.CANDIDATES
+    assert set(be.tuned) == set(tuner.CANDIDATES)
+    with jaxweb.default_device(_device.Device("webgpu", 9, be)):
+        a = rng.standard_normal((70, 130)).astype(np.float32)
+        got = np.asarray(jaxweb.jit(lambda x: x @ x.T)(jnp.asarray(a)))
+    np.testing.assert_allclose(got, a @ a.T, rtol=1e-5, atol=1e-4)
+    fake = type("Rt", (), {"info": {"limits": {"maxComputeInvocationsPerWorkgroup": 128}}})()
+    assert tuner.tune(fake) == (matmul.SOFTWARE, {})  # no shared-memory tiling fits: untimed
 
 
 def test_submit_errors_name_the_kernels():

@@ -28,7 +28,7 @@ from ..base import Backend
 from ...compiler.gemm import GemmCaps
 from ...compiler.kernel import Capabilities, Kernel, Routine
 from ...errors import ResourceExhaustedError
-from . import codegen, matmul
+from . import codegen, matmul, tuner
 from .runtime import DeviceLostError, WGSLError, default_runtime
 from .wgsl import check_dtype
 
@@ -87,19 +87,12 @@ class WebGPUBackend(Backend):
         self.device_kind = f"webgpu ({info['vendor'] or info['description'] or 'adapter'})"
         lim = info["limits"]
         self.max_buffer = int(lim.get("maxBufferSize", 256 << 20))
-        self.tiling = matmul.SOFTWARE if self.software else matmul.HARDWARE
         self.max_groups = MAX_GROUPS_SOFTWARE if self.software else 1 << 14
         self.tree_max = TREE_MAX_SOFTWARE if self.software else None
-        max_inv = int(lim.get("maxComputeInvocationsPerWorkgroup", 256))
-        if self.tiling.threads > max_inv:
-            self.tiling = matmul.SOFTWARE
-        self.capabilities = Capabilities(
-            nested_reduce=False, multi_output=True,
-            max_buffers=int(lim.get("maxStorageBuffersPerShaderStage", 8)),
-            # a GPU reads an aligned row-major B in place at full speed: only software adapters
-            # (CPU caches) gain from packing B into strips first
-            gemm=GemmCaps(nr=self.tiling.BN, min_dim=16, conv=False,
-                          pack_min_bytes=1 << 20 if self.software else 1 << 62))
+        self.tuned: dict = {}  # the tuner's timings (seconds per candidate tiling)
+        self._caps: Capabilities | None = None
+        if self.software or int(lim.get("maxComputeInvocationsPerWorkgroup", 256)) < 256:
+            self.set_tiling(matmul.SOFTWARE)  # else tuned before the first schedule
         self._pool: dict[int, list] = {}   # size class -> free buffers (last freed last)
         self._lru: OrderedDict[int, tuple] = OrderedDict()  # id(buf) -> (class, buf), oldest first
         self._pooled = 0
@@ -111,6 +104,44 @@ class WebGPUBackend(Backend):
         self._after: list = []      # temporaries freed once the pending commands are submitted
         self._doomed: list = []     # buffers destroyed once the pending commands are submitted
         self.stats = {"submits": 0, "dispatches": 0, "pipelines": 0, "devices_lost": 0}
+
+    # ------------------------------------------------------------ GEMM tiling
+    def set_tiling(self, tiling: matmul.Tiling) -> None:
+        """Use `tiling` for GEMMs from now on (schedules staged for another `nr` keep theirs)."""
+        self._tiling = tiling
+        lim = self.rt.info["limits"]
+        self._caps = Capabilities(
+            nested_reduce=False, multi_output=True,
+            max_buffers=int(lim.get("maxStorageBuffersPerShaderStage", 8)),
+            # a GPU reads an aligned row-major B in place at full speed: only software adapters
+            # (CPU caches) gain from packing B into strips first
+            gemm=GemmCaps(nr=tiling.BN, min_dim=16, conv=False,
+                          pack_min_bytes=1 << 20 if self.software else 1 << 62))
+
+    @property
+    def capabilities(self) -> Capabilities:
+        """What the scheduler may emit; on a hardware adapter the first call tunes the GEMM."""
+        if self._caps is None:
+            try:
+                best, self.tuned = tuner.tune(self.rt)
+            except Exception:  # noqa: BLE001  (a failed tuning must not break the device)
+                best = matmul.HARDWARE
+            self.set_tiling(best)
+        return self._caps
+
+    @capabilities.setter
+    def capabilities(self, caps: Capabilities) -> None:
+        self._caps = caps
+
+    @property
+    def tiling(self) -> matmul.Tiling:
+        """The GEMM kernel's tiling (tuned first where `capabilities` says)."""
+        self.capabilities  # noqa: B018  (tunes on first use)
+        return self._tiling
+
+    @tiling.setter
+    def tiling(self, tiling: matmul.Tiling) -> None:
+        self._tiling = tiling
 
     # ------------------------------------------------------------ device loss
     def _renew_if_lost(self) -> None:
