@@ -62,6 +62,7 @@ export async function init(powerPreference = 'high-performance', adapterName = '
   device.addEventListener?.('uncapturederror', (ev) => { lastError = String(ev.error?.message ?? ev.error); });
   const made = device;
   const gen = ++generation;
+  stagingFree.length = 0;  // staging buffers of a lost device are useless
   made.lost?.then((info) => {
     losses[gen] = `${info.reason ?? 'unknown'}: ${info.message || 'no message'}`;
     console.warn(`jaxweb: WebGPU device lost (${losses[gen]})`);
