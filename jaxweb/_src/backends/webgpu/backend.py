@@ -9,7 +9,7 @@ earlier submits, so a write never overtakes a dispatch that read the old bytes).
 Buffers come from a pool of size classes (four per power of two, whole buffers):
 a freed buffer goes back to its class and the next allocation of that class reuses
 it, which also keeps bind groups (cached by pipeline and buffers) hot. The pool holds
-POOL_BYTES at most, dropping the least recently freed buffers to make room: a new
+POOL_BYTES at most (HARDWARE_POOL times that on a GPU), dropping the least recently freed buffers to make room: a new
 buffer is expensive (Dawn clears it on first use: ~6 ms for 256 MB on an H200). A handle may
 be a view of another buffer from a byte offset (a scan step's slice): kernels get a
 copy of it (inputs) or write a temporary that is copied into place (outputs).
@@ -32,7 +32,9 @@ from . import codegen, matmul, tuner
 from .runtime import DeviceLostError, WGSLError, default_runtime
 from .wgsl import check_dtype
 
-POOL_BYTES = 256 << 20  # free buffers kept for reuse at most
+POOL_BYTES = 256 << 20  # free buffers kept for reuse at most (software adapters: the CPU's memory)
+HARDWARE_POOL = 4  # times as many on a GPU: a conv's 231 MB im2col plus its output overflowed 256 MB,
+# so every call made new buffers (13.8 ms per call, of which 1.1 ms were the kernels, on the H200)
 MAX_GROUPS_SOFTWARE = 1024  # per-element kernels' workgroups at most on CPU adapters
 TREE_MAX_SOFTWARE = 2 * codegen.WG  # reductions into more outputs loop per invocation on CPU adapters
 
@@ -212,10 +214,11 @@ class WebGPUBackend(Backend):
         if handle.base is not None or handle.gen != self.gen or not self.rt.alive(handle.buf):
             return  # a view; or collected in a reference cycle after the GPU object's own finalizer
         # (when that finalizer runs after this, in the same collection, `alloc` skips the buffer)
-        if handle.cap > POOL_BYTES:
+        limit = POOL_BYTES if self.software else HARDWARE_POOL * POOL_BYTES
+        if handle.cap > limit:
             self._retire(handle.buf)
             return
-        while self._pooled + handle.cap > POOL_BYTES:  # make room: the least recently freed go
+        while self._pooled + handle.cap > limit:  # make room: the least recently freed go
             cap, old = self._lru.popitem(last=False)[1]
             self._pool[cap].remove(old)
             self._pooled -= cap
