@@ -120,9 +120,10 @@ def test_wheel_is_pure_python_and_indexed(tmp_path, monkeypatch):
     assert not any(n.endswith(".pyc") for n in names)  # no Pyodide in this empty cache: no bytecode
 
 
-def test_wheel_carries_pyodide_bytecode(tmp_path):
+def test_wheel_carries_pyodide_bytecode_and_a_snapshot(tmp_path):
     """With Node and Pyodide cached, every module has a .pyc beside it (zipimport's layout,
-    what the loader imports from) compiled by Pyodide's Python 3.14, hash-based and unchecked."""
+    what the loader imports from) compiled by Pyodide's Python 3.14, hash-based and unchecked;
+    and a memory snapshot after `import jaxweb` is made beside the wheel and indexed."""
     import importlib.util
     import zipfile
     if serve.node_for_pyodide() is None or not (serve.CACHE / f"pyodide-{serve.PYODIDE_VERSION}" / ".complete").exists():
@@ -139,6 +140,15 @@ def test_wheel_carries_pyodide_bytecode(tmp_path):
     assert int.from_bytes(pyc[4:8], "little") == 0b01  # hash-based, source not checked
     record = wheel.read(next(n for n in names if n.endswith("RECORD"))).decode()
     assert "jaxweb/__init__.pyc,sha256=" in record
+    # ... and a Pyodide memory snapshot of it beside it, indexed with what the loader checks
+    import hashlib
+    import json
+    snap = json.loads((tmp_path / "wheels" / "index.json").read_text())["snapshot"]
+    data = (tmp_path / "wheels" / snap["file"]).read_bytes()
+    assert data[:4] == (0x706E7300).to_bytes(4, "little")  # Pyodide's snapshot magic
+    assert snap["pyodide"] == serve.PYODIDE_VERSION and snap["bytes"] == len(data)
+    assert snap["wheel_sha256"] == hashlib.sha256(Path(wheel.filename).read_bytes()).hexdigest()
+    assert snap["wheel_path"] == f"/lib/jaxweb_wheels/{Path(wheel.filename).name}"
 
 
 def test_cli_serves_demos_and_prints_urls():
