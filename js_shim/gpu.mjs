@@ -42,10 +42,23 @@ const WANTED_FEATURES = ['shader-f16', 'subgroups', 'timestamp-query'];
  * Resolves to a JSON string describing them (null when there is no adapter),
  * which Python parses: one crossing instead of a walk over JS objects.
  */
-let initInfo = null;  // the JSON of the device made first: init is idempotent
+let initPromise = null;  // the device made first, or being made: init is idempotent
 
-export async function init(powerPreference = 'high-performance', adapterName = '') {
-  if (initInfo !== null) return initInfo;  // every caller shares one device (handles stay valid)
+export function init(powerPreference = 'high-performance', adapterName = '') {
+  // Every caller shares one device (handles stay valid), also while it is still being
+  // made: the loader starts it while Pyodide boots, Python's webgpu device awaits it.
+  // No adapter is not remembered: a later call asks again.
+  initPromise ??= makeDevice(powerPreference, adapterName).then((info) => {
+    if (info === null) initPromise = null;
+    return info;
+  }, (e) => {
+    initPromise = null;
+    throw e;
+  });
+  return initPromise;
+}
+
+async function makeDevice(powerPreference, adapterName) {
   if (!available()) return null;
   const opts = { powerPreference };
   if (adapterName === 'fallback') opts.forceFallbackAdapter = true;
@@ -64,13 +77,12 @@ export async function init(powerPreference = 'high-performance', adapterName = '
   for (const key in device.limits) {
     if (typeof device.limits[key] === 'number') limits[key] = device.limits[key];
   }
-  initInfo = JSON.stringify({
+  return JSON.stringify({
     vendor: info.vendor ?? '', architecture: info.architecture ?? '',
     device: info.device ?? '', description: info.description ?? '',
     isFallbackAdapter: !!(info.isFallbackAdapter ?? adapter.isFallbackAdapter),
     features: [...device.features], limits,
   });
-  return initInfo;
 }
 
 /** The last uncaptured device error message, then cleared ('' if none). */

@@ -68,7 +68,11 @@ async function exists(url) {
   }
 }
 
-/** Where WebGPU stands here: {gpu: bool, note: string}. Logs a note when falling back. */
+/**
+ * Where WebGPU stands here: {gpu: bool, note: string}. Logs a note when falling back.
+ * It makes the shim's GPU device (`gpu.init`, shared with jaxweb's webgpu device), so
+ * started early it overlaps the device's set-up with Pyodide's boot.
+ */
 export async function probeGPU() {
   if (!gpu.available()) {
     const note = 'jaxweb: WebGPU is not available here (no navigator.gpu); using the wasm device instead.';
@@ -76,8 +80,7 @@ export async function probeGPU() {
     return { gpu: false, note };
   }
   try {
-    const adapter = await navigator.gpu.requestAdapter();
-    if (adapter) return { gpu: true, note: '' };
+    if (await gpu.init() !== null) return { gpu: true, note: '' };
   } catch (e) { /* reported below */ }
   const note = 'jaxweb: WebGPU has no usable adapter here; using the wasm device instead.';
   console.info(note);
@@ -114,12 +117,13 @@ export async function loadJaxweb(options = {}) {
   const base = withSlash(options.base ?? new URL('..', import.meta.url).href);
   const pyodideURL = withSlash(options.pyodideURL ?? `${base}pyodide/`);
 
-  // The index, the wheel and the snapshot download while Pyodide boots (their fetches do
+  // The index, the wheel and the snapshot download (and WebGPU's device is made) while Pyodide boots (their fetches do
   // not wait for it); Pyodide compiles pyodide.asm.wasm while it streams in
   // (WebAssembly.instantiateStreaming).
   const indexPromise = options.wheelURL ? Promise.resolve(null) : fetchIndex(base);
   const wheelPromise = fetchWheel(base, options.wheelURL, indexPromise);
   wheelPromise.catch(() => {});  // reported where it is awaited, not as an unhandled rejection
+  const gpuProbe = probeGPU();  // WebGPU's adapter and device are made meanwhile too
   let pyodide = options.pyodide;
   let snapshot = null;  // the snapshot's metadata once Pyodide booted from one
   if (!pyodide) {
@@ -170,7 +174,7 @@ export async function loadJaxweb(options = {}) {
   const threads = await startThreads(options.wasmThreads);
 
   progress(0.8, 'probing WebGPU');
-  const probe = await probeGPU();
+  const probe = await gpuProbe;
   const host = {
     kind: IS_NODE ? 'node' : 'browser',
     crossOriginIsolated: IS_NODE ? true : !!globalThis.crossOriginIsolated,
