@@ -6,8 +6,9 @@
 //
 // By default everything comes from the server this file was loaded from, laid
 // out as serve.py serves it (/pyodide/, /wheels/, /js_shim/). Any missing file
-// fails with an error that names its URL. The wheel is unpacked straight into
-// site-packages: jaxweb is pure Python and needs no package index.
+// fails with an error that names its URL. The wheel goes on sys.path as it is (jaxweb
+// is pure Python and needs no package index), and where serve.py made a memory snapshot
+// of Python after `import jaxweb`, Pyodide boots from it (see "memory snapshot" below).
 
 import * as wasm from './wasm.mjs';
 import * as gpu from './gpu.mjs';
@@ -109,8 +110,10 @@ async function startThreads(wanted) {
  * Load Pyodide, install jaxweb and register the shim as the Python module `_jaxweb_shim`.
  * Options: base (server root URL or folder), pyodideURL, wheelURL, onProgress(fraction, message),
  * importJaxweb (default true), loadPyodideOptions (passed through), pyodide (reuse an instance),
- * wasmThreads (threads for wasm kernels, main thread included; 1 turns the pool off).
- * Resolves to {pyodide, jaxweb, host, runPythonAsync, runPython}.
+ * wasmThreads (threads for wasm kernels, main thread included; 1 turns the pool off),
+ * snapshot (false: boot Python from scratch even when the index names a memory snapshot).
+ * Resolves to {pyodide, jaxweb, host, runPythonAsync, runPython}; host.snapshot tells
+ * whether Python booted from the snapshot.
  */
 export async function loadJaxweb(options = {}) {
   const progress = options.onProgress ?? (() => {});
