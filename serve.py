@@ -17,6 +17,7 @@ single byte-range requests for large files. The test harness imports this module
 from __future__ import annotations
 
 import argparse
+import gzip
 import importlib.util
 import ipaddress
 import json
@@ -50,6 +51,11 @@ MIME = {
     ".svg": "image/svg+xml", ".ico": "image/x-icon", ".ts": "text/plain; charset=utf-8",
     ".snapshot": "application/octet-stream",
 }
+#: Files served gzip-encoded (from a `NAME.gz` beside them) to clients across a network that
+#: accept it: the memory snapshot, 30 MiB raw, 8 MiB gzipped (much of it free, zeroed heap).
+#: Loopback clients get the raw file: inflating costs more there than the bytes do (headless
+#: Chromium here: 0.33 s vs 0.21 s per fetch from its cache, 1.2 s vs 0.4 s on a first visit).
+PRECOMPRESSED = {".snapshot"}
 #: Every response carries these: cross-origin isolation and no stale dev files.
 HEADERS = {
     "Cross-Origin-Opener-Policy": "same-origin",
@@ -180,6 +186,8 @@ def build_snapshot(wheel: Path) -> dict | None:
     lines = r.stdout.strip().splitlines()
     if r.returncode != 0 or not target.exists() or not lines:
         raise FetchError(f"making the Pyodide memory snapshot failed: {(r.stderr or r.stdout).strip()[-800:]}")
+    with open(target, "rb") as raw, gzip.open(target.with_name(target.name + ".gz"), "wb", compresslevel=1) as gz:
+        shutil.copyfileobj(raw, gz, CHUNK)  # served to browsers instead (Content-Encoding: gzip)
     return {"file": target.name, **json.loads(lines[-1])}
 
 
@@ -220,12 +228,13 @@ def build_wheel(out: Path | None = None, offline: bool = False, bytecode: bool =
             raise FetchError(f"building the jaxweb wheel failed: {err}")
         built = precompile_wheel(wheels[0], Path(tmp) / "pyc" / wheels[0].name) if bytecode else wheels[0]
         snapshot = build_snapshot(built) if bytecode else None
-        for old in [*out.glob("jaxweb-*.whl"), *out.glob("jaxweb-*.whl.snapshot")]:
+        for old in [*out.glob("jaxweb-*.whl"), *out.glob("jaxweb-*.whl.snapshot*")]:
             old.unlink()
         target = out / wheels[0].name
         shutil.move(str(built), str(target))
         if snapshot:
-            shutil.move(str(built.with_name(snapshot["file"])), str(out / snapshot["file"]))
+            for name in (snapshot["file"], snapshot["file"] + ".gz"):
+                shutil.move(str(built.with_name(name)), str(out / name))
     index = {"jaxweb": target.name, **({"snapshot": snapshot} if snapshot else {})}
     (out / "index.json").write_text(json.dumps(index) + "\n")
     return target
@@ -352,6 +361,18 @@ class Handler(BaseHTTPRequestHandler):
         except OSError:
             self._plain(HTTPStatus.NOT_FOUND, body)
             return
+        gz = target.with_name(target.name + ".gz")
+        if (target.suffix in PRECOMPRESSED and "Range" not in self.headers and gz.is_file()
+                and not is_loopback(self.client_address[0]) and accepts_gzip(self.headers.get("Accept-Encoding"))):
+            try:
+                f.close()
+                f = open(gz, "rb")
+            except OSError:
+                self._plain(HTTPStatus.NOT_FOUND, body)
+                return
+            with f:
+                self._send_file(f, os.fstat(f.fileno()), target.name, body, encoding="gzip")
+            return
         with f:
             st = os.fstat(f.fileno())
             self._send_file(f, st, target.name, body)
@@ -368,15 +389,19 @@ class Handler(BaseHTTPRequestHandler):
         if body:
             self.wfile.write(msg)
 
-    def _send_file(self, f, st: os.stat_result, name: str, body: bool) -> None:
+    def _send_file(self, f, st: os.stat_result, name: str, body: bool, encoding: str | None = None) -> None:
+        """`f` (of stat `st`) as `name`; with `encoding`, `f` holds that Content-Encoding of it."""
         size, tag = st.st_size, etag(st)
+        vary = {"Vary": "Accept-Encoding"} if Path(name).suffix in PRECOMPRESSED else {}
         if if_none_match(self.headers.get("If-None-Match"), tag):
             self.send_response(HTTPStatus.NOT_MODIFIED)
             self.send_header("ETag", tag)
+            for k, v in vary.items():
+                self.send_header(k, v)
             self.end_headers()
             return
         span = None
-        if "Range" in self.headers and self.headers.get("If-Range", tag) == tag:
+        if encoding is None and "Range" in self.headers and self.headers.get("If-Range", tag) == tag:
             span = parse_range(self.headers["Range"], size)
             if span == "unsatisfiable":
                 self._plain(HTTPStatus.REQUESTED_RANGE_NOT_SATISFIABLE, body,
@@ -388,7 +413,12 @@ class Handler(BaseHTTPRequestHandler):
         self.send_header("Content-Length", str(end - start))
         if span:
             self.send_header("Content-Range", f"bytes {start}-{end - 1}/{size}")
-        self.send_header("Accept-Ranges", "bytes")
+        if encoding:
+            self.send_header("Content-Encoding", encoding)
+        else:
+            self.send_header("Accept-Ranges", "bytes")
+        for k, v in vary.items():
+            self.send_header(k, v)
         self.send_header("ETag", tag)
         self.end_headers()
         if body:
@@ -400,6 +430,16 @@ class Handler(BaseHTTPRequestHandler):
                     break
                 self.wfile.write(piece)
                 left -= len(piece)
+
+
+def accepts_gzip(header: str | None) -> bool:
+    """Whether an Accept-Encoding header takes gzip (and does not refuse it with q=0)."""
+    for part in (header or "").split(","):
+        coding, _, params = part.strip().partition(";")
+        if coding.strip().lower() in ("gzip", "*"):
+            q = params.strip().lower()
+            return not (q.startswith("q=") and float(q[2:] or 0) == 0)
+    return False
 
 
 def etag(st: os.stat_result) -> str:

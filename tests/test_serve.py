@@ -321,3 +321,23 @@ def test_if_range_with_a_stale_tag_sends_the_whole_file(big_site):
     assert request(srv, "/w.bin", {"Range": "bytes=0-9", "If-Range": tag})[0] == 206
     status, _, body = request(srv, "/w.bin", {"Range": "bytes=0-9", "If-Range": '"stale"'})
     assert status == 200 and body == data
+
+
+def test_snapshot_is_gzipped_for_remote_clients_only(big_site, monkeypatch):
+    """A `.snapshot` with a `.gz` beside it goes out gzip-encoded to a client across a network
+    that accepts gzip (30 MiB -> 8 MiB); loopback clients, ranges and gzip-refusers get it raw."""
+    import gzip
+    srv, data, base = big_site
+    (base / "m.snapshot").write_bytes(data)
+    (base / "m.snapshot.gz").write_bytes(gzip.compress(data, 1))
+    status, headers, body = request(srv, "/m.snapshot", {"Accept-Encoding": "gzip"})
+    assert status == 200 and body == data and "content-encoding" not in headers  # loopback: raw
+    monkeypatch.setattr(serve, "is_loopback", lambda host: False)
+    status, headers, body = request(srv, "/m.snapshot", {"Accept-Encoding": "br, gzip"})
+    assert status == 200 and headers["content-encoding"] == "gzip" and gzip.decompress(body) == data
+    assert headers["vary"] == "Accept-Encoding" and "accept-ranges" not in headers
+    status, headers, _ = request(srv, "/m.snapshot", {"Accept-Encoding": "gzip", "If-None-Match": headers["etag"]})
+    assert status == 304
+    for refused in ({"Accept-Encoding": "gzip;q=0"}, {}, {"Accept-Encoding": "gzip", "Range": "bytes=0-9"}):
+        status, headers, body = request(srv, "/m.snapshot", refused)
+        assert "content-encoding" not in headers and body == data[:len(body)] and body, refused
