@@ -230,13 +230,22 @@ async function fetchWheel(base, wheelURL, indexPromise) {
 // from these very wheel bytes (SHA-256); anything else boots normally.
 
 /**
- * Mount the wheel and import jaxweb: the state a snapshot captures. The builder runs it
- * before `makeMemorySnapshot`; it touches no JS object (the snapshot could not hold one).
+ * Mount the wheel and import jaxweb, then `modules` (names; one that fails to import is
+ * left out): the state a snapshot captures. The builder runs it before
+ * `makeMemorySnapshot`; it touches no JS object (the snapshot could not hold one).
  * Returns the wheel's path inside Pyodide.
  */
-export function snapshotImport(pyodide, bytes, name) {
+export function snapshotImport(pyodide, bytes, name, modules = []) {
   const path = mountWheel(pyodide, bytes, name);
-  pyodide.runPython('import jaxweb, jaxweb._src.host as _h; _h.select_pyodide_runtimes(); del _h');
+  pyodide.runPython(`
+import importlib, jaxweb, jaxweb._src.host
+jaxweb._src.host.select_pyodide_runtimes()
+for _m in ${JSON.stringify(modules)}:
+    try:
+        importlib.import_module(_m)
+    except Exception:
+        pass
+`);
   return path;
 }
 

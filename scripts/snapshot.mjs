@@ -3,15 +3,36 @@
 // Most of a page's load is Python starting up inside Pyodide (2-4 s on an idle CI box,
 // more when it is busy). A snapshot is the interpreter's whole linear memory taken
 // after start-up and `import jaxweb` (Pyodide's `_makeSnapshot` / `_loadSnapshot`):
-// a page that boots from it skips both and only re-attaches the JS side. What goes
-// into it is `snapshotImport` in js_shim/jaxweb.mjs, the same code the loader checks
-// against, so the two cannot drift. Prints the metadata the loader checks before
-// using it (Pyodide's version, the wheel's SHA-256, its mount path) as one JSON line.
+// a page that boots from it skips both and only re-attaches the JS side.
+//
+// It also holds the modules a page imports next: jaxweb imports its backends, compiler and
+// code generators when devices start and a first computation runs (hundreds of ms in a
+// page). They are found by doing exactly that in a scratch Pyodide here (WARM_UP: list the
+// devices, run an eager op and a jitted one on wasm; plus the page worker's own imports),
+// and imported, without starting anything, before the snapshot (`snapshotImport` in
+// js_shim/jaxweb.mjs, the code the loader's checks are about). Should one of them hold a
+// JS object (which a snapshot cannot), the snapshot is made with jaxweb alone.
+//
+// Prints the metadata the loader checks before using it (Pyodide's version, the wheel's
+// SHA-256, its mount path) as one JSON line.
 import { createHash } from 'node:crypto';
 import { readFile, writeFile } from 'node:fs/promises';
-import { basename, resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { snapshotImport } from '../js_shim/jaxweb.mjs';
+import { basename, dirname, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { loadJaxweb, snapshotImport } from '../js_shim/jaxweb.mjs';
+
+/** Modules of the webgpu device, which a scratch Pyodide in Node has no GPU to start. */
+const ALSO = ['jaxweb._src.backends.webgpu.backend', 'jaxweb._src.backends.webgpu.runtime_pyodide'];
+const WARM_UP = `
+import json, sys
+_before = set(sys.modules)
+exec(compile(_worker_source, "_jaxweb_worker", "exec"), {"__name__": "_jaxweb_worker_warm_up"})
+import jaxweb, jaxweb.numpy as jnp
+from jaxweb._src import device
+device.backends(), device.default_backend()
+(jnp.arange(3.0) * 2).tolist(), jaxweb.jit(lambda x: jnp.sin(x) @ x + 1)(jnp.ones((4, 4))).tolist()
+json.dumps(sorted(m for m in set(sys.modules) - _before if not m.startswith("_jaxweb")))
+`;
 
 const [pyodideDir, wheelPath, out] = process.argv.slice(2).map((p) => resolve(p));
 if (!out) {
@@ -19,15 +40,36 @@ if (!out) {
   process.exit(2);
 }
 const { loadPyodide, version } = await import(pathToFileURL(`${pyodideDir}/pyodide.mjs`).href);
-const pyodide = await loadPyodide({ indexURL: `${pyodideDir}/`, _makeSnapshot: true });
 const wheel = await readFile(wheelPath);
-const wheelMount = snapshotImport(pyodide, wheel, basename(wheelPath));
-const snapshot = pyodide.makeMemorySnapshot();
-await writeFile(out, snapshot);
+const workerSource = await readFile(resolve(dirname(fileURLToPath(import.meta.url)), '../js_shim/worker_runtime.py'), 'utf8');
+
+async function warmModules() {
+  const scratch = await loadJaxweb({ pyodideURL: `${pyodideDir}/`, wheelURL: wheelPath, wasmThreads: 1 });
+  scratch.pyodide.globals.set('_worker_source', workerSource);
+  return [...new Set([...JSON.parse(await scratch.runPythonAsync(WARM_UP)), ...ALSO])];
+}
+
+async function snapshot(modules) {
+  const pyodide = await loadPyodide({ indexURL: `${pyodideDir}/`, _makeSnapshot: true });
+  const path = snapshotImport(pyodide, wheel, basename(wheelPath), modules);
+  return { path, bytes: pyodide.makeMemorySnapshot() };
+}
+
+const modules = await warmModules();
+if (process.env.JAXWEB_SNAPSHOT_DEBUG) console.error(modules.join(' '));
+let made;
+try {
+  made = await snapshot(modules);
+} catch (e) {
+  console.error(`note: the snapshot holds only jaxweb (with its next modules: ${e.message})`);
+  made = await snapshot([]);
+}
+await writeFile(out, made.bytes);
 console.log(JSON.stringify({
   pyodide: version,
   wheel_sha256: createHash('sha256').update(wheel).digest('hex'),
-  wheel_path: wheelMount,
-  bytes: snapshot.length,
+  wheel_path: made.path,
+  modules: modules.length,
+  bytes: made.bytes.length,
 }));
 process.exit(0);
