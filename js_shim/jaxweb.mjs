@@ -238,7 +238,8 @@ async function fetchWheel(base, wheelURL, indexPromise) {
 export function snapshotImport(pyodide, bytes, name, modules = []) {
   const path = mountWheel(pyodide, bytes, name);
   pyodide.runPython(`
-import importlib, jaxweb, jaxweb._src.host
+import importlib, os, jaxweb, jaxweb._src.host
+os.environ.pop("_", None)  # the builder's script path
 jaxweb._src.host.select_pyodide_runtimes()
 for _m in ${JSON.stringify(modules)}:
     try:
@@ -254,9 +255,14 @@ function afterSnapshot(pyodide) {
   pyodide.runPython('import sys\nif "random" in sys.modules: sys.modules["random"].seed()');
 }
 
+/** loadPyodide options that shape Python's start-up, which a snapshot has already had. */
+const STARTUP_OPTIONS = ['env', 'args', 'packages', 'fullStdLib', 'stdLibURL', 'lockFileURL', 'lockFileContents',
+  'packageBaseUrl', 'fsInit', '_sysExecutable', '_loadSnapshot', '_makeSnapshot'];
+
 /** {meta, bytes: Promise} for the index's snapshot, or null (none, turned off, unreadable). */
 function findSnapshot(base, options, indexPromise) {
   if (options.snapshot === false || options.wheelURL) return Promise.resolve(null);
+  if (STARTUP_OPTIONS.some((k) => k in (options.loadPyodideOptions ?? {}))) return Promise.resolve(null);
   if (!globalThis.crypto?.subtle) return Promise.resolve(null);  // cannot check the wheel (not a secure context)
   return indexPromise.then((index) => {
     const meta = index?.snapshot;
