@@ -6,12 +6,13 @@
 // a page that boots from it skips both and only re-attaches the JS side.
 //
 // It also holds the modules a page imports next: jaxweb imports its backends, compiler and
-// code generators when devices start and a first computation runs (hundreds of ms in a
-// page). They are found by doing exactly that in a scratch Pyodide here (WARM_UP: list the
-// devices, run an eager op and a jitted one on wasm; plus the page worker's own imports),
-// and imported, without starting anything, before the snapshot (`snapshotImport` in
-// js_shim/jaxweb.mjs, the code the loader's checks are about). Should one of them hold a
-// JS object (which a snapshot cannot), the snapshot is made with jaxweb alone.
+// code generators when devices start and a first computation runs, and some submodules on
+// first use (hundreds of ms in a page). They are found by doing exactly that in a scratch
+// Pyodide here (WARM_UP: touch every public name of jaxweb and jnp, list the devices, run
+// eager, jitted, grad, vmap and random work on wasm, and the page worker's own imports),
+// then imported, nothing started, before the snapshot (`snapshotImport` in js_shim/jaxweb.mjs).
+// Should one of them hold a JS object (which a snapshot cannot), the snapshot is made with
+// jaxweb alone.
 //
 // Prints the metadata the loader checks before using it (Pyodide's version, the wheel's
 // SHA-256, its mount path) as one JSON line.
@@ -29,8 +30,17 @@ _before = set(sys.modules)
 exec(compile(_worker_source, "_jaxweb_worker", "exec"), {"__name__": "_jaxweb_worker_warm_up"})
 import jaxweb, jaxweb.numpy as jnp
 from jaxweb._src import device
+for _ns in (jaxweb, jnp):  # the submodules and jnp families that load on first use
+    for _name in dir(_ns):
+        try:
+            getattr(_ns, _name)
+        except Exception:
+            pass
 device.backends(), device.default_backend()
-(jnp.arange(3.0) * 2).tolist(), jaxweb.jit(lambda x: jnp.sin(x) @ x + 1)(jnp.ones((4, 4))).tolist()
+_x = jnp.ones((4, 4))
+(jnp.arange(3.0) * 2).tolist(), jaxweb.jit(lambda x: jnp.sin(x) @ x + 1)(_x).tolist()
+jaxweb.grad(lambda x: (jaxweb.nn.relu(x) ** 2).sum())(_x).tolist(), jaxweb.vmap(jnp.dot)(_x, _x).tolist()
+jaxweb.random.normal(jaxweb.random.PRNGKey(0), (3,)).tolist()
 json.dumps(sorted(m for m in set(sys.modules) - _before if not m.startswith("_jaxweb")))
 `;
 
@@ -44,9 +54,14 @@ const wheel = await readFile(wheelPath);
 const workerSource = await readFile(resolve(dirname(fileURLToPath(import.meta.url)), '../js_shim/worker_runtime.py'), 'utf8');
 
 async function warmModules() {
-  const scratch = await loadJaxweb({ pyodideURL: `${pyodideDir}/`, wheelURL: wheelPath, wasmThreads: 1 });
-  scratch.pyodide.globals.set('_worker_source', workerSource);
-  return [...new Set([...JSON.parse(await scratch.runPythonAsync(WARM_UP)), ...ALSO])];
+  try {
+    const scratch = await loadJaxweb({ pyodideURL: `${pyodideDir}/`, wheelURL: wheelPath, wasmThreads: 1 });
+    scratch.pyodide.globals.set('_worker_source', workerSource);
+    return [...new Set([...JSON.parse(await scratch.runPythonAsync(WARM_UP)), ...ALSO])];
+  } catch (e) {  // a broken warm-up costs a page those imports, not the snapshot
+    console.error(`note: the snapshot's warm-up failed (${e.message}); it holds jaxweb's import only`);
+    return ALSO;
+  }
 }
 
 async function snapshot(modules) {
