@@ -120,9 +120,9 @@ export async function loadJaxweb(options = {}) {
   const base = withSlash(options.base ?? new URL('..', import.meta.url).href);
   const pyodideURL = withSlash(options.pyodideURL ?? `${base}pyodide/`);
 
-  // The index, the wheel and the snapshot download (and WebGPU's device is made) while Pyodide boots (their fetches do
-  // not wait for it); Pyodide compiles pyodide.asm.wasm while it streams in
-  // (WebAssembly.instantiateStreaming).
+  // The index, the wheel and the snapshot download, and WebGPU's device is made, while
+  // Pyodide boots (none of them waits for it); Pyodide compiles pyodide.asm.wasm while it
+  // streams in (WebAssembly.instantiateStreaming).
   const indexPromise = options.wheelURL ? Promise.resolve(null) : fetchIndex(base);
   const wheelPromise = fetchWheel(base, options.wheelURL, indexPromise);
   wheelPromise.catch(() => {});  // reported where it is awaited, not as an unhandled rejection
@@ -261,7 +261,7 @@ const STARTUP_OPTIONS = ['env', 'args', 'packages', 'fullStdLib', 'stdLibURL', '
 
 /** {meta, bytes: Promise} for the index's snapshot, or null (none, turned off, unreadable). */
 function findSnapshot(base, options, indexPromise) {
-  if (options.snapshot === false || options.wheelURL) return Promise.resolve(null);
+  if (options.snapshot === false || options.wheelURL || options.importJaxweb === false) return Promise.resolve(null);
   if (STARTUP_OPTIONS.some((k) => k in (options.loadPyodideOptions ?? {}))) return Promise.resolve(null);
   if (!globalThis.crypto?.subtle) return Promise.resolve(null);  // cannot check the wheel (not a secure context)
   return indexPromise.then((index) => {
