@@ -341,3 +341,14 @@ def test_snapshot_is_gzipped_for_remote_clients_only(big_site, monkeypatch):
     for refused in ({"Accept-Encoding": "gzip;q=0"}, {}, {"Accept-Encoding": "gzip", "Range": "bytes=0-9"}):
         status, headers, body = request(srv, "/m.snapshot", refused)
         assert "content-encoding" not in headers and body == data[:len(body)] and body, refused
+
+
+def test_a_snapshot_that_cannot_be_made_is_a_warning(tmp_path, capsys):
+    """The snapshot only speeds pages up: when it cannot be made (here: not a wheel), the
+    build goes on without it and says so."""
+    if serve.node_for_pyodide() is None or not (serve.CACHE / f"pyodide-{serve.PYODIDE_VERSION}" / ".complete").exists():
+        pytest.skip("Node or Pyodide not cached (bash scripts/setup_browser.sh)")
+    broken = tmp_path / "jaxweb-0.1.0-py3-none-any.whl"
+    broken.write_bytes(b"not a zip")
+    assert serve.build_snapshot(broken) is None
+    assert "no Pyodide memory snapshot" in capsys.readouterr().err
