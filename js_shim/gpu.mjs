@@ -43,26 +43,45 @@ const WANTED_FEATURES = ['shader-f16', 'subgroups', 'timestamp-query'];
  * which Python parses: one crossing instead of a walk over JS objects.
  */
 let initPromise = null;  // the device made first, or being made: init is idempotent
+let adapterFound = null;  // whether that init's adapter request found one (true/false)
 
 export function init(powerPreference = 'high-performance', adapterName = '') {
   // Every caller shares one device (handles stay valid), also while it is still being
   // made: the loader starts it while Pyodide boots, Python's webgpu device awaits it.
   // No adapter is not remembered: a later call asks again.
-  initPromise ??= makeDevice(powerPreference, adapterName).then((info) => {
-    if (info === null) initPromise = null;
-    return info;
-  }, (e) => {
-    initPromise = null;
-    throw e;
-  });
+  if (!initPromise) {
+    let found;
+    adapterFound = new Promise((resolve) => { found = resolve; });
+    initPromise = makeDevice(powerPreference, adapterName, found).then((info) => {
+      if (info === null) initPromise = null;
+      return info;
+    }, (e) => {
+      initPromise = null;
+      throw e;
+    });
+  }
   return initPromise;
 }
 
-async function makeDevice(powerPreference, adapterName) {
-  if (!available()) return null;
-  const opts = { powerPreference };
-  if (adapterName === 'fallback') opts.forceFallbackAdapter = true;
-  adapter = await navigator.gpu.requestAdapter(opts);
+/**
+ * Whether WebGPU has an adapter here: starts `init` (if no one has) and answers once the
+ * adapter request does, without waiting for the device, which goes on being made.
+ */
+export function hasAdapter() {
+  init().catch(() => {});  // a failed device is reported to whoever awaits init()
+  return adapterFound;
+}
+
+async function makeDevice(powerPreference, adapterName, found) {
+  try {
+    if (!available()) return null;
+    const opts = { powerPreference };
+    if (adapterName === 'fallback') opts.forceFallbackAdapter = true;
+    adapter = await navigator.gpu.requestAdapter(opts);
+    found(!!adapter);
+  } finally {
+    found(false);  // no adapter, or the request failed (a no-op once found)
+  }
   if (!adapter) return null;
   const features = WANTED_FEATURES.filter((f) => adapter.features.has(f));
   const requiredLimits = {};

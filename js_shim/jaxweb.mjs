@@ -71,8 +71,9 @@ async function exists(url) {
 
 /**
  * Where WebGPU stands here: {gpu: bool, note: string}. Logs a note when falling back.
- * It makes the shim's GPU device (`gpu.init`, shared with jaxweb's webgpu device), so
- * started early it overlaps the device's set-up with Pyodide's boot.
+ * It starts making the shim's GPU device (`gpu.init`, shared with jaxweb's webgpu device)
+ * and answers once the adapter is known: started early, the device's set-up overlaps
+ * Pyodide's boot and the rest of the load, and nothing waits for it but the webgpu device.
  */
 export async function probeGPU() {
   if (!gpu.available()) {
@@ -81,7 +82,7 @@ export async function probeGPU() {
     return { gpu: false, note };
   }
   try {
-    if (await gpu.init() !== null) return { gpu: true, note: '' };
+    if (await gpu.hasAdapter()) return { gpu: true, note: '' };
   } catch (e) { /* reported below */ }
   const note = 'jaxweb: WebGPU has no usable adapter here; using the wasm device instead.';
   console.info(note);
