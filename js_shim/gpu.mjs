@@ -44,14 +44,46 @@ const WANTED_FEATURES = ['shader-f16', 'subgroups', 'timestamp-query'];
  * Resolves to a JSON string describing them (null when there is no adapter),
  * which Python parses: one crossing instead of a walk over JS objects.
  */
-let initInfo = null;  // the JSON of the device made first: init is idempotent
+let initPromise = null;  // the device made first, or being made: init is idempotent
+let adapterFound = null;  // whether that init's adapter request found one (true/false)
 
-export async function init(powerPreference = 'high-performance', adapterName = '') {
-  if (initInfo !== null) return initInfo;  // every caller shares one device (handles stay valid)
-  if (!available()) return null;
-  const opts = { powerPreference };
-  if (adapterName === 'fallback') opts.forceFallbackAdapter = true;
-  adapter = await navigator.gpu.requestAdapter(opts);
+export function init(powerPreference = 'high-performance', adapterName = '') {
+  // Every caller shares one device (handles stay valid), also while it is still being
+  // made: the loader starts it while Pyodide boots, Python's webgpu device awaits it.
+  // No adapter is not remembered: a later call asks again.
+  if (!initPromise) {
+    let found;
+    adapterFound = new Promise((resolve) => { found = resolve; });
+    initPromise = makeDevice(powerPreference, adapterName, found).then((info) => {
+      if (info === null) initPromise = null;
+      return info;
+    }, (e) => {
+      initPromise = null;
+      throw e;
+    });
+  }
+  return initPromise;
+}
+
+/**
+ * Whether WebGPU has an adapter here: starts `init` (if no one has) and answers once the
+ * adapter request does, without waiting for the device, which goes on being made.
+ */
+export function hasAdapter() {
+  init().catch(() => {});  // a failed device is reported to whoever awaits init()
+  return adapterFound;
+}
+
+async function makeDevice(powerPreference, adapterName, found) {
+  try {
+    if (!available()) return null;
+    const opts = { powerPreference };
+    if (adapterName === 'fallback') opts.forceFallbackAdapter = true;
+    adapter = await navigator.gpu.requestAdapter(opts);
+    found(!!adapter);
+  } finally {
+    found(false);  // no adapter, or the request failed (a no-op once found)
+  }
   if (!adapter) return null;
   const features = WANTED_FEATURES.filter((f) => adapter.features.has(f));
   const requiredLimits = {};
@@ -73,13 +105,12 @@ export async function init(powerPreference = 'high-performance', adapterName = '
   for (const key in device.limits) {
     if (typeof device.limits[key] === 'number') limits[key] = device.limits[key];
   }
-  initInfo = JSON.stringify({
+  return JSON.stringify({
     vendor: info.vendor ?? '', architecture: info.architecture ?? '',
     device: info.device ?? '', description: info.description ?? '',
     isFallbackAdapter: !!(info.isFallbackAdapter ?? adapter.isFallbackAdapter),
     features: [...device.features], limits,
   });
-  return initInfo;
 }
 
 /** The number of the current device (each backend remembers the one it was made with). */

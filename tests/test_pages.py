@@ -112,6 +112,7 @@ def test_repl(site, browser):
 
     ready = open_page(browser, site, "repl/")
     assert ready["crossOriginIsolated"] is True
+    assert ready["snapshot"] is True  # Python booted from serve.py's memory snapshot
     content = browser.find_element(By.CSS_SELECTOR, "#editor .cm-content")
     content.click()
     content.send_keys(Keys.CONTROL, "a")
@@ -156,6 +157,48 @@ def test_repl(site, browser):
     browser.execute_script("window.__repl.run('plot([1, 4, 9], title=\"squares\")')")
     wait_for(browser, "document.querySelector('.cell .rich.plot canvas') && !window.__repl.running()", 30)
     screenshot(browser, "repl")
+
+
+def test_repl_from_the_snapshot_is_a_fresh_python(site, browser):
+    """A boot from the memory snapshot offers the devices a boot from scratch does, and each
+    computes; Python's `random` is reseeded per load (the snapshot's memory is the same)."""
+    fresh = open_page(browser, site, "repl/?snapshot=0")
+    assert fresh["snapshot"] is False
+    draws = []
+    for _ in range(2):
+        ready = open_page(browser, site, "repl/")
+        assert ready["snapshot"] is True and ready["devices"] == fresh["devices"], (ready, fresh)
+        draws.append(repl_run(browser, "import random\nrandom.random()")["repr"])
+    assert draws[0] != draws[1], draws
+    for device in ready["devices"]:
+        browser.execute_script("document.getElementById('device').value = arguments[0]", device)
+        r = repl_run(browser, "jnp.arange(3.0) * 2")
+        assert r["ok"] and r["repr"] == "Array([0., 2., 4.], dtype=float32)" and r["device"] == device, r
+
+
+def test_a_stale_or_missing_snapshot_boots_normally(site, browser, tmp_path):
+    """The loader uses the snapshot only for the very wheel it was made from: a wheel whose
+    SHA-256 differs from the index's, or a snapshot file that is gone, costs a normal boot."""
+    import json
+    import shutil
+    index = json.loads((site.mounts["/wheels/"] / "index.json").read_text())
+    for case in ("stale", "missing"):
+        wheels = tmp_path / case
+        wheels.mkdir()
+        shutil.copy2(site.mounts["/wheels/"] / index["jaxweb"], wheels / index["jaxweb"])
+        entry = dict(index["snapshot"])
+        if case == "stale":
+            shutil.copy2(site.mounts["/wheels/"] / entry["file"], wheels / entry["file"])
+            entry["wheel_sha256"] = "0" * 64
+        (wheels / "index.json").write_text(json.dumps({**index, "snapshot": entry}))
+        srv = serve.start("127.0.0.1", 0, {**site.mounts, "/wheels/": wheels})
+        try:
+            ready = open_page(browser, srv, "repl/")
+            assert ready["snapshot"] is False, case
+            assert repl_run(browser, "jnp.arange(3) * 2")["repr"] == "Array([0, 2, 4], dtype=int32)"
+        finally:
+            srv.shutdown()
+            srv.server_close()
 
 
 class _NoIsolation(serve.Handler):
