@@ -98,7 +98,7 @@ async function makeDevice(powerPreference, adapterName, found) {
   made.lost?.then((info) => {
     losses[gen] = `${info.reason ?? 'unknown'}: ${info.message || 'no message'}`;
     console.warn(`jaxweb: WebGPU device lost (${losses[gen]})`);
-    if (device === made) initInfo = null;  // the next init() makes a new device
+    if (device === made) initPromise = null;  // the next init() makes a new device
   });
   const info = adapter.info ?? {};
   const limits = {};
