@@ -25,9 +25,10 @@ from ..base import Backend
 from ...compiler import expr as E
 from ...compiler.gemm import GemmCaps
 from ...compiler.kernel import Capabilities, Kernel, Routine
+from ...compiler.linalg_routines import LinalgCaps
 from ...compiler.shapetracker import prod
 from .allocator import Allocator
-from . import codegen, conv, matmul
+from . import codegen, conv, linalg, matmul
 from .runtime import Runtime, default_runtime
 
 
@@ -94,6 +95,13 @@ def _regrid(kernel: Kernel, shape: tuple, index) -> Kernel:
                   name=kernel.name, outs=outs)
 
 
+#: the factorizations' own modules (linalg.py) and the multiply-adds each does (threads
+#: split a batch of matrices when that pays); LINALG: the largest matrices they are used for
+LINALG_ROUTINES = {"cholesky_f32": lambda s: s.batch * s.n ** 3 // 3,
+                   "lu_f32": lambda s: s.batch * s.m * s.n * min(s.m, s.n),
+                   "trsm_f32": lambda s: s.batch * s.m * s.m * s.k // 2}
+LINALG = LinalgCaps(cholesky=4096, lu=4096, triangular_solve=4096)
+
 PARALLEL_WORK = 1 << 20  # element-steps above which a kernel is split over worker threads (hand-off ~0.1 ms)
 GEMM_PARALLEL_WORK = 1 << 22  # the same for matmul / conv (multiply-adds): they run ~4 per ns per thread
 
@@ -137,7 +145,7 @@ class WasmBackend(Backend):
         # thin products too (an MLP's 10-class layer: N or K = 10): padded to 8-column
         # strips they still beat the generic reduction 1.5-3x in V8, once big enough
         gemm = GemmCaps(nr=8, conv=True, thin_dim=4, thin_work=1 << 17) if "simd" in self.features else None
-        self.capabilities = Capabilities(gemm=gemm)
+        self.capabilities = Capabilities(gemm=gemm, linalg=LINALG if "simd" in self.features else None)
 
     def alloc(self, nbytes: int) -> int:
         return self.allocator.alloc(nbytes)
@@ -207,6 +215,9 @@ class WasmBackend(Backend):
         elif r.routine == "conv_f32":
             wasm = conv.build(spec, self.features)
             rows, work = spec.M, spec.work
+        elif r.routine in LINALG_ROUTINES:
+            wasm = linalg.build(r.routine, spec, self.features)
+            rows, work = spec.batch, LINALG_ROUTINES[r.routine](spec)
         else:
             raise NotImplementedError(f"wasm backend: no routine {r.routine!r}")
         t1 = time.perf_counter()
@@ -226,7 +237,7 @@ class WasmBackend(Backend):
     def execute(self, program: Program, outs: list[int], inputs: list[Any]) -> None:
         if program.size == 0:
             return
-        if program.mode in ("gemm_f32", "conv_f32"):
+        if program.mode in ("gemm_f32", "conv_f32") or program.mode in LINALG_ROUTINES:
             self._split(program, (*outs, *inputs))
             return
         if program.work >= PARALLEL_WORK and program.rows > 1 and getattr(self.rt, "workers", 1) > 1:

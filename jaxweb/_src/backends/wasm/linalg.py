@@ -1,0 +1,323 @@
+"""The wasm backend's factorization routines: one module per call, the whole batch in it.
+
+`compiler/linalg_routines.py` hands `lax.linalg`'s cholesky, lu and triangular_solve to
+these where the backend declares them (`LinalgCaps`), instead of the blocked algorithm's
+few kernels per column. Each module exports run(start, end, outs..., ins...) over the
+matrices [start, end) of the batch (threads split a batch), all buffers contiguous:
+
+- cholesky_f32 (L, A): row by row (Cholesky–Banachiewicz), L[i, j] = (A[i, j] -
+  L[i, :j]·L[j, :j]) / L[j, j], the dot products of two contiguous rows in f32x4 lanes;
+  zeros above the diagonal; a matrix whose diagonal is not all finite (not positive
+  definite) gets NaN in its whole lower triangle, as JAX returns it.
+- lu_f32 (lu, pivots, perm, A): right-looking partial pivoting as LAPACK's getf2 (the
+  first largest |a|, a NaN winning as in argmax; a zero pivot leaves its column as is),
+  the row swaps and the rank-1 updates of whole rows in f32x4 lanes.
+- trsm_f32 (Y, T, B): Y = B, then substitution in place, forward for a lower T and
+  backward for an upper one: Y[i] -= T[i, j] Y[j] over the solved rows j, then Y[i] /=
+  T[i, i]; T is read by strides (so transposes are free) and the rows of Y are f32x4
+  lanes when contiguous (the right-hand sides of a left solve).
+"""
+from __future__ import annotations
+
+from ...compiler.linalg_routines import CholeskySpec, LuSpec, TrsmSpec
+from .assembler import Func
+from .tile import inc, loop_while, module
+
+
+class _Asm:
+    """A Func with helpers for counted loops, pointers and the f32x4 inner loops."""
+
+    def __init__(self, nparams: int, features: frozenset):
+        self.f = Func(["i32"] * nparams)
+        self.fma = "relaxed_simd" in features
+        self.features = features
+        self.v = [self.f.local("v128") for _ in range(4)]
+        self.tmp = self.f.local("i32")
+
+    def i32(self) -> int:
+        return self.f.local("i32")
+
+    def f32(self) -> int:
+        return self.f.local("f32")
+
+    def loop(self, i: int, lo, hi, body) -> None:
+        """for i in [lo, hi): body()  (lo, hi: callables pushing an i32)."""
+        f = self.f
+        lo()
+        f.set(i)
+        loop_while(f, lambda: (f.get(i), hi(), f.emit("i32.lt_s")), lambda: (body(), inc(f, i, 1)))
+
+    def ptr(self, dst: int, base: int, index, scale: int = 4) -> None:
+        """dst = base + index() * scale (bytes)."""
+        f = self.f
+        f.get(base)
+        index()
+        f.i32(scale).emit("i32.mul").emit("i32.add").set(dst)
+
+    def madd(self, acc: int, a, b) -> None:
+        """acc += a() * b()  (f32x4; a and b push v128s)."""
+        f = self.f
+        if self.fma:
+            a(), b(), f.get(acc), f.emit("f32x4.relaxed_madd").set(acc)
+        else:
+            f.get(acc), a(), b(), f.emit("f32x4.mul").emit("f32x4.add").set(acc)
+
+    def dot(self, pa: int, pb: int, count: int, out: int, p: int, q: int, e: int) -> None:
+        """out = sum of count() f32 products at pa.., pb.. (contiguous), 16 then 4 lanes at a time."""
+        f, v = self.f, self.v
+        for a in v:
+            f.v128_const(bytes(16)).set(a)
+        f.get(pa).set(p)
+        f.get(pb).set(q)
+        f.get(pa)
+        count()
+        f.i32(2).emit("i32.shl").emit("i32.add").set(e)
+
+        def wide(lanes: int) -> None:
+            for u in range(lanes // 4):
+                self.madd(v[u], lambda u=u: f.get(p).mem("v128.load", 16 * u, 2),
+                          lambda u=u: f.get(q).mem("v128.load", 16 * u, 2))
+            inc(f, p, 4 * lanes)
+            inc(f, q, 4 * lanes)
+        for lanes in (16, 4):
+            loop_while(f, lambda lanes=lanes: f.get(p).i32(4 * lanes).emit("i32.add").get(e).emit("i32.le_u"),
+                       lambda lanes=lanes: wide(lanes))
+        f.get(v[0]).get(v[1]).emit("f32x4.add").get(v[2]).get(v[3]).emit("f32x4.add").emit("f32x4.add").set(v[0])
+        for lane in range(4):
+            f.get(v[0]).lane("f32x4.extract_lane", lane)
+            if lane:
+                f.emit("f32.add")
+        f.set(out)
+
+        def tail():
+            f.get(out).get(p).mem("f32.load", 0, 2).get(q).mem("f32.load", 0, 2).emit("f32.mul")
+            f.emit("f32.add").set(out)
+            inc(f, p, 4)
+            inc(f, q, 4)
+        loop_while(f, lambda: f.get(p).get(e).emit("i32.lt_u"), tail)
+
+    def rows_op(self, dst: int, src: int, count: int, scal: int, op: str, p: int, q: int, e: int,
+                step: int = 4) -> None:
+        """For count f32s at dst.. (and src..), `step` bytes apart: op "axpy" dst -= scal * src,
+        "div" dst /= scal, "swap" dst <-> src; f32x4 lanes when contiguous (step 4)."""
+        f, v = self.f, self.v
+        f.get(dst).set(p)
+        f.get(src).set(q)
+        f.get(dst).get(count).i32(step).emit("i32.mul").emit("i32.add").set(e)
+        if step == 4:
+            if op != "swap":
+                f.get(scal).emit("f32x4.splat").set(v[3])
+
+            def vec():
+                if op == "axpy":
+                    f.get(p).get(p).mem("v128.load", 0, 2).get(v[3]).get(q).mem("v128.load", 0, 2)
+                    f.emit("f32x4.mul").emit("f32x4.sub").mem("v128.store", 0, 2)
+                elif op == "div":
+                    f.get(p).get(p).mem("v128.load", 0, 2).get(v[3]).emit("f32x4.div").mem("v128.store", 0, 2)
+                else:
+                    f.get(p).mem("v128.load", 0, 2).set(v[0])
+                    f.get(p).get(q).mem("v128.load", 0, 2).mem("v128.store", 0, 2)
+                    f.get(q).get(v[0]).mem("v128.store", 0, 2)
+                inc(f, p, 16)
+                inc(f, q, 16)
+            loop_while(f, lambda: f.get(p).i32(16).emit("i32.add").get(e).emit("i32.le_u"), vec)
+
+        def one():
+            if op == "axpy":
+                f.get(p).get(p).mem("f32.load", 0, 2).get(scal).get(q).mem("f32.load", 0, 2)
+                f.emit("f32.mul").emit("f32.sub").mem("f32.store", 0, 2)
+            elif op == "div":
+                f.get(p).get(p).mem("f32.load", 0, 2).get(scal).emit("f32.div").mem("f32.store", 0, 2)
+            else:
+                f.get(p).mem("i32.load", 0, 2).set(self.tmp)
+                f.get(p).get(q).mem("i32.load", 0, 2).mem("i32.store", 0, 2)
+                f.get(q).get(self.tmp).mem("i32.store", 0, 2)
+            inc(f, p, step)
+            inc(f, q, step)
+        loop_while(f, lambda: f.get(p).get(e).emit("i32.lt_u"), one)
+
+    def batch(self, bases: list[tuple[int, int, int]], body) -> None:
+        """for b in [start, end): local = param + b * bytes for each (local, param, bytes); body()."""
+        f = self.f
+        b = self.i32()
+
+        def each():
+            for local, param, nbytes in bases:
+                f.get(param).get(b).i32(nbytes).emit("i32.mul").emit("i32.add").set(local)
+            body()
+        self.loop(b, lambda: f.get(0), lambda: f.get(1), each)
+
+    def build(self) -> bytes:
+        return module(self.f, self.features)
+
+
+def build(routine: str, spec, features: frozenset) -> bytes:
+    return _BUILDERS[routine](spec, features)
+
+
+def _const(f: Func, v: int):
+    return lambda: f.i32(v)
+
+
+def _get(f: Func, i: int):
+    return lambda: f.get(i)
+
+
+def _cholesky(s: CholeskySpec, features: frozenset) -> bytes:
+    a = _Asm(4, features)
+    f, n = a.f, s.n
+    pl, pa, i, j, pi, pj, p, q, e, ok = (a.i32() for _ in range(10))
+    dot, d = a.f32(), a.f32()
+
+    def entry(jx):  # L[i, j] from A[i, j] and the dot of rows i and j over columns < j
+        a.dot(pi, pj, jx, dot, p, q, e)
+        f.get(pi)
+        jx()
+        f.i32(2).emit("i32.shl").emit("i32.add")  # &L[i, j]
+        f.get(pa).get(i).i32(n).emit("i32.mul")
+        jx()
+        f.emit("i32.add").i32(2).emit("i32.shl").emit("i32.add").mem("f32.load", 0, 2)
+        f.get(dot).emit("f32.sub")
+
+    def column():
+        a.ptr(pj, pl, lambda: f.get(j), 4 * n)
+        entry(lambda: f.get(j))
+        f.get(pj).get(j).i32(2).emit("i32.shl").emit("i32.add").mem("f32.load", 0, 2).emit("f32.div")
+        f.mem("f32.store", 0, 2)
+
+    def zero():
+        f.get(pi).get(j).i32(2).emit("i32.shl").emit("i32.add").f32(0.0).mem("f32.store", 0, 2)
+
+    def row():
+        a.ptr(pi, pl, lambda: f.get(i), 4 * n)
+        a.loop(j, _const(f, 0), _get(f, i), column)
+        f.get(pi).set(pj)
+        entry(lambda: f.get(i))
+        f.emit("f32.sqrt").mem("f32.store", 0, 2)
+        a.loop(j, lambda: f.get(i).i32(1).emit("i32.add"), _const(f, n), zero)
+
+    def check():  # ok &= (d - d == 0): the diagonal is finite
+        f.get(pl).get(i).i32(4 * (n + 1)).emit("i32.mul").emit("i32.add").mem("f32.load", 0, 2).set(d)
+        f.get(ok).get(d).get(d).emit("f32.sub").f32(0.0).emit("f32.eq").emit("i32.and").set(ok)
+
+    def nan_row():
+        a.ptr(pi, pl, lambda: f.get(i), 4 * n)
+        a.loop(j, _const(f, 0), lambda: f.get(i).i32(1).emit("i32.add"),
+               lambda: f.get(pi).get(j).i32(2).emit("i32.shl").emit("i32.add").f32_bits(0x7FC00000)
+               .mem("f32.store", 0, 2))
+
+    def matrix():
+        a.loop(i, _const(f, 0), _const(f, n), row)
+        f.i32(1).set(ok)
+        a.loop(i, _const(f, 0), _const(f, n), check)
+        f.get(ok).emit("i32.eqz").if_()
+        a.loop(i, _const(f, 0), _const(f, n), nan_row)
+        f.end()
+    a.batch([(pl, 2, 4 * n * n), (pa, 3, 4 * n * n)], matrix)
+    return a.build()
+
+
+def _lu(s: LuSpec, features: frozenset) -> bytes:
+    a = _Asm(6, features)
+    f, m, n = a.f, s.m, s.n
+    k = min(m, n)
+    plu, ppiv, pperm, pa, i, j, piv, pj, pi, p, q, e, cnt, t = (a.i32() for _ in range(14))
+    best, v, pivot, fac = (a.f32() for _ in range(4))
+
+    def at(row, col):  # push &LU[row, col]
+        f.get(plu)
+        row()
+        f.i32(n).emit("i32.mul")
+        col()
+        f.emit("i32.add").i32(2).emit("i32.shl").emit("i32.add")
+
+    def search():
+        at(lambda: f.get(i), lambda: f.get(j))
+        f.mem("f32.load", 0, 2).emit("f32.abs").set(v)
+        f.get(v).get(best).emit("f32.gt")
+        f.get(v).get(v).emit("f32.ne").get(best).get(best).emit("f32.eq").emit("i32.and").emit("i32.or")
+        f.if_()
+        f.get(i).set(piv)
+        f.get(v).set(best)
+        f.end()
+
+    def eliminate():
+        a.ptr(pi, plu, lambda: f.get(i), 4 * n)
+        f.get(pi).get(j).i32(2).emit("i32.shl").emit("i32.add").set(t)
+        f.get(t).mem("f32.load", 0, 2).set(fac)
+        f.get(pivot).f32(0.0).emit("f32.ne").if_()
+        f.get(fac).get(pivot).emit("f32.div").set(fac)
+        f.get(t).get(fac).mem("f32.store", 0, 2)
+        f.end()
+        f.get(t).i32(4).emit("i32.add").set(pi)  # &LU[i, j + 1]
+        f.get(pj).get(j).i32(2).emit("i32.shl").emit("i32.add").i32(4).emit("i32.add").set(t)  # &LU[j, j + 1]
+        a.rows_op(pi, t, cnt, fac, "axpy", p, q, e)
+
+    def step():
+        a.ptr(pj, plu, lambda: f.get(j), 4 * n)
+        f.get(j).set(piv)
+        at(lambda: f.get(j), lambda: f.get(j))
+        f.mem("f32.load", 0, 2).emit("f32.abs").set(best)
+        a.loop(i, lambda: f.get(j).i32(1).emit("i32.add"), _const(f, m), search)
+        f.get(ppiv).get(j).i32(2).emit("i32.shl").emit("i32.add").get(piv).mem("i32.store", 0, 2)
+        f.get(piv).get(j).emit("i32.ne").if_()
+        a.ptr(pi, plu, lambda: f.get(piv), 4 * n)
+        f.i32(n).set(cnt)
+        a.rows_op(pj, pi, cnt, fac, "swap", p, q, e)
+        a.ptr(pi, pperm, lambda: f.get(j))
+        a.ptr(t, pperm, lambda: f.get(piv))
+        f.i32(1).set(cnt)
+        a.rows_op(pi, t, cnt, fac, "swap", p, q, e)
+        f.end()
+        f.get(pj).get(j).i32(2).emit("i32.shl").emit("i32.add").mem("f32.load", 0, 2).set(pivot)
+        f.i32(n - 1).get(j).emit("i32.sub").set(cnt)
+        a.loop(i, lambda: f.get(j).i32(1).emit("i32.add"), _const(f, m), eliminate)
+
+    def matrix():
+        f.get(plu).get(pa).i32(4 * m * n).emit("memory.copy")
+        a.loop(i, _const(f, 0), _const(f, m),
+               lambda: f.get(pperm).get(i).i32(2).emit("i32.shl").emit("i32.add").get(i).mem("i32.store", 0, 2))
+        a.loop(j, _const(f, 0), _const(f, k), step)
+    a.batch([(plu, 2, 4 * m * n), (ppiv, 3, 4 * k), (pperm, 4, 4 * m), (pa, 5, 4 * m * n)], matrix)
+    return a.build()
+
+
+def _trsm(s: TrsmSpec, features: frozenset) -> bytes:
+    a = _Asm(5, features)
+    f, m, k = a.f, s.m, s.k
+    px, pt, pb, ii, jj, i, j, xi, xj, p, q, e, cnt = (a.i32() for _ in range(13))
+    t = a.f32()
+
+    def order(dst, src):  # dst = src (lower: forward) or m - 1 - src (upper: backward)
+        f.get(src) if s.lower else f.i32(m - 1).get(src).emit("i32.sub")
+        f.set(dst)
+
+    def tval(ix, jx):  # push T[ix, jx]
+        f.get(pt).get(ix).i32(s.a_si).emit("i32.mul").get(jx).i32(s.a_sj).emit("i32.mul").emit("i32.add")
+        f.i32(2).emit("i32.shl").emit("i32.add").mem("f32.load", 0, 2)
+
+    def update():
+        order(j, jj)
+        tval(i, j)
+        f.set(t)
+        a.ptr(xj, px, lambda: f.get(j), 4 * s.x_si)
+        a.rows_op(xi, xj, cnt, t, "axpy", p, q, e, 4 * s.x_sc)
+
+    def solve_row():
+        order(i, ii)
+        a.ptr(xi, px, lambda: f.get(i), 4 * s.x_si)
+        a.loop(jj, _const(f, 0), _get(f, ii), update)
+        if not s.unit:
+            tval(i, i)
+            f.set(t)
+            a.rows_op(xi, xi, cnt, t, "div", p, q, e, 4 * s.x_sc)
+
+    def matrix():
+        f.get(px).get(pb).i32(4 * m * k).emit("memory.copy")
+        f.i32(k).set(cnt)
+        a.loop(ii, _const(f, 0), _const(f, m), solve_row)
+    a.batch([(px, 2, 4 * m * k), (pt, 3, 4 * m * m), (pb, 4, 4 * m * k)], matrix)
+    return a.build()
+
+
+_BUILDERS = {"cholesky_f32": _cholesky, "lu_f32": _lu, "trsm_f32": _trsm}
