@@ -43,6 +43,10 @@ class CholeskySpec:
     n: int
     batch: int
 
+    @property
+    def flops(self) -> int:
+        return self.batch * self.n ** 3 // 3
+
 
 @dataclass(frozen=True)
 class LuSpec:
@@ -51,6 +55,11 @@ class LuSpec:
     m: int
     n: int
     batch: int
+
+    @property
+    def flops(self) -> int:
+        m, n, k = self.m, self.n, min(self.m, self.n)
+        return self.batch * (2 * m * n * k - (m + n) * k * k + 2 * k ** 3 // 3)
 
 
 @dataclass(frozen=True)
@@ -68,6 +77,10 @@ class TrsmSpec:
     a_sj: int
     x_si: int
     x_sc: int
+
+    @property
+    def flops(self) -> int:
+        return self.batch * self.m * self.m * self.k
 
 
 def lower(name: str, nodes: Sequence[graph.Node], params: dict, caps: Any) -> list[graph.Node] | None:

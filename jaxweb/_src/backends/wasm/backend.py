@@ -95,11 +95,8 @@ def _regrid(kernel: Kernel, shape: tuple, index) -> Kernel:
                   name=kernel.name, outs=outs)
 
 
-#: the factorizations' own modules (linalg.py) and the multiply-adds each does (threads
-#: split a batch of matrices when that pays); LINALG: the largest matrices they are used for
-LINALG_ROUTINES = {"cholesky_f32": lambda s: s.batch * s.n ** 3 // 3,
-                   "lu_f32": lambda s: s.batch * s.m * s.n * min(s.m, s.n),
-                   "trsm_f32": lambda s: s.batch * s.m * s.m * s.k // 2}
+#: the factorizations' own modules (linalg.py), and the largest matrices they are used for
+LINALG_ROUTINES = frozenset(("cholesky_f32", "lu_f32", "trsm_f32"))
 LINALG = LinalgCaps(cholesky=4096, lu=4096, triangular_solve=4096)
 
 PARALLEL_WORK = 1 << 20  # element-steps above which a kernel is split over worker threads (hand-off ~0.1 ms)
@@ -217,7 +214,7 @@ class WasmBackend(Backend):
             rows, work = spec.M, spec.work
         elif r.routine in LINALG_ROUTINES:
             wasm = linalg.build(r.routine, spec, self.features)
-            rows, work = spec.batch, LINALG_ROUTINES[r.routine](spec)
+            rows, work = spec.batch, spec.flops // 2  # threads split the batch
         else:
             raise NotImplementedError(f"wasm backend: no routine {r.routine!r}")
         t1 = time.perf_counter()
