@@ -33,6 +33,7 @@ class _Asm:
         self.features = features
         self.v = [self.f.local("v128") for _ in range(4)]
         self.tmp = self.f.local("i32")
+        self.y = self.f.local("v128")
 
     def i32(self) -> int:
         return self.f.local("i32")
@@ -95,6 +96,38 @@ class _Asm:
             inc(f, p, 4)
             inc(f, q, 4)
         loop_while(f, lambda: f.get(p).get(e).emit("i32.lt_u"), tail)
+
+    def dot4(self, prow: int, pb: int, count: int, outs: list, row_bytes: int, p: int, q: int, e: int) -> None:
+        """outs[r] = the dot of count f32s at prow + r row_bytes.. (r < 4) with those at pb..:
+        four rows against one, which is loaded once for all four."""
+        f, v = self.f, self.v
+        for a in v:
+            f.v128_const(bytes(16)).set(a)
+        f.get(prow).set(p)
+        f.get(pb).set(q)
+        f.get(pb).get(count).i32(2).emit("i32.shl").emit("i32.add").set(e)
+
+        def wide():
+            f.get(q).mem("v128.load", 0, 2).set(self.y)
+            for r in range(4):
+                self.madd(v[r], lambda r=r: f.get(p).mem("v128.load", r * row_bytes, 2), lambda: f.get(self.y))
+            inc(f, p, 16)
+            inc(f, q, 16)
+        loop_while(f, lambda: f.get(q).i32(16).emit("i32.add").get(e).emit("i32.le_u"), wide)
+        for r in range(4):
+            for lane in range(4):
+                f.get(v[r]).lane("f32x4.extract_lane", lane)
+                if lane:
+                    f.emit("f32.add")
+            f.set(outs[r])
+
+        def tail():
+            for r in range(4):
+                f.get(outs[r]).get(p).mem("f32.load", r * row_bytes, 2).get(q).mem("f32.load", 0, 2)
+                f.emit("f32.mul").emit("f32.add").set(outs[r])
+            inc(f, p, 4)
+            inc(f, q, 4)
+        loop_while(f, lambda: f.get(q).get(e).emit("i32.lt_u"), tail)
 
     def rows_op(self, dst: int, src: int, count: int, scal: int, op: str, p: int, q: int, e: int,
                 step: int = 4) -> None:
@@ -164,10 +197,13 @@ def _get(f: Func, i: int):
 
 
 def _cholesky(s: CholeskySpec, features: frozenset) -> bytes:
+    """Rows in blocks of 4: their entries left of the block from 4-row dot products (each
+    earlier row read once for the four), then each row's entries in the block one by one."""
     a = _Asm(4, features)
     f, n = a.f, s.n
-    pl, pa, i, j, pi, pj, p, q, e, ok = (a.i32() for _ in range(10))
+    pl, pa, i, j, pi, pj, p, q, e, ok, ib, par = (a.i32() for _ in range(12))
     dot, d = a.f32(), a.f32()
+    sums = [a.f32() for _ in range(4)]
 
     def entry(jx):  # L[i, j] from A[i, j] and the dot of rows i and j over columns < j
         a.dot(pi, pj, jx, dot, p, q, e)
@@ -188,13 +224,33 @@ def _cholesky(s: CholeskySpec, features: frozenset) -> bytes:
     def zero():
         f.get(pi).get(j).i32(2).emit("i32.shl").emit("i32.add").f32(0.0).mem("f32.store", 0, 2)
 
-    def row():
+    def row(jstart):  # row i from column jstart on (the columns before it are done)
         a.ptr(pi, pl, lambda: f.get(i), 4 * n)
-        a.loop(j, _const(f, 0), _get(f, i), column)
+        a.loop(j, jstart, _get(f, i), column)
         f.get(pi).set(pj)
         entry(lambda: f.get(i))
         f.emit("f32.sqrt").mem("f32.store", 0, 2)
         a.loop(j, lambda: f.get(i).i32(1).emit("i32.add"), _const(f, n), zero)
+
+    def block_column():  # L[i0 + r, j] for the block's 4 rows, j < i0
+        a.ptr(pj, pl, lambda: f.get(j), 4 * n)
+        a.dot4(pi, pj, j, sums, 4 * n, p, q, e)
+        f.get(pj).get(j).i32(2).emit("i32.shl").emit("i32.add").mem("f32.load", 0, 2).set(d)
+        f.get(j).i32(2).emit("i32.shl").set(q)
+        for r in range(4):
+            f.get(pi).get(q).emit("i32.add")
+            f.get(par).get(q).emit("i32.add").mem("f32.load", r * 4 * n, 2).get(sums[r]).emit("f32.sub")
+            f.get(d).emit("f32.div").mem("f32.store", r * 4 * n, 2)
+
+    def block():  # rows i0 = 4 ib .. i0 + 3
+        f.get(ib).i32(2).emit("i32.shl").set(i)
+        a.ptr(pi, pl, lambda: f.get(i), 4 * n)
+        a.ptr(par, pa, lambda: f.get(i), 4 * n)
+        a.loop(j, _const(f, 0), _get(f, i), block_column)
+        f.get(ib).i32(2).emit("i32.shl").set(ok)  # the block's first row: where its rows go on
+        for r in range(4):
+            f.get(ok).i32(r).emit("i32.add").set(i)
+            row(lambda: f.get(ok))
 
     def check():  # ok &= (d - d == 0): the diagonal is finite
         f.get(pl).get(i).i32(4 * (n + 1)).emit("i32.mul").emit("i32.add").mem("f32.load", 0, 2).set(d)
@@ -207,7 +263,8 @@ def _cholesky(s: CholeskySpec, features: frozenset) -> bytes:
                .mem("f32.store", 0, 2))
 
     def matrix():
-        a.loop(i, _const(f, 0), _const(f, n), row)
+        a.loop(ib, _const(f, 0), _const(f, n // 4), block)
+        a.loop(i, _const(f, n // 4 * 4), _const(f, n), lambda: row(_const(f, 0)))
         f.i32(1).set(ok)
         a.loop(i, _const(f, 0), _const(f, n), check)
         f.get(ok).emit("i32.eqz").if_()
