@@ -98,6 +98,8 @@ def test_lu_matches_scipy():
         _check_lu(R.randn(2, n, n).astype(np.float32))
     _check_lu(R.randn(6, 4).astype(np.float32))
     _check_lu(R.randn(2, 4, 6).astype(np.float32))
+    _check_lu(R.randn(21, 13).astype(np.float32))  # rectangular over several panels
+    _check_lu(R.randn(13, 21).astype(np.float32))
 
 
 @pytest.mark.filterwarnings("ignore::scipy.linalg.LinAlgWarning")

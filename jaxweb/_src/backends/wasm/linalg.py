@@ -31,7 +31,7 @@ class _Asm:
         self.f = Func(["i32"] * nparams)
         self.fma = "relaxed_simd" in features
         self.features = features
-        self.v = [self.f.local("v128") for _ in range(4)]
+        self.v = [self.f.local("v128") for _ in range(8)]
         self.tmp = self.f.local("i32")
         self.y = self.f.local("v128")
 
@@ -128,6 +128,41 @@ class _Asm:
             inc(f, p, 4)
             inc(f, q, 4)
         loop_while(f, lambda: f.get(q).get(e).emit("i32.lt_u"), tail)
+
+    def rank_update(self, dst: int, src: int, count: int, facs: list, row_bytes: int, p: int, q: int,
+                    e: int) -> None:
+        """dst[c] -= sum_r facs[r] * src[c + r row_bytes / 4] over count f32s (len(facs) <= 4
+        rows of src, row_bytes apart): one pass over dst for a rank-len(facs) update."""
+        f, v = self.f, self.v
+        for r, fac in enumerate(facs):
+            f.get(fac).emit("f32x4.splat").set(v[r])
+        f.get(dst).set(p)
+        f.get(src).set(q)
+        f.get(dst).get(count).i32(2).emit("i32.shl").emit("i32.add").set(e)
+
+        def wide():
+            f.get(p).mem("v128.load", 0, 2).set(self.y)
+            for r in range(len(facs)):
+                if self.fma:
+                    f.get(v[r]).get(q).mem("v128.load", r * row_bytes, 2).get(self.y)
+                    f.emit("f32x4.relaxed_nmadd").set(self.y)
+                else:
+                    f.get(self.y).get(v[r]).get(q).mem("v128.load", r * row_bytes, 2).emit("f32x4.mul")
+                    f.emit("f32x4.sub").set(self.y)
+            f.get(p).get(self.y).mem("v128.store", 0, 2)
+            inc(f, p, 16)
+            inc(f, q, 16)
+        loop_while(f, lambda: f.get(p).i32(16).emit("i32.add").get(e).emit("i32.le_u"), wide)
+
+        def one():
+            f.get(p)
+            f.get(p).mem("f32.load", 0, 2)
+            for r, fac in enumerate(facs):
+                f.get(fac).get(q).mem("f32.load", r * row_bytes, 2).emit("f32.mul").emit("f32.sub")
+            f.mem("f32.store", 0, 2)
+            inc(f, p, 4)
+            inc(f, q, 4)
+        loop_while(f, lambda: f.get(p).get(e).emit("i32.lt_u"), one)
 
     def rows_op(self, dst: int, src: int, count: int, scal: int, op: str, p: int, q: int, e: int,
                 step: int = 4) -> None:
@@ -274,12 +309,20 @@ def _cholesky(s: CholeskySpec, features: frozenset) -> bytes:
     return a.build()
 
 
+PANEL = 8  # columns per LU panel: the trailing rows get one rank-8 update per panel
+
+
 def _lu(s: LuSpec, features: frozenset) -> bytes:
+    """Panels of PANEL columns: each column's pivot search, whole-row swap and scaling,
+    with the updates kept inside the panel; then the panel's U rows to the right
+    (U12 = L11⁻¹ A12) and one rank-PANEL update of every trailing row (A22 -= L21 U12),
+    so the trailing matrix streams through memory once per panel, not once per column."""
     a = _Asm(6, features)
     f, m, n = a.f, s.m, s.n
     k = min(m, n)
-    plu, ppiv, pperm, pa, i, j, piv, pj, pi, p, q, e, cnt, t = (a.i32() for _ in range(14))
+    plu, ppiv, pperm, pa, i, j, j0, piv, pj, pd, pi, p, q, e, cnt, t = (a.i32() for _ in range(16))
     best, v, pivot, fac = (a.f32() for _ in range(4))
+    facs = [a.f32() for _ in range(PANEL)]
 
     def at(row, col):  # push &LU[row, col]
         f.get(plu)
@@ -298,19 +341,20 @@ def _lu(s: LuSpec, features: frozenset) -> bytes:
         f.get(v).set(best)
         f.end()
 
-    def eliminate():
-        a.ptr(pi, plu, lambda: f.get(i), 4 * n)
-        f.get(pi).get(j).i32(2).emit("i32.shl").emit("i32.add").set(t)
+    def eliminate(later: int):  # row i > j: its factor, and the panel's `later` columns after j
+        at(lambda: f.get(i), lambda: f.get(j))
+        f.set(t)
         f.get(t).mem("f32.load", 0, 2).set(fac)
         f.get(pivot).f32(0.0).emit("f32.ne").if_()
         f.get(fac).get(pivot).emit("f32.div").set(fac)
         f.get(t).get(fac).mem("f32.store", 0, 2)
         f.end()
-        f.get(t).i32(4).emit("i32.add").set(pi)  # &LU[i, j + 1]
-        f.get(pj).get(j).i32(2).emit("i32.shl").emit("i32.add").i32(4).emit("i32.add").set(t)  # &LU[j, j + 1]
-        a.rows_op(pi, t, cnt, fac, "axpy", p, q, e)
+        for c in range(1, later + 1):
+            f.get(t).get(t).mem("f32.load", 4 * c, 2).get(fac).get(pd).mem("f32.load", 4 * c, 2)
+            f.emit("f32.mul").emit("f32.sub").mem("f32.store", 4 * c, 2)
 
-    def step():
+    def column(r: int, width: int):  # column j = j0 + r of a panel of `width` columns
+        f.get(j0).i32(r).emit("i32.add").set(j)
         a.ptr(pj, plu, lambda: f.get(j), 4 * n)
         f.get(j).set(piv)
         at(lambda: f.get(j), lambda: f.get(j))
@@ -326,15 +370,47 @@ def _lu(s: LuSpec, features: frozenset) -> bytes:
         f.i32(1).set(cnt)
         a.rows_op(pi, t, cnt, fac, "swap", p, q, e)
         f.end()
-        f.get(pj).get(j).i32(2).emit("i32.shl").emit("i32.add").mem("f32.load", 0, 2).set(pivot)
-        f.i32(n - 1).get(j).emit("i32.sub").set(cnt)
-        a.loop(i, lambda: f.get(j).i32(1).emit("i32.add"), _const(f, m), eliminate)
+        at(lambda: f.get(j), lambda: f.get(j))
+        f.set(pd)
+        f.get(pd).mem("f32.load", 0, 2).set(pivot)
+        a.loop(i, lambda: f.get(j).i32(1).emit("i32.add"), _const(f, m), lambda: eliminate(width - 1 - r))
+
+    def right_of(row):  # push &LU[row, j0 + width]: set by `panel` as t's offset
+        at(row, lambda: f.get(j0).get(cnt).emit("i32.add"))
+
+    def panel(width: int):
+        for r in range(width):
+            column(r, width)
+        f.i32(width).set(cnt)  # column offset of the right part (right_of)
+        right_of(lambda: f.get(j0))
+        f.set(pd)  # &U[j0, j0 + width]
+        f.i32(n - width).get(j0).emit("i32.sub").set(cnt)  # the right part's width
+        for r in range(1, width):  # U12 rows: row j0 + r -= L[j0 + r, j0 + q] * row j0 + q
+            f.get(pd).i32(4 * n * r).emit("i32.add").set(pi)
+            for qq in range(r):
+                at(lambda: f.get(j0).i32(r).emit("i32.add"), lambda: f.get(j0).i32(qq).emit("i32.add"))
+                f.mem("f32.load", 0, 2).set(fac)
+                f.get(pd).i32(4 * n * qq).emit("i32.add").set(t)
+                a.rows_op(pi, t, cnt, fac, "axpy", p, q, e)
+
+        def trailing():  # row i -= L[i, j0:j0 + width] U12
+            at(lambda: f.get(i), lambda: f.get(j0))
+            f.set(t)
+            for r in range(width):
+                f.get(t).mem("f32.load", 4 * r, 2).set(facs[r])
+            f.get(t).i32(4 * width).emit("i32.add").set(pi)
+            a.rank_update(pi, pd, cnt, facs[:width], 4 * n, p, q, e)
+        a.loop(i, lambda: f.get(j0).i32(width).emit("i32.add"), _const(f, m), trailing)
 
     def matrix():
         f.get(plu).get(pa).i32(4 * m * n).emit("memory.copy")
         a.loop(i, _const(f, 0), _const(f, m),
                lambda: f.get(pperm).get(i).i32(2).emit("i32.shl").emit("i32.add").get(i).mem("i32.store", 0, 2))
-        a.loop(j, _const(f, 0), _const(f, k), step)
+        f.i32(0).set(j0)
+        loop_while(f, lambda: f.get(j0).i32(PANEL).emit("i32.add").i32(k).emit("i32.le_s"),
+                   lambda: (panel(PANEL), inc(f, j0, PANEL)))
+        if k % PANEL:
+            panel(k % PANEL)
     a.batch([(plu, 2, 4 * m * n), (ppiv, 3, 4 * k), (pperm, 4, 4 * m), (pa, 5, 4 * m * n)], matrix)
     return a.build()
 
