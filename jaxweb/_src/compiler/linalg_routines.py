@@ -65,8 +65,8 @@ class LuSpec:
 @dataclass(frozen=True)
 class TrsmSpec:
     """Y = T⁻¹ B per matrix, T (m x m) read at a[i a_si + j a_sj] (its lower triangle when
-    `lower`, else its upper; `unit`: ones on its diagonal), Y and B (m x k) at
-    [i x_si + c x_sc]. Every triangular_solve is one such system (see `_trsm`)."""
+    `lower`, else its upper; `unit`: ones on its diagonal), Y and B (m x k) row-major.
+    Every triangular_solve is one such system (see `_trsm`)."""
 
     m: int
     k: int
@@ -75,8 +75,6 @@ class TrsmSpec:
     unit: bool
     a_si: int
     a_sj: int
-    x_si: int
-    x_sc: int
 
     @property
     def flops(self) -> int:
@@ -125,21 +123,23 @@ def _lu(nodes, params, caps: LinalgCaps):
 
 
 def _trsm(nodes, params, caps: LinalgCaps):
-    """op(a) x = b (left) or x op(a) = b as T Y = B': on the right, Y = xᵀ and T = op(a)ᵀ;
-    T is a or aᵀ by strides, lower iff `lower` differs from "T is aᵀ"."""
+    """op(a) x = b (left) or x op(a) = b as T Y = B: on the right Y = xᵀ, B = bᵀ (a copy,
+    so that the routine's rows of right-hand sides are contiguous) and T = op(a)ᵀ; T is a
+    or aᵀ by strides, lower iff `lower` differs from "T is aᵀ"."""
     a, b = nodes
     m = a.shape[-1]
     if m == 0 or b.size == 0 or m > caps.triangular_solve:
         return None
     left = params["left_side"]
-    k = b.shape[-1] if left else b.shape[-2]
+    swap = tuple(range(b.ndim - 2)) + (b.ndim - 1, b.ndim - 2)
+    rhs = b if left else b.permute(swap)
     t_is_at = params["transpose_a"] != (not left)
     a_si, a_sj = (1, m) if t_is_at else (m, 1)
-    x_si, x_sc = (k, 1) if left else (1, m)
-    spec = TrsmSpec(m, k, _batch(a.shape), params["lower"] != t_is_at, params["unit_diagonal"],
-                    a_si, a_sj, x_si, x_sc)
+    spec = TrsmSpec(m, rhs.shape[-1], _batch(a.shape), params["lower"] != t_is_at, params["unit_diagonal"],
+                    a_si, a_sj)
     r = Routine("trsm_f32", spec, (F32, F32), (F32,), b.size, "triangular_solve")
-    return _launch(r, [a, b], [(b.shape, F32)])
+    (y,) = _launch(r, [a, rhs], [(rhs.shape, F32)])
+    return [y if left else y.permute(swap)]
 
 
 _RULES = {"cholesky": _cholesky, "lu": _lu, "triangular_solve": _trsm}

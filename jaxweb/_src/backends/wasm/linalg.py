@@ -13,9 +13,9 @@ matrices [start, end) of the batch (threads split a batch), all buffers contiguo
   first largest |a|, a NaN winning as in argmax; a zero pivot leaves its column as is),
   the row swaps and the rank-1 updates of whole rows in f32x4 lanes.
 - trsm_f32 (Y, T, B): Y = B, then substitution in place, forward for a lower T and
-  backward for an upper one: Y[i] -= T[i, j] Y[j] over the solved rows j, then Y[i] /=
-  T[i, i]; T is read by strides (so transposes are free) and the rows of Y are f32x4
-  lanes when contiguous (the right-hand sides of a left solve).
+  backward for an upper one: Y[i] -= T[i, j] Y[j] over the solved rows j (8 at a time,
+  one pass over Y[i]), then Y[i] /= T[i, i]; T is read by strides (so transposes are
+  free), Y's rows (the right-hand sides) are f32x4 lanes.
 """
 from __future__ import annotations
 
@@ -164,31 +164,29 @@ class _Asm:
             inc(f, q, 4)
         loop_while(f, lambda: f.get(p).get(e).emit("i32.lt_u"), one)
 
-    def rows_op(self, dst: int, src: int, count: int, scal: int, op: str, p: int, q: int, e: int,
-                step: int = 4) -> None:
-        """For count f32s at dst.. (and src..), `step` bytes apart: op "axpy" dst -= scal * src,
-        "div" dst /= scal, "swap" dst <-> src; f32x4 lanes when contiguous (step 4)."""
+    def rows_op(self, dst: int, src: int, count: int, scal: int, op: str, p: int, q: int, e: int) -> None:
+        """For count f32s at dst.. (and src..): op "axpy" dst -= scal * src, "div" dst /= scal,
+        "swap" dst <-> src; f32x4 lanes, then one at a time."""
         f, v = self.f, self.v
         f.get(dst).set(p)
         f.get(src).set(q)
-        f.get(dst).get(count).i32(step).emit("i32.mul").emit("i32.add").set(e)
-        if step == 4:
-            if op != "swap":
-                f.get(scal).emit("f32x4.splat").set(v[3])
+        f.get(dst).get(count).i32(2).emit("i32.shl").emit("i32.add").set(e)
+        if op != "swap":
+            f.get(scal).emit("f32x4.splat").set(v[3])
 
-            def vec():
-                if op == "axpy":
-                    f.get(p).get(p).mem("v128.load", 0, 2).get(v[3]).get(q).mem("v128.load", 0, 2)
-                    f.emit("f32x4.mul").emit("f32x4.sub").mem("v128.store", 0, 2)
-                elif op == "div":
-                    f.get(p).get(p).mem("v128.load", 0, 2).get(v[3]).emit("f32x4.div").mem("v128.store", 0, 2)
-                else:
-                    f.get(p).mem("v128.load", 0, 2).set(v[0])
-                    f.get(p).get(q).mem("v128.load", 0, 2).mem("v128.store", 0, 2)
-                    f.get(q).get(v[0]).mem("v128.store", 0, 2)
-                inc(f, p, 16)
-                inc(f, q, 16)
-            loop_while(f, lambda: f.get(p).i32(16).emit("i32.add").get(e).emit("i32.le_u"), vec)
+        def vec():
+            if op == "axpy":
+                f.get(p).get(p).mem("v128.load", 0, 2).get(v[3]).get(q).mem("v128.load", 0, 2)
+                f.emit("f32x4.mul").emit("f32x4.sub").mem("v128.store", 0, 2)
+            elif op == "div":
+                f.get(p).get(p).mem("v128.load", 0, 2).get(v[3]).emit("f32x4.div").mem("v128.store", 0, 2)
+            else:
+                f.get(p).mem("v128.load", 0, 2).set(v[0])
+                f.get(p).get(q).mem("v128.load", 0, 2).mem("v128.store", 0, 2)
+                f.get(q).get(v[0]).mem("v128.store", 0, 2)
+            inc(f, p, 16)
+            inc(f, q, 16)
+        loop_while(f, lambda: f.get(p).i32(16).emit("i32.add").get(e).emit("i32.le_u"), vec)
 
         def one():
             if op == "axpy":
@@ -200,8 +198,8 @@ class _Asm:
                 f.get(p).mem("i32.load", 0, 2).set(self.tmp)
                 f.get(p).get(q).mem("i32.load", 0, 2).mem("i32.store", 0, 2)
                 f.get(q).get(self.tmp).mem("i32.store", 0, 2)
-            inc(f, p, step)
-            inc(f, q, step)
+            inc(f, p, 4)
+            inc(f, q, 4)
         loop_while(f, lambda: f.get(p).get(e).emit("i32.lt_u"), one)
 
     def batch(self, bases: list[tuple[int, int, int]], body) -> None:
@@ -416,34 +414,48 @@ def _lu(s: LuSpec, features: frozenset) -> bytes:
 
 
 def _trsm(s: TrsmSpec, features: frozenset) -> bytes:
+    """Each row of Y takes the solved rows 8 at a time (one rank-8 update), then the rest."""
     a = _Asm(5, features)
     f, m, k = a.f, s.m, s.k
     px, pt, pb, ii, jj, i, j, xi, xj, p, q, e, cnt = (a.i32() for _ in range(13))
     t = a.f32()
+    facs = [a.f32() for _ in range(8)]
 
-    def order(dst, src):  # dst = src (lower: forward) or m - 1 - src (upper: backward)
-        f.get(src) if s.lower else f.i32(m - 1).get(src).emit("i32.sub")
+    def order(dst, src, last: int = 0):  # dst = src (lower: forward) or m - 1 - last - src (backward)
+        f.get(src) if s.lower else f.i32(m - 1 - last).get(src).emit("i32.sub")
         f.set(dst)
 
-    def tval(ix, jx):  # push T[ix, jx]
+    def tval(ix, jx, off: int = 0):  # push T[ix, jx + off]
         f.get(pt).get(ix).i32(s.a_si).emit("i32.mul").get(jx).i32(s.a_sj).emit("i32.mul").emit("i32.add")
-        f.i32(2).emit("i32.shl").emit("i32.add").mem("f32.load", 0, 2)
+        f.i32(2).emit("i32.shl").emit("i32.add").mem("f32.load", 4 * off * s.a_sj, 2)
+
+    def update8():  # Y[i] -= T[i, j..j + 7] Y[j..j + 7], rows j.. the 8 solved ones from jj on
+        order(j, jj, 7)
+        for r in range(8):
+            tval(i, j, r)
+            f.set(facs[r])
+        a.ptr(xj, px, lambda: f.get(j), 4 * k)
+        a.rank_update(xi, xj, cnt, facs, 4 * k, p, q, e)
+        inc(f, jj, 8)
 
     def update():
         order(j, jj)
         tval(i, j)
         f.set(t)
-        a.ptr(xj, px, lambda: f.get(j), 4 * s.x_si)
-        a.rows_op(xi, xj, cnt, t, "axpy", p, q, e, 4 * s.x_sc)
+        a.ptr(xj, px, lambda: f.get(j), 4 * k)
+        a.rows_op(xi, xj, cnt, t, "axpy", p, q, e)
+        inc(f, jj, 1)
 
     def solve_row():
         order(i, ii)
-        a.ptr(xi, px, lambda: f.get(i), 4 * s.x_si)
-        a.loop(jj, _const(f, 0), _get(f, ii), update)
+        a.ptr(xi, px, lambda: f.get(i), 4 * k)
+        f.i32(0).set(jj)
+        loop_while(f, lambda: f.get(jj).i32(8).emit("i32.add").get(ii).emit("i32.le_s"), update8)
+        loop_while(f, lambda: f.get(jj).get(ii).emit("i32.lt_s"), update)
         if not s.unit:
             tval(i, i)
             f.set(t)
-            a.rows_op(xi, xi, cnt, t, "div", p, q, e, 4 * s.x_sc)
+            a.rows_op(xi, xi, cnt, t, "div", p, q, e)
 
     def matrix():
         f.get(px).get(pb).i32(4 * m * k).emit("memory.copy")
