@@ -9,6 +9,8 @@
 let adapter = null;
 let device = null;
 let lastError = null;
+let generation = 0;      // +1 per device made (after a loss, init makes a new one)
+const losses = {};       // generation -> why that device was lost
 const buffers = [null];    // id 0 is never valid
 const pipelines = [null];
 const bindGroups = [null];
@@ -58,7 +60,13 @@ export async function init(powerPreference = 'high-performance', adapterName = '
   }
   device = await adapter.requestDevice({ requiredFeatures: features, requiredLimits });
   device.addEventListener?.('uncapturederror', (ev) => { lastError = String(ev.error?.message ?? ev.error); });
-  device.lost?.then((info) => console.warn(`jaxweb: WebGPU device lost: ${info.message}`));
+  const made = device;
+  const gen = ++generation;
+  made.lost?.then((info) => {
+    losses[gen] = `${info.reason ?? 'unknown'}: ${info.message || 'no message'}`;
+    console.warn(`jaxweb: WebGPU device lost (${losses[gen]})`);
+    if (device === made) initInfo = null;  // the next init() makes a new device
+  });
   const info = adapter.info ?? {};
   const limits = {};
   for (const key in device.limits) {
@@ -71,6 +79,21 @@ export async function init(powerPreference = 'high-performance', adapterName = '
     features: [...device.features], limits,
   });
   return initInfo;
+}
+
+/** The number of the current device (each backend remembers the one it was made with). */
+export function deviceGeneration() {
+  return generation;
+}
+
+/** Why device number `gen` was lost ('' while it works). */
+export function lostReason(gen) {
+  return losses[gen] ?? '';
+}
+
+/** Destroy the device (giving the GPU back; a real loss, which is how tests make one). */
+export function destroyDevice() {
+  device?.destroy();
 }
 
 /** The last uncaptured device error message, then cleared ('' if none). */
@@ -152,24 +175,30 @@ export const OP = Object.freeze({
 const ARITY = { 1: 5, 2: 5, 3: 3 };
 
 /**
- * Execute a command list (Int32Array) in one command buffer and one submit.
- * Consecutive dispatches share one compute pass. Returns the number of commands.
+ * Record a command list (Int32Array) into encoder `enc`. Consecutive dispatches share one
+ * compute pass, except when `querySet` is given: then each dispatch gets its own pass
+ * writing its begin and end timestamps at 2k and 2k+1. Returns [commands, dispatches].
  */
-export function run(cmds) {
-  const d = need();
-  const enc = d.createCommandEncoder();
+function encode(enc, cmds, querySet = null) {
   let pass = null;
   let n = 0;
+  let k = 0;
   for (let i = 0; i < cmds.length; n++) {
     const op = cmds[i];
     const a = cmds.subarray(i + 1, i + 1 + (ARITY[op] ?? 0));
     if (!(op in ARITY)) throw new RangeError(`jaxweb gpu shim: bad opcode ${op} at ${i}`);
     i += 1 + ARITY[op];
     if (op === OP.DISPATCH) {
-      pass ??= enc.beginComputePass();
+      if (querySet) {
+        pass = enc.beginComputePass({ timestampWrites: { querySet, beginningOfPassWriteIndex: 2 * k, endOfPassWriteIndex: 2 * k + 1 } });
+      } else {
+        pass ??= enc.beginComputePass();
+      }
       pass.setPipeline(get(pipelines, a[0], 'pipeline'));
       pass.setBindGroup(0, get(bindGroups, a[1], 'bind group'));
       pass.dispatchWorkgroups(a[2], a[3], a[4]);
+      k++;
+      if (querySet) { pass.end(); pass = null; }
       continue;
     }
     if (pass) { pass.end(); pass = null; }
@@ -180,8 +209,52 @@ export function run(cmds) {
     }
   }
   if (pass) pass.end();
+  return [n, k];
+}
+
+/** Execute a command list (Int32Array) in one command buffer and one submit; returns its length. */
+export function run(cmds) {
+  const d = need();
+  const enc = d.createCommandEncoder();
+  const [n] = encode(enc, cmds);
   d.queue.submit([enc.finish()]);
   return n;
+}
+
+/** Whether `runTimed` can time dispatches (the device has 'timestamp-query'). */
+export function canTime() {
+  return !!device && device.features.has('timestamp-query');
+}
+
+/**
+ * `run`, with each dispatch timed by GPU timestamps (jaxweb.profiler). Resolves to a
+ * Float64Array of [begin, end] nanoseconds per dispatch, relative to the first begin.
+ */
+export async function runTimed(cmds) {
+  const d = need();
+  let count = 0;
+  for (let i = 0; i < cmds.length; i += 1 + (ARITY[cmds[i]] ?? 0)) count += cmds[i] === OP.DISPATCH;
+  if (count === 0 || 2 * count > 4096) {  // a query set holds 4096 timestamps at most
+    run(cmds);
+    await d.queue.onSubmittedWorkDone();
+    return new Float64Array(0);
+  }
+  const querySet = d.createQuerySet({ type: 'timestamp', count: 2 * count });
+  const size = 16 * count;
+  const resolved = d.createBuffer({ size, usage: GPUBufferUsage.QUERY_RESOLVE | GPUBufferUsage.COPY_SRC });
+  const staging = d.createBuffer({ size, usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST });
+  const enc = d.createCommandEncoder();
+  encode(enc, cmds, querySet);
+  enc.resolveQuerySet(querySet, 0, 2 * count, resolved, 0);
+  enc.copyBufferToBuffer(resolved, 0, staging, 0, size);
+  d.queue.submit([enc.finish()]);
+  await staging.mapAsync(GPUMapMode.READ);
+  const stamps = new BigInt64Array(staging.getMappedRange().slice(0));
+  staging.unmap();
+  for (const obj of [staging, resolved, querySet]) obj.destroy();
+  const out = new Float64Array(stamps.length);
+  for (let i = 0; i < stamps.length; i++) out[i] = Number(stamps[i] - stamps[0]);
+  return out;
 }
 
 /** Resolves to a copy of `size` bytes of buffer `id` from `offset` (a Uint8Array). */

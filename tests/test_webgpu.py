@@ -388,3 +388,25 @@ def test_a_value_webgpu_cannot_compute_does_not_poison_later_reads():
             np.testing.assert_array_equal(np.asarray(jnp.arange(3.0) + 1), [1, 2, 3])
     finally:
         execution._QUEUES.pop(id(GPU), None)  # the stale value must not reach the next test
+
+
+def test_device_loss_is_a_clear_error_and_a_new_device_follows():
+    """A lost device (driver reset, GPU removed, device.destroy()) raises DeviceLostError for
+    the arrays it held, never their stale bytes; later work runs on a new device."""
+    from jaxweb._src.backends.webgpu.backend import WebGPUBackend
+    from jaxweb._src.backends.webgpu.runtime import DeviceLostError
+    dev = _device.Device("webgpu", 7, WebGPUBackend())  # its own device: the module's GPU stays
+    with jaxweb.default_device(dev):
+        x = jnp.arange(4.0) * 2
+        assert x.tolist() == [0.0, 2.0, 4.0, 6.0]
+        old = dev.backend.rt
+        old.device.destroy()
+        with pytest.raises(DeviceLostError, match="lost"):
+            (x + 1).tolist()
+        assert dev.backend.stats["devices_lost"] == 1 and dev.backend.rt is not old
+        assert (jnp.arange(3.0) * 3 + 1).tolist() == [1.0, 4.0, 7.0]  # on the new device
+        with pytest.raises(DeviceLostError, match="was on a WebGPU device that was lost"):
+            x.tolist()
+        y = jnp.ones(5) * 2  # allocations, pipelines and bind groups all work again
+        assert jaxweb.jit(lambda a: (a @ a.T).sum())(jnp.ones((20, 20))).tolist() == 8000.0
+        assert y.tolist() == [2.0] * 5 and dev.backend.stats["devices_lost"] == 1

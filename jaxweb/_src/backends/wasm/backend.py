@@ -21,6 +21,7 @@ import time
 import weakref
 from typing import Any
 
+from ... import profiler
 from ..base import Backend
 from ...compiler import expr as E
 from ...compiler.gemm import GemmCaps
@@ -245,7 +246,7 @@ class WasmBackend(Backend):
     def submit(self, prepared: Any, inputs: list, alloc: Any = None, free: Any = None) -> dict:
         """The schedule's launches go to the runtime as one batch where it batches (Pyodide)."""
         batch = getattr(self.rt, "batch", None)
-        if batch is None:
+        if batch is None or profiler.active() is not None:  # a trace times launches one by one
             return super().submit(prepared, inputs, alloc, free)
         with batch():
             return super().submit(prepared, inputs, alloc, free)
