@@ -156,3 +156,17 @@ def test_gradients_through_the_routines():
     check_grads(lambda t, b: L.triangular_solve(t, b, left_side=True, lower=True), (t, a[:, :2]),
                 order=1, modes=("fwd", "rev"))
     check_grads(jnp.linalg.solve, (a, a[:, :2]), order=1, modes=("fwd", "rev"))
+
+
+def test_without_relaxed_simd(monkeypatch):
+    """Engines without relaxed SIMD get mul + add for the fused multiply-adds."""
+    be = jax.devices("wasm")[0].backend
+    monkeypatch.setattr(be, "features", be.features - {"relaxed_simd"})
+    monkeypatch.setattr(be, "_programs", type(be._programs)())  # compile afresh
+    a = _spd((2,), 37)
+    np.testing.assert_allclose(np.asarray(L.cholesky(a)), np.linalg.cholesky(a.astype(np.float64)),
+                               rtol=1e-4, atol=1e-5)
+    _check_lu(R.randn(37, 37).astype(np.float32))
+    b = R.randn(2, 37, 9).astype(np.float32)
+    x = np.asarray(L.triangular_solve(a, b, left_side=True, lower=True))
+    np.testing.assert_allclose(x, np.linalg.solve(np.tril(a).astype(np.float64), b), rtol=1e-4, atol=1e-5)

@@ -6,12 +6,14 @@ few kernels per column. Each module exports run(start, end, outs..., ins...) ove
 matrices [start, end) of the batch (threads split a batch), all buffers contiguous:
 
 - cholesky_f32 (L, A): row by row (Cholesky–Banachiewicz), L[i, j] = (A[i, j] -
-  L[i, :j]·L[j, :j]) / L[j, j], the dot products of two contiguous rows in f32x4 lanes;
-  zeros above the diagonal; a matrix whose diagonal is not all finite (not positive
-  definite) gets NaN in its whole lower triangle, as JAX returns it.
-- lu_f32 (lu, pivots, perm, A): right-looking partial pivoting as LAPACK's getf2 (the
-  first largest |a|, a NaN winning as in argmax; a zero pivot leaves its column as is),
-  the row swaps and the rank-1 updates of whole rows in f32x4 lanes.
+  L[i, :j]·L[j, :j]) / L[j, j], the dot products of contiguous rows in f32x4 lanes, four
+  rows i at a time against each earlier row j (read once for the four); zeros above the
+  diagonal; a matrix whose diagonal is not all finite (not positive definite) gets NaN in
+  its whole lower triangle, as JAX returns it. Only A's lower triangle is read.
+- lu_f32 (lu, pivots, perm, A): partial pivoting with LAPACK's pivots (the first largest
+  |a|, a NaN winning as in argmax; a zero pivot leaves its column as is), by panels of
+  PANEL columns: the trailing rows get one rank-PANEL update per panel (f32x4 lanes), so
+  they stream through memory once per panel rather than once per column.
 - trsm_f32 (Y, T, B): Y = B, then substitution in place, forward for a lower T and
   backward for an upper one: Y[i] -= T[i, j] Y[j] over the solved rows j (8 at a time,
   one pass over Y[i]), then Y[i] /= T[i, i]; T is read by strides (so transposes are
@@ -59,20 +61,24 @@ class _Asm:
         """acc += a() * b()  (f32x4; a and b push v128s)."""
         f = self.f
         if self.fma:
-            a(), b(), f.get(acc), f.emit("f32x4.relaxed_madd").set(acc)
+            a()
+            b()
+            f.get(acc).emit("f32x4.relaxed_madd").set(acc)
         else:
-            f.get(acc), a(), b(), f.emit("f32x4.mul").emit("f32x4.add").set(acc)
+            f.get(acc)
+            a()
+            b()
+            f.emit("f32x4.mul").emit("f32x4.add").set(acc)
 
     def dot(self, pa: int, pb: int, count: int, out: int, p: int, q: int, e: int) -> None:
-        """out = sum of count() f32 products at pa.., pb.. (contiguous), 16 then 4 lanes at a time."""
+        """out = the sum of the products of the `count` (a local) f32s at pa.. and pb.., 16 then
+        4 lanes at a time (four accumulators), then one at a time."""
         f, v = self.f, self.v
-        for a in v:
+        for a in v[:4]:
             f.v128_const(bytes(16)).set(a)
         f.get(pa).set(p)
         f.get(pb).set(q)
-        f.get(pa)
-        count()
-        f.i32(2).emit("i32.shl").emit("i32.add").set(e)
+        f.get(pa).get(count).i32(2).emit("i32.shl").emit("i32.add").set(e)
 
         def wide(lanes: int) -> None:
             for u in range(lanes // 4):
@@ -101,7 +107,7 @@ class _Asm:
         """outs[r] = the dot of count f32s at prow + r row_bytes.. (r < 4) with those at pb..:
         four rows against one, which is loaded once for all four."""
         f, v = self.f, self.v
-        for a in v:
+        for a in v[:4]:
             f.v128_const(bytes(16)).set(a)
         f.get(prow).set(p)
         f.get(pb).set(q)
@@ -131,7 +137,7 @@ class _Asm:
 
     def rank_update(self, dst: int, src: int, count: int, facs: list, row_bytes: int, p: int, q: int,
                     e: int) -> None:
-        """dst[c] -= sum_r facs[r] * src[c + r row_bytes / 4] over count f32s (len(facs) <= 4
+        """dst[c] -= sum_r facs[r] * src[c + r row_bytes / 4] over count f32s (len(facs) <= 8
         rows of src, row_bytes apart): one pass over dst for a rank-len(facs) update."""
         f, v = self.f, self.v
         for r, fac in enumerate(facs):
@@ -238,19 +244,16 @@ def _cholesky(s: CholeskySpec, features: frozenset) -> bytes:
     dot, d = a.f32(), a.f32()
     sums = [a.f32() for _ in range(4)]
 
-    def entry(jx):  # L[i, j] from A[i, j] and the dot of rows i and j over columns < j
-        a.dot(pi, pj, jx, dot, p, q, e)
-        f.get(pi)
-        jx()
-        f.i32(2).emit("i32.shl").emit("i32.add")  # &L[i, j]
-        f.get(pa).get(i).i32(n).emit("i32.mul")
-        jx()
+    def entry(jl):  # push &L[i, j] and A[i, j] - L[i, :j]·L[j, :j] (j: the local jl)
+        a.dot(pi, pj, jl, dot, p, q, e)
+        f.get(pi).get(jl).i32(2).emit("i32.shl").emit("i32.add")
+        f.get(pa).get(i).i32(n).emit("i32.mul").get(jl)
         f.emit("i32.add").i32(2).emit("i32.shl").emit("i32.add").mem("f32.load", 0, 2)
         f.get(dot).emit("f32.sub")
 
     def column():
         a.ptr(pj, pl, lambda: f.get(j), 4 * n)
-        entry(lambda: f.get(j))
+        entry(j)
         f.get(pj).get(j).i32(2).emit("i32.shl").emit("i32.add").mem("f32.load", 0, 2).emit("f32.div")
         f.mem("f32.store", 0, 2)
 
@@ -261,7 +264,7 @@ def _cholesky(s: CholeskySpec, features: frozenset) -> bytes:
         a.ptr(pi, pl, lambda: f.get(i), 4 * n)
         a.loop(j, jstart, _get(f, i), column)
         f.get(pi).set(pj)
-        entry(lambda: f.get(i))
+        entry(i)
         f.emit("f32.sqrt").mem("f32.store", 0, 2)
         a.loop(j, lambda: f.get(i).i32(1).emit("i32.add"), _const(f, n), zero)
 
