@@ -102,6 +102,7 @@ LINALG = LinalgCaps(cholesky=4096, lu=4096, triangular_solve=4096)
 
 PARALLEL_WORK = 1 << 20  # element-steps above which a kernel is split over worker threads (hand-off ~0.1 ms)
 GEMM_PARALLEL_WORK = 1 << 22  # the same for matmul / conv (multiply-adds): they run ~4 per ns per thread
+LINALG_PARALLEL_WORK = 1 << 20  # and for a batch of factorizations (multiply-adds, ~1 per ns on small matrices)
 
 
 class Program:
@@ -225,9 +226,9 @@ class WasmBackend(Backend):
         self._name(handle, r.name)
         return Program(handle, rows, r.size, len(wasm), t1 - t0, t2 - t1, r.routine, work, runtime=self.rt)
 
-    def _split(self, program: Program, args: tuple) -> None:
+    def _split(self, program: Program, args: tuple, min_work: int = GEMM_PARALLEL_WORK) -> None:
         """run over the program's rows, split over the worker threads when it pays."""
-        if program.work >= GEMM_PARALLEL_WORK and program.rows > 1 and getattr(self.rt, "workers", 1) > 1:
+        if program.work >= min_work and program.rows > 1 and getattr(self.rt, "workers", 1) > 1:
             self.rt.call_split(program.handle, program.rows, args, align=1)
         else:
             self.rt.call(program.handle, (0, program.rows, *args))
@@ -235,8 +236,11 @@ class WasmBackend(Backend):
     def execute(self, program: Program, outs: list[int], inputs: list[Any]) -> None:
         if program.size == 0:
             return
-        if program.mode in ("gemm_f32", "conv_f32") or program.mode in LINALG_ROUTINES:
+        if program.mode in ("gemm_f32", "conv_f32"):
             self._split(program, (*outs, *inputs))
+            return
+        if program.mode in LINALG_ROUTINES:
+            self._split(program, (*outs, *inputs), LINALG_PARALLEL_WORK)
             return
         if program.work >= PARALLEL_WORK and program.rows > 1 and getattr(self.rt, "workers", 1) > 1:
             self.rt.call_split(program.handle, program.rows, (*outs, *inputs), align=4)
