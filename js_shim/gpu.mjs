@@ -62,6 +62,7 @@ export async function init(powerPreference = 'high-performance', adapterName = '
   device.addEventListener?.('uncapturederror', (ev) => { lastError = String(ev.error?.message ?? ev.error); });
   const made = device;
   const gen = ++generation;
+  stagingFree.length = 0;  // staging buffers of a lost device are useless
   made.lost?.then((info) => {
     losses[gen] = `${info.reason ?? 'unknown'}: ${info.message || 'no message'}`;
     console.warn(`jaxweb: WebGPU device lost (${losses[gen]})`);
@@ -257,19 +258,62 @@ export async function runTimed(cmds) {
   return out;
 }
 
-/** Resolves to a copy of `size` bytes of buffer `id` from `offset` (a Uint8Array). */
-export async function read(id, offset, size) {
+// Readback staging buffers (MAP_READ), reused: Dawn clears a new buffer before its first use
+// (64 MB: 40-70 ms on SwiftShader), which cost more than the copy itself.
+const stagingFree = [];   // unmapped, idle staging buffers, by size class
+const STAGING_KEEP = 4;   // idle ones kept at most
+
+function takeStaging(d, padded) {
+  const cls = Math.max(1 << 16, 2 ** Math.ceil(Math.log2(padded)));
+  const i = stagingFree.findIndex((b) => b.size === cls);
+  if (i >= 0) return stagingFree.splice(i, 1)[0];
+  return d.createBuffer({ size: cls, usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST });
+}
+
+function giveStaging(buf) {
+  buf.unmap();
+  stagingFree.push(buf);
+  while (stagingFree.length > STAGING_KEEP) stagingFree.shift().destroy();
+}
+
+/** Map `size` bytes of buffer `id` from `offset`; resolves to [mapped staging, its bytes]. */
+async function mapped(id, offset, size) {
   const d = need();
   const padded = (size + 3) & ~3;
-  const staging = d.createBuffer({ size: Math.max(4, padded), usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST });
+  const staging = takeStaging(d, padded);
   const enc = d.createCommandEncoder();
   enc.copyBufferToBuffer(get(buffers, id, 'buffer'), offset, staging, 0, padded);
   d.queue.submit([enc.finish()]);
-  await staging.mapAsync(GPUMapMode.READ);
-  const out = new Uint8Array(staging.getMappedRange(0, padded).slice(0, size));
-  staging.unmap();
-  staging.destroy();
+  try {
+    await staging.mapAsync(GPUMapMode.READ, 0, padded);
+  } catch (e) {
+    staging.destroy();
+    throw e;
+  }
+  return [staging, new Uint8Array(staging.getMappedRange(0, padded), 0, size)];
+}
+
+/** Resolves to a copy of `size` bytes of buffer `id` from `offset` (a Uint8Array). */
+export async function read(id, offset, size) {
+  const [staging, bytes] = await mapped(id, offset, size);
+  const out = bytes.slice();
+  giveStaging(staging);
   return out;
+}
+
+/**
+ * Copy `size` bytes of buffer `id` from `offset` straight into `dst`, a writable Python
+ * buffer passed as a PyProxy (a bytearray): one copy from mapped memory into Pyodide's heap.
+ */
+export async function readInto(id, offset, size, dst) {
+  const [staging, bytes] = await mapped(id, offset, size);
+  const view = dst.getBuffer('u8');  // taken after the wait: the heap may have grown meanwhile
+  try {
+    view.data.set(bytes);
+  } finally {
+    view.release();
+    giveStaging(staging);
+  }
 }
 
 /** Resolves when all submitted work has finished. */

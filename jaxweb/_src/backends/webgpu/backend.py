@@ -8,7 +8,9 @@ earlier submits, so a write never overtakes a dispatch that read the old bytes).
 
 Buffers come from a pool of size classes (four per power of two, whole buffers):
 a freed buffer goes back to its class and the next allocation of that class reuses
-it, which also keeps bind groups (cached by pipeline and buffers) hot. A handle may
+it, which also keeps bind groups (cached by pipeline and buffers) hot. The pool holds
+POOL_BYTES at most, dropping the least recently freed buffers to make room: a new
+buffer is expensive (Dawn clears it on first use: ~6 ms for 256 MB on an H200). A handle may
 be a view of another buffer from a byte offset (a scan step's slice): kernels get a
 copy of it (inputs) or write a temporary that is copied into place (outputs).
 
@@ -26,7 +28,7 @@ from ..base import Backend
 from ...compiler.gemm import GemmCaps
 from ...compiler.kernel import Capabilities, Kernel, Routine
 from ...errors import ResourceExhaustedError
-from . import codegen, matmul
+from . import codegen, matmul, tuner
 from .runtime import DeviceLostError, WGSLError, default_runtime
 from .wgsl import check_dtype
 
@@ -85,17 +87,14 @@ class WebGPUBackend(Backend):
         self.device_kind = f"webgpu ({info['vendor'] or info['description'] or 'adapter'})"
         lim = info["limits"]
         self.max_buffer = int(lim.get("maxBufferSize", 256 << 20))
-        self.tiling = matmul.SOFTWARE if self.software else matmul.HARDWARE
         self.max_groups = MAX_GROUPS_SOFTWARE if self.software else 1 << 14
         self.tree_max = TREE_MAX_SOFTWARE if self.software else None
-        max_inv = int(lim.get("maxComputeInvocationsPerWorkgroup", 256))
-        if self.tiling.threads > max_inv:
-            self.tiling = matmul.SOFTWARE
-        self.capabilities = Capabilities(
-            nested_reduce=False, multi_output=True,
-            max_buffers=int(lim.get("maxStorageBuffersPerShaderStage", 8)),
-            gemm=GemmCaps(nr=self.tiling.BN, min_dim=16, pack_min_bytes=1 << 20, conv=False))
-        self._pool: dict[int, list] = {}
+        self.tuned: dict = {}  # the tuner's timings (seconds per candidate tiling)
+        self._caps: Capabilities | None = None
+        if self.software or int(lim.get("maxComputeInvocationsPerWorkgroup", 256)) < 256:
+            self.set_tiling(matmul.SOFTWARE)  # else tuned before the first schedule
+        self._pool: dict[int, list] = {}   # size class -> free buffers (last freed last)
+        self._lru: OrderedDict[int, tuple] = OrderedDict()  # id(buf) -> (class, buf), oldest first
         self._pooled = 0
         self._pipelines: dict[str, Any] = {}
         self._names: dict[int, str] = {}  # id(pipeline) -> the kernel it was first made for
@@ -105,6 +104,44 @@ class WebGPUBackend(Backend):
         self._after: list = []      # temporaries freed once the pending commands are submitted
         self._doomed: list = []     # buffers destroyed once the pending commands are submitted
         self.stats = {"submits": 0, "dispatches": 0, "pipelines": 0, "devices_lost": 0}
+
+    # ------------------------------------------------------------ GEMM tiling
+    def set_tiling(self, tiling: matmul.Tiling) -> None:
+        """Use `tiling` for GEMMs from now on (schedules staged for another `nr` keep theirs)."""
+        self._tiling = tiling
+        lim = self.rt.info["limits"]
+        self._caps = Capabilities(
+            nested_reduce=False, multi_output=True,
+            max_buffers=int(lim.get("maxStorageBuffersPerShaderStage", 8)),
+            # a GPU reads an aligned row-major B in place at full speed: only software adapters
+            # (CPU caches) gain from packing B into strips first
+            gemm=GemmCaps(nr=tiling.BN, min_dim=16, conv=False,
+                          pack_min_bytes=1 << 20 if self.software else 1 << 62))
+
+    @property
+    def capabilities(self) -> Capabilities:
+        """What the scheduler may emit; on a hardware adapter the first call tunes the GEMM."""
+        if self._caps is None:
+            try:
+                best, self.tuned = tuner.tune(self.rt)
+            except Exception:  # noqa: BLE001  (a failed tuning must not break the device)
+                best = matmul.HARDWARE
+            self.set_tiling(best)
+        return self._caps
+
+    @capabilities.setter
+    def capabilities(self, caps: Capabilities) -> None:
+        self._caps = caps
+
+    @property
+    def tiling(self) -> matmul.Tiling:
+        """The GEMM kernel's tiling (tuned first where `capabilities` says)."""
+        self.capabilities  # noqa: B018  (tunes on first use)
+        return self._tiling
+
+    @tiling.setter
+    def tiling(self, tiling: matmul.Tiling) -> None:
+        self._tiling = tiling
 
     # ------------------------------------------------------------ device loss
     def _renew_if_lost(self) -> None:
@@ -120,6 +157,7 @@ class WebGPUBackend(Backend):
         self.stats["devices_lost"] += 1
         self.gen += 1
         self._pool, self._pooled, self._pipelines, self._names = {}, 0, {}, {}
+        self._lru.clear()
         self._groups.clear()
         self._pending, self._labels, self._after, self._doomed = [], {}, [], []
         try:
@@ -157,6 +195,7 @@ class WebGPUBackend(Backend):
         while free:
             buf = free.pop()
             self._pooled -= cap
+            del self._lru[id(buf)]
             if self.rt.alive(buf):
                 return Handle(buf, cap, gen=self.gen)
             self._drop_groups(buf)  # its finalizer ran after it came back (same GC pass)
@@ -173,14 +212,23 @@ class WebGPUBackend(Backend):
         if handle.base is not None or handle.gen != self.gen or not self.rt.alive(handle.buf):
             return  # a view; or collected in a reference cycle after the GPU object's own finalizer
         # (when that finalizer runs after this, in the same collection, `alloc` skips the buffer)
-        if self._pooled + handle.cap > POOL_BYTES:
-            if self._pending:  # recorded commands still bind it: destroy it after they are submitted
-                self._doomed.append(handle.buf)
-            else:
-                self._destroy(handle.buf)
+        if handle.cap > POOL_BYTES:
+            self._retire(handle.buf)
             return
+        while self._pooled + handle.cap > POOL_BYTES:  # make room: the least recently freed go
+            cap, old = self._lru.popitem(last=False)[1]
+            self._pool[cap].remove(old)
+            self._pooled -= cap
+            self._retire(old)
         self._pool.setdefault(handle.cap, []).append(handle.buf)
+        self._lru[id(handle.buf)] = (handle.cap, handle.buf)
         self._pooled += handle.cap
+
+    def _retire(self, buf: Any) -> None:
+        if self._pending:  # recorded commands may still bind it: destroy it after they are submitted
+            self._doomed.append(buf)
+        else:
+            self._destroy(buf)
 
     def _destroy(self, buf: Any) -> None:
         self._drop_groups(buf)

@@ -65,13 +65,16 @@ class PyodideGpuRuntime:
     def write(self, handle: int, offset: int, data: bytes) -> None:
         self._shim.writeBuffer(handle, offset, host.to_js_bytes(data))
 
-    def read(self, handle: int, offset: int, size: int) -> bytes:
-        out = host.js_bytes(host.wait(self._shim.read(handle, offset, size)))
+    def read(self, handle: int, offset: int, size: int) -> bytearray:
+        out = bytearray(size)  # the shim copies mapped memory straight into it
+        host.wait(self._shim.readInto(handle, offset, size, out))
         self._check("a readback")
         return out
 
-    async def read_async(self, handle: int, offset: int, size: int) -> bytes:
-        return host.js_bytes(await self._shim.read(handle, offset, size))
+    async def read_async(self, handle: int, offset: int, size: int) -> bytearray:
+        out = bytearray(size)
+        await self._shim.readInto(handle, offset, size, out)
+        return out
 
     def finish(self) -> None:
         host.wait(self._shim.finish())
