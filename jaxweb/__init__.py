@@ -22,7 +22,7 @@ _array_methods.install_all()
 
 #: Public submodules imported on first use (`jax.nn.relu` still works after `import jaxweb as jax`):
 #: they are a third of jaxweb's modules, and a page's `import jaxweb` compiles every module it imports.
-_LAZY_SUBMODULES = frozenset({"random", "nn", "scipy", "debug", "test_util"})
+_LAZY_SUBMODULES = frozenset({"random", "nn", "scipy", "debug", "test_util", "profiler"})
 
 
 def __getattr__(name: str):
@@ -39,4 +39,4 @@ __version__ = "0.1.0"
 __all__ = ["Array", "ShapedArray", "config", "default_backend", "default_device", "device_count",
            "device_put", "devices", "enable_x64", "local_devices", "lax", "nn", "numpy", "random",
            "scipy", "tree", "tree_util", "dtypes", "debug", "test_util", "ad_checkpoint",
-           "custom_derivatives", "numpy_dtype_promotion", "numpy_rank_promotion", "pure_callback"]
+           "custom_derivatives", "numpy_dtype_promotion", "numpy_rank_promotion", "pure_callback", "profiler"]

@@ -9,6 +9,8 @@
 let adapter = null;
 let device = null;
 let lastError = null;
+let generation = 0;      // +1 per device made (after a loss, init makes a new one)
+const losses = {};       // generation -> why that device was lost
 const buffers = [null];    // id 0 is never valid
 const pipelines = [null];
 const bindGroups = [null];
@@ -42,14 +44,46 @@ const WANTED_FEATURES = ['shader-f16', 'subgroups', 'timestamp-query'];
  * Resolves to a JSON string describing them (null when there is no adapter),
  * which Python parses: one crossing instead of a walk over JS objects.
  */
-let initInfo = null;  // the JSON of the device made first: init is idempotent
+let initPromise = null;  // the device made first, or being made: init is idempotent
+let adapterFound = null;  // whether that init's adapter request found one (true/false)
 
-export async function init(powerPreference = 'high-performance', adapterName = '') {
-  if (initInfo !== null) return initInfo;  // every caller shares one device (handles stay valid)
-  if (!available()) return null;
-  const opts = { powerPreference };
-  if (adapterName === 'fallback') opts.forceFallbackAdapter = true;
-  adapter = await navigator.gpu.requestAdapter(opts);
+export function init(powerPreference = 'high-performance', adapterName = '') {
+  // Every caller shares one device (handles stay valid), also while it is still being
+  // made: the loader starts it while Pyodide boots, Python's webgpu device awaits it.
+  // No adapter is not remembered: a later call asks again.
+  if (!initPromise) {
+    let found;
+    adapterFound = new Promise((resolve) => { found = resolve; });
+    initPromise = makeDevice(powerPreference, adapterName, found).then((info) => {
+      if (info === null) initPromise = null;
+      return info;
+    }, (e) => {
+      initPromise = null;
+      throw e;
+    });
+  }
+  return initPromise;
+}
+
+/**
+ * Whether WebGPU has an adapter here: starts `init` (if no one has) and answers once the
+ * adapter request does, without waiting for the device, which goes on being made.
+ */
+export function hasAdapter() {
+  init().catch(() => {});  // a failed device is reported to whoever awaits init()
+  return adapterFound;
+}
+
+async function makeDevice(powerPreference, adapterName, found) {
+  try {
+    if (!available()) return null;
+    const opts = { powerPreference };
+    if (adapterName === 'fallback') opts.forceFallbackAdapter = true;
+    adapter = await navigator.gpu.requestAdapter(opts);
+    found(!!adapter);
+  } finally {
+    found(false);  // no adapter, or the request failed (a no-op once found)
+  }
   if (!adapter) return null;
   const features = WANTED_FEATURES.filter((f) => adapter.features.has(f));
   const requiredLimits = {};
@@ -58,19 +92,40 @@ export async function init(powerPreference = 'high-performance', adapterName = '
   }
   device = await adapter.requestDevice({ requiredFeatures: features, requiredLimits });
   device.addEventListener?.('uncapturederror', (ev) => { lastError = String(ev.error?.message ?? ev.error); });
-  device.lost?.then((info) => console.warn(`jaxweb: WebGPU device lost: ${info.message}`));
+  const made = device;
+  const gen = ++generation;
+  stagingFree.length = 0;  // staging buffers of a lost device are useless
+  made.lost?.then((info) => {
+    losses[gen] = `${info.reason ?? 'unknown'}: ${info.message || 'no message'}`;
+    console.warn(`jaxweb: WebGPU device lost (${losses[gen]})`);
+    if (device === made) initPromise = null;  // the next init() makes a new device
+  });
   const info = adapter.info ?? {};
   const limits = {};
   for (const key in device.limits) {
     if (typeof device.limits[key] === 'number') limits[key] = device.limits[key];
   }
-  initInfo = JSON.stringify({
+  return JSON.stringify({
     vendor: info.vendor ?? '', architecture: info.architecture ?? '',
     device: info.device ?? '', description: info.description ?? '',
     isFallbackAdapter: !!(info.isFallbackAdapter ?? adapter.isFallbackAdapter),
     features: [...device.features], limits,
   });
-  return initInfo;
+}
+
+/** The number of the current device (each backend remembers the one it was made with). */
+export function deviceGeneration() {
+  return generation;
+}
+
+/** Why device number `gen` was lost ('' while it works). */
+export function lostReason(gen) {
+  return losses[gen] ?? '';
+}
+
+/** Destroy the device (giving the GPU back; a real loss, which is how tests make one). */
+export function destroyDevice() {
+  device?.destroy();
 }
 
 /** The last uncaptured device error message, then cleared ('' if none). */
@@ -152,24 +207,30 @@ export const OP = Object.freeze({
 const ARITY = { 1: 5, 2: 5, 3: 3 };
 
 /**
- * Execute a command list (Int32Array) in one command buffer and one submit.
- * Consecutive dispatches share one compute pass. Returns the number of commands.
+ * Record a command list (Int32Array) into encoder `enc`. Consecutive dispatches share one
+ * compute pass, except when `querySet` is given: then each dispatch gets its own pass
+ * writing its begin and end timestamps at 2k and 2k+1. Returns [commands, dispatches].
  */
-export function run(cmds) {
-  const d = need();
-  const enc = d.createCommandEncoder();
+function encode(enc, cmds, querySet = null) {
   let pass = null;
   let n = 0;
+  let k = 0;
   for (let i = 0; i < cmds.length; n++) {
     const op = cmds[i];
     const a = cmds.subarray(i + 1, i + 1 + (ARITY[op] ?? 0));
     if (!(op in ARITY)) throw new RangeError(`jaxweb gpu shim: bad opcode ${op} at ${i}`);
     i += 1 + ARITY[op];
     if (op === OP.DISPATCH) {
-      pass ??= enc.beginComputePass();
+      if (querySet) {
+        pass = enc.beginComputePass({ timestampWrites: { querySet, beginningOfPassWriteIndex: 2 * k, endOfPassWriteIndex: 2 * k + 1 } });
+      } else {
+        pass ??= enc.beginComputePass();
+      }
       pass.setPipeline(get(pipelines, a[0], 'pipeline'));
       pass.setBindGroup(0, get(bindGroups, a[1], 'bind group'));
       pass.dispatchWorkgroups(a[2], a[3], a[4]);
+      k++;
+      if (querySet) { pass.end(); pass = null; }
       continue;
     }
     if (pass) { pass.end(); pass = null; }
@@ -180,23 +241,110 @@ export function run(cmds) {
     }
   }
   if (pass) pass.end();
+  return [n, k];
+}
+
+/** Execute a command list (Int32Array) in one command buffer and one submit; returns its length. */
+export function run(cmds) {
+  const d = need();
+  const enc = d.createCommandEncoder();
+  const [n] = encode(enc, cmds);
   d.queue.submit([enc.finish()]);
   return n;
 }
 
-/** Resolves to a copy of `size` bytes of buffer `id` from `offset` (a Uint8Array). */
-export async function read(id, offset, size) {
+/** Whether `runTimed` can time dispatches (the device has 'timestamp-query'). */
+export function canTime() {
+  return !!device && device.features.has('timestamp-query');
+}
+
+/**
+ * `run`, with each dispatch timed by GPU timestamps (jaxweb.profiler). Resolves to a
+ * Float64Array of [begin, end] nanoseconds per dispatch, relative to the first begin.
+ */
+export async function runTimed(cmds) {
+  const d = need();
+  let count = 0;
+  for (let i = 0; i < cmds.length; i += 1 + (ARITY[cmds[i]] ?? 0)) count += cmds[i] === OP.DISPATCH;
+  if (count === 0 || 2 * count > 4096) {  // a query set holds 4096 timestamps at most
+    run(cmds);
+    await d.queue.onSubmittedWorkDone();
+    return new Float64Array(0);
+  }
+  const querySet = d.createQuerySet({ type: 'timestamp', count: 2 * count });
+  const size = 16 * count;
+  const resolved = d.createBuffer({ size, usage: GPUBufferUsage.QUERY_RESOLVE | GPUBufferUsage.COPY_SRC });
+  const staging = d.createBuffer({ size, usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST });
+  const enc = d.createCommandEncoder();
+  encode(enc, cmds, querySet);
+  enc.resolveQuerySet(querySet, 0, 2 * count, resolved, 0);
+  enc.copyBufferToBuffer(resolved, 0, staging, 0, size);
+  d.queue.submit([enc.finish()]);
+  await staging.mapAsync(GPUMapMode.READ);
+  const stamps = new BigInt64Array(staging.getMappedRange().slice(0));
+  staging.unmap();
+  for (const obj of [staging, resolved, querySet]) obj.destroy();
+  const out = new Float64Array(stamps.length);
+  for (let i = 0; i < stamps.length; i++) out[i] = Number(stamps[i] - stamps[0]);
+  return out;
+}
+
+// Readback staging buffers (MAP_READ), reused: Dawn clears a new buffer before its first use
+// (64 MB: 40-70 ms on SwiftShader), which cost more than the copy itself.
+const stagingFree = [];   // unmapped, idle staging buffers, by size class
+const STAGING_KEEP = 4;   // idle ones kept at most
+
+function takeStaging(d, padded) {
+  const cls = Math.max(1 << 16, 2 ** Math.ceil(Math.log2(padded)));
+  const i = stagingFree.findIndex((b) => b.size === cls);
+  if (i >= 0) return stagingFree.splice(i, 1)[0];
+  return d.createBuffer({ size: cls, usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST });
+}
+
+function giveStaging(buf) {
+  buf.unmap();
+  stagingFree.push(buf);
+  while (stagingFree.length > STAGING_KEEP) stagingFree.shift().destroy();
+}
+
+/** Map `size` bytes of buffer `id` from `offset`; resolves to [mapped staging, its bytes]. */
+async function mapped(id, offset, size) {
   const d = need();
   const padded = (size + 3) & ~3;
-  const staging = d.createBuffer({ size: Math.max(4, padded), usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST });
+  const staging = takeStaging(d, padded);
   const enc = d.createCommandEncoder();
   enc.copyBufferToBuffer(get(buffers, id, 'buffer'), offset, staging, 0, padded);
   d.queue.submit([enc.finish()]);
-  await staging.mapAsync(GPUMapMode.READ);
-  const out = new Uint8Array(staging.getMappedRange(0, padded).slice(0, size));
-  staging.unmap();
-  staging.destroy();
+  try {
+    await staging.mapAsync(GPUMapMode.READ, 0, padded);
+  } catch (e) {
+    staging.destroy();
+    throw e;
+  }
+  return [staging, new Uint8Array(staging.getMappedRange(0, padded), 0, size)];
+}
+
+/** Resolves to a copy of `size` bytes of buffer `id` from `offset` (a Uint8Array). */
+export async function read(id, offset, size) {
+  const [staging, bytes] = await mapped(id, offset, size);
+  const out = bytes.slice();
+  giveStaging(staging);
   return out;
+}
+
+/**
+ * Copy `size` bytes of buffer `id` from `offset` straight into `dst`, a writable Python
+ * buffer passed as a PyProxy (a bytearray): one copy from mapped memory into Pyodide's heap.
+ */
+export async function readInto(id, offset, size, dst) {
+  const [staging, bytes] = await mapped(id, offset, size);
+  const view = dst.getBuffer('u8');  // taken after the wait: the heap may have grown meanwhile
+  try {
+    view.data.set(bytes);
+  } finally {
+    view.release();
+    giveStaging(staging);
+  }
 }
 
 /** Resolves when all submitted work has finished. */

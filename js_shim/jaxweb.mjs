@@ -6,8 +6,9 @@
 //
 // By default everything comes from the server this file was loaded from, laid
 // out as serve.py serves it (/pyodide/, /wheels/, /js_shim/). Any missing file
-// fails with an error that names its URL. The wheel is unpacked straight into
-// site-packages: jaxweb is pure Python and needs no package index.
+// fails with an error that names its URL. The wheel goes on sys.path as it is (jaxweb
+// is pure Python and needs no package index), and where serve.py made a memory snapshot
+// of Python after `import jaxweb`, Pyodide boots from it (see "memory snapshot" below).
 
 import * as wasm from './wasm.mjs';
 import * as gpu from './gpu.mjs';
@@ -68,7 +69,12 @@ async function exists(url) {
   }
 }
 
-/** Where WebGPU stands here: {gpu: bool, note: string}. Logs a note when falling back. */
+/**
+ * Where WebGPU stands here: {gpu: bool, note: string}. Logs a note when falling back.
+ * It starts making the shim's GPU device (`gpu.init`, shared with jaxweb's webgpu device)
+ * and answers once the adapter is known: started early, the device's set-up overlaps
+ * Pyodide's boot and the rest of the load, and nothing waits for it but the webgpu device.
+ */
 export async function probeGPU() {
   if (!gpu.available()) {
     const note = 'jaxweb: WebGPU is not available here (no navigator.gpu); using the wasm device instead.';
@@ -76,8 +82,7 @@ export async function probeGPU() {
     return { gpu: false, note };
   }
   try {
-    const adapter = await navigator.gpu.requestAdapter();
-    if (adapter) return { gpu: true, note: '' };
+    if (await gpu.hasAdapter()) return { gpu: true, note: '' };
   } catch (e) { /* reported below */ }
   const note = 'jaxweb: WebGPU has no usable adapter here; using the wasm device instead.';
   console.info(note);
@@ -106,20 +111,27 @@ async function startThreads(wanted) {
  * Load Pyodide, install jaxweb and register the shim as the Python module `_jaxweb_shim`.
  * Options: base (server root URL or folder), pyodideURL, wheelURL, onProgress(fraction, message),
  * importJaxweb (default true), loadPyodideOptions (passed through), pyodide (reuse an instance),
- * wasmThreads (threads for wasm kernels, main thread included; 1 turns the pool off).
- * Resolves to {pyodide, jaxweb, host, runPythonAsync, runPython}.
+ * wasmThreads (threads for wasm kernels, main thread included; 1 turns the pool off),
+ * snapshot (false: boot Python from scratch even when the index names a memory snapshot).
+ * Resolves to {pyodide, jaxweb, host, runPythonAsync, runPython}; host.snapshot tells
+ * whether Python booted from the snapshot.
  */
 export async function loadJaxweb(options = {}) {
   const progress = options.onProgress ?? (() => {});
   const base = withSlash(options.base ?? new URL('..', import.meta.url).href);
   const pyodideURL = withSlash(options.pyodideURL ?? `${base}pyodide/`);
 
-  // The wheel downloads while Pyodide boots (its fetch does not wait for the boot); Pyodide
-  // compiles pyodide.asm.wasm while it streams in (WebAssembly.instantiateStreaming).
-  const wheelPromise = fetchWheel(base, options.wheelURL);
+  // The index, the wheel and the snapshot download, and WebGPU's device is made, while
+  // Pyodide boots (none of them waits for it); Pyodide compiles pyodide.asm.wasm while it
+  // streams in (WebAssembly.instantiateStreaming).
+  const indexPromise = options.wheelURL ? Promise.resolve(null) : fetchIndex(base);
+  const wheelPromise = fetchWheel(base, options.wheelURL, indexPromise);
   wheelPromise.catch(() => {});  // reported where it is awaited, not as an unhandled rejection
+  const gpuProbe = probeGPU();  // WebGPU's adapter and device are made meanwhile too
   let pyodide = options.pyodide;
+  let snapshot = null;  // the snapshot's metadata once Pyodide booted from one
   if (!pyodide) {
+    const snapshotPromise = findSnapshot(base, options, indexPromise);
     // Pyodide boots at once; the files are checked alongside, and only named if it fails
     // (awaiting the check first would add a round trip to every load).
     const missingFiles = Promise.all(PYODIDE_FILES.map((f) => exists(pyodideURL + f)))
@@ -130,35 +142,50 @@ export async function loadJaxweb(options = {}) {
       return new LoaderError(`${what}: ${e.message}`);
     };
     progress(0.05, 'loading Pyodide');
-    let loadPyodide;
+    let loadPyodide, version;
     try {
-      ({ loadPyodide } = await import(pyodideURL + 'pyodide.mjs'));
+      ({ loadPyodide, version } = await import(pyodideURL + 'pyodide.mjs'));
     } catch (e) {
       throw await explain(e, `cannot import ${pyodideURL}pyodide.mjs`);
     }
-    try {
-      pyodide = await loadPyodide({ indexURL: pyodideURL, ...(options.loadPyodideOptions ?? {}) });
-    } catch (e) {
-      throw await explain(e, 'Pyodide did not start');
+    const pyodideOptions = { indexURL: pyodideURL, ...(options.loadPyodideOptions ?? {}) };
+    const found = await snapshotPromise;
+    if (found && found.meta.pyodide === version) {
+      try {
+        pyodide = await loadPyodide({ ...pyodideOptions, _loadSnapshot: verifiedSnapshot(found, wheelPromise) });
+        snapshot = found.meta;
+      } catch (e) {  // a stale or damaged snapshot costs a normal boot, never the page
+        console.info(`jaxweb: starting Python without the snapshot (${e.message})`);
+      }
+    }
+    if (!pyodide) {
+      try {
+        pyodide = await loadPyodide(pyodideOptions);
+      } catch (e) {
+        throw await explain(e, 'Pyodide did not start');
+      }
     }
   }
 
   progress(0.6, 'fetching the jaxweb wheel');
   const { wheel, wheelURL } = await wheelPromise;
   progress(0.75, 'installing jaxweb');
-  mountWheel(pyodide, wheel, wheelURL);
+  // From a snapshot the wheel goes where the snapshot's sys.path and zipimport expect it.
+  mountWheel(pyodide, wheel, snapshot ? snapshot.wheel_path : wheelURL);
+  if (snapshot) afterSnapshot(pyodide);
 
   progress(0.78, 'starting wasm threads');
   const threads = await startThreads(options.wasmThreads);
 
   progress(0.8, 'probing WebGPU');
-  const probe = await probeGPU();
+  const probe = await gpuProbe;
   const host = {
     kind: IS_NODE ? 'node' : 'browser',
     crossOriginIsolated: IS_NODE ? true : !!globalThis.crossOriginIsolated,
     webgpu: probe.gpu,
     note: probe.note,
     wasmThreads: threads,
+    snapshot: !!snapshot,
   };
   pyodide.registerJsModule('_jaxweb_shim', { wasm, gpu, host, opfs });
 
@@ -181,20 +208,85 @@ export async function loadJaxweb(options = {}) {
   };
 }
 
-/** The jaxweb wheel's bytes and URL (named by `wheels/index.json` unless given). */
-async function fetchWheel(base, wheelURL) {
-  if (!wheelURL) {
-    const indexURL = `${base}wheels/index.json`;
-    const index = JSON.parse(new TextDecoder().decode(await fetchBytes(indexURL)));
-    if (!index.jaxweb) throw new LoaderError(`${indexURL} names no jaxweb wheel`);
-    wheelURL = `${base}wheels/${index.jaxweb}`;
-  }
+/** `wheels/index.json`: {jaxweb: wheel file, snapshot?: {file, pyodide, wheel_sha256, ...}}. */
+async function fetchIndex(base) {
+  const indexURL = `${base}wheels/index.json`;
+  const index = JSON.parse(new TextDecoder().decode(await fetchBytes(indexURL)));
+  if (!index.jaxweb) throw new LoaderError(`${indexURL} names no jaxweb wheel`);
+  return index;
+}
+
+/** The jaxweb wheel's bytes and URL (named by the index unless given). */
+async function fetchWheel(base, wheelURL, indexPromise) {
+  wheelURL ??= `${base}wheels/${(await indexPromise).jaxweb}`;
   return { wheel: await fetchBytes(wheelURL), wheelURL };
+}
+
+// ---------------------------------------------------------------- memory snapshot
+// serve.py builds, beside the wheel, a Pyodide memory snapshot taken right after
+// `snapshotImport` (scripts/snapshot.mjs) and names it in the index. Booting from it
+// skips Python's start-up and `import jaxweb`: the interpreter's memory is restored
+// as it was, and only the JS side (streams, the shim, the wheel's file) is attached
+// again. It is used only when made by this Pyodide (version here, build id in Pyodide)
+// from these very wheel bytes (SHA-256); anything else boots normally.
+
+/**
+ * Mount the wheel and import jaxweb, then `modules` (names; one that fails to import is
+ * left out): the state a snapshot captures. The builder runs it before
+ * `makeMemorySnapshot`; it touches no JS object (the snapshot could not hold one).
+ * Returns the wheel's path inside Pyodide.
+ */
+export function snapshotImport(pyodide, bytes, name, modules = []) {
+  const path = mountWheel(pyodide, bytes, name);
+  pyodide.runPython(`
+import importlib, os, jaxweb, jaxweb._src.host
+os.environ.pop("_", None)  # the builder's script path
+jaxweb._src.host.select_pyodide_runtimes()
+for _m in ${JSON.stringify(modules)}:
+    try:
+        importlib.import_module(_m)
+    except Exception:
+        pass
+`);
+  return path;
+}
+
+/** What differs per page load although the memory is the same: reseed Python's `random`. */
+function afterSnapshot(pyodide) {
+  pyodide.runPython('import sys\nif "random" in sys.modules: sys.modules["random"].seed()');
+}
+
+/** loadPyodide options that shape Python's start-up, which a snapshot has already had. */
+const STARTUP_OPTIONS = ['env', 'args', 'packages', 'fullStdLib', 'stdLibURL', 'lockFileURL', 'lockFileContents',
+  'packageBaseUrl', 'fsInit', '_sysExecutable', '_loadSnapshot', '_makeSnapshot'];
+
+/** {meta, bytes: Promise} for the index's snapshot, or null (none, turned off, unreadable). */
+function findSnapshot(base, options, indexPromise) {
+  if (options.snapshot === false || options.wheelURL || options.importJaxweb === false) return Promise.resolve(null);
+  if (STARTUP_OPTIONS.some((k) => k in (options.loadPyodideOptions ?? {}))) return Promise.resolve(null);
+  if (!globalThis.crypto?.subtle) return Promise.resolve(null);  // cannot check the wheel (not a secure context)
+  return indexPromise.then((index) => {
+    const meta = index?.snapshot;
+    if (!meta?.file) return null;
+    const bytes = fetchBytes(`${base}wheels/${meta.file}`);
+    bytes.catch(() => {});  // a missing snapshot is reported by loadPyodide's fallback
+    return { meta, bytes };
+  }, () => null);
+}
+
+/** The snapshot's bytes once the wheel they were made from is known to be the one fetched. */
+async function verifiedSnapshot({ meta, bytes }, wheelPromise) {
+  const { wheel } = await wheelPromise;
+  const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', wheel));
+  const hex = Array.from(digest, (b) => b.toString(16).padStart(2, '0')).join('');
+  if (hex !== meta.wheel_sha256) throw new Error('it was made from another wheel');
+  return bytes;
 }
 
 /**
  * Put a pure-Python wheel on sys.path as it is (a zip: Python imports from it, .pyc
  * included), so nothing is unpacked: for jaxweb, whose modules read no files of their own.
+ * Returns its path inside Pyodide (/lib/jaxweb_wheels/ and the last part of `name`).
  */
 export function mountWheel(pyodide, bytes, name = 'wheel') {
   const dir = '/lib/jaxweb_wheels';
@@ -211,6 +303,7 @@ importlib.invalidate_caches()
   } catch (e) {
     throw new LoaderError(`cannot install ${name}: ${e.message}`);
   }
+  return path;
 }
 
 /** Unpack a pure-Python wheel (a zip) into site-packages. */

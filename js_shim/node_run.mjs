@@ -26,7 +26,10 @@ for (const k of ['pyodide', 'wheel', 'webgpu']) if (opts[k]) opts[k] = resolve(o
 if (opts.webgpu) {
   const { create, globals } = await import(pathToFileURL(`${opts.webgpu}/index.js`).href);
   Object.assign(globalThis, globals);
-  Object.defineProperty(globalThis.navigator, 'gpu', { value: create([]), configurable: true });
+  // Dawn rounds GPU timestamps (to ~65 µs on the H200) unless told not to: this host is for
+  // benchmarks, where jaxweb.profiler's per-kernel times should be exact
+  const gpu = create(['disable-dawn-features=timestamp_quantization']);
+  Object.defineProperty(globalThis.navigator, 'gpu', { value: gpu, configurable: true });
 }
 const { pyodide } = await loadJaxweb({
   pyodideURL: opts.pyodide.endsWith('/') ? opts.pyodide : `${opts.pyodide}/`,

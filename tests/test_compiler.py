@@ -301,7 +301,9 @@ def test_cost_analysis_of_a_jitted_solve_returns():
     x = np.sin(np.arange(n * n, dtype=np.float32) * 0.7).reshape(n, n)
     a, b = x @ x.T / n + np.eye(n, dtype=np.float32), np.ones((n, 1), np.float32)
     cost = compiled(jnp.linalg.solve, a, b).cost_analysis()
-    assert cost["kernels"] > 10 and cost["flops"] >= 2 * n ** 3 / 3
+    from jaxweb._src.device import default_device
+    routines = default_device().backend.capabilities.linalg is not None  # lu + 2 solves, one launch each
+    assert cost["kernels"] > (3 if routines else 10) and cost["flops"] >= 2 * n ** 3 / 3
 
 
 def test_log_compiles_names_the_function(caplog):

@@ -112,6 +112,7 @@ def test_repl(site, browser):
 
     ready = open_page(browser, site, "repl/")
     assert ready["crossOriginIsolated"] is True
+    assert ready["snapshot"] is True  # Python booted from serve.py's memory snapshot
     content = browser.find_element(By.CSS_SELECTOR, "#editor .cm-content")
     content.click()
     content.send_keys(Keys.CONTROL, "a")
@@ -158,6 +159,48 @@ def test_repl(site, browser):
     screenshot(browser, "repl")
 
 
+def test_repl_from_the_snapshot_is_a_fresh_python(site, browser):
+    """A boot from the memory snapshot offers the devices a boot from scratch does, and each
+    computes; Python's `random` is reseeded per load (the snapshot's memory is the same)."""
+    fresh = open_page(browser, site, "repl/?snapshot=0")
+    assert fresh["snapshot"] is False
+    draws = []
+    for _ in range(2):
+        ready = open_page(browser, site, "repl/")
+        assert ready["snapshot"] is True and ready["devices"] == fresh["devices"], (ready, fresh)
+        draws.append(repl_run(browser, "import random\nrandom.random()")["repr"])
+    assert draws[0] != draws[1], draws
+    for device in ready["devices"]:
+        browser.execute_script("document.getElementById('device').value = arguments[0]", device)
+        r = repl_run(browser, "jnp.arange(3.0) * 2")
+        assert r["ok"] and r["repr"] == "Array([0., 2., 4.], dtype=float32)" and r["device"] == device, r
+
+
+def test_a_stale_or_missing_snapshot_boots_normally(site, browser, tmp_path):
+    """The loader uses the snapshot only for the very wheel it was made from: a wheel whose
+    SHA-256 differs from the index's, or a snapshot file that is gone, costs a normal boot."""
+    import json
+    import shutil
+    index = json.loads((site.mounts["/wheels/"] / "index.json").read_text())
+    for case in ("stale", "missing"):
+        wheels = tmp_path / case
+        wheels.mkdir()
+        shutil.copy2(site.mounts["/wheels/"] / index["jaxweb"], wheels / index["jaxweb"])
+        entry = dict(index["snapshot"])
+        if case == "stale":
+            shutil.copy2(site.mounts["/wheels/"] / entry["file"], wheels / entry["file"])
+            entry["wheel_sha256"] = "0" * 64
+        (wheels / "index.json").write_text(json.dumps({**index, "snapshot": entry}))
+        srv = serve.start("127.0.0.1", 0, {**site.mounts, "/wheels/": wheels})
+        try:
+            ready = open_page(browser, srv, "repl/")
+            assert ready["snapshot"] is False, case
+            assert repl_run(browser, "jnp.arange(3) * 2")["repr"] == "Array([0, 2, 4], dtype=int32)"
+        finally:
+            srv.shutdown()
+            srv.server_close()
+
+
 class _NoIsolation(serve.Handler):
     """serve.py's handler without COOP/COEP: a page served by any plain static server."""
 
@@ -196,25 +239,35 @@ def test_repl_stop_restarts_python_when_not_isolated(site, browser):
 def test_mnist_trains_and_predicts_a_drawn_digit(site, browser):
     """On the page's default device, a few hundred steps of the MLP on the real data pass
     90 % test accuracy (the page's own evaluation on all 10k test images); a drawn vertical
-    stroke is then read as a 1. Only the default device: the other one offered here is
-    webgpu on SwiftShader, where the page did not reach 30 steps in 240 s (issue 10's note)."""
+    stroke is then read as a 1. Before that, webgpu (SwiftShader here) trains 60 steps past 75 %."""
     from selenium.webdriver.common.action_chains import ActionChains
     from selenium.webdriver.common.by import By
 
+    from selenium.webdriver.support.ui import Select
+
     ready = open_page(browser, site, "mnist/")
-    for device in [ready["default"]]:
-        steps, threshold = 300, 90.0
-        wait_for(browser, "window.__mnist.phase === 'idle' || window.__mnist.error")
-        assert not browser.execute_script("return window.__mnist.error")
+    wait_for(browser, "window.__mnist.phase === 'idle' || window.__mnist.error")
+    assert not browser.execute_script("return window.__mnist.error")
+    runs = [(ready["default"], 300, 90.0, 240)]
+    if "webgpu" in ready.get("devices", []) and ready["default"] != "webgpu":
+        # webgpu on SwiftShader here is slow (a 10k-image evaluation takes seconds): fewer steps
+        # and a lower bar, first, so that the drawn digit below meets the default device's model
+        runs.insert(0, ("webgpu", 60, 75.0, 300))
+    for device, steps, threshold, budget in runs:
+        if browser.execute_script("return document.getElementById('device').value") != device:
+            Select(browser.find_element(By.ID, "device")).select_by_value(device)  # resets the model
+            wait_for(browser, "window.__mnist.phase === 'idle' && !window.__mnist.last", 60)
         browser.find_element(By.ID, "start").click()
-        wait_for(browser, f"window.__mnist.last && window.__mnist.last.step >= {steps}", 240)
+        wait_for(browser, f"window.__mnist.last && window.__mnist.last.step >= {steps} || window.__mnist.error",
+                 budget)
         browser.find_element(By.ID, "pause").click()
         wait_for(browser, "window.__mnist.phase === 'paused' && window.__mnist.acc[1].length > 0 "
-                          "&& window.__mnist.acc[0].at(-1) === window.__mnist.last.step", 60)
-        m = browser.execute_script("const s = window.__mnist; return {acc: s.acc[1], last: s.last, losses: s.losses[1].length}")
+                          "&& window.__mnist.acc[0].at(-1) === window.__mnist.last.step", 120)
+        m = browser.execute_script("const s = window.__mnist; "
+                                   "return {acc: s.acc[1], last: s.last, losses: s.losses[1].length, error: s.error}")
         print(f"\nMNIST MLP on {device}: {m['last']['step']} steps (batch 128, Adam 1e-3), test accuracy "
               f"{m['acc'][-1]:.2f} %, {m['last']['ms_per_step']:.1f} ms/step")
-        assert m["acc"][-1] > threshold, (device, m)
+        assert not m["error"] and m["acc"][-1] > threshold, (device, m)
         assert m["losses"] == m["last"]["step"]
 
     pad = browser.find_element(By.ID, "pad")

@@ -120,9 +120,10 @@ def test_wheel_is_pure_python_and_indexed(tmp_path, monkeypatch):
     assert not any(n.endswith(".pyc") for n in names)  # no Pyodide in this empty cache: no bytecode
 
 
-def test_wheel_carries_pyodide_bytecode(tmp_path):
+def test_wheel_carries_pyodide_bytecode_and_a_snapshot(tmp_path):
     """With Node and Pyodide cached, every module has a .pyc beside it (zipimport's layout,
-    what the loader imports from) compiled by Pyodide's Python 3.14, hash-based and unchecked."""
+    what the loader imports from) compiled by Pyodide's Python 3.14, hash-based and unchecked;
+    and a memory snapshot after `import jaxweb` is made beside the wheel and indexed."""
     import importlib.util
     import zipfile
     if serve.node_for_pyodide() is None or not (serve.CACHE / f"pyodide-{serve.PYODIDE_VERSION}" / ".complete").exists():
@@ -139,6 +140,15 @@ def test_wheel_carries_pyodide_bytecode(tmp_path):
     assert int.from_bytes(pyc[4:8], "little") == 0b01  # hash-based, source not checked
     record = wheel.read(next(n for n in names if n.endswith("RECORD"))).decode()
     assert "jaxweb/__init__.pyc,sha256=" in record
+    # ... and a Pyodide memory snapshot of it beside it, indexed with what the loader checks
+    import hashlib
+    import json
+    snap = json.loads((tmp_path / "wheels" / "index.json").read_text())["snapshot"]
+    data = (tmp_path / "wheels" / snap["file"]).read_bytes()
+    assert data[:4] == (0x706E7300).to_bytes(4, "little")  # Pyodide's snapshot magic
+    assert snap["pyodide"] == serve.PYODIDE_VERSION and snap["bytes"] == len(data)
+    assert snap["wheel_sha256"] == hashlib.sha256(Path(wheel.filename).read_bytes()).hexdigest()
+    assert snap["wheel_path"] == f"/lib/jaxweb_wheels/{Path(wheel.filename).name}"
 
 
 def test_cli_serves_demos_and_prints_urls():
@@ -311,3 +321,34 @@ def test_if_range_with_a_stale_tag_sends_the_whole_file(big_site):
     assert request(srv, "/w.bin", {"Range": "bytes=0-9", "If-Range": tag})[0] == 206
     status, _, body = request(srv, "/w.bin", {"Range": "bytes=0-9", "If-Range": '"stale"'})
     assert status == 200 and body == data
+
+
+def test_snapshot_is_gzipped_for_remote_clients_only(big_site, monkeypatch):
+    """A `.snapshot` with a `.gz` beside it goes out gzip-encoded to a client across a network
+    that accepts gzip (30 MiB -> 8 MiB); loopback clients, ranges and gzip-refusers get it raw."""
+    import gzip
+    srv, data, base = big_site
+    (base / "m.snapshot").write_bytes(data)
+    (base / "m.snapshot.gz").write_bytes(gzip.compress(data, 1))
+    status, headers, body = request(srv, "/m.snapshot", {"Accept-Encoding": "gzip"})
+    assert status == 200 and body == data and "content-encoding" not in headers  # loopback: raw
+    monkeypatch.setattr(serve, "is_loopback", lambda host: False)
+    status, headers, body = request(srv, "/m.snapshot", {"Accept-Encoding": "br, gzip"})
+    assert status == 200 and headers["content-encoding"] == "gzip" and gzip.decompress(body) == data
+    assert headers["vary"] == "Accept-Encoding" and "accept-ranges" not in headers
+    status, headers, _ = request(srv, "/m.snapshot", {"Accept-Encoding": "gzip", "If-None-Match": headers["etag"]})
+    assert status == 304
+    for refused in ({"Accept-Encoding": "gzip;q=0"}, {}, {"Accept-Encoding": "gzip", "Range": "bytes=0-9"}):
+        status, headers, body = request(srv, "/m.snapshot", refused)
+        assert "content-encoding" not in headers and body == data[:len(body)] and body, refused
+
+
+def test_a_snapshot_that_cannot_be_made_is_a_warning(tmp_path, capsys):
+    """The snapshot only speeds pages up: when it cannot be made (here: not a wheel), the
+    build goes on without it and says so."""
+    if serve.node_for_pyodide() is None or not (serve.CACHE / f"pyodide-{serve.PYODIDE_VERSION}" / ".complete").exists():
+        pytest.skip("Node or Pyodide not cached (bash scripts/setup_browser.sh)")
+    broken = tmp_path / "jaxweb-0.1.0-py3-none-any.whl"
+    broken.write_bytes(b"not a zip")
+    assert serve.build_snapshot(broken) is None
+    assert "no Pyodide memory snapshot" in capsys.readouterr().err

@@ -48,8 +48,15 @@ function progressBar(box) {
   };
 }
 
+/** Loader options from the page's URL: `?snapshot=0` boots Python from scratch (no memory snapshot). */
+function urlOptions() {
+  const q = new URLSearchParams(location.search);
+  return q.get('snapshot') === '0' ? { snapshot: false } : {};
+}
+
 /** Start the worker; resolves to {py, info} once `import jaxweb` is done there. */
 export async function startPython({ loadingBox, onStream, onDisplay, options } = {}) {
+  options = { ...urlOptions(), ...options };
   const bar = loadingBox ? progressBar(loadingBox) : null;
   const py = new PythonWorker({ onProgress: (f, m) => bar?.set(f * 0.97, m), onStream, onDisplay, options });
   try {
@@ -67,7 +74,7 @@ export async function startPython({ loadingBox, onStream, onDisplay, options } =
 function markReady(info) {
   const ms = performance.now();
   window.__pageReady = { ms, workerLoadMs: info.loadMs, stages: info.stages, longestTaskMs: longestTask, devices: info.devices, default: info.default,
-    crossOriginIsolated: !!globalThis.crossOriginIsolated };
+    crossOriginIsolated: !!globalThis.crossOriginIsolated, snapshot: !!info.host?.snapshot };
   const badge = document.querySelector('.device-badge');
   if (badge) {
     badge.textContent = `device: ${info.default} · ready in ${(ms / 1000).toFixed(1)} s`

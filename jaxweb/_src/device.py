@@ -15,6 +15,7 @@ from typing import Any, Callable, Iterator
 
 from . import config as _config
 from . import memory as _memory
+from . import profiler as _profiler
 from .dtypes import DType
 
 
@@ -75,10 +76,25 @@ class Buffer:
         return Buffer(device, size, dtype, handle=handle)
 
     def write(self, data: bytes | memoryview) -> None:
+        trace = _profiler.active()
+        t = trace.now() if trace is not None else 0.0
         self.device.backend.write(self.handle, data)
+        if trace is not None:
+            self._traced(trace, "host to device", t)
 
     def read(self) -> bytes | memoryview:
-        return self.device.backend.read(self.handle, self.nbytes)
+        trace = _profiler.active()
+        if trace is None:
+            return self.device.backend.read(self.handle, self.nbytes)
+        t = trace.now()
+        out = self.device.backend.read(self.handle, self.nbytes)
+        self._traced(trace, "device to host", t)
+        return out
+
+    def _traced(self, trace: Any, what: str, t: float) -> None:
+        dur = trace.now() - t
+        trace.kernel(self.device.backend.trace_row(), f"{what} ({self.nbytes} bytes)", t, dur, track="transfers",
+                     args={"GB/s": round(self.nbytes / max(dur, 1e-3) / 1e3, 3)})
 
     def __repr__(self) -> str:
         return f"Buffer({self.dtype.name}[{self.size}] on {self.device})"

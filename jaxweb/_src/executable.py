@@ -13,7 +13,7 @@ import logging
 import weakref
 from typing import Any, Sequence
 
-from . import execution
+from . import execution, profiler
 from .array import Array
 from .compiler.cost import schedule_cost
 from .compiler.schedule import schedule
@@ -37,17 +37,20 @@ class Executable:
         if read("jax_log_compiles"):
             logger.warning("Compiling %s with global shapes and types %s on %s.", name,
                            [a.str_short() for a in self.in_avals], device)
-        with collect_effects() as effects, target_device(device):
-            outs = lower_jaxpr(closed.jaxpr, [const_node(c) for c in closed.consts],
-                               input_nodes(self.in_avals, self.donated))
-        self.schedule = schedule(outs, device.backend.capabilities, effects=effects)
-        self.prepared = device.backend.prepare(self.schedule)
+        with profiler.host_span(f"compile {name}"):
+            with collect_effects() as effects, target_device(device):
+                outs = lower_jaxpr(closed.jaxpr, [const_node(c) for c in closed.consts],
+                                   input_nodes(self.in_avals, self.donated))
+            self.schedule = schedule(outs, device.backend.capabilities, effects=effects)
+            self.prepared = device.backend.prepare(self.schedule)
+        self.span = f"jit {name}"
         self.taken = [self.schedule.inputs[b].arg.index for b in self.schedule.reused]
 
     def __call__(self, args: Sequence[Any]) -> list[Array]:
         bufs = [_arg_buffer(a, self.device) for a in args]
-        nodes = execution.run_schedule(self.device, self.schedule,
-                                       execution.bind_inputs(self.schedule, bufs), self.prepared)
+        with profiler.host_span(self.span):
+            nodes = execution.run_schedule(self.device, self.schedule,
+                                           execution.bind_inputs(self.schedule, bufs), self.prepared)
         for i in self.taken:  # their memory now belongs to this call's buffers
             bufs[i].release()
         for a, d in zip(args, self.donated):

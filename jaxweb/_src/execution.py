@@ -21,7 +21,7 @@ import weakref
 from collections import OrderedDict
 from typing import Any, Sequence
 
-from . import memory
+from . import memory, profiler
 from .compiler import expr as E
 from .compiler import graph
 from .compiler.graph import Input, Node
@@ -114,6 +114,11 @@ def evaluate(device: Device, nodes: Sequence[Node], materialize: bool = False) -
     step), so a graph made only of structural nodes is looked up by its shape — the DAG
     with its buffer leaves numbered — and a hit reuses the schedule and the compiled
     program, binding this graph's buffers: no lowering or scheduling per flush."""
+    with profiler.host_span("eager flush"):
+        return _evaluate(device, nodes, materialize)
+
+
+def _evaluate(device: Device, nodes: Sequence[Node], materialize: bool) -> list[Node]:
     tkey, leaves = _template_key(nodes, materialize)
     per = _TEMPLATES.setdefault(id(device), OrderedDict())
     hit = per.get(tkey) if tkey is not None else None

@@ -52,6 +52,11 @@ def target_device(device: Any) -> Iterator[None]:
         _targets.pop()
 
 
+def target_capabilities() -> Any:
+    """The capabilities of the backend the program being lowered is for (None: not known)."""
+    return _targets[-1].backend.capabilities if _targets else None
+
+
 def record_effect(call_node: Node) -> None:
     if _effects:
         _effects[-1].append(call_node)

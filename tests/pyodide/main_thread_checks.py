@@ -56,7 +56,7 @@ def check_solve_100_cost_analysis():
     f = jax.jit(jnp.linalg.solve)
     r = rel(a @ f(a, b), b)
     c = f.lower(a, b).compile().cost_analysis()
-    return r < 1e-4 and c["kernels"] > 10, f"residual {r:.1e}, {c['kernels']:.0f} kernels"
+    return r < 1e-4 and c["kernels"] >= 4, f"residual {r:.1e}, {c['kernels']:.0f} kernels"  # wasm: lu, 2 solves
 
 
 def check_batched():

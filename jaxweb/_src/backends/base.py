@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections import OrderedDict
 from typing import Any
 
+from .. import profiler
 from ..compiler.kernel import DEFAULT_CAPS, Alloc, Call, Capabilities, Kernel, Run, Schedule
 from .control import PreparedCall, run_call
 
@@ -58,6 +59,17 @@ class Backend:
 
     def execute(self, program: Any, outs: list[Any], inputs: list[Any]) -> None:
         raise NotImplementedError
+
+    def traced_execute(self, trace: Any, program: Any, outs: list[Any], inputs: list[Any], name: str) -> None:
+        """`execute` while a profiler trace runs: this default times it by wall-clock, which
+        is the kernel's time on a backend that runs kernels synchronously (cpu, wasm)."""
+        t = trace.now()
+        self.execute(program, outs, inputs)
+        trace.kernel(self.trace_row(), name, t, trace.now() - t)
+
+    def trace_row(self) -> str:
+        """The profiler's timeline row for this backend's kernels."""
+        return getattr(self, "device_kind", "") or self.platform
 
     def synchronize(self) -> None:
         pass
@@ -117,6 +129,7 @@ class Backend:
         nbytes = prepared.schedule.nbytes
         h: dict[int, Any] = dict(enumerate(inputs))
         taken: set[int] = set()  # buffers holding a donated input's memory
+        trace = profiler.active()
         try:
             for step in prepared.steps:
                 kind = step[0]
@@ -124,7 +137,11 @@ class Backend:
                     h[step[1]] = alloc(step[2], step[3])
                 elif kind == 1:
                     if step[1] is not None:
-                        self.execute(step[1], [h[b] for b in step[2]], [h[b] for b in step[3]])
+                        outs, ins = [h[b] for b in step[2]], [h[b] for b in step[3]]
+                        if trace is None:
+                            self.execute(step[1], outs, ins)
+                        else:
+                            self.traced_execute(trace, step[1], outs, ins, step[4])
                 elif kind == 3:
                     h.update(zip(step[2], run_call(self, step[1], [h[b] for b in step[3]], alloc, free)))
                 elif kind == 4:  # a donated input's memory

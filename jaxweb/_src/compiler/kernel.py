@@ -120,7 +120,8 @@ class Call:
     lazy-graph output nodes over `graph.Input` placeholders numbered in the order the
     executor passes arguments (`backends/control.py`), with the effectful steps it must
     run although nothing reads them (`effects`, per graph); or "host" (no graphs: a Python
-    callback, `params["run"]`). `params` holds what the executor needs (counts, trip
+    callback, `params["run"]`); or "routine" (no graphs: the scheduler runs the backend
+    Routine `params["routine"]` in its place, `linalg_routines`). `params` holds what the executor needs (counts, trip
     count). Scheduling turns the graphs into `Schedule`s (`schedules`)."""
 
     def __init__(self, kind: str, graphs: list, params: dict, name: str, effects: list | None = None):
@@ -185,12 +186,15 @@ class Capabilities:
     max_buffers: storage buffers one kernel may bind (inputs + outputs), None if unbounded.
     gemm: the backend's GEMM routine (`gemm.GemmCaps`), or None: matmul kernels then stay
     ordinary kernels.
+    linalg: the backend's factorization routines (`linalg_routines.LinalgCaps`), or None:
+    lax.linalg's primitives then run their blocked algorithms of ordinary kernels.
     """
 
     nested_reduce: bool = True
     multi_output: bool = True
     max_buffers: int | None = None
     gemm: Any = None  # a gemm.GemmCaps when the backend has a GEMM routine
+    linalg: Any = None  # a linalg_routines.LinalgCaps when it has factorization routines
 
 
 DEFAULT_CAPS = Capabilities()

@@ -116,8 +116,11 @@ def _call_arg(s: Node) -> Node:
 
 
 def _call_launch(call: Node, caps: Capabilities) -> tuple:
-    """(the Call with its sub-programs scheduled, its result nodes, its operand values)."""
+    """(the Call with its sub-programs scheduled, its result nodes, its operand values);
+    a "routine" call (`linalg_routines`) runs its backend Routine on those buffers."""
     program = call.arg
+    if program.kind == "routine":
+        return program.params["routine"], call_outputs(call), [_call_arg(s) for s in call.src]
     if not program.schedules:
         program.schedules = [schedule(outs, caps, materialize=True, effects=eff)
                              for outs, eff in zip(program.graphs, program.effects)]

@@ -7,7 +7,9 @@ loops), a transpose rule where the primitive is linear (the solves in their righ
 side) and a batching rule that moves the mapped axis in front (every algorithm already
 runs over leading batch dimensions).
 
-Lowering: each primitive's algorithm (`linalg_algorithms`) is traced once per shape
+Lowering: where the target backend declares a routine for the primitive (wasm: cholesky,
+lu, triangular_solve; `compiler/linalg_routines.py`), one launch of it. Otherwise each
+primitive's algorithm (`linalg_algorithms`) is traced once per shape
 and parameters into a jaxpr of ordinary primitives whose loop is one compiled `scan`,
 and that jaxpr is lowered in place; so a factorization is a routine of fused whole-batch
 kernels on every backend. Evaluated eagerly, a primitive runs as a one-equation jitted
@@ -26,7 +28,8 @@ from .. import core, dtypes
 from ..interpreters import rules as R
 from ..interpreters.batching import bdim_at_front
 from ..jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Var, trace_to_closed_jaxpr
-from ..lowering import const_node, lower_jaxpr, lowering_rules
+from ..compiler import linalg_routines
+from ..lowering import const_node, lower_jaxpr, lowering_rules, target_capabilities
 from . import linalg_algorithms as alg
 from .reductions import batch_size
 
@@ -75,6 +78,9 @@ def _algorithm_jaxpr(prim: core.Primitive, algo: Callable, avals: tuple, params:
 def _def_algorithm(prim: core.Primitive, algo: Callable) -> None:
     """Lower `prim` as the jaxpr of `algo`; evaluate it eagerly as a one-equation program."""
     def lower(*nodes, **params):
+        routine = linalg_routines.lower(prim.name, nodes, params, target_capabilities())
+        if routine is not None:  # the backend's own program for it, one launch
+            return routine if prim.multiple_results else routine[0]
         avals = tuple(core.ShapedArray(n.shape, n.dtype) for n in nodes)
         closed = _algorithm_jaxpr(prim, algo, avals, params)
         outs = lower_jaxpr(closed.jaxpr, [const_node(c) for c in closed.consts], list(nodes))

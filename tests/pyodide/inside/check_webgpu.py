@@ -60,3 +60,46 @@ async def test_webgpu_async_readback():
         x = jnp.arange(6, dtype=jnp.float32).reshape(2, 3) * 2
         assert await host.async_value(x.sum(axis=1)) == [6.0, 24.0]
         assert (await host.async_block_until_ready([x]))[0] is x
+
+
+def test_profiler_traces_both_devices_inside_pyodide():
+    import glob, gzip, json  # noqa: E401
+    gpu, wasm = _gpu(), jaxweb.devices("wasm")[0]
+    f = jaxweb.jit(lambda a: (jnp.tanh(a) @ a).sum())
+    for dev in (gpu, wasm):
+        with jaxweb.default_device(dev):
+            x = jnp.ones((96, 96))
+            f(x).block_until_ready()
+            jaxweb.profiler.start_trace(f"/tmp/trace_{dev.platform}")
+            assert float(f(x)) > 0
+            jaxweb.profiler.stop_trace()
+        path, = glob.glob(f"/tmp/trace_{dev.platform}/plugins/profile/*/*.trace.json.gz")
+        events = [e for e in json.load(gzip.open(path, "rt"))["traceEvents"] if e["ph"] == "X"]
+        kernels = [e for e in events if e["cat"] == "kernel"]
+        assert any("dot_general" in e["name"] for e in kernels), events
+        if dev is gpu:
+            assert any(e["cat"] == "submits" for e in events)
+            if gpu.backend.rt.can_time:
+                assert all(e["args"]["timer"] == "gpu timestamps" for e in kernels)
+        assert all(e["dur"] >= 0 for e in events)
+
+
+def test_device_loss_inside_pyodide():
+    """device.destroy() loses the device for real: arrays on it raise, later work gets a new
+    device (runs last: every webgpu backend in this Pyodide shares the shim's device)."""
+    import js
+    from jaxweb._src import host
+    from jaxweb._src.backends.webgpu.runtime import DeviceLostError
+    gpu = _gpu()
+    with jaxweb.default_device(gpu):
+        x = jnp.arange(4.0) * 2
+        assert x.tolist() == [0.0, 2.0, 4.0, 6.0]
+        host.shim().gpu.destroyDevice()
+        host.wait(js.Promise.new(lambda resolve, reject: js.setTimeout(resolve, 100)))  # lost resolves
+        assert "destroyed" in gpu.backend.rt.lost()
+        with pytest.raises(DeviceLostError, match="lost"):
+            (x + 1).tolist()
+        assert (jnp.arange(3.0) * 3 + 1).tolist() == [1.0, 4.0, 7.0]
+        with pytest.raises(DeviceLostError, match="was on a WebGPU device that was lost"):
+            x.tolist()
+        assert gpu.backend.stats["devices_lost"] == 1

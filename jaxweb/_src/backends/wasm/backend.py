@@ -21,13 +21,15 @@ import time
 import weakref
 from typing import Any
 
+from ... import profiler
 from ..base import Backend
 from ...compiler import expr as E
 from ...compiler.gemm import GemmCaps
 from ...compiler.kernel import Capabilities, Kernel, Routine
+from ...compiler.linalg_routines import LinalgCaps
 from ...compiler.shapetracker import prod
 from .allocator import Allocator
-from . import codegen, conv, matmul
+from . import codegen, conv, linalg, matmul
 from .runtime import Runtime, default_runtime
 
 
@@ -94,8 +96,13 @@ def _regrid(kernel: Kernel, shape: tuple, index) -> Kernel:
                   name=kernel.name, outs=outs)
 
 
+#: the factorizations' own modules (linalg.py), and the largest matrices they are used for
+LINALG_ROUTINES = frozenset(("cholesky_f32", "lu_f32", "trsm_f32"))
+LINALG = LinalgCaps(cholesky=4096, lu=4096, triangular_solve=4096)
+
 PARALLEL_WORK = 1 << 20  # element-steps above which a kernel is split over worker threads (hand-off ~0.1 ms)
 GEMM_PARALLEL_WORK = 1 << 22  # the same for matmul / conv (multiply-adds): they run ~4 per ns per thread
+LINALG_PARALLEL_WORK = 1 << 20  # and for a batch of factorizations (multiply-adds, ~1 per ns on small matrices)
 
 
 class Program:
@@ -137,7 +144,7 @@ class WasmBackend(Backend):
         # thin products too (an MLP's 10-class layer: N or K = 10): padded to 8-column
         # strips they still beat the generic reduction 1.5-3x in V8, once big enough
         gemm = GemmCaps(nr=8, conv=True, thin_dim=4, thin_work=1 << 17) if "simd" in self.features else None
-        self.capabilities = Capabilities(gemm=gemm)
+        self.capabilities = Capabilities(gemm=gemm, linalg=LINALG if "simd" in self.features else None)
 
     def alloc(self, nbytes: int) -> int:
         return self.allocator.alloc(nbytes)
@@ -207,6 +214,9 @@ class WasmBackend(Backend):
         elif r.routine == "conv_f32":
             wasm = conv.build(spec, self.features)
             rows, work = spec.M, spec.work
+        elif r.routine in LINALG_ROUTINES:
+            wasm = linalg.build(r.routine, spec, self.features)
+            rows, work = spec.batch, spec.flops // 2  # threads split the batch
         else:
             raise NotImplementedError(f"wasm backend: no routine {r.routine!r}")
         t1 = time.perf_counter()
@@ -216,9 +226,9 @@ class WasmBackend(Backend):
         self._name(handle, r.name)
         return Program(handle, rows, r.size, len(wasm), t1 - t0, t2 - t1, r.routine, work, runtime=self.rt)
 
-    def _split(self, program: Program, args: tuple) -> None:
+    def _split(self, program: Program, args: tuple, min_work: int = GEMM_PARALLEL_WORK) -> None:
         """run over the program's rows, split over the worker threads when it pays."""
-        if program.work >= GEMM_PARALLEL_WORK and program.rows > 1 and getattr(self.rt, "workers", 1) > 1:
+        if program.work >= min_work and program.rows > 1 and getattr(self.rt, "workers", 1) > 1:
             self.rt.call_split(program.handle, program.rows, args, align=1)
         else:
             self.rt.call(program.handle, (0, program.rows, *args))
@@ -229,6 +239,9 @@ class WasmBackend(Backend):
         if program.mode in ("gemm_f32", "conv_f32"):
             self._split(program, (*outs, *inputs))
             return
+        if program.mode in LINALG_ROUTINES:
+            self._split(program, (*outs, *inputs), LINALG_PARALLEL_WORK)
+            return
         if program.work >= PARALLEL_WORK and program.rows > 1 and getattr(self.rt, "workers", 1) > 1:
             self.rt.call_split(program.handle, program.rows, (*outs, *inputs), align=4)
         else:
@@ -237,7 +250,7 @@ class WasmBackend(Backend):
     def submit(self, prepared: Any, inputs: list, alloc: Any = None, free: Any = None) -> dict:
         """The schedule's launches go to the runtime as one batch where it batches (Pyodide)."""
         batch = getattr(self.rt, "batch", None)
-        if batch is None:
+        if batch is None or profiler.active() is not None:  # a trace times launches one by one
             return super().submit(prepared, inputs, alloc, free)
         with batch():
             return super().submit(prepared, inputs, alloc, free)

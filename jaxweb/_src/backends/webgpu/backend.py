@@ -8,7 +8,9 @@ earlier submits, so a write never overtakes a dispatch that read the old bytes).
 
 Buffers come from a pool of size classes (four per power of two, whole buffers):
 a freed buffer goes back to its class and the next allocation of that class reuses
-it, which also keeps bind groups (cached by pipeline and buffers) hot. A handle may
+it, which also keeps bind groups (cached by pipeline and buffers) hot. The pool holds
+POOL_BYTES at most (HARDWARE_POOL times that on a GPU), dropping the least recently freed buffers to make room: a new
+buffer is expensive (Dawn clears it on first use: ~6 ms for 256 MB on an H200). A handle may
 be a view of another buffer from a byte offset (a scan step's slice): kernels get a
 copy of it (inputs) or write a temporary that is copied into place (outputs).
 
@@ -21,16 +23,18 @@ from __future__ import annotations
 from collections import OrderedDict
 from typing import Any
 
-from ... import dtypes
+from ... import dtypes, profiler
 from ..base import Backend
 from ...compiler.gemm import GemmCaps
 from ...compiler.kernel import Capabilities, Kernel, Routine
 from ...errors import ResourceExhaustedError
-from . import codegen, matmul
-from .runtime import WGSLError, default_runtime
+from . import codegen, matmul, tuner
+from .runtime import DeviceLostError, WGSLError, default_runtime
 from .wgsl import check_dtype
 
-POOL_BYTES = 256 << 20  # free buffers kept for reuse at most
+POOL_BYTES = 256 << 20  # free buffers kept for reuse at most (software adapters: the CPU's memory)
+HARDWARE_POOL = 4  # times as many on a GPU: a conv's 231 MB im2col plus its output overflowed 256 MB,
+# so every call made new buffers (13.8 ms per call, of which 1.1 ms were the kernels, on the H200)
 MAX_GROUPS_SOFTWARE = 1024  # per-element kernels' workgroups at most on CPU adapters
 TREE_MAX_SOFTWARE = 2 * codegen.WG  # reductions into more outputs loop per invocation on CPU adapters
 
@@ -44,12 +48,13 @@ def size_class(nbytes: int) -> int:
 
 
 class Handle:
-    """A pooled GPU buffer (`buf`, `cap` bytes), or a view of one from byte `off`."""
+    """A pooled GPU buffer (`buf`, `cap` bytes), or a view of one from byte `off`, made by
+    the backend's device number `gen` (a new one after each device loss)."""
 
-    __slots__ = ("buf", "cap", "off", "base")
+    __slots__ = ("buf", "cap", "off", "base", "gen")
 
-    def __init__(self, buf: Any, cap: int, off: int = 0, base: "Handle | None" = None):
-        self.buf, self.cap, self.off, self.base = buf, cap, off, base
+    def __init__(self, buf: Any, cap: int, off: int = 0, base: "Handle | None" = None, gen: int = 0):
+        self.buf, self.cap, self.off, self.base, self.gen = buf, cap, off, base, gen
 
 
 class Program:
@@ -75,31 +80,109 @@ class WebGPUBackend(Backend):
 
     def __init__(self, runtime: Any = None, adapter: str | None = None):
         super().__init__()
+        self.adapter = adapter
         self.rt = runtime if runtime is not None else default_runtime(adapter)
+        self.gen = 0          # which device made the live buffers: +1 after each loss
+        self.lost_reason = ""  # why the last device was lost
         info = self.rt.info
         self.software = bool(info["software"])
         self.device_kind = f"webgpu ({info['vendor'] or info['description'] or 'adapter'})"
         lim = info["limits"]
         self.max_buffer = int(lim.get("maxBufferSize", 256 << 20))
-        self.tiling = matmul.SOFTWARE if self.software else matmul.HARDWARE
         self.max_groups = MAX_GROUPS_SOFTWARE if self.software else 1 << 14
         self.tree_max = TREE_MAX_SOFTWARE if self.software else None
-        max_inv = int(lim.get("maxComputeInvocationsPerWorkgroup", 256))
-        if self.tiling.threads > max_inv:
-            self.tiling = matmul.SOFTWARE
-        self.capabilities = Capabilities(
-            nested_reduce=False, multi_output=True,
-            max_buffers=int(lim.get("maxStorageBuffersPerShaderStage", 8)),
-            gemm=GemmCaps(nr=self.tiling.BN, min_dim=16, pack_min_bytes=1 << 20, conv=False))
-        self._pool: dict[int, list] = {}
+        self.tuned: dict = {}  # the tuner's timings (seconds per candidate tiling)
+        self._caps: Capabilities | None = None
+        if self.software or int(lim.get("maxComputeInvocationsPerWorkgroup", 256)) < 256:
+            self.set_tiling(matmul.SOFTWARE)  # else tuned before the first schedule
+        self._pool: dict[int, list] = {}   # size class -> free buffers (last freed last)
+        self._lru: OrderedDict[int, tuple] = OrderedDict()  # id(buf) -> (class, buf), oldest first
         self._pooled = 0
         self._pipelines: dict[str, Any] = {}
         self._names: dict[int, str] = {}  # id(pipeline) -> the kernel it was first made for
         self._groups: OrderedDict[tuple, Any] = OrderedDict()
         self._pending: list = []
+        self._labels: dict[int, str] = {}  # pending command index -> kernel (while tracing)
         self._after: list = []      # temporaries freed once the pending commands are submitted
         self._doomed: list = []     # buffers destroyed once the pending commands are submitted
-        self.stats = {"submits": 0, "dispatches": 0, "pipelines": 0}
+        self.stats = {"submits": 0, "dispatches": 0, "pipelines": 0, "devices_lost": 0}
+
+    # ------------------------------------------------------------ GEMM tiling
+    def set_tiling(self, tiling: matmul.Tiling) -> None:
+        """Use `tiling` for GEMMs from now on (schedules staged for another `nr` keep theirs)."""
+        self._tiling = tiling
+        lim = self.rt.info["limits"]
+        self._caps = Capabilities(
+            nested_reduce=False, multi_output=True,
+            max_buffers=int(lim.get("maxStorageBuffersPerShaderStage", 8)),
+            # a GPU reads an aligned row-major B in place at full speed: only software adapters
+            # (CPU caches) gain from packing B into strips first
+            gemm=GemmCaps(nr=tiling.BN, min_dim=16, conv=False,
+                          pack_min_bytes=1 << 20 if self.software else 1 << 62))
+
+    @property
+    def capabilities(self) -> Capabilities:
+        """What the scheduler may emit; on a hardware adapter the first call tunes the GEMM."""
+        if self._caps is None:
+            try:
+                best, self.tuned = tuner.tune(self.rt)
+            except Exception:  # noqa: BLE001  (a failed tuning must not break the device)
+                best = matmul.HARDWARE
+            self.set_tiling(best)
+        return self._caps
+
+    @capabilities.setter
+    def capabilities(self, caps: Capabilities) -> None:
+        self._caps = caps
+
+    @property
+    def tiling(self) -> matmul.Tiling:
+        """The GEMM kernel's tiling (tuned first where `capabilities` says)."""
+        self.capabilities  # noqa: B018  (tunes on first use)
+        return self._tiling
+
+    @tiling.setter
+    def tiling(self, tiling: matmul.Tiling) -> None:
+        self._tiling = tiling
+
+    # ------------------------------------------------------------ device loss
+    def _renew_if_lost(self) -> None:
+        """Before new work: a device lost since the last call is replaced (cheap check)."""
+        reason = self.rt.lost()
+        if reason:
+            self._renew(reason)
+
+    def _renew(self, reason: str) -> None:
+        """Forget everything the lost device held and make a new one; buffers of the old
+        one (`Handle.gen`) raise DeviceLostError when used."""
+        self.lost_reason = reason
+        self.stats["devices_lost"] += 1
+        self.gen += 1
+        self._pool, self._pooled, self._pipelines, self._names = {}, 0, {}, {}
+        self._lru.clear()
+        self._groups.clear()
+        self._pending, self._labels, self._after, self._doomed = [], {}, [], []
+        try:
+            self.rt = default_runtime(self.adapter)
+        except Exception as e:
+            raise DeviceLostError(f"the WebGPU device was lost ({reason}) and no new one could be made: "
+                                  f"{type(e).__name__}: {e}") from e
+
+    def _lost(self, error: Exception) -> Exception:
+        """`error` as a DeviceLostError if the device is gone (then replaced), else itself."""
+        reason = self.rt.probe_lost()
+        if not reason:
+            return error
+        self._renew(reason)
+        return DeviceLostError(f"the WebGPU device was lost ({reason}): arrays on it are gone; jaxweb "
+                               f"made a new device for what follows. Recompute them (or keep copies on "
+                               f"another device with jax.device_put).")
+
+    def _live(self, handle: Handle) -> Handle:
+        if handle.gen != self.gen:
+            raise DeviceLostError(f"this array was on a WebGPU device that was lost ({self.lost_reason}); "
+                                  f"its values are gone: recompute it")
+        return handle
 
     # ------------------------------------------------------------ memory
     def check_dtype(self, dt: Any) -> None:
@@ -107,35 +190,48 @@ class WebGPUBackend(Backend):
         check_dtype(dtypes.real_part_dtype(dt))
 
     def alloc(self, nbytes: int) -> Handle:
+        if not self._pending:  # between schedules: a device lost since is replaced first
+            self._renew_if_lost()
         cap = size_class(nbytes)
         free = self._pool.get(cap)
         while free:
             buf = free.pop()
             self._pooled -= cap
+            del self._lru[id(buf)]
             if self.rt.alive(buf):
-                return Handle(buf, cap)
+                return Handle(buf, cap, gen=self.gen)
             self._drop_groups(buf)  # its finalizer ran after it came back (same GC pass)
         if cap > self.max_buffer:
             raise ResourceExhaustedError(nbytes, self.max_buffer, 0, self.max_buffer)
         try:
-            return Handle(self.rt.create_buffer(cap), cap)
+            return Handle(self.rt.create_buffer(cap), cap, gen=self.gen)
         except Exception as e:
             if "memory" in str(e).lower():
                 raise ResourceExhaustedError(nbytes, 0, 0, self.max_buffer) from None
-            raise
+            raise self._lost(e) from e
 
     def free(self, handle: Handle) -> None:
-        if handle.base is not None or not self.rt.alive(handle.buf):
+        if handle.base is not None or handle.gen != self.gen or not self.rt.alive(handle.buf):
             return  # a view; or collected in a reference cycle after the GPU object's own finalizer
         # (when that finalizer runs after this, in the same collection, `alloc` skips the buffer)
-        if self._pooled + handle.cap > POOL_BYTES:
-            if self._pending:  # recorded commands still bind it: destroy it after they are submitted
-                self._doomed.append(handle.buf)
-            else:
-                self._destroy(handle.buf)
+        limit = POOL_BYTES if self.software else HARDWARE_POOL * POOL_BYTES
+        if handle.cap > limit:
+            self._retire(handle.buf)
             return
+        while self._pooled + handle.cap > limit:  # make room: the least recently freed go
+            cap, old = self._lru.popitem(last=False)[1]
+            self._pool[cap].remove(old)
+            self._pooled -= cap
+            self._retire(old)
         self._pool.setdefault(handle.cap, []).append(handle.buf)
+        self._lru[id(handle.buf)] = (handle.cap, handle.buf)
         self._pooled += handle.cap
+
+    def _retire(self, buf: Any) -> None:
+        if self._pending:  # recorded commands may still bind it: destroy it after they are submitted
+            self._doomed.append(buf)
+        else:
+            self._destroy(buf)
 
     def _destroy(self, buf: Any) -> None:
         self._drop_groups(buf)
@@ -143,12 +239,13 @@ class WebGPUBackend(Backend):
 
     def offset(self, handle: Handle, nbytes: int) -> Handle:
         root = handle.base or handle
-        return Handle(root.buf, root.cap, handle.off + nbytes, root)
+        return Handle(root.buf, root.cap, handle.off + nbytes, root, root.gen)
 
     def write(self, handle: Handle, data) -> None:
         data = bytes(data)
         if not data:
             return
+        self._live(handle)
         self.flush()
         off = handle.off
         if off % 4 or len(data) % 4:  # WebGPU writes whole words: merge with the bytes around
@@ -161,10 +258,16 @@ class WebGPUBackend(Backend):
     def read(self, handle: Handle, nbytes: int) -> memoryview:
         if nbytes == 0:
             return memoryview(b"")
+        self._live(handle)
         self.flush()
         lo = handle.off & ~3
         hi = (handle.off + nbytes + 3) & ~3
-        data = self.rt.read(handle.buf, lo, hi - lo)
+        try:
+            data = self.rt.read(handle.buf, lo, hi - lo)
+        except Exception as e:
+            raise self._lost(e) from e
+        if self.rt.lost():  # a browser's lost device may still hand back bytes: never trust them
+            raise self._lost(RuntimeError("lost during a readback"))
         return memoryview(data)[handle.off - lo: handle.off - lo + nbytes]
 
     async def read_async(self, handle: Handle, nbytes: int) -> memoryview:
@@ -172,9 +275,15 @@ class WebGPUBackend(Backend):
         reader = getattr(self.rt, "read_async", None)
         if reader is None or nbytes == 0:
             return self.read(handle, nbytes)
+        self._live(handle)
         self.flush()
         lo, hi = handle.off & ~3, (handle.off + nbytes + 3) & ~3
-        data = await reader(handle.buf, lo, hi - lo)
+        try:
+            data = await reader(handle.buf, lo, hi - lo)
+        except Exception as e:
+            raise self._lost(e) from e
+        if self.rt.lost():
+            raise self._lost(RuntimeError("lost during a readback"))
         return memoryview(data)[handle.off - lo: handle.off - lo + nbytes]
 
     async def synchronize_async(self) -> None:
@@ -186,6 +295,8 @@ class WebGPUBackend(Backend):
     def copy(self, dst: Handle, src: Handle, nbytes: int) -> None:
         if nbytes == 0:
             return
+        self._live(dst)
+        self._live(src)
         if dst.off % 4 or src.off % 4 or nbytes % 4:
             self.write(dst, self.read(src, nbytes))
             return
@@ -212,6 +323,9 @@ class WebGPUBackend(Backend):
             try:
                 pipe = self.rt.pipeline(shader.code)
             except WGSLError as e:
+                lost = self._lost(e)
+                if lost is not e:
+                    raise lost from e
                 e.add_note(f"kernel '{kernel.name}':\n{kernel.text()}")
                 raise
             self._pipelines[shader.code] = pipe
@@ -258,9 +372,15 @@ class WebGPUBackend(Backend):
         if sh.n_in != len(inputs) or sh.n_out != len(outs):
             raise ValueError(f"webgpu: kernel '{program.name}' binds {sh.n_out}+{sh.n_in} buffers, "
                              f"got {len(outs)}+{len(inputs)}")
+        gen = self.gen
+        for h in outs:
+            if h.gen != gen:
+                self._live(h)
         out_bufs = {id(h.buf) for h in outs}
         ins = []
         for h in inputs:  # views and inputs aliasing an output are read from a copy
+            if h.gen != gen:
+                self._live(h)
             if h.off or id(h.buf) in out_bufs:
                 n = h.cap - h.off
                 t = self._temp(n)
@@ -281,7 +401,16 @@ class WebGPUBackend(Backend):
             if t is not h:
                 self.copy(h, t, n)
 
+    def traced_execute(self, trace, program, outs, inputs, name) -> None:
+        """`execute`, labelling the commands it records: `flush` times them (jaxweb.profiler)."""
+        first = len(self._pending)
+        self.execute(program, outs, inputs)
+        for i in range(first, len(self._pending)):
+            self._labels[i] = name
+
     def submit(self, prepared, inputs, alloc=None, free=None):
+        if not self._pending:
+            self._renew_if_lost()
         try:
             return super().submit(prepared, inputs, alloc, free)
         finally:
@@ -291,14 +420,25 @@ class WebGPUBackend(Backend):
         """Record the pending commands into one command encoder and submit them once."""
         cmds, self._pending = self._pending, []
         temps, self._after = self._after, []
+        labels, self._labels = self._labels, {}
         try:
             if cmds:
                 self.stats["submits"] += 1
                 self.stats["dispatches"] += sum(c[0] == "dispatch" for c in cmds)
-                self.rt.submit(cmds)
-        except WGSLError:
+                trace = profiler.active()
+                if trace is None:
+                    self.rt.submit(cmds)
+                else:
+                    self._submit_traced(trace, cmds, labels)
+        except WGSLError as e:
+            lost = self._lost(e)
+            if lost is not e:
+                raise lost from e
             raise
         except Exception as e:  # validation or out of memory at submit: name what ran
+            lost = self._lost(e)
+            if lost is not e:
+                raise lost from e
             names = [self._names.get(id(c[1]), "?") for c in cmds if c[0] == "dispatch"]
             raise WGSLError(f"WebGPU error submitting {len(cmds)} commands (kernels: {', '.join(names)}): "
                             f"{type(e).__name__}: {e}") from e
@@ -309,7 +449,33 @@ class WebGPUBackend(Backend):
             for buf in doomed:
                 self._destroy(buf)
 
+    def _submit_traced(self, trace, cmds: list, labels: dict) -> None:
+        """Submit `cmds` and record their kernels: GPU timestamps per dispatch where the
+        adapter has them (placed from the submit's host time), else the submit's wall-clock
+        until the GPU is done."""
+        row = self.trace_row()
+        names = [labels.get(i, "?") if c[0] == "dispatch" else None for i, c in enumerate(cmds)]
+        kernels = [n for n in names if n is not None]
+        t = trace.now()
+        if getattr(self.rt, "can_time", False):
+            stamps = self.rt.submit_timed(cmds)  # waits for the GPU
+        else:
+            stamps = []
+            self.rt.submit(cmds)
+            self.rt.finish()
+        end = trace.now()
+        trace.kernel(row, f"submit ({len(kernels)} kernels)", t, end - t, track="submits",
+                     args={"kernels": ", ".join(kernels)})
+        for k, name in enumerate(kernels[:len(stamps) // 2]):
+            begin, stop = stamps[2 * k] / 1e3, stamps[2 * k + 1] / 1e3
+            trace.kernel(row, name, t + begin, stop - begin, args={"timer": "gpu timestamps"})
+
     def synchronize(self) -> None:
         """Submit what is pending and wait until the GPU finished it (`block_until_ready`)."""
         self.flush()
-        self.rt.finish()
+        try:
+            self.rt.finish()
+        except Exception as e:
+            raise self._lost(e) from e
+        if self.rt.lost():
+            raise self._lost(RuntimeError("lost while finishing"))

@@ -1,4 +1,5 @@
-"""erf, erfc and log1p in float32 IR for the webgpu device (mathlib's compute in float64).
+"""erf, erfc, log1p, erf_inv, lgamma and digamma in float32 IR for the webgpu device
+(mathlib's compute in float64, which WGSL does not have).
 
 log1p(x) = log(u) (x / (u - 1)) with u = 1 + x (Goldberg's correction: exact to a few ulp,
 as the codegen keeps `u - 1` as written), through `mathlib.fast32`'s log; x where u == 1.
@@ -12,8 +13,19 @@ float32 measured <= 1.5e-7 relative, i.e. ~2.5 ulp, on each piece):
   its square is exact), each through the float32 exp of `mathlib.fast32`, so the large
   argument's rounding does not reach the result.
 erf(x) = sign(x) (1 - erfc(|x|)) beyond 1, erfc(-a) = 2 - erfc(a); NaN gives NaN, erf(-0) = -0.
+
+erf_inv, lgamma and digamma are the float32 algorithms XLA's GPU and CPU backends use, so
+results match JAX's to its own accuracy: erf_inv is Giles' single-precision approximation
+("Approximating the erfinv function", 2010: x P(w) with w = -log(1 - x^2), two pieces);
+lgamma and digamma use the Lanczos approximation (g = 7, 9 terms) for x >= 1/2 and the
+reflection formulas below it, with the reflected sine taken at x - round(x) so that the
+poles (non-positive integers: lgamma = inf, digamma = NaN, as XLA) are exact. Near the
+zeros of lgamma (1, 2) and digamma (1.4616..) the error is absolute, ~5e-7, as in JAX
+(lgamma(1) is 4.8e-7 there too).
 """
 from __future__ import annotations
+
+import math
 
 from ... import dtypes
 from ...compiler import expr as E
@@ -76,4 +88,63 @@ def log1p(x: E.Expr) -> E.Expr:
     return E.where(E.binary("eq", u, _c(1.0)), x, E.where(big, u, v))
 
 
-MATH32 = {"erf": erf, "erfc": erfc, "log1p": log1p}
+ERF_INV_CENTRAL = [1.50140941, 0.246640727, -0.00417768164, -0.00125372503, 0.00021858087,
+                   -4.39150654e-06, -3.5233877e-06, 3.43273939e-07, 2.81022636e-08]  # w - 2.5, w < 5
+ERF_INV_TAIL = [2.83297682, 1.00167406, 0.00943887047, -0.0076224613, 0.00573950773,
+                -0.00367342844, 0.00134934322, 0.000100950558, -0.000200214257]  # sqrt(w) - 3
+LANCZOS_G = 7.0
+LANCZOS = [0.99999999999980993, 676.5203681218851, -1259.1392167224028, 771.32342877765313,
+           -176.61502916214059, 12.507343278686905, -0.13857109526572012, 9.9843695780195716e-6,
+           1.5056327351493116e-7]
+
+
+def erf_inv(x: E.Expr) -> E.Expr:
+    a = E.unary("abs", x)
+    w = -FAST32["log"]((_c(1.0) - x) * (_c(1.0) + x))
+    central = _horner(w - _c(2.5), ERF_INV_CENTRAL)
+    tail = _horner(E.unary("sqrt", E.binary("max", w, _c(5.0))) - _c(3.0), ERF_INV_TAIL)
+    r = E.where(E.binary("lt", w, _c(5.0)), central, tail) * x
+    r = E.where(E.binary("eq", a, _c(1.0)), x * _c(math.inf), r)
+    return E.where(E.binary("gt", a, _c(1.0)), _c(math.nan), r)
+
+
+def _lanczos(x: E.Expr) -> tuple:
+    """For y = x reflected to y >= 1/2: (y, sum, its derivative's sum, t = y + g - 1/2, log t)."""
+    reflect = E.binary("lt", x, _c(0.5))
+    y = E.where(reflect, _c(1.0) - x, x)
+    z = y - _c(1.0)
+    s, ds = _c(LANCZOS[0]), _c(0.0)
+    for k, c in enumerate(LANCZOS[1:], 1):
+        d = z + _c(float(k))
+        q = E.binary("div", _c(c), d)
+        s, ds = s + q, ds - E.binary("div", q, d)
+    t = z + _c(LANCZOS_G + 0.5)
+    log_t = _c(math.log(LANCZOS_G + 0.5)) + log1p(E.binary("div", z, _c(LANCZOS_G + 0.5)))
+    return reflect, z, s, ds, t, log_t
+
+
+def _sin_pi_frac(x: E.Expr) -> tuple:
+    """(sin(pi r), cos(pi r)) for r = x - round(x), |r| <= 1/2: exact zeros at integers."""
+    r = _c(math.pi) * (x - E.unary("round_even", x))
+    return E.unary("sin", r), E.unary("cos", r)
+
+
+def lgamma(x: E.Expr) -> E.Expr:
+    reflect, z, s, _, t, log_t = _lanczos(x)
+    lg = (z + _c(0.5)) * log_t - t + _c(0.5 * math.log(2 * math.pi)) + FAST32["log"](s)
+    sin, _ = _sin_pi_frac(x)
+    refl = _c(math.log(math.pi)) - FAST32["log"](E.unary("abs", sin)) - lg
+    out = E.where(reflect, refl, lg)
+    return E.where(E.binary("eq", E.unary("abs", x), _c(math.inf)), _c(math.inf), out)
+
+
+def digamma(x: E.Expr) -> E.Expr:
+    reflect, _, s, ds, t, log_t = _lanczos(x)
+    psi = log_t + E.binary("div", ds, s) - E.binary("div", _c(LANCZOS_G), t)
+    sin, cos = _sin_pi_frac(x)
+    refl = psi - E.binary("div", _c(math.pi) * cos, sin)
+    pole = E.binary("eq", sin, _c(0.0)) | E.binary("eq", x, _c(-math.inf))
+    return E.where(reflect, E.where(pole, _c(math.nan), refl), psi)
+
+
+MATH32 = {"erf": erf, "erfc": erfc, "log1p": log1p, "erf_inv": erf_inv, "lgamma": lgamma, "digamma": digamma}

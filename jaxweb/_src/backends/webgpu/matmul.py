@@ -9,11 +9,11 @@ contiguous floats, and every column it stores lies inside C's N8-wide rows (only
 rows past M and k past K need guards; loads there read 0).
 
 A workgroup of (BN/TN) x (BM/TM) invocations computes a BM x BN tile of C; per step
-of BK it copies an A tile (BK x BM, transposed so that a row of the micro-tile is
+of BK it copies an A tile (BK x BM, transposed so that a column of the micro-tile is
 contiguous) and a B tile (BK x BN) into workgroup memory, then each invocation
-accumulates its TM x TN micro-tile in registers from TM + TN loads per k. The
-micro-tile and the tile copies are unrolled here, in Python, so that every register
-index is a constant. The grid is (N8/BN, ceil(M/BM), batch).
+accumulates its TM x TN micro-tile in registers. The micro-tile and the tile copies
+are unrolled here, in Python, so that every register index is a constant. The grid
+is (N8/BN, ceil(M/BM), batch). Software adapters get `_build_direct` instead.
 """
 from __future__ import annotations
 
@@ -38,7 +38,9 @@ class Tiling:
 
 
 SOFTWARE = Tiling(BM=32, BN=64, BK=1, TM=4, TN=8, shared=False)  # lavapipe / SwiftShader
-HARDWARE = Tiling(BM=128, BN=128, BK=8, TM=8, TN=8)  # 128x128 tiles, 8x8 per invocation
+#: 128x128 tiles, 8x8 per invocation: the first of the tuner's candidates (tuner.py), and
+#: what hardware adapters use if tuning fails
+HARDWARE = Tiling(BM=128, BN=128, BK=8, TM=8, TN=8)
 
 
 def _b_layout(s: GemmSpec, t: Tiling) -> tuple[int, int, int, int]:
@@ -46,22 +48,6 @@ def _b_layout(s: GemmSpec, t: Tiling) -> tuple[int, int, int, int]:
     if s.packed:
         return 0, s.K * s.N8, s.K * s.nr, s.nr
     return s.b_off, s.b_sb, s.nr, s.b_sk
-
-
-def _unrolled(t: Tiling) -> tuple[str, str, str]:
-    """(declarations, one k step, stores): the micro-tile as named scalars, every index a
-    constant, so that compilers keep it in registers (a dynamically indexed array spills)."""
-    decl = [f"  var c{i}_{j} = 0.0;" for i in range(t.TM) for j in range(t.TN)]
-    step = [f"      let a{i} = As[k * {t.BM}u + ty * {t.TM}u + {i}u];" for i in range(t.TM)]
-    step += [f"      let b{j} = Bs[k * {t.BN}u + tx * {t.TN}u + {j}u];" for j in range(t.TN)]
-    step += [f"      c{i}_{j} = fma(a{i}, b{j}, c{i}_{j});" for i in range(t.TM) for j in range(t.TN)]
-    store = []
-    for i in range(t.TM):
-        store.append(f"  if (row0 + ty * {t.TM}u + {i}u < M) {{")
-        store.append(f"    let c = (b * M + row0 + ty * {t.TM}u + {i}u) * N8 + strip * {t.BN}u + tx * {t.TN}u;")
-        store += [f"    C[c + {j}u] = c{i}_{j};" for j in range(t.TN)]
-        store.append("  }")
-    return "\n".join(decl), "\n".join(step), "\n".join(store)
 
 
 def _build_direct(s: GemmSpec, t: Tiling) -> Shader:
@@ -133,39 +119,72 @@ def build(s: GemmSpec, t: Tiling) -> Shader:
     assert s.nr == t.BN, (s.nr, t.BN)
     if not t.shared:
         return _build_direct(s, t)
-    n_threads = t.threads
-    tx_n = t.BN // t.TN
-    a_loads = -(-t.BM * t.BK // n_threads)
-    b_loads = -(-t.BK * t.BN // n_threads)
+    return _build_shared(s, t)
+
+
+def _build_shared(s: GemmSpec, t: Tiling) -> Shader:
+    """The shared-memory kernel of hardware adapters, moving vec4s everywhere: tiles are
+    loaded as vec4 where the operands' layout is 16-byte aligned (else element by element),
+    workgroup memory is read as vec4 and C stored as vec4. An invocation's TM rows are TM/4
+    groups of 4 rows, BM/(TM/4) apart (its TN columns likewise), so that neighbouring
+    invocations read neighbouring vec4s of a tile: no bank conflicts, and a k step costs
+    TM/4 + TN/4 loads for TM*TN multiply-adds."""
+    assert t.TM % 4 == 0 and t.TN % 4 == 0, t
+    n = t.threads
+    tx_n, ty_n = t.BN // t.TN, t.BM // t.TM
+    gm, gn = t.TM // 4, t.TN // 4
     b_off, b_sb, b_ss, b_sk = _b_layout(s, t)
-    decl, step, store = _unrolled(t)
-    a_tile = "\n".join(f"""    {{
-      let e = lid + {l * n_threads}u;
-      let m = e / {t.BK}u;
-      let gm = row0 + m;
-      let gk = k0 + e % {t.BK}u;
-      var v = 0.0;
-      if (gm < M && gk < K) {{ v = A[a_base + gm * {s.a_si}u + gk * {s.a_sk}u]; }}
-      As[(e % {t.BK}u) * {t.BM}u + m] = v;
-    }}""" for l in range(a_loads) if l * n_threads < t.BM * t.BK)
-    b_tile = "\n".join(f"""    {{
-      let e = lid + {l * n_threads}u;
-      let gk = k0 + e / {t.BN}u;
-      var v = 0.0;
-      if (gk < K) {{ v = B[b_base + gk * {b_sk}u + e % {t.BN}u]; }}
-      Bs[e] = v;
-    }}""" for l in range(b_loads) if l * n_threads < t.BK * t.BN)
-    assert t.BM * t.BK % n_threads == 0 and t.BK * t.BN % n_threads == 0, t
-    code = f"""@group(0) @binding(0) var<storage, read_write> C: array<f32>;
-@group(0) @binding(1) var<storage, read> A: array<f32>;
-@group(0) @binding(2) var<storage, read> B: array<f32>;
-var<workgroup> As: array<f32, {t.BK * t.BM}>;
-var<workgroup> Bs: array<f32, {t.BK * t.BN}>;
+    vb = all(v % 4 == 0 for v in (b_off, b_sb, b_ss, b_sk))
+    va = s.a_sk == 1 and t.BK % 4 == 0 and all(v % 4 == 0 for v in (s.K, s.a_si, s.a_off, s.a_sb))
+    if va:
+        kq = t.BK // 4
+        a_count = t.BM * kq
+        a_one = (f"      let m = e / {kq}u;\n      let kk = (e % {kq}u) * 4u;\n      var v = vec4<f32>();\n"
+                 f"      if (row0 + m < M && k0 + kk < K) {{ v = A[(a_base + (row0 + m) * {s.a_si}u + k0 + kk) / 4u]; }}\n"
+                 + "".join(f"      As[((kk + {r}u) * {t.BM}u + m) / 4u][m % 4u] = v[{r}];\n" for r in range(4)))
+    else:
+        a_count = t.BM * t.BK
+        a_one = (f"      let m = e / {t.BK}u;\n      let kk = e % {t.BK}u;\n      var v = 0.0;\n"
+                 f"      if (row0 + m < M && k0 + kk < K) {{ v = A[a_base + (row0 + m) * {s.a_si}u + (k0 + kk) * {s.a_sk}u]; }}\n"
+                 f"      As[(kk * {t.BM}u + m) / 4u][m % 4u] = v;\n")
+    bq = t.BN // 4
+    if vb:
+        b_count = t.BK * bq
+        b_one = (f"      var v = vec4<f32>();\n"
+                 f"      if (k0 + e / {bq}u < K) {{ v = B[(b_base + (k0 + e / {bq}u) * {b_sk}u) / 4u + e % {bq}u]; }}\n"
+                 f"      Bs[e] = v;\n")
+    else:
+        b_count = t.BK * t.BN
+        b_one = (f"      var v = 0.0;\n"
+                 f"      if (k0 + e / {t.BN}u < K) {{ v = B[b_base + (k0 + e / {t.BN}u) * {b_sk}u + e % {t.BN}u]; }}\n"
+                 f"      Bs[e / 4u][e % 4u] = v;\n")
+    tiles = [f"    {{\n      let e = lid + {l * n}u;\n{one}    }}" if (l + 1) * n <= count else
+             f"    if (lid + {l * n}u < {count}u) {{\n      let e = lid + {l * n}u;\n{one}    }}"
+             for count, one in ((a_count, a_one), (b_count, b_one)) for l in range(-(-count // n))]
+    decl = [f"  var c{i}_{q} = vec4<f32>();" for i in range(t.TM) for q in range(gn)]
+    step = [f"      let a{p} = As[k * {t.BM // 4}u + {p * ty_n}u + ty];" for p in range(gm)]
+    step += [f"      let b{q} = Bs[k * {bq}u + {q * tx_n}u + tx];" for q in range(gn)]
+    step += [f"      c{p * 4 + r}_{q} = fma(vec4<f32>(a{p}[{r}]), b{q}, c{p * 4 + r}_{q});"
+             for p in range(gm) for r in range(4) for q in range(gn)]
+    store = []
+    for p in range(gm):
+        for r in range(4):
+            row = f"row0 + {p * 4 * ty_n}u + ty * 4u + {r}u"
+            store.append(f"  if ({row} < M) {{")
+            store.append(f"    let c = ((b * M + {row}) * N8 + strip * {t.BN}u + tx * 4u) / 4u;")
+            store += [f"    C[c + {q * tx_n}u] = c{p * 4 + r}_{q};" for q in range(gn)]
+            store.append("  }")
+    nl = "\n"
+    code = f"""@group(0) @binding(0) var<storage, read_write> C: array<vec4<f32>>;
+@group(0) @binding(1) var<storage, read> A: array<{'vec4<f32>' if va else 'f32'}>;
+@group(0) @binding(2) var<storage, read> B: array<{'vec4<f32>' if vb else 'f32'}>;
+var<workgroup> As: array<vec4<f32>, {t.BK * t.BM // 4}>;
+var<workgroup> Bs: array<vec4<f32>, {t.BK * bq}>;
 const M = {s.M}u;
 const K = {s.K}u;
 const N8 = {s.N8}u;
 
-@compute @workgroup_size({n_threads})
+@compute @workgroup_size({n})
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {{
   let b = wid.z;
   let row0 = wid.y * {t.BM}u;
@@ -174,17 +193,17 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
   let ty = lid / {tx_n}u;
   let a_base = {s.a_off}u + b * {s.a_sb}u;
   let b_base = {b_off}u + b * {b_sb}u + strip * {b_ss}u;
-{decl}
+{nl.join(decl)}
   for (var k0 = 0u; k0 < K; k0 += {t.BK}u) {{
-{a_tile}
-{b_tile}
+{nl.join(tiles)}
     workgroupBarrier();
     for (var k = 0u; k < {t.BK}u; k++) {{
-{step}
+{nl.join(step)}
     }}
     workgroupBarrier();
   }}
-{store}
+{nl.join(store)}
 }}
 """
     return Shader(code, (s.N8 // t.BN, -(-s.M // t.BM), s.B), 1, 2, (4 * s.B * s.M * s.N8,))
+

@@ -12,12 +12,16 @@ Contract (sizes in bytes, multiples of 4 where WebGPU asks for it):
 - `create_buffer(size) -> handle`, `destroy_buffer(handle)`, `alive(handle)` (False once the
   host released it: a garbage-collected cycle may finalize the GPU object first).
 - `write(handle, offset, data)`: queued after all work submitted before.
+- `lost() -> str`: why the device was lost ('' while it works; cheap, may lag a loss),
+  `probe_lost()`: the same, found out by touching the device (for error paths).
 - `read(handle, offset, size) -> bytes`: waits for all submitted work; optionally
   `read_async` (awaitable) too. `finish()` waits for all submitted work (`finish_async`).
 - `pipeline(code) -> handle`: raises `WGSLError` carrying the code when it does not compile.
 - `bind_group(pipeline, handles) -> handle`: whole buffers at bindings 0..n-1 of group 0.
 - `submit(cmds)`: one command encoder and one queue.submit for a list of
   ("dispatch", pipeline, bind_group, x, y, z) and ("copy", src, src_off, dst, dst_off, size).
+- `can_time`, `submit_timed(cmds) -> [begin, end, ...]`: the same with GPU timestamps
+  around each dispatch, in ns from the first (for jaxweb.profiler; waits for the GPU).
 """
 from __future__ import annotations
 
@@ -31,6 +35,11 @@ class WGSLError(RuntimeError):
         self.code = code
         text = message if not code else f"{message}\n--- generated WGSL ---\n{_numbered(code)}"
         super().__init__(text)
+
+
+class DeviceLostError(RuntimeError):
+    """The WebGPU device was lost (driver reset, GPU removed, tab in the background too long,
+    `device.destroy()`): arrays it held are gone; the backend makes a new device."""
 
 
 def _numbered(code: str) -> str:
@@ -80,6 +89,7 @@ class WgpuRuntime:
         }
         self._usage = wgpu.BufferUsage.STORAGE | wgpu.BufferUsage.COPY_SRC | wgpu.BufferUsage.COPY_DST
         self._probe = self.create_buffer(4)  # what `finish` reads back: the queue runs in order
+        self._lost = ""
 
     @staticmethod
     def _software(a: Any) -> bool:
@@ -89,6 +99,19 @@ class WgpuRuntime:
 
     def create_buffer(self, size: int) -> Any:
         return self.device.create_buffer(size=max(4, size), usage=self._usage)
+
+    def lost(self) -> str:
+        return self._lost
+
+    def probe_lost(self) -> str:
+        """wgpu-py does not expose the device's lost promise: a lost device refuses new objects."""
+        if not self._lost:
+            try:
+                self.device.create_buffer(size=4, usage=self._usage).destroy()
+            except Exception as e:  # noqa: BLE001  (wgpu-py raises GPUValidationError and others)
+                if "lost" in str(e).lower():
+                    self._lost = " ".join(str(e).split())
+        return self._lost
 
     def destroy_buffer(self, handle: Any) -> None:
         handle.destroy()
@@ -121,16 +144,25 @@ class WgpuRuntime:
                    for i, h in enumerate(handles)]
         return self.device.create_bind_group(layout=pipeline.get_bind_group_layout(0), entries=entries)
 
-    def submit(self, cmds: list) -> None:
-        enc = self.device.create_command_encoder()
+    def _encode(self, enc: Any, cmds: list, query_set: Any = None) -> None:
+        """Record `cmds`; consecutive dispatches share a pass unless each is timed (`query_set`)."""
         cpass = None
+        k = 0
         for c in cmds:
             if c[0] == "dispatch":
-                if cpass is None:
+                if query_set is not None:
+                    cpass = enc.begin_compute_pass(timestamp_writes={
+                        "query_set": query_set, "beginning_of_pass_write_index": 2 * k,
+                        "end_of_pass_write_index": 2 * k + 1})
+                elif cpass is None:
                     cpass = enc.begin_compute_pass()
                 cpass.set_pipeline(c[1])
                 cpass.set_bind_group(0, c[2])
                 cpass.dispatch_workgroups(c[3], c[4], c[5])
+                k += 1
+                if query_set is not None:
+                    cpass.end()
+                    cpass = None
                 continue
             if cpass is not None:
                 cpass.end()
@@ -138,7 +170,36 @@ class WgpuRuntime:
             enc.copy_buffer_to_buffer(c[1], c[2], c[3], c[4], c[5])
         if cpass is not None:
             cpass.end()
+
+    def submit(self, cmds: list) -> None:
+        enc = self.device.create_command_encoder()
+        self._encode(enc, cmds)
         self.device.queue.submit([enc.finish()])
+
+    @property
+    def can_time(self) -> bool:
+        return "timestamp-query" in self.device.features
+
+    def submit_timed(self, cmds: list) -> list[float]:
+        """`submit` with GPU timestamps around each dispatch (jaxweb.profiler): [begin, end]
+        nanoseconds per dispatch relative to the first begin; waits for the GPU."""
+        count = sum(c[0] == "dispatch" for c in cmds)
+        if count == 0 or 2 * count > 4096:  # a query set holds 4096 timestamps at most
+            self.submit(cmds)
+            self.finish()
+            return []
+        wgpu = self._wgpu
+        qs = self.device.create_query_set(type=wgpu.QueryType.timestamp, count=2 * count)
+        resolved = self.device.create_buffer(size=16 * count,
+                                             usage=wgpu.BufferUsage.QUERY_RESOLVE | wgpu.BufferUsage.COPY_SRC)
+        enc = self.device.create_command_encoder()
+        self._encode(enc, cmds, qs)
+        enc.resolve_query_set(qs, 0, 2 * count, resolved, 0)
+        self.device.queue.submit([enc.finish()])
+        stamps = memoryview(bytes(self.device.queue.read_buffer(resolved))).cast("q").tolist()
+        resolved.destroy()
+        qs.destroy()
+        return [float(t - stamps[0]) for t in stamps]
 
 
 def default_runtime(adapter: str | None = None) -> Any:

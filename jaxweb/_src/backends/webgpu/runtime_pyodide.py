@@ -33,6 +33,7 @@ class PyodideGpuRuntime:
         text = host.wait(self._shim.init("high-performance", adapter or ""))
         if text is None:
             raise RuntimeError("navigator.gpu.requestAdapter() found no adapter")
+        self._gen = int(self._shim.deviceGeneration())  # the shim's device this runtime uses
         d = json.loads(str(text))
         limits = {k: d["limits"][k] for k in LIMITS if k in d["limits"]}
         self.info = {"vendor": d["vendor"], "architecture": d["architecture"],
@@ -45,6 +46,11 @@ class PyodideGpuRuntime:
         err = str(self._shim.takeError())
         if err:
             raise WGSLError(f"WebGPU error in {what}: {err}", code)
+
+    def lost(self) -> str:
+        return str(self._shim.lostReason(self._gen))
+
+    probe_lost = lost
 
     def create_buffer(self, size: int) -> int:
         return int(self._shim.createBuffer(max(4, size), 0))
@@ -59,13 +65,16 @@ class PyodideGpuRuntime:
     def write(self, handle: int, offset: int, data: bytes) -> None:
         self._shim.writeBuffer(handle, offset, host.to_js_bytes(data))
 
-    def read(self, handle: int, offset: int, size: int) -> bytes:
-        out = host.js_bytes(host.wait(self._shim.read(handle, offset, size)))
+    def read(self, handle: int, offset: int, size: int) -> bytearray:
+        out = bytearray(size)  # the shim copies mapped memory straight into it
+        host.wait(self._shim.readInto(handle, offset, size, out))
         self._check("a readback")
         return out
 
-    async def read_async(self, handle: int, offset: int, size: int) -> bytes:
-        return host.js_bytes(await self._shim.read(handle, offset, size))
+    async def read_async(self, handle: int, offset: int, size: int) -> bytearray:
+        out = bytearray(size)
+        await self._shim.readInto(handle, offset, size, out)
+        return out
 
     def finish(self) -> None:
         host.wait(self._shim.finish())
@@ -85,9 +94,22 @@ class PyodideGpuRuntime:
     def release_bind_group(self, handle: int) -> None:
         self._shim.release("bindGroup", handle)
 
-    def submit(self, cmds: list) -> None:
+    @staticmethod
+    def _flat(cmds: list) -> object:
         flat = array.array("i")
         for c in cmds:
             flat.extend((_DISPATCH, *c[1:]) if c[0] == "dispatch" else (_COPY, *c[1:]))
-        self._shim.run(_i32(flat))
+        return _i32(flat)
+
+    def submit(self, cmds: list) -> None:
+        self._shim.run(self._flat(cmds))
         self._check("a submitted schedule")
+
+    @property
+    def can_time(self) -> bool:
+        return bool(self._shim.canTime())
+
+    def submit_timed(self, cmds: list) -> list[float]:
+        stamps = host.wait(self._shim.runTimed(self._flat(cmds)))
+        self._check("a submitted schedule")
+        return list(stamps.to_py()) if hasattr(stamps, "to_py") else list(stamps)

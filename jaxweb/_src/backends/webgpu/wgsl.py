@@ -37,7 +37,8 @@ not have, so here:
 - sinh, cosh, asinh, acosh, atanh, exp2, cbrt, sqrt: WGSL builtins made to
   return NaN for NaN and keep signed zeros (the driver's precision: tests allow a
   few ulp);
-- erf, erfc (float32 fits of their own, ~2.5 ulp) and log1p: `math32.py`;
+- erf, erfc (float32 fits of their own, ~2.5 ulp), log1p, and XLA's float32 algorithms
+  for erf_inv, lgamma and digamma: `math32.py`;
 - erf_inv, lgamma, digamma: not yet (NotImplementedError naming wasm).
 """
 from __future__ import annotations
@@ -456,9 +457,6 @@ def _bitcast(x: str, src: DType, dst: DType) -> str:
     return _from_bits(_bits_of(x, src), dst)
 
 
-NOT_ON_GPU = frozenset("erf_inv lgamma digamma".split())
-
-
 def expand(roots: list[E.Expr]) -> list[E.Expr]:
     """The kernel's expressions with the mathlib expansions WGSL needs (see the module doc)."""
     memo: dict[int, E.Expr] = {}
@@ -468,9 +466,6 @@ def expand(roots: list[E.Expr]) -> list[E.Expr]:
             continue
         srcs = tuple(memo[id(s)] for s in n.src)
         new = None
-        if n.op in NOT_ON_GPU:
-            raise NotImplementedError(f"webgpu codegen: {n.op} has no float32 implementation on the GPU yet; "
-                                      "use the wasm device for it")
         if n.op in MATH32 and n.dtype.kind == "f":
             new = E.cast(MATH32[n.op](E.cast(srcs[0], dtypes.float32)), n.dtype)
         elif n.op in FAST32 and n.dtype.kind == "f" or n.op in ("nextafter", "rsqrt") \

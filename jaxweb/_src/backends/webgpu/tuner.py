@@ -1,0 +1,70 @@
+"""Pick the GEMM tiling for this adapter by timing the candidates on it, once per page load.
+
+The best tile shape depends on the GPU (its SM count, registers, clocks) and even on
+the machine of the day: on H200 hosts 128x128 tiles (8x8 per invocation) beat 64x64
+tiles (4x4) by 22-29 % at n = 4096-8192 on one run and lost by 5 % on another, while
+64x64 won at n = 1024 every time (`benchmarks/bench_webgpu_gemm_sweep.py`). So the
+backend does not guess: before its first schedule it runs each candidate's kernel on an
+n x n x n product (n = SIZE), interleaved, and keeps the fastest (GPU timestamps where
+the adapter has them, else wall-clock to the end of each submit). This costs a few
+pipeline compilations and about 20 GEMMs of that size; software adapters skip it (they
+run `matmul._build_direct`).
+
+The tiling fixes the strip width `nr` the scheduler stages B with, which is why it is
+chosen before any schedule rather than per kernel.
+"""
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from ...compiler.gemm import GemmSpec
+from . import matmul
+
+CANDIDATES = (matmul.HARDWARE, matmul.Tiling(64, 64, 8, 4, 4))
+SIZE = 2048
+ROUNDS = 3
+
+
+def _fits(t: matmul.Tiling, limits: dict) -> bool:
+    shared = 4 * t.BK * (t.BM + t.BN)
+    return (t.threads <= int(limits.get("maxComputeInvocationsPerWorkgroup", 256))
+            and shared <= int(limits.get("maxComputeWorkgroupStorageSize", 16384)))
+
+
+def _seconds(rt: Any, cmds: list) -> float:
+    if getattr(rt, "can_time", False):
+        stamps = rt.submit_timed(cmds)
+        if stamps:
+            return sum(stamps[2 * k + 1] - stamps[2 * k] for k in range(len(stamps) // 2)) * 1e-9
+    t = time.perf_counter()
+    rt.submit(cmds)
+    rt.finish()
+    return time.perf_counter() - t
+
+
+def tune(rt: Any, candidates: tuple = CANDIDATES, n: int | None = None) -> tuple[matmul.Tiling, dict]:
+    """(the fastest tiling, {tiling: best seconds}) for an n^3 float32 product on `rt`."""
+    n = n or SIZE
+    fitting = [t for t in candidates if _fits(t, rt.info["limits"])]
+    if len(fitting) < 2:
+        return (fitting or [matmul.SOFTWARE])[0], {}
+    bufs = [rt.create_buffer(4 * n * n) for _ in range(3)]  # C, A, B: their values do not matter
+    try:
+        runs = []
+        for t in fitting:
+            spec = GemmSpec(M=n, N=n, K=n, a_off=0, a_si=n, a_sk=1, b_off=0, b_sk=n, packed=False, nr=t.BN)
+            shader = matmul.build(spec, t)
+            pipe = rt.pipeline(shader.code)
+            runs.append([("dispatch", pipe, rt.bind_group(pipe, bufs), *shader.grid)])
+        for cmds in runs:  # warm-up: first dispatches pay for driver work
+            _seconds(rt, cmds)
+        best = [float("inf")] * len(runs)
+        for _ in range(ROUNDS):
+            for i, cmds in enumerate(runs):
+                best[i] = min(best[i], _seconds(rt, cmds))
+    finally:
+        for b in bufs:
+            rt.destroy_buffer(b)
+    times = dict(zip(fitting, best))
+    return min(times, key=times.get), times
