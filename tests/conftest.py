@@ -38,9 +38,14 @@ def pytest_generate_tests(metafunc):
 
 @pytest.fixture(autouse=True)
 def kernel_platform(request):
-    """The platform a marked test runs on (None, and no device override, when unmarked)."""
+    """The platform a marked test runs on (None, and no device override, when unmarked; a
+    module setting REFERENCE_BY_DEFAULT = True runs its unmarked tests on `cpu`)."""
     platform = getattr(request, "param", None)
     if platform is None:
+        if getattr(request.module, "REFERENCE_BY_DEFAULT", False):  # unmarked tests of such a module
+            with jaxweb.default_device(jaxweb.devices("cpu")[0]):  # run on the reference backend
+                yield None
+            return
         yield None
         return
     with jaxweb.default_device(jaxweb.devices(platform)[0]):

@@ -18,15 +18,9 @@ import jaxweb.numpy as jnp
 from jaxweb.lax import linalg as L
 from rule_checker import check_grads, check_vmap
 
-@pytest.fixture(autouse=True)
-def _reference_unless_every_device(request):
-    """Rule, vmap and error checks on the reference backend (the kernels are checked on
-    every device by the marked tests), to keep the wasm module count small."""
-    if request.node.get_closest_marker("on_every_device"):
-        yield
-        return
-    with jax.default_device(jax.devices("cpu")[0]):
-        yield
+#: unmarked tests (rules, vmap, errors) run on the reference backend (conftest.py); the
+#: kernels are checked on every device by the marked tests
+REFERENCE_BY_DEFAULT = True
 
 
 EPS = float(np.finfo(np.float32).eps)

@@ -70,15 +70,20 @@ class _Asm:
             b()
             f.emit("f32x4.mul").emit("f32x4.add").set(acc)
 
+    def _begin(self, pa: int, pb: int, base: int, count: int, p: int, q: int, e: int) -> None:
+        """Zero the four accumulators; p, q = pa, pb; e = base + 4 count (where p or q stops)."""
+        f = self.f
+        for a in self.v[:4]:
+            f.v128_const(bytes(16)).set(a)
+        f.get(pa).set(p)
+        f.get(pb).set(q)
+        f.get(base).get(count).i32(2).emit("i32.shl").emit("i32.add").set(e)
+
     def dot(self, pa: int, pb: int, count: int, out: int, p: int, q: int, e: int) -> None:
         """out = the sum of the products of the `count` (a local) f32s at pa.. and pb.., 16 then
         4 lanes at a time (four accumulators), then one at a time."""
         f, v = self.f, self.v
-        for a in v[:4]:
-            f.v128_const(bytes(16)).set(a)
-        f.get(pa).set(p)
-        f.get(pb).set(q)
-        f.get(pa).get(count).i32(2).emit("i32.shl").emit("i32.add").set(e)
+        self._begin(pa, pb, pa, count, p, q, e)
 
         def wide(lanes: int) -> None:
             for u in range(lanes // 4):
@@ -107,11 +112,7 @@ class _Asm:
         """outs[r] = the dot of count f32s at prow + r row_bytes.. (r < 4) with those at pb..:
         four rows against one, which is loaded once for all four."""
         f, v = self.f, self.v
-        for a in v[:4]:
-            f.v128_const(bytes(16)).set(a)
-        f.get(prow).set(p)
-        f.get(pb).set(q)
-        f.get(pb).get(count).i32(2).emit("i32.shl").emit("i32.add").set(e)
+        self._begin(prow, pb, pb, count, p, q, e)
 
         def wide():
             f.get(q).mem("v128.load", 0, 2).set(self.y)
