@@ -59,8 +59,8 @@ class ProfileOptions:
 class Session:
     """The events of one trace, in Chrome trace event format (complete "X" events)."""
 
-    def __init__(self, log_dir: str, perfetto: bool):
-        self.log_dir, self.perfetto = log_dir, perfetto
+    def __init__(self, log_dir: str, perfetto: bool, link: bool = False):
+        self.log_dir, self.perfetto, self.link = log_dir, perfetto, link
         self.t0 = time.perf_counter()
         self.events: list[dict] = []
         self._pids: dict[str, int] = {"host": HOST_PID}
@@ -136,8 +136,7 @@ def start_trace(log_dir: "os.PathLike | str", create_perfetto_link: bool = False
     global _session
     if _session is not None:
         raise RuntimeError("Profile has already been started. Only one profile may be run at a time.")
-    _session = Session(os.fspath(log_dir), create_perfetto_trace or create_perfetto_link)
-    _session.link = create_perfetto_link  # type: ignore[attr-defined]
+    _session = Session(os.fspath(log_dir), create_perfetto_trace or create_perfetto_link, create_perfetto_link)
 
 
 def stop_trace() -> None:
@@ -148,7 +147,7 @@ def stop_trace() -> None:
         raise RuntimeError("No profile started")
     _session = None
     folder = s.write()
-    if getattr(s, "link", False):
+    if s.link:
         print(f"Perfetto trace written to {os.path.join(folder, 'perfetto_trace.json.gz')}: "
               "open https://ui.perfetto.dev and load it")
 
