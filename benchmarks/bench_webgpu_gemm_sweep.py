@@ -15,6 +15,7 @@ import gzip
 import json
 import statistics
 import sys
+import tempfile
 import time
 
 import jaxweb
@@ -44,7 +45,7 @@ if be.software:
 
 
 def kernel_times(f, a, b, n):
-    folder = f"/tmp/sweep_{n}_{time.perf_counter_ns()}"
+    folder = tempfile.mkdtemp()
     with jaxweb.profiler.trace(folder):
         f(a, b).block_until_ready()
     path, = glob.glob(f"{folder}/plugins/profile/*/*.trace.json.gz")

@@ -8,6 +8,7 @@ against values known in closed form. Figures:
 - fp32 matmul, jitted: "queued" (CALLS calls, then one wait: what the GPU sustains)
   and "readback" (the whole result read back after every call);
 - a 3x3 conv2d (NCHW, SAME), jitted, queued;
+- row sums (a workgroup reduction per row; subgroups where the adapter has them);
 - a bandwidth-bound elementwise kernel (x * 2 + 1 over 2**26 floats: 512 MB moved), and
   its kernel alone from jaxweb.profiler's GPU timestamps;
 - the readback rate of a 64 MB buffer.
@@ -17,6 +18,7 @@ import glob
 import gzip
 import json
 import sys
+import tempfile
 import time
 
 import jaxweb
@@ -80,12 +82,17 @@ with jaxweb.default_device(gpu):
     dt = queued(ew, x)
     assert ew(x)[5].tolist() == 11.0
     rows.append((f"x*2+1, {m} f32 (read+write)", 8 * m / dt / 1e9, "GB/s"))
-    with jaxweb.profiler.trace("/tmp/ew_trace"):  # the kernel's own GPU time (timestamp-query)
+    folder = tempfile.mkdtemp()
+    with jaxweb.profiler.trace(folder):  # the kernel's own GPU time (timestamp-query)
         ew(x).block_until_ready()
-    path, = glob.glob("/tmp/ew_trace/plugins/profile/*/*.trace.json.gz")
+    path, = glob.glob(f"{folder}/plugins/profile/*/*.trace.json.gz")
     kern = [e["dur"] for e in json.load(gzip.open(path, "rt"))["traceEvents"] if e.get("cat") == "kernel"]
     if kern:
         rows.append((f"x*2+1 kernel alone ({len(kern)} kernels)", 8 * m / (sum(kern) * 1e-6) / 1e9, "GB/s"))
+    red = jaxweb.jit(lambda v: v.reshape(-1, 4096).sum(axis=1))  # 2^14 rows of 4096: one workgroup each
+    dt = queued(red, x)
+    assert red(x)[0].tolist() == 4095 * 4096 / 2
+    rows.append((f"row sums of {m} f32 (4096 per row)", 4 * m / dt / 1e9, "GB/s"))
     k = min(16 << 20, m)
     z = (jnp.arange(k, dtype=jnp.float32) + 1).block_until_ready()
     t = time.perf_counter()

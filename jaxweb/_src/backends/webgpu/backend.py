@@ -20,6 +20,7 @@ and naming the kernel.
 """
 from __future__ import annotations
 
+import os
 from collections import OrderedDict
 from typing import Any
 
@@ -92,6 +93,11 @@ class WebGPUBackend(Backend):
         self.max_groups = MAX_GROUPS_SOFTWARE if self.software else 1 << 14
         self.tree_max = TREE_MAX_SOFTWARE if self.software else None
         self.tuned: dict = {}  # the tuner's timings (seconds per candidate tiling)
+        # WGSL subgroup operations: the directive enabling them, None without (wgpu-py calls the
+        # feature 'subgroup'); JAXWEB_WEBGPU_SUBGROUPS=0 turns them off
+        has = bool({"subgroups", "subgroup"} & set(info["features"]))
+        self.subgroups = (getattr(self.rt, "SUBGROUPS", "enable subgroups;")
+                          if has and os.environ.get("JAXWEB_WEBGPU_SUBGROUPS", "1") != "0" else None)
         self._caps: Capabilities | None = None
         if self.software or int(lim.get("maxComputeInvocationsPerWorkgroup", 256)) < 256:
             self.set_tiling(matmul.SOFTWARE)  # else tuned before the first schedule
@@ -317,7 +323,7 @@ class WebGPUBackend(Backend):
                 raise NotImplementedError(f"webgpu backend: no routine {kernel.routine!r}")
             shader = matmul.build(kernel.spec, self.tiling)
         else:
-            shader = codegen.build(kernel, self.max_groups, self.tree_max)
+            shader = codegen.build(kernel, self.max_groups, self.tree_max, self.subgroups)
         pipe = self._pipelines.get(shader.code)
         if pipe is None:
             try:

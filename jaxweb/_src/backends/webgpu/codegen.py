@@ -183,17 +183,22 @@ class Plan:
             (self.pre, self.loop, self.post)[lvl].append(n)
 
 
-def build(kernel: Kernel, max_groups: int = 1 << 14, tree_max: int | None = None) -> Shader:
+def build(kernel: Kernel, max_groups: int = 1 << 14, tree_max: int | None = None,
+          subgroups: str | None = None) -> Shader:
     """`max_groups`: workgroups at most for per-element kernels, whose invocations then
     stride over the outputs (software adapters pay per workgroup: they get few).
     `tree_max`: outputs at most for a per-workgroup (tree) reduction; more outputs reduce
     one per invocation (software adapters: a barrier switches between all of a workgroup's
-    SIMD groups, and neighbouring invocations then read neighbouring columns)."""
+    SIMD groups, and neighbouring invocations then read neighbouring columns).
+    `subgroups`: the adapter has WGSL's subgroup operations, enabled by this directive (Dawn
+    wants `enable subgroups;`, wgpu-native's naga nothing): sums reduce with them."""
     plan = Plan(kernel)
     rsize = prod(kernel.reduce_shape) if kernel.reduce_op else 0
     tree = (kernel.reduce_op is not None and rsize >= TREE_MIN and all(d.itemsize == 4 for d in kernel.out_dtypes)
             and plan.body.dtype.kind != "b" and (tree_max is None or kernel.size <= tree_max))
-    return (_build_tree if tree else _build_elementwise)(kernel, plan, max_groups)
+    if not tree:
+        return _build_elementwise(kernel, plan, max_groups)
+    return _build_tree(kernel, plan, subgroups if kernel.reduce_op == "add" else None)
 
 
 def _header(kernel: Kernel, vec_in: frozenset = frozenset(), vec_out: bool = False) -> list[str]:
@@ -244,7 +249,8 @@ def _reduce_loop(kernel: Kernel, plan: Plan, em: Emitter, env: dict, lines: list
     env["acc"] = f"acc{tag}"
 
 
-def _finish(kernel: Kernel, em: Emitter, lines: list[str], wg: int, groups: int, body: list[str]) -> Shader:
+def _finish(kernel: Kernel, em: Emitter, lines: list[str], wg: int, groups: int, body: list[str],
+            extra_params: tuple = ()) -> Shader:
     consts = ["  let opq: u32 = nwg.z >> 16u;  // 0: at most 65535 workgroups per dimension"]
     consts += [f"  let {name} = {text};" for name, text in em.consts.values()]
     # every binding used, so that the 'auto' layout keeps them all (loads may fold away)
@@ -252,7 +258,8 @@ def _finish(kernel: Kernel, em: Emitter, lines: list[str], wg: int, groups: int,
                + [f"in{i}" for i in range(len(kernel.in_dtypes))]]
     main = [f"@compute @workgroup_size({wg})",
             "fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation_index) lid: u32,",
-            "        @builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {"]
+            "        @builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>"
+            + "".join(f",\n        {p}" for p in extra_params) + ") {"]
     code = "\n".join(lines + main + consts + ["  " + s for s in body] + ["}", ""])
     return Shader(code, grid_for(groups), len(kernel.outs), len(kernel.in_dtypes),
                   tuple(kernel.size * d.itemsize for d in kernel.out_dtypes))
@@ -308,28 +315,42 @@ def _build_elementwise(kernel: Kernel, plan: Plan, max_groups: int) -> Shader:
                    loop + ["  " + s for s in body] + ["}"])
 
 
-def _build_tree(kernel: Kernel, plan: Plan, max_groups: int) -> Shader:
+def _build_tree(kernel: Kernel, plan: Plan, subgroups: str | None = None) -> Shader:
+    """One workgroup per output: its invocations reduce strided parts of the axis, then
+    combine them by a tree in workgroup memory (log2 TREE_WG barriers) — or, for sums on
+    an adapter with subgroups, by `subgroupAdd` and one barrier between the subgroups."""
     acc_t = W.ty(plan.body.dtype)
     em = Emitter({})
     lines = _header(kernel) + [f"var<workgroup> part: array<{acc_t}, {TREE_WG}>;", ""]
+    if subgroups:
+        lines.insert(0, subgroups)
     env = {"lane": "o"}
     body = ["let o: u32 = wid.x + wid.y * nwg.x;", f"if (o >= {kernel.size}u) {{ return; }}",
             "let f_o: i32 = i32(o);"]
     body += _decompose("f_o", kernel.shape or (1,), "g", env)
     em.emit(plan.pre, env, body, "o")
     _reduce_loop(kernel, plan, em, env, body, "t", "i32(lid)", f"{TREE_WG}i")
-    body.append("part[lid] = acct;")
     combine = E.binary(kernel.reduce_op, E.acc(plan.body.dtype), plan.body)
-    step = TREE_WG // 2
-    while step >= 1:
-        body += ["workgroupBarrier();", f"if (lid < {step}u) {{",
-                 f"  part[lid] = {W.op_text(combine, ['part[lid]', f'part[lid + {step}u]'])};", "}"]
-        step //= 2
-    body += ["workgroupBarrier();", "if (lid == 0u) {", "  let total = part[0];"]
+    if subgroups is not None:  # subgroup sizes are powers of two (4..128): ceil(TREE_WG / size) partials
+        body += ["let sg_total = subgroupAdd(acct);",
+                 "if (sg_lane == 0u) { part[lid / sg_size] = sg_total; }",
+                 "workgroupBarrier();", "if (lid == 0u) {", "  var total = part[0];",
+                 f"  for (var i = 1u; i * sg_size < {TREE_WG}u; i++) {{",
+                 f"    total = {W.op_text(combine, ['total', 'part[i]'])};", "  }"]
+    else:
+        body.append("part[lid] = acct;")
+        step = TREE_WG // 2
+        while step >= 1:
+            body += ["workgroupBarrier();", f"if (lid < {step}u) {{",
+                     f"  part[lid] = {W.op_text(combine, ['part[lid]', f'part[lid + {step}u]'])};", "}"]
+            step //= 2
+        body += ["workgroupBarrier();", "if (lid == 0u) {", "  let total = part[0];"]
     env["acc"] = "total"
     post: list[str] = []
     em.emit(plan.post, env, post, "p")
     for k, (o, dt) in enumerate(zip(plan.outs, kernel.out_dtypes)):
         post.append(f"out{k}[o] = {W.store_bits(em.operand(o, env), dt)};")
     body += ["  " + s for s in post] + ["}"]
-    return _finish(kernel, em, lines, TREE_WG, kernel.size, body)
+    extra = (("@builtin(subgroup_invocation_id) sg_lane: u32", "@builtin(subgroup_size) sg_size: u32")
+             if subgroups is not None else ())
+    return _finish(kernel, em, lines, TREE_WG, kernel.size, body, extra)

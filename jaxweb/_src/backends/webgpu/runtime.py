@@ -65,6 +65,7 @@ class WgpuRuntime:
     """wgpu-py (wgpu-native): Vulkan/Metal/D3D12, or Mesa's lavapipe on a CPU machine."""
 
     name = "wgpu-py"
+    SUBGROUPS = ""  # naga takes subgroup builtins without WGSL's `enable subgroups;` (it rejects it)
 
     def __init__(self, adapter: str | None = None):
         import wgpu  # noqa: PLC0415  (optional dependency)
