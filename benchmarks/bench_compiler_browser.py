@@ -15,22 +15,9 @@ plus kernel launches per jitted call, and the losses of 5 training steps on both
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import sys
-from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-
-
-def _load(name: str, path: Path):
-    spec = importlib.util.spec_from_file_location(name, path)
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules.setdefault(name, mod)
-    spec.loader.exec_module(mod)
-    return mod
-
-
-wasm_bench = _load("jaxweb_bench_wasm_browser", HERE / "bench_wasm_browser.py")
+import bench_wasm_browser as wasm_bench  # this script's folder is on sys.path
 
 LABELS = {
     "mnist_jit": ("MNIST MLP step (Adam, B=1000), jit", "ms/step"),
@@ -49,17 +36,14 @@ def main(argv=None) -> int:
     ap.add_argument("--timeout", type=float, default=1200)
     args = ap.parse_args(argv)
     res = wasm_bench.run_page("compiler.html", {"reps": args.reps, "rounds": args.rounds}, args.timeout)
-    if "error" in res:
-        print(res["error"])
-        print("\n".join(res.get("console", [])[-20:]))
+    if wasm_bench.failed(res):
         return 1
     med = wasm_bench.median
     print(f"headless Chromium, crossOriginIsolated={res['crossOriginIsolated']}, "
           f"hardwareConcurrency={res['hardwareConcurrency']}, jaxweb wasm threads={res['jaxwebThreads']}; "
           f"medians of {args.rounds}x{args.reps} interleaved runs per side; ratio = jax-js time / jaxweb time")
     head = f"{'case':40s} {'unit':8s} {'jaxweb':>9s} {'jax-js':>9s} {'ratio':>7s} {'kernels/call':>12s}"
-    print(head)
-    print("-" * len(head))
+    wasm_bench.print_head(head)
     for row in res["rows"]:
         label, unit = LABELS[row["name"]]
         scale = 1e6 if unit.startswith("us") else 1e3

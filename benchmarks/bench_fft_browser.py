@@ -14,23 +14,10 @@ call and its first (compiling) call. The machine may be shared: read the ratios.
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import sys
 import time
-from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-
-
-def _load(name: str, path: Path):
-    spec = importlib.util.spec_from_file_location(name, path)
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules.setdefault(name, mod)
-    spec.loader.exec_module(mod)
-    return mod
-
-
-wasm_bench = _load("jaxweb_bench_wasm_browser", HERE / "bench_wasm_browser.py")
+import bench_wasm_browser as wasm_bench  # this script's folder is on sys.path
 
 
 def numpy_times(powers: list[int], reps: int) -> dict:
@@ -60,9 +47,7 @@ def main(argv=None) -> int:
     powers = [int(s) for s in args.powers.split(",")]
     res = wasm_bench.run_page("fft.html", {"powers": ",".join(map(str, powers)), "reps": args.reps,
                                            "rounds": args.rounds}, args.timeout, poll=2.0)
-    if "error" in res:
-        print(res["error"])
-        print("\n".join(res.get("console", [])[-20:]))
+    if wasm_bench.failed(res):
         return 1
     nps = numpy_times(powers, args.reps)
     med = wasm_bench.median
@@ -72,8 +57,7 @@ def main(argv=None) -> int:
           f"rel.err = max|jaxweb - jax-js| / max|jax-js|")
     head = (f"{'case':10s} {'ms jaxweb':>10s} {'ms jax-js':>10s} {'ratio':>7s} {'ms numpy':>9s} "
             f"{'rel.err':>8s} {'kernels':>8s} {'compile s':>9s}")
-    print(head)
-    print("-" * len(head))
+    wasm_bench.print_head(head)
     for row in res["rows"]:
         tw, tj = med(row["jaxweb"]), med(row["jaxjs"])
         print(f"{'fft 2^' + str(row['p']):10s} {tw * 1e3:10.2f} {tj * 1e3:10.2f} {tj / tw:6.2f}x "

@@ -14,25 +14,15 @@ relative difference, jaxweb's kernel launches per call and its first (compiling)
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import sys
 import time
 import zlib
 from pathlib import Path
 
+import bench_wasm_browser as wasm_bench  # this script's folder is on sys.path
+
 HERE = Path(__file__).resolve().parent
 ROOT_ID = zlib.crc32(str(HERE.parent).encode())
-
-
-def _load(name: str, path: Path):
-    spec = importlib.util.spec_from_file_location(name, path)
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules.setdefault(name, mod)
-    spec.loader.exec_module(mod)
-    return mod
-
-
-wasm_bench = _load("jaxweb_bench_wasm_browser", HERE / "bench_wasm_browser.py")
 harness, serve = wasm_bench.harness, wasm_bench.serve
 FLOPS = {"cholesky": lambda n: n ** 3 / 3, "solve": lambda n: 2 * n ** 3 / 3 + 2 * n ** 2,
          "lu": lambda n: 2 * n ** 3 / 3, "triangular_solve": lambda n: n ** 2}  # the last two: jaxweb only
@@ -69,9 +59,7 @@ def main(argv=None) -> int:
     # a factorization's first call compiles on the page's main thread: the long timeout covers it
     res = wasm_bench.run_page("linalg.html", {"sizes": ",".join(map(str, sizes)), "reps": args.reps,
                                               "rounds": args.rounds, "ops": args.ops}, args.timeout, poll=2.0)
-    if "error" in res:
-        print(res["error"])
-        print("\n".join(res.get("console", [])[-20:]))
+    if wasm_bench.failed(res):
         return 1
     nps = numpy_times(sizes, args.reps)
     med = wasm_bench.median
@@ -81,8 +69,7 @@ def main(argv=None) -> int:
           f"rel.err = max|jaxweb - jax-js| / max|jax-js|")
     head = (f"{'case':16s} {'jaxweb':>8s} {'jax-js':>8s} {'ratio':>7s} {'numpy':>8s} {'ms jaxweb':>10s} "
             f"{'ms jax-js':>10s} {'rel.err':>8s} {'kernels':>8s} {'compile s':>9s}")
-    print(head)
-    print("-" * len(head))
+    wasm_bench.print_head(head)
     for row in res["rows"]:
         op, n = row["op"], row["n"]
         f = FLOPS[op](n)

@@ -12,23 +12,13 @@ what exactly is timed on each side.
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import sys
 from pathlib import Path
 
+import bench_wasm_browser as wasm_bench  # this script's folder is on sys.path
+
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
-
-
-def _load(name: str, path: Path):
-    spec = importlib.util.spec_from_file_location(name, path)
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules.setdefault(name, mod)
-    spec.loader.exec_module(mod)
-    return mod
-
-
-wasm_bench = _load("jaxweb_bench_wasm_browser", HERE / "bench_wasm_browser.py")
 
 
 def run(batch: int, epochs: int, chunk: int, timeout: float) -> dict:
@@ -51,9 +41,7 @@ def main(argv=None) -> int:
     ap.add_argument("--timeout", type=float, default=1800)
     args = ap.parse_args(argv)
     res = run(args.batch, args.epochs, args.chunk, args.timeout)
-    if "error" in res:
-        print(res["error"])
-        print("\n".join(res.get("console", [])[-20:]))
+    if wasm_bench.failed(res):
         return 1
     med = wasm_bench.median
     w, j = med(res["jaxweb"]["ms"]), med(res["jaxjs"]["ms"])

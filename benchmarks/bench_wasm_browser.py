@@ -92,6 +92,21 @@ def run_page(page: str, query: dict, timeout: float, extra_mounts: dict | None =
         srv.server_close()
 
 
+def failed(res: dict) -> bool:
+    """Whether a `run_page` result is an error; if so, print it and the page console's end."""
+    if "error" not in res:
+        return False
+    print(res["error"])
+    print("\n".join(res.get("console", [])[-20:]))
+    return True
+
+
+def print_head(head: str) -> None:
+    """A table's header line and its rule."""
+    print(head)
+    print("-" * len(head))
+
+
 def numpy_times(sizes: list[int], reps: int) -> dict:
     """Native numpy (OpenBLAS, all cores) in this CPython: the ceiling."""
     import numpy as np
@@ -154,9 +169,7 @@ def main(argv=None) -> int:
     sizes = [int(s) for s in args.sizes.split(",")]
     res = run_page("index.html", {"sizes": ",".join(map(str, sizes)), "reps": args.reps, "rounds": args.rounds},
                    args.timeout)
-    if "error" in res:
-        print(res["error"])
-        print("\n".join(res.get("console", [])[-20:]))
+    if failed(res):
         return 1
     nps = numpy_times(sizes, args.reps)
     print(f"headless Chromium, crossOriginIsolated={res['crossOriginIsolated']}, "
@@ -165,8 +178,7 @@ def main(argv=None) -> int:
           f"interleaved; rel.err = max|jaxweb - jax-js| / max|jax-js|")
     head = (f"{'case':34s} {'unit':8s} {'jaxweb':>8s} {'jax-js':>8s} {'ratio':>6s} {'numpy':>8s}"
             f"  {'best: jaxweb':>12s} {'jax-js':>7s} {'ratio':>6s}  {'rel.err':>7s}")
-    print(head)
-    print("-" * len(head))
+    print_head(head)
     for row in res["rows"]:
         op, n = row["op"], row["n"]
         w, unit = figure(op, n, median(row["jaxweb"]))

@@ -13,22 +13,9 @@ Python scheduler's replay and one JSPI wait per call, as a user's code pays them
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import sys
-from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-
-
-def _load(name: str, path: Path):
-    spec = importlib.util.spec_from_file_location(name, path)
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules.setdefault(name, mod)
-    spec.loader.exec_module(mod)
-    return mod
-
-
-wasm_bench = _load("jaxweb_bench_wasm_browser", HERE / "bench_wasm_browser.py")
+import bench_wasm_browser as wasm_bench  # this script's folder is on sys.path
 
 
 def main(argv=None) -> int:
@@ -44,9 +31,7 @@ def main(argv=None) -> int:
     if args.no_mnist:
         query["mnist"] = 0
     res = wasm_bench.run_page("webgpu.html", query, args.timeout)
-    if "error" in res:
-        print(res["error"])
-        print("\n".join(res.get("console", [])[-20:]))
+    if wasm_bench.failed(res):
         return 1
     med = wasm_bench.median
     ad = res["adapter"]
@@ -54,8 +39,7 @@ def main(argv=None) -> int:
           f"(software={ad['software']}), jaxweb GEMM tiling {ad['tiling']}; "
           f"medians of {args.rounds}x{args.reps} interleaved runs per side")
     head = f"{'case':34s} {'unit':8s} {'jaxweb':>9s} {'jax-js':>9s} {'ratio':>7s}"
-    print(head)
-    print("-" * len(head))
+    wasm_bench.print_head(head)
     for row in res["rows"]:
         w, j = med(row["jaxweb"]), med(row["jaxjs"])
         if row["name"] == "matmul":
