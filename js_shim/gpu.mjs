@@ -324,14 +324,6 @@ async function mapped(id, offset, size) {
   return [staging, new Uint8Array(staging.getMappedRange(0, padded), 0, size)];
 }
 
-/** Resolves to a copy of `size` bytes of buffer `id` from `offset` (a Uint8Array). */
-export async function read(id, offset, size) {
-  const [staging, bytes] = await mapped(id, offset, size);
-  const out = bytes.slice();
-  giveStaging(staging);
-  return out;
-}
-
 /**
  * Copy `size` bytes of buffer `id` from `offset` straight into `dst`, a writable Python
  * buffer passed as a PyProxy (a bytearray): one copy from mapped memory into Pyodide's heap.

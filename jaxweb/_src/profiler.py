@@ -201,19 +201,28 @@ def annotate_function(func: Callable, name: str | None = None, **decorator_kwarg
     return wrapper
 
 
-class host_span:  # noqa: N801
-    """An internal host event (a jitted call, an eager flush), recorded only while tracing."""
+class _Span:
+    """An internal host event (a jitted call, an eager flush) of the running trace."""
 
     __slots__ = ("name", "args", "_s", "_t")
 
-    def __init__(self, name: str, args: dict | None = None):
-        self.name, self.args = name, args
+    def __init__(self, s: Session, name: str, args: dict | None):
+        self.name, self.args, self._s = name, args, s
 
     def __enter__(self) -> None:
-        self._s = s = _session
-        self._t = s.now() if s is not None else 0.0
+        self._t = self._s.now()
 
     def __exit__(self, *exc: Any) -> None:
         s = self._s
-        if s is not None and _session is s:
+        if _session is s:
             s.event(self.name, self._t, s.now() - self._t, cat="jaxweb", args=self.args)
+
+
+_NO_SPAN = contextlib.nullcontext()
+
+
+def host_span(name: str, args: dict | None = None) -> Any:
+    """`with host_span(name):` records a host event while a trace runs; otherwise a shared
+    no-op context (this sits on the jitted call's path: nothing is allocated there)."""
+    s = _session
+    return _NO_SPAN if s is None else _Span(s, name, args)
