@@ -30,14 +30,16 @@ if host.webgpu_available():
     pipe = host.wait(g.createPipelineAsync(code, "main"))
     bg = g.createBindGroup(pipe, to_js(array.array("i", [buf])))
     g.run(to_js(array.array("i", [g.OP.DISPATCH, pipe, bg, 1, 1, 1] * 2)))
-    out = struct.unpack("<4I", host.js_bytes(host.wait(g.read(buf, 0, 16))))
+    got = bytearray(16)
+    host.wait(g.readInto(buf, 0, 16, got))
+    out = struct.unpack("<4I", got)
     assert out == (7, 11, 15, 19), out
     print("dispatch roundtrip: ok", out)
     for n in (1, 100, 1000):
         cmds = to_js(array.array("i", [g.OP.DISPATCH, pipe, bg, 1, 1, 1] * n))
         t = time.perf_counter()
         g.run(cmds)
-        host.wait(g.read(buf, 0, 16))
+        host.wait(g.readInto(buf, 0, 16, got))
         dt = time.perf_counter() - t
         print(f"{n:5d} dispatches in one call + 16-byte readback: {dt * 1e3:8.2f} ms "
               f"({dt / n * 1e6:7.1f} us per dispatch)")
