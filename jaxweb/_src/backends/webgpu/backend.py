@@ -184,6 +184,11 @@ class WebGPUBackend(Backend):
                                f"made a new device for what follows. Recompute them (or keep copies on "
                                f"another device with jax.device_put).")
 
+    def _trust_readback(self) -> None:
+        """A browser's lost device may still hand back bytes: never trust them."""
+        if self.rt.lost():
+            raise self._lost(RuntimeError("lost during a readback"))
+
     def _live(self, handle: Handle) -> Handle:
         if handle.gen != self.gen:
             raise DeviceLostError(f"this array was on a WebGPU device that was lost ({self.lost_reason}); "
@@ -272,8 +277,7 @@ class WebGPUBackend(Backend):
             data = self.rt.read(handle.buf, lo, hi - lo)
         except Exception as e:
             raise self._lost(e) from e
-        if self.rt.lost():  # a browser's lost device may still hand back bytes: never trust them
-            raise self._lost(RuntimeError("lost during a readback"))
+        self._trust_readback()
         return memoryview(data)[handle.off - lo: handle.off - lo + nbytes]
 
     async def read_async(self, handle: Handle, nbytes: int) -> memoryview:
@@ -288,8 +292,7 @@ class WebGPUBackend(Backend):
             data = await reader(handle.buf, lo, hi - lo)
         except Exception as e:
             raise self._lost(e) from e
-        if self.rt.lost():
-            raise self._lost(RuntimeError("lost during a readback"))
+        self._trust_readback()
         return memoryview(data)[handle.off - lo: handle.off - lo + nbytes]
 
     async def synchronize_async(self) -> None:
@@ -436,15 +439,13 @@ class WebGPUBackend(Backend):
                     self.rt.submit(cmds)
                 else:
                     self._submit_traced(trace, cmds, labels)
-        except WGSLError as e:
+        except Exception as e:
             lost = self._lost(e)
             if lost is not e:
                 raise lost from e
-            raise
-        except Exception as e:  # validation or out of memory at submit: name what ran
-            lost = self._lost(e)
-            if lost is not e:
-                raise lost from e
+            if isinstance(e, WGSLError):
+                raise
+            # validation or out of memory at submit: name what ran
             names = [self._names.get(id(c[1]), "?") for c in cmds if c[0] == "dispatch"]
             raise WGSLError(f"WebGPU error submitting {len(cmds)} commands (kernels: {', '.join(names)}): "
                             f"{type(e).__name__}: {e}") from e
@@ -460,8 +461,7 @@ class WebGPUBackend(Backend):
         adapter has them (placed from the submit's host time), else the submit's wall-clock
         until the GPU is done."""
         row = self.trace_row()
-        names = [labels.get(i, "?") if c[0] == "dispatch" else None for i, c in enumerate(cmds)]
-        kernels = [n for n in names if n is not None]
+        kernels = [labels.get(i, "?") for i, c in enumerate(cmds) if c[0] == "dispatch"]
         t = trace.now()
         if getattr(self.rt, "can_time", False):
             stamps = self.rt.submit_timed(cmds)  # waits for the GPU
