@@ -383,6 +383,63 @@ def test_shared_memory_gemm_of_hardware_adapters():
         be.tiling, be.capabilities = saved
 
 
+def _run_gemm(spec, shader, a_flat, b_flat):
+    """C (spec.B, M, N8) from a GEMM kernel run on the runtime directly."""
+    rt = GPU.backend.rt
+    bufs = [rt.create_buffer(4 * spec.B * spec.M * spec.N8), rt.create_buffer(a_flat.nbytes),
+            rt.create_buffer(b_flat.nbytes)]
+    rt.write(bufs[1], 0, a_flat.tobytes())
+    rt.write(bufs[2], 0, b_flat.tobytes())
+    pipe = rt.pipeline(shader.code)
+    rt.submit([("dispatch", pipe, rt.bind_group(pipe, bufs), *shader.grid)])
+    out = np.frombuffer(rt.read(bufs[0], 0, 4 * spec.B * spec.M * spec.N8), np.float32)
+    for b in bufs:
+        rt.destroy_buffer(b)
+    return out.reshape(spec.B, spec.M, spec.N8)
+
+
+def test_software_gemm_kernels():
+    """Software adapters' GEMM kernels on their own: the quad kernel at every tile shape
+    (A or B swapped, k tails, rows and columns past the tile, a batch, transposed A, B
+    packed into strips or read in place), and the direct kernel of adapters without subgroups."""
+    from jaxweb._src.backends.webgpu import matmul, quadgemm
+    from jaxweb._src.compiler.gemm import GemmSpec
+    sub = GPU.backend.subgroups
+    if sub is None:
+        pytest.skip("this adapter has no subgroups")
+    B, M, K, N = 2, 37, 11, 21
+    a = rng.standard_normal((B, M, K)).astype(np.float32)
+    b = rng.standard_normal((B, K, N)).astype(np.float32)
+    want = a @ b
+
+    def strips(nr):  # B' in strips of nr columns, zero past N
+        n8 = -(-N // nr) * nr
+        out = np.zeros((B, n8 // nr, K, nr), np.float32)
+        for j in range(N):
+            out[:, j // nr, :, j % nr] = b[:, :, j]
+        return out.ravel()
+
+    row_major = dict(a_off=0, a_si=K, a_sk=1, a_sb=M * K)
+    col_major = dict(a_off=0, a_si=1, a_sk=M, a_sb=M * K)
+    at = np.ascontiguousarray(a.transpose(0, 2, 1)).ravel()
+    groups = ((4, 4, 4), (1, 2, 8), (2, 1, 16))  # quads across, down; k steps per iteration
+    for i, (P, Q) in enumerate(quadgemm._SHAPES):
+        tile = quadgemm.QuadTile(P, Q, *groups[i % 3])
+        for a_layout, a_in in ((row_major, a.ravel()), (col_major, at))[:1 + (P == Q == 2)]:
+            spec = GemmSpec(M=M, N=N, K=K, B=B, nr=8, packed=True, **a_layout)
+            sh = quadgemm.build(spec, matmul._b_layout(spec, matmul.QUAD), sub, tile)
+            got = _run_gemm(spec, sh, a_in, strips(8))
+            np.testing.assert_allclose(got[:, :, :N], want, rtol=1e-5, atol=1e-5, err_msg=repr(tile))
+    wide = np.zeros((B, K, 24), np.float32)
+    wide[:, :, :N] = b  # B read in place, rows 24 apart; the tile chosen for the product
+    spec = GemmSpec(M=M, N=24, K=K, B=B, nr=8, packed=False, b_off=0, b_sk=24, b_sb=K * 24, **row_major)
+    got = _run_gemm(spec, matmul.build(spec, matmul.QUAD, sub), a.ravel(), wide.ravel())
+    np.testing.assert_allclose(got[:, :, :N], want, rtol=1e-5, atol=1e-5)
+    spec = GemmSpec(M=M, N=N, K=K, B=B, nr=64, packed=True, **row_major)
+    got = _run_gemm(spec, matmul.build(spec, matmul.SOFTWARE), a.ravel(), strips(64))
+    np.testing.assert_allclose(got[:, :, :N], want, rtol=1e-5, atol=1e-5)
+
+
 def test_tuner_times_the_candidates_and_keeps_the_fastest(monkeypatch):
     """Hardware adapters pick their GEMM tiling by timing the candidates before the first
     schedule (run here on lavapipe, at a small size); the winner sets the strip width."""

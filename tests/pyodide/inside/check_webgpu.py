@@ -54,6 +54,21 @@ def test_webgpu_matches_wasm():
     assert moved.tolist() == [0.0, 2.0, 4.0, 6.0, 8.0]
 
 
+def test_gemms_match_wasm():
+    """Products on the software adapter's quad GEMM kernel (tiles chosen per product: small
+    and large ones, rows and columns past the tile, transposed and batched operands)."""
+    gpu, wasm = _gpu(), jaxweb.devices("wasm")[0]
+    out = {}
+    for dev in (gpu, wasm):
+        with jaxweb.default_device(dev):
+            a = jnp.sin(jnp.arange(130 * 76, dtype=jnp.float32).reshape(130, 76))
+            b = jnp.cos(jnp.arange(76 * 260, dtype=jnp.float32).reshape(76, 260) * 0.3)
+            c = jnp.sin(jnp.arange(300 * 300, dtype=jnp.float32).reshape(300, 300) * 0.7)
+            f = jaxweb.jit(lambda a, b, c: (a @ b, a.T @ a[:, :40], jnp.matmul(b.reshape(2, 38, 260), b.T), c @ c))
+            out[dev.platform] = [r.ravel()[::97].tolist() for r in f(a, b, c)]
+    _close(out["webgpu"], out["wasm"], 2e-5)
+
+
 async def test_webgpu_async_readback():
     from jaxweb._src import host
     with jaxweb.default_device(_gpu()):

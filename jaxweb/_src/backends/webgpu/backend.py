@@ -99,7 +99,9 @@ class WebGPUBackend(Backend):
         self.subgroups = (getattr(self.rt, "SUBGROUPS", "enable subgroups;")
                           if has and os.environ.get("JAXWEB_WEBGPU_SUBGROUPS", "1") != "0" else None)
         self._caps: Capabilities | None = None
-        if self.software or int(lim.get("maxComputeInvocationsPerWorkgroup", 256)) < 256:
+        if self.software:
+            self.set_tiling(matmul.QUAD if self.subgroups is not None else matmul.SOFTWARE)
+        elif int(lim.get("maxComputeInvocationsPerWorkgroup", 256)) < 256:
             self.set_tiling(matmul.SOFTWARE)  # else tuned before the first schedule
         self._pool: dict[int, list] = {}   # size class -> free buffers (last freed last)
         self._lru: OrderedDict[int, tuple] = OrderedDict()  # id(buf) -> (class, buf), oldest first
@@ -121,10 +123,10 @@ class WebGPUBackend(Backend):
         self._caps = Capabilities(
             nested_reduce=False, multi_output=True,
             max_buffers=int(lim.get("maxStorageBuffersPerShaderStage", 8)),
-            # a GPU reads an aligned row-major B in place at full speed: only software adapters
-            # (CPU caches) gain from packing B into strips first
+            # a GPU reads an aligned row-major B in place at full speed, and so does the quad
+            # kernel (every load a gather): only the direct kernel gains from packing B first
             gemm=GemmCaps(nr=tiling.BN, min_dim=16, conv=False,
-                          pack_min_bytes=1 << 20 if self.software else 1 << 62))
+                          pack_min_bytes=1 << 20 if tiling.kind == "direct" else 1 << 62))
 
     @property
     def capabilities(self) -> Capabilities:
@@ -324,7 +326,7 @@ class WebGPUBackend(Backend):
         if isinstance(kernel, Routine):
             if kernel.routine != "gemm_f32":
                 raise NotImplementedError(f"webgpu backend: no routine {kernel.routine!r}")
-            shader = matmul.build(kernel.spec, self.tiling)
+            shader = matmul.build(kernel.spec, self.tiling, self.subgroups)
         else:
             shader = codegen.build(kernel, self.max_groups, self.tree_max, self.subgroups)
         pipe = self._pipelines.get(shader.code)

@@ -8,18 +8,22 @@ declares `nr` = the tile width BN, so a workgroup's B tile is one strip: rows of
 contiguous floats, and every column it stores lies inside C's N8-wide rows (only
 rows past M and k past K need guards; loads there read 0).
 
+Which kernel runs is the tiling's `kind`: "shared" (this one, hardware adapters), "quad"
+(software adapters with subgroups: quadgemm.py) or "direct" (software adapters without).
+
 A workgroup of (BN/TN) x (BM/TM) invocations computes a BM x BN tile of C; per step
 of BK it copies an A tile (BK x BM, transposed so that a column of the micro-tile is
 contiguous) and a B tile (BK x BN) into workgroup memory, then each invocation
 accumulates its TM x TN micro-tile in registers. The micro-tile and the tile copies
 are unrolled here, in Python, so that every register index is a constant. The grid
-is (N8/BN, ceil(M/BM), batch). Software adapters get `_build_direct` instead.
+is (N8/BN, ceil(M/BM), batch).
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 from ...compiler.gemm import GemmSpec
+from . import quadgemm
 from .codegen import Shader
 
 
@@ -30,14 +34,17 @@ class Tiling:
     BK: int = 16
     TM: int = 4
     TN: int = 4
-    shared: bool = True  # False: no workgroup memory, no barriers (software rasterizers' fibers)
+    kind: str = "shared"  # "direct": no workgroup memory, no barriers; "quad": quadgemm.py
 
     @property
     def threads(self) -> int:
         return (self.BM // self.TM) * (self.BN // self.TN)
 
 
-SOFTWARE = Tiling(BM=32, BN=64, BK=1, TM=4, TN=8, shared=False)  # lavapipe / SwiftShader
+#: software adapters (SwiftShader, lavapipe): quads sharing operands where the adapter has
+#: subgroups, with B in strips of 8 columns (the tile is chosen per product: quadgemm.choose)
+QUAD = Tiling(BM=4, BN=8, BK=1, TM=1, TN=1, kind="quad")
+SOFTWARE = Tiling(BM=32, BN=64, BK=1, TM=4, TN=8, kind="direct")  # ... and without subgroups
 #: 128x128 tiles, 8x8 per invocation: the first of the tuner's candidates (tuner.py), and
 #: what hardware adapters use if tuning fails
 HARDWARE = Tiling(BM=128, BN=128, BK=8, TM=8, TN=8)
@@ -115,9 +122,14 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
     return Shader(code, (s.N8 // t.BN, -(-s.M // t.BM), s.B), 1, 2, (4 * s.B * s.M * s.N8,))
 
 
-def build(s: GemmSpec, t: Tiling) -> Shader:
+def build(s: GemmSpec, t: Tiling, subgroups: str | None = None) -> Shader:
+    """The GEMM kernel of tiling `t` for `s`; `subgroups` is the directive enabling them
+    (the backend's), needed by the quad kernel."""
     assert s.nr == t.BN, (s.nr, t.BN)
-    if not t.shared:
+    if t.kind == "quad":
+        assert subgroups is not None, "the quad GEMM needs subgroups"
+        return quadgemm.build(s, _b_layout(s, t), subgroups)
+    if t.kind == "direct":
         return _build_direct(s, t)
     return _build_shared(s, t)
 
