@@ -124,8 +124,11 @@ class WebGPUBackend(Backend):
             nested_reduce=False, multi_output=True,
             max_buffers=int(lim.get("maxStorageBuffersPerShaderStage", 8)),
             # a GPU reads an aligned row-major B in place at full speed, and so does the quad
-            # kernel (every load a gather): only the direct kernel gains from packing B first
+            # kernel (every load a gather): only the direct kernel gains from packing B first.
+            # The quad kernel also takes thin products (an MLP's 10-class layer): as a generic
+            # reduction each output gathers its operands alone
             gemm=GemmCaps(nr=tiling.BN, min_dim=16, conv=False,
+                          thin_dim=4 if tiling.kind == "quad" else 16, thin_work=1 << 16,
                           pack_min_bytes=1 << 20 if tiling.kind == "direct" else 1 << 62))
 
     @property
