@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """MNIST MLP training (784-256-128-10, Adam): the /mnist/ page's trainer vs jax-js 0.1.25,
-side by side in one crossOriginIsolated headless-Chromium page, wasm devices, real MNIST.
+side by side in one crossOriginIsolated headless-Chromium page, both on wasm (default) or
+both on webgpu (SwiftShader on a CPU machine), real MNIST.
 
-    python benchmarks/bench_mnist_browser.py [--batch 1000] [--epochs 5] [--chunk 10]
+    python benchmarks/bench_mnist_browser.py [--batch 1000] [--epochs 5] [--chunk 10] [--device webgpu]
 
 Prints ms per training step (median over the run, the first chunk with its compile left
 out), test accuracy after each epoch, and training seconds until 97 % test accuracy (at
@@ -21,8 +22,9 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 
 
-def run(batch: int, epochs: int, chunk: int, timeout: float) -> dict:
-    return wasm_bench.run_page("mnist.html", {"batch": batch, "epochs": epochs, "chunk": chunk}, timeout,
+def run(batch: int, epochs: int, chunk: int, timeout: float, device: str = "wasm") -> dict:
+    return wasm_bench.run_page("mnist.html", {"batch": batch, "epochs": epochs, "chunk": chunk, "device": device},
+                               timeout,
                                extra_mounts={"/demos/": ROOT / "demos", "/data/mnist/": wasm_bench.serve.ensure_mnist()})
 
 
@@ -39,13 +41,14 @@ def main(argv=None) -> int:
     ap.add_argument("--epochs", type=int, default=5)
     ap.add_argument("--chunk", type=int, default=10)
     ap.add_argument("--timeout", type=float, default=1800)
+    ap.add_argument("--device", choices=("wasm", "webgpu"), default="wasm")
     args = ap.parse_args(argv)
-    res = run(args.batch, args.epochs, args.chunk, args.timeout)
+    res = run(args.batch, args.epochs, args.chunk, args.timeout, args.device)
     if wasm_bench.failed(res):
         return 1
     med = wasm_bench.median
     w, j = med(res["jaxweb"]["ms"]), med(res["jaxjs"]["ms"])
-    print(f"headless Chromium, crossOriginIsolated={res['crossOriginIsolated']}, hardwareConcurrency="
+    print(f"headless Chromium, device {res['device']}, crossOriginIsolated={res['crossOriginIsolated']}, hardwareConcurrency="
           f"{res['hardwareConcurrency']}, jaxweb wasm threads={res['jaxwebThreads']}; batch {res['batch']}, "
           f"{res['epochs']} epochs, interleaved chunks of {args.chunk} steps")
     print(f"ms/step (median): jaxweb {w:.1f}, jax-js {j:.1f}; jaxweb/jax-js = {w / j:.2f}x")

@@ -1,6 +1,7 @@
-// MNIST training, jaxweb vs jax-js 0.1.25 in one crossOriginIsolated page (wasm devices).
+// MNIST training, jaxweb vs jax-js 0.1.25 in one crossOriginIsolated page, both on the same
+// device kind (wasm, or webgpu: SwiftShader on a CPU machine).
 // bench_mnist_browser.py serves this folder and reads window.__benchResult.
-// ?batch=1000&epochs=5&chunk=10 in the URL.
+// ?batch=1000&epochs=5&chunk=10&device=wasm in the URL.
 //
 // jaxweb: demos/mnist/trainer.py exactly as the /mnist/ page runs it (uint8 batches
 // on the device, optax.adam, the whole step jitted). jax-js: the same MLP from the same
@@ -16,6 +17,7 @@ const q = new URLSearchParams(location.search);
 const B = Number(q.get('batch') ?? 1000);
 const EPOCHS = Number(q.get('epochs') ?? 5);
 const CHUNK = Number(q.get('chunk') ?? 10);
+const DEVICE = q.get('device') ?? 'wasm';
 const LR = 1e-3, B1 = 0.9, B2 = 0.999, EPS = 1e-8;
 const logEl = document.getElementById('log');
 const log = (s) => { logEl.textContent += s + '\n'; console.log(s); };
@@ -47,7 +49,7 @@ function shuffled(n, seed) {
 }
 
 async function main() {
-  const res = { crossOriginIsolated: self.crossOriginIsolated, batch: B, epochs: EPOCHS,
+  const res = { crossOriginIsolated: self.crossOriginIsolated, batch: B, epochs: EPOCHS, device: DEVICE,
     hardwareConcurrency: navigator.hardwareConcurrency, jaxweb: { ms: [], acc: [], trainS: [] }, jaxjs: { ms: [], acc: [], trainS: [] } };
   const data = {};
   await Promise.all(Object.entries(FILES).map(async ([k, f]) => { data[k] = await bytes(`/data/mnist/${f}`); }));
@@ -61,15 +63,18 @@ async function main() {
   await jw.runPythonAsync(`
 import sys; sys.path.insert(0, "/tmp")
 import mnist_trainer
+import jaxweb
 DATA = {k: open(f"/tmp/mnist/{k}", "rb").read() for k in ("train_x", "train_y", "test_x", "test_y")}
-T = mnist_trainer.Trainer(DATA, open("/tmp/mnist/model.py").read(), batch=${B}, lr=${LR}, optimizer="adam")
+DEV = jaxweb.devices("${DEVICE}")[0]
+with jaxweb.default_device(DEV):
+    T = mnist_trainer.Trainer(DATA, open("/tmp/mnist/model.py").read(), batch=${B}, lr=${LR}, optimizer="adam")
 def param_bytes(i, name):
     return bytes(T.params[i][name].contiguous_buffer().read())
 `);
   const steps = Math.floor(60000 / B);  // as the trainer's steps_per_epoch
 
-  await jaxjs.init('wasm');
-  jaxjs.defaultDevice('wasm');
+  await jaxjs.init(DEVICE);
+  jaxjs.defaultDevice(DEVICE);
   const { numpy: np, nn, tree, jit, valueAndGrad } = jaxjs;
   const sizes = [784, 256, 128, 10];
   let p = {};
@@ -136,7 +141,7 @@ def param_bytes(i, name):
     const order = shuffled(60000, epoch + 1);
     for (let i = 0; i < steps; i += CHUNK) {
       const n = Math.min(CHUNK, steps - i);
-      const r = await jw.runPythonAsync(`T.train(${n})`);
+      const r = await jw.runPythonAsync(`with jaxweb.default_device(DEV): _r = T.train(${n})\n_r`);
       const d = r.toJs({ dict_converter: Object.fromEntries }); r.destroy();
       if (epoch > 0 || i > 0) res.jaxweb.ms.push(d.ms_per_step);
       jwS += d.ms_per_step * n / 1e3;
@@ -148,7 +153,7 @@ def param_bytes(i, name):
       if (epoch > 0 || i > 0) res.jaxjs.ms.push(dt / n);
       jsS += dt / 1e3;
     }
-    const accW = await jw.runPythonAsync('T.evaluate()');
+    const accW = await jw.runPythonAsync('with jaxweb.default_device(DEV): _a = T.evaluate()\n_a');
     const accJ = await jsAccuracy();
     res.jaxweb.acc.push(accW); res.jaxweb.trainS.push(jwS);
     res.jaxjs.acc.push(accJ); res.jaxjs.trainS.push(jsS);
