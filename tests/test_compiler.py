@@ -420,7 +420,7 @@ def test_slicing_loop_shares_modules_across_leading_extents(kernel_platform):
         y = (base[:n] * 2.0 + 1.0).block_until_ready()
         if n in (1, 5, 8, 9, 63, 64, 65, 299, 300):  # below, at and past the widening edges
             np.testing.assert_array_equal(np.asarray(y), np.arange(n) * 2.0 + 1.0)
-    assert stats["kernels"] - before <= 16  # 7 sizes below WIDEN_FROM, one per power of two (300 before)
+    assert stats["kernels"] - before <= 16  # 7 sizes below regrid.WIDEN_FROM, one per power of two (300 before)
     for n in (9, 100, 257):  # expressions that name the extent (reversal, a mask) stay exact
         np.testing.assert_array_equal(np.asarray(jnp.flip(base[:n]) + 1.0), np.arange(n)[::-1] + 1.0)
         np.testing.assert_array_equal(np.asarray(jnp.pad(base[:n], (2, 3)) * 3.0),

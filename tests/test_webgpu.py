@@ -215,6 +215,25 @@ def test_empty_arrays():
     check(lambda x: (x + 1, x.sum(axis=0), x.max(axis=1), x.T @ x, jnp.concatenate([x, x])), e)
 
 
+def test_one_pipeline_serves_the_extents_up_to_a_power_of_two():
+    """Kernels whose leading extent is not a power of two run on their widened kernel's
+    dynamic pipeline (the real extent in a uniform): a slicing loop compiles pipelines per
+    power of two, not per extent, with the right values at every extent (elementwise,
+    packed 8-bit outputs with a tail, vec4 stores, per-invocation and tree reductions)."""
+    x = rng.standard_normal((300, 3)).astype(np.float32)
+    y = rng.standard_normal((40, 300)).astype(np.float32)
+
+    def f(a, b, n):
+        return (a[:n] * 2 + 1, (a[:n] * 10 % 7).astype(jnp.uint8), a[:n, :2].sum(axis=1),
+                b[:n] * 3, b[:n].sum(axis=1), jnp.max(b[:n], axis=1))
+    be = GPU.backend
+    for first, second in ((9, 13), (33, 40), (257, 300)):
+        check(lambda a, b: f(a, b, first), x, y, rtol=1e-6, atol=1e-5)
+        made = be.stats["pipelines"]
+        check(lambda a, b: f(a, b, second), x, y, rtol=1e-6, atol=1e-5)
+        assert be.stats["pipelines"] == made, (first, second)  # the same widened pipelines
+
+
 @pytest.mark.parametrize("shape,axis", [((37,), None), ((6, 9), 1), ((6, 9), 0), ((3000,), None),
                                         ((4, 700), 1), ((2, 3, 5), (0, 2))])
 def test_reductions(shape, axis):
@@ -549,15 +568,20 @@ def test_device_loss_is_a_clear_error_and_a_new_device_follows():
     from jaxweb._src.backends.webgpu.backend import WebGPUBackend
     from jaxweb._src.backends.webgpu.runtime import DeviceLostError
     dev = _device.Device("webgpu", 7, WebGPUBackend())  # its own device: the module's GPU stays
+    double = jaxweb.jit(lambda v: v * 2)
     with jaxweb.default_device(dev):
         x = jnp.arange(4.0) * 2
         assert x.tolist() == [0.0, 2.0, 4.0, 6.0]
+        assert double(jnp.arange(3.0)).tolist() == [0.0, 2.0, 4.0]
         old = dev.backend.rt
         old.device.destroy()
         with pytest.raises(DeviceLostError, match="lost"):
             (x + 1).tolist()
         assert dev.backend.stats["devices_lost"] == 1 and dev.backend.rt is not old
         assert (jnp.arange(3.0) * 3 + 1).tolist() == [1.0, 4.0, 7.0]  # on the new device
+        # kernels compiled for the lost device (cached programs, a prepared jitted call) run again
+        assert (jnp.arange(4.0) * 2).tolist() == [0.0, 2.0, 4.0, 6.0]
+        assert double(jnp.arange(3.0)).tolist() == [0.0, 2.0, 4.0]
         with pytest.raises(DeviceLostError, match="was on a WebGPU device that was lost"):
             x.tolist()
         y = jnp.ones(5) * 2  # allocations, pipelines and bind groups all work again

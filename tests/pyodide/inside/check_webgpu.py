@@ -69,6 +69,22 @@ def test_gemms_match_wasm():
     _close(out["webgpu"], out["wasm"], 2e-5)
 
 
+def test_slices_share_widened_pipelines():
+    """A slicing loop on webgpu runs dynamic shaders (the extent in a uniform buffer made
+    through the shim): a pipeline per power of two, values equal to wasm's."""
+    gpu, wasm = _gpu(), jaxweb.devices("wasm")[0]
+    out = {}
+    for dev in (gpu, wasm):
+        with jaxweb.default_device(dev):
+            x = jnp.sin(jnp.arange(300 * 3, dtype=jnp.float32).reshape(300, 3))
+            out[dev.platform] = [((x[:n] * 2 + 1).sum(axis=1)).tolist() for n in (33, 40, 57, 64)]
+            if dev is gpu:
+                made = gpu.backend.stats["pipelines"]
+                assert (x[:50] * 2 + 1).sum(axis=1).tolist()[-1] == out["webgpu"][2][49]
+                assert gpu.backend.stats["pipelines"] == made  # 50 runs on the 64-row pipelines
+    _close(out["webgpu"], out["wasm"], 1e-6)
+
+
 async def test_webgpu_async_readback():
     from jaxweb._src import host
     with jaxweb.default_device(_gpu()):
@@ -115,6 +131,7 @@ def test_device_loss_inside_pyodide():
         with pytest.raises(DeviceLostError, match="lost"):
             (x + 1).tolist()
         assert (jnp.arange(3.0) * 3 + 1).tolist() == [1.0, 4.0, 7.0]
+        assert (jnp.arange(4.0) * 2).tolist() == [0.0, 2.0, 4.0, 6.0]  # a kernel made before the loss
         with pytest.raises(DeviceLostError, match="was on a WebGPU device that was lost"):
             x.tolist()
         assert gpu.backend.stats["devices_lost"] == 1

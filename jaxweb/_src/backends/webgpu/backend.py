@@ -15,11 +15,16 @@ be a view of another buffer from a byte offset (a scan step's slice): kernels ge
 copy of it (inputs) or write a temporary that is copied into place (outputs).
 
 Programs (pipelines) are cached by WGSL text, so kernels that generate the same
-code share one pipeline. Every GPU error becomes a `WGSLError` carrying the WGSL
-and naming the kernel.
+code share one pipeline. A kernel with a leading extent of at least 8 that is not a
+power of two runs on the pipeline of its widened kernel (compiler/regrid.py), whose
+shader reads the real extent from a small uniform buffer (`dims`, one per extent,
+cached): a slicing loop `x[:n] * 2` compiles a pipeline per power of two, not per n.
+Every GPU error becomes a `WGSLError` carrying the WGSL and naming the kernel.
 """
 from __future__ import annotations
 
+import array
+import dataclasses
 import os
 from collections import OrderedDict
 from typing import Any
@@ -28,6 +33,7 @@ from ... import dtypes, profiler
 from ..base import Backend
 from ...compiler.gemm import GemmCaps
 from ...compiler.kernel import Capabilities, Kernel, Routine
+from ...compiler.regrid import widen_leading
 from ...errors import ResourceExhaustedError
 from . import codegen, matmul, tuner
 from .runtime import DeviceLostError, WGSLError, default_runtime
@@ -59,10 +65,13 @@ class Handle:
 
 
 class Program:
-    __slots__ = ("pipeline", "shader", "name")
+    """A compiled kernel: its pipeline on the device of generation `gen` (a Program outlives
+    a lost device in caches and prepared schedules; `execute` remakes its pipeline then).
+    `dims`: the uniform values a dynamic shader runs with (None for a static one)."""
+    __slots__ = ("pipeline", "shader", "name", "gen", "dims")
 
-    def __init__(self, pipeline: Any, shader: codegen.Shader, name: str):
-        self.pipeline, self.shader, self.name = pipeline, shader, name
+    def __init__(self, pipeline: Any, shader: codegen.Shader, name: str, gen: int, dims: tuple | None = None):
+        self.pipeline, self.shader, self.name, self.gen, self.dims = pipeline, shader, name, gen, dims
 
 
 class CopyProgram:
@@ -78,6 +87,7 @@ class CopyProgram:
 
 class WebGPUBackend(Backend):
     platform = "webgpu"
+    max_dims = 512  # `dims` uniform buffers kept (one per extent a dynamic shader ran at)
 
     def __init__(self, runtime: Any = None, adapter: str | None = None):
         super().__init__()
@@ -109,6 +119,7 @@ class WebGPUBackend(Backend):
         self._pipelines: dict[str, Any] = {}
         self._names: dict[int, str] = {}  # id(pipeline) -> the kernel it was first made for
         self._groups: OrderedDict[tuple, Any] = OrderedDict()
+        self._dims: OrderedDict[tuple, Any] = OrderedDict()  # dims values -> uniform buffer
         self._pending: list = []
         self._labels: dict[int, str] = {}  # pending command index -> kernel (while tracing)
         self._after: list = []      # temporaries freed once the pending commands are submitted
@@ -172,6 +183,7 @@ class WebGPUBackend(Backend):
         self._pool, self._pooled, self._pipelines, self._names = {}, 0, {}, {}
         self._lru.clear()
         self._groups.clear()
+        self._dims.clear()
         self._pending, self._labels, self._after, self._doomed = [], {}, [], []
         try:
             self.rt = default_runtime(self.adapter)
@@ -323,29 +335,67 @@ class WebGPUBackend(Backend):
             size = kernel.out_dtypes[0].itemsize
             if first is not None and first >= 0 and first * size % 4 == 0 and kernel.size * size % 4 == 0:
                 return CopyProgram(kernel, first * size, kernel.size * size)
+            wide = widen_leading(kernel)
+            if wide is not kernel:
+                return self._sized(self._dynamic(wide), kernel)
         return self._compile_shader(kernel)
 
-    def _compile_shader(self, kernel: Kernel | Routine) -> Program:
+    def _dynamic(self, wide: Kernel) -> Program:
+        """The dynamic program of a widened kernel (cached beside the kernels' programs)."""
+        key = "dynamic " + wide.key
+        p = self._programs.get(key)
+        if p is None:
+            p = self._programs[key] = self._compile_shader(wide, dynamic=True)
+        return p
+
+    def _sized(self, base: Program, kernel: Kernel) -> Program:
+        """`base` (dynamic) launched over `kernel`'s real extent."""
+        grid, dims = codegen.launch(base.shader, kernel.size, self.max_groups)
+        shader = dataclasses.replace(base.shader, grid=grid,
+                                     out_nbytes=tuple(kernel.size * d.itemsize for d in kernel.out_dtypes))
+        return Program(base.pipeline, shader, kernel.name, base.gen, dims)
+
+    def _compile_shader(self, kernel: Kernel | Routine, dynamic: bool = False) -> Program:
         if isinstance(kernel, Routine):
             if kernel.routine != "gemm_f32":
                 raise NotImplementedError(f"webgpu backend: no routine {kernel.routine!r}")
             shader = matmul.build(kernel.spec, self.tiling, self.subgroups)
         else:
-            shader = codegen.build(kernel, self.max_groups, self.tree_max, self.subgroups)
-        pipe = self._pipelines.get(shader.code)
+            shader = codegen.build(kernel, self.max_groups, self.tree_max, self.subgroups, dynamic)
+        try:
+            pipe = self._pipeline(shader.code, kernel.name)
+        except WGSLError as e:
+            e.add_note(f"kernel '{kernel.name}':\n{kernel.text()}")
+            raise
+        return Program(pipe, shader, kernel.name, self.gen)
+
+    def _dims_buffer(self, dims: tuple) -> Any:
+        """The uniform buffer holding `dims` (u32s), made once per value; the least recently
+        used go past `max_dims`."""
+        buf = self._dims.get(dims)
+        if buf is not None:
+            self._dims.move_to_end(dims)
+            return buf
+        buf = self._dims[dims] = self.rt.create_uniform(array.array("I", (*dims, 0, 0)[:4]).tobytes())
+        if len(self._dims) > self.max_dims:
+            self._retire(self._dims.popitem(last=False)[1])
+        return buf
+
+    def _pipeline(self, code: str, name: str) -> Any:
+        """The pipeline of `code` on the current device (made once per device)."""
+        pipe = self._pipelines.get(code)
         if pipe is None:
             try:
-                pipe = self.rt.pipeline(shader.code)
+                pipe = self.rt.pipeline(code)
             except WGSLError as e:
                 lost = self._lost(e)
                 if lost is not e:
                     raise lost from e
-                e.add_note(f"kernel '{kernel.name}':\n{kernel.text()}")
                 raise
-            self._pipelines[shader.code] = pipe
-            self._names[id(pipe)] = kernel.name
+            self._pipelines[code] = pipe
+            self._names[id(pipe)] = name
             self.stats["pipelines"] += 1
-        return Program(pipe, shader, kernel.name)
+        return pipe
 
     def _group(self, program: Program, bufs: list) -> Any:
         key = (id(program.pipeline), *map(id, bufs))
@@ -382,6 +432,8 @@ class WebGPUBackend(Backend):
             if program.fallback is None:
                 program.fallback = self._compile_shader(program.kernel)
             program = program.fallback
+        if program.gen != self.gen:  # made for a device since lost
+            program.pipeline, program.gen = self._pipeline(program.shader.code, program.name), self.gen
         sh = program.shader
         if sh.n_in != len(inputs) or sh.n_out != len(outs):
             raise ValueError(f"webgpu: kernel '{program.name}' binds {sh.n_out}+{sh.n_in} buffers, "
@@ -403,6 +455,8 @@ class WebGPUBackend(Backend):
             ins.append(h)
         targets = [self._temp(h.cap - h.off) if h.off else h for h in outs]
         bufs = [h.buf for h in targets] + [h.buf for h in ins]
+        if program.dims is not None:
+            bufs.append(self._dims_buffer(program.dims))
         try:
             group = self._group(program, bufs)
         except Exception as e:  # e.g. a buffer past maxStorageBufferBindingSize

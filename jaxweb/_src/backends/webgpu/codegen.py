@@ -23,6 +23,11 @@ Nodes are emitted once, at the shallowest place where their indices exist: befor
 the reduction loop (index arithmetic, per-output loads), inside it, or after it
 (the epilogue over `acc`). Grids larger than 65535 workgroups per dimension are
 dispatched as 2D grids and linearized in the shader.
+
+A *dynamic* shader (`build(..., dynamic=True)`, for a kernel whose leading extent was
+widened to a power of two: compiler/regrid.py) reads its real extent at run time from a
+uniform after the storage bindings, `dims` = (invocation words, outputs): one pipeline
+then serves every extent up to the widened one, launched per extent by `launch`.
 """
 from __future__ import annotations
 
@@ -49,6 +54,16 @@ class Shader:
     n_out: int
     n_in: int
     out_nbytes: tuple[int, ...] = ()  # bytes each output holds (what a view's copy moves)
+    lanes: int = 0          # outputs per invocation; 0: one workgroup per output (tree)
+    dynamic: bool = False   # reads its extent from the `dims` uniform (binding n_out + n_in)
+
+
+def launch(shader: Shader, size: int, max_groups: int) -> tuple[tuple[int, int, int], tuple[int, int]]:
+    """(grid, dims) running the dynamic `shader` over `size` outputs."""
+    if shader.lanes == 0:
+        return grid_for(size), (size, size)
+    words = -(-size // shader.lanes)
+    return grid_for(min(-(-words // WG), max_groups)), (words, size)
 
 
 def grid_for(groups: int) -> tuple[int, int, int]:
@@ -184,25 +199,31 @@ class Plan:
 
 
 def build(kernel: Kernel, max_groups: int = 1 << 14, tree_max: int | None = None,
-          subgroups: str | None = None) -> Shader:
+          subgroups: str | None = None, dynamic: bool = False) -> Shader:
     """`max_groups`: workgroups at most for per-element kernels, whose invocations then
     stride over the outputs (software adapters pay per workgroup: they get few).
     `tree_max`: outputs at most for a per-workgroup (tree) reduction; more outputs reduce
     one per invocation (software adapters: a barrier switches between all of a workgroup's
     SIMD groups, and neighbouring invocations then read neighbouring columns).
     `subgroups`: the adapter has WGSL's subgroup operations, enabled by this directive (Dawn
-    wants `enable subgroups;`, wgpu-native's naga nothing): sums reduce with them."""
+    wants `enable subgroups;`, wgpu-native's naga nothing): sums reduce with them.
+    `dynamic`: the shader runs any leading extent up to the kernel's (see the module doc)."""
     plan = Plan(kernel)
     rsize = prod(kernel.reduce_shape) if kernel.reduce_op else 0
     tree = (kernel.reduce_op is not None and rsize >= TREE_MIN and all(d.itemsize == 4 for d in kernel.out_dtypes)
             and plan.body.dtype.kind != "b" and (tree_max is None or kernel.size <= tree_max))
     if not tree:
-        return _build_elementwise(kernel, plan, max_groups)
-    return _build_tree(kernel, plan, subgroups if kernel.reduce_op == "add" else None)
+        return _build_elementwise(kernel, plan, max_groups, dynamic)
+    return _build_tree(kernel, plan, subgroups if kernel.reduce_op == "add" else None, dynamic)
 
 
-def _header(kernel: Kernel, vec_in: frozenset = frozenset(), vec_out: bool = False) -> list[str]:
-    return [W.PRELUDE, bindings(len(kernel.outs), len(kernel.in_dtypes), vec_in, vec_out), ""]
+def _header(kernel: Kernel, vec_in: frozenset = frozenset(), vec_out: bool = False,
+            dynamic: bool = False) -> list[str]:
+    lines = [W.PRELUDE, bindings(len(kernel.outs), len(kernel.in_dtypes), vec_in, vec_out)]
+    if dynamic:
+        lines.append(f"@group(0) @binding({len(kernel.outs) + len(kernel.in_dtypes)}) "
+                     "var<uniform> dims: vec4<u32>;  // (invocation words, outputs) of this launch")
+    return lines + [""]
 
 
 def _vec_inputs(kernel: Kernel, plan: Plan) -> frozenset:
@@ -250,7 +271,7 @@ def _reduce_loop(kernel: Kernel, plan: Plan, em: Emitter, env: dict, lines: list
 
 
 def _finish(kernel: Kernel, em: Emitter, lines: list[str], wg: int, groups: int, body: list[str],
-            extra_params: tuple = ()) -> Shader:
+            extra_params: tuple = (), lanes: int = 0, dynamic: bool = False) -> Shader:
     consts = ["  let opq: u32 = nwg.z >> 16u;  // 0: at most 65535 workgroups per dimension"]
     consts += [f"  let {name} = {text};" for name, text in em.consts.values()]
     # every binding used, so that the 'auto' layout keeps them all (loads may fold away)
@@ -262,16 +283,18 @@ def _finish(kernel: Kernel, em: Emitter, lines: list[str], wg: int, groups: int,
             + "".join(f",\n        {p}" for p in extra_params) + ") {"]
     code = "\n".join(lines + main + consts + ["  " + s for s in body] + ["}", ""])
     return Shader(code, grid_for(groups), len(kernel.outs), len(kernel.in_dtypes),
-                  tuple(kernel.size * d.itemsize for d in kernel.out_dtypes))
+                  tuple(kernel.size * d.itemsize for d in kernel.out_dtypes), lanes, dynamic)
 
 
-def _build_elementwise(kernel: Kernel, plan: Plan, max_groups: int) -> Shader:
+def _build_elementwise(kernel: Kernel, plan: Plan, max_groups: int, dynamic: bool = False) -> Shader:
     size = kernel.size
+    # what every extent of a dynamic shader has in common: its size is a multiple of a row's
+    whole = prod(kernel.shape[1:]) if dynamic else size
     quad = (kernel.reduce_op is None and all(d.itemsize == 4 for d in kernel.out_dtypes) and size >= 4
             and len(plan.pre) <= QUAD_MAX_NODES)
     lanes = 4 if quad else 4 // min(d.itemsize for d in kernel.out_dtypes)
     vec_in = _vec_inputs(kernel, plan) if quad else frozenset()
-    vec_out = quad and size % 4 == 0
+    vec_out = quad and whole % 4 == 0
     words = -(-size // lanes)
     em = Emitter({}, vec_in)
     groups = min(-(-words // WG), max_groups)
@@ -301,8 +324,9 @@ def _build_elementwise(kernel: Kernel, plan: Plan, max_groups: int) -> Shader:
                 per = 4 // dt.itemsize
                 w = packed[k][lane // per]
                 inner.append(f"{w} = {w} | ({bits} << {(lane % per) * 8 * dt.itemsize}u);")
-        guard = size % lanes != 0 and lane > 0
-        body += ([f"if (i32(t) * {lanes}i + {lane}i < {size}i) {{"] + ["  " + s for s in inner] + ["}"]
+        guard = whole % lanes != 0 and lane > 0
+        bound = "i32(dims.y)" if dynamic else f"{size}i"
+        body += ([f"if (i32(t) * {lanes}i + {lane}i < {bound}) {{"] + ["  " + s for s in inner] + ["}"]
                  if guard else ["{"] + ["  " + s for s in inner] + ["}"])
     if vec_out:  # the lanes' words, declared before the lanes' blocks, stored as one vec4 each
         body = [f"var {v}: u32;" for vs in stored.values() for v in vs] + body
@@ -310,22 +334,23 @@ def _build_elementwise(kernel: Kernel, plan: Plan, max_groups: int) -> Shader:
     for k, ws in packed.items():
         for j, w in enumerate(ws):
             body.append(f"out{k}[t * {len(ws)}u + {j}u] = {w};")
-    loop = [f"for (var t: u32 = gid.x + gid.y * nwg.x * {WG}u; t < {words}u; t += {groups * WG}u) {{"]
-    return _finish(kernel, em, _header(kernel, vec_in, vec_out), WG, groups,
-                   loop + ["  " + s for s in body] + ["}"])
+    end, stride = ("dims.x", f"nwg.x * nwg.y * {WG}u") if dynamic else (f"{words}u", f"{groups * WG}u")
+    loop = [f"for (var t: u32 = gid.x + gid.y * nwg.x * {WG}u; t < {end}; t += {stride}) {{"]
+    return _finish(kernel, em, _header(kernel, vec_in, vec_out, dynamic), WG, groups,
+                   loop + ["  " + s for s in body] + ["}"], lanes=lanes, dynamic=dynamic)
 
 
-def _build_tree(kernel: Kernel, plan: Plan, subgroups: str | None = None) -> Shader:
+def _build_tree(kernel: Kernel, plan: Plan, subgroups: str | None = None, dynamic: bool = False) -> Shader:
     """One workgroup per output: its invocations reduce strided parts of the axis, then
     combine them by a tree in workgroup memory (log2 TREE_WG barriers) — or, for sums on
     an adapter with subgroups, by `subgroupAdd` and one barrier between the subgroups."""
     acc_t = W.ty(plan.body.dtype)
     em = Emitter({})
-    lines = _header(kernel) + [f"var<workgroup> part: array<{acc_t}, {TREE_WG}>;", ""]
+    lines = _header(kernel, dynamic=dynamic) + [f"var<workgroup> part: array<{acc_t}, {TREE_WG}>;", ""]
     if subgroups:
         lines.insert(0, subgroups)
     env = {"lane": "o"}
-    body = ["let o: u32 = wid.x + wid.y * nwg.x;", f"if (o >= {kernel.size}u) {{ return; }}",
+    body = ["let o: u32 = wid.x + wid.y * nwg.x;", f"if (o >= {'dims.y' if dynamic else f'{kernel.size}u'}) {{ return; }}",
             "let f_o: i32 = i32(o);"]
     body += _decompose("f_o", kernel.shape or (1,), "g", env)
     em.emit(plan.pre, env, body, "o")
@@ -353,4 +378,4 @@ def _build_tree(kernel: Kernel, plan: Plan, subgroups: str | None = None) -> Sha
     body += ["  " + s for s in post] + ["}"]
     extra = (("@builtin(subgroup_invocation_id) sg_lane: u32", "@builtin(subgroup_size) sg_size: u32")
              if subgroups is not None else ())
-    return _finish(kernel, em, lines, TREE_WG, kernel.size, body, extra)
+    return _finish(kernel, em, lines, TREE_WG, kernel.size, body, extra, dynamic=dynamic)

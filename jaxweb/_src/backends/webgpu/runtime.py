@@ -101,6 +101,10 @@ class WgpuRuntime:
     def create_buffer(self, size: int) -> Any:
         return self.device.create_buffer(size=max(4, size), usage=self._usage)
 
+    def create_uniform(self, data: bytes) -> Any:
+        """A uniform buffer holding `data` (a dynamic shader's `dims`)."""
+        return self.device.create_buffer_with_data(data=data, usage=self._wgpu.BufferUsage.UNIFORM)
+
     def lost(self) -> str:
         return self._lost
 

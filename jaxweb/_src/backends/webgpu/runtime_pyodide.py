@@ -15,6 +15,7 @@ from ... import host
 from .runtime import LIMITS, WGSLError, is_software
 
 _DISPATCH, _COPY = 1, 2
+_UNIFORM, _COPY_DST = 0x40, 0x08  # GPUBufferUsage bits
 
 
 def _i32(values) -> object:
@@ -54,6 +55,12 @@ class PyodideGpuRuntime:
 
     def create_buffer(self, size: int) -> int:
         return int(self._shim.createBuffer(max(4, size), 0))
+
+    def create_uniform(self, data: bytes) -> int:
+        """A uniform buffer holding `data` (a dynamic shader's `dims`)."""
+        handle = int(self._shim.createBuffer(len(data), _UNIFORM | _COPY_DST))
+        self.write(handle, 0, data)
+        return handle
 
     def destroy_buffer(self, handle: int) -> None:
         self._shim.destroyBuffer(handle)
