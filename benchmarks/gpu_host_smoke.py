@@ -2,8 +2,9 @@
 
 Run inside Pyodide (no numpy) by `bash scripts/run_on_gpu.sh benchmarks/gpu_host_smoke.py`.
 Prints the WebGPU adapter Dawn found, checks a WGSL dispatch through js_shim/gpu.mjs,
-measures the per-dispatch cost of a command list handed over in one call, and runs a
-jnp matmul on the wasm device. Prints figures; asserts only correctness.
+measures the per-dispatch cost of a command list handed over in one call, checks that a
+slicing loop on the webgpu device shares its widened (dynamic) pipelines and matches
+wasm, and runs a jnp matmul on the wasm device. Prints figures; asserts only correctness.
 """
 import array
 import json
@@ -43,6 +44,18 @@ if host.webgpu_available():
         dt = time.perf_counter() - t
         print(f"{n:5d} dispatches in one call + 16-byte readback: {dt * 1e3:8.2f} ms "
               f"({dt / n * 1e6:7.1f} us per dispatch)")
+    gpu, wasm = jaxweb.devices("webgpu")[0], jaxweb.devices("wasm")[0]
+    sums = {}
+    for dev in (gpu, wasm):
+        with jaxweb.default_device(dev):
+            x = jnp.sin(jnp.arange(3000 * 5, dtype=jnp.float32).reshape(3000, 5))
+            made = gpu.backend.stats["pipelines"]
+            sums[dev.platform] = [float((x[:n] * 2 + 1).sum()) for n in range(1025, 2049, 97)]
+            if dev is gpu:
+                print(f"slicing loop: {len(sums['webgpu'])} extents, "
+                      f"{gpu.backend.stats['pipelines'] - made} new pipelines")
+    assert all(abs(a - b) <= 1e-3 * (1 + abs(b)) for a, b in zip(sums["webgpu"], sums["wasm"])), sums
+    print("dynamic shaders match wasm: ok")
 else:
     print("no WebGPU adapter found")
 

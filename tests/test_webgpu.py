@@ -459,6 +459,34 @@ def test_software_gemm_kernels():
     np.testing.assert_allclose(got[:, :, :N], want, rtol=1e-5, atol=1e-5)
 
 
+def test_gemm_batches_past_the_grid_limit():
+    """A batch of more than 65535 products (one grid dimension's limit): every GEMM kernel's
+    workgroups loop over the batches."""
+    from jaxweb._src.backends.webgpu import matmul
+    from jaxweb._src.compiler.gemm import GemmSpec
+    B, M, K, N = 65537, 3, 2, 8
+    a = rng.standard_normal((B, M, K)).astype(np.float32)
+    b = rng.standard_normal((B, K, N)).astype(np.float32)
+    want = a @ b
+    tilings = [matmul.SOFTWARE, matmul.Tiling(64, 64, 8, 4, 4)]
+    if GPU.backend.subgroups is not None:
+        tilings.append(matmul.QUAD)
+    for t in tilings:
+        nr = t.BN
+        wide = np.zeros((B, K, nr), np.float32)
+        wide[:, :, :N] = b  # B' as one strip nr wide (rows nr apart)
+        spec = GemmSpec(M=M, N=nr, K=K, B=B, nr=nr, packed=False, b_off=0, b_sk=nr, b_sb=K * nr,
+                        a_off=0, a_si=K, a_sk=1, a_sb=M * K)
+        sh = matmul.build(spec, t, GPU.backend.subgroups)
+        assert sh.grid[2] == 65535
+        got = _run_gemm(spec, sh, a.ravel(), wide.ravel())
+        np.testing.assert_allclose(got[:, :, :N], want, rtol=1e-5, atol=1e-5, err_msg=repr(t))
+    x = rng.standard_normal((B, 16, 16)).astype(np.float32)
+    with jaxweb.default_device(GPU):  # and through the scheduler
+        got = np.asarray(jnp.matmul(jnp.asarray(x), jnp.asarray(x)))
+    np.testing.assert_allclose(got, x @ x, rtol=1e-5, atol=1e-4)
+
+
 def test_tuner_times_the_candidates_and_keeps_the_fastest(monkeypatch):
     """Hardware adapters pick their GEMM tiling by timing the candidates before the first
     schedule (run here on lavapipe, at a small size); the winner sets the strip width."""

@@ -20,11 +20,12 @@ is (N8/BN, ceil(M/BM), batch).
 """
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 from ...compiler.gemm import GemmSpec
 from . import quadgemm
-from .codegen import Shader
+from .codegen import MAX_GRID, Shader
 
 
 @dataclass(frozen=True)
@@ -128,10 +129,22 @@ def build(s: GemmSpec, t: Tiling, subgroups: str | None = None) -> Shader:
     assert s.nr == t.BN, (s.nr, t.BN)
     if t.kind == "quad":
         assert subgroups is not None, "the quad GEMM needs subgroups"
-        return quadgemm.build(s, _b_layout(s, t), subgroups)
+        return _over_batches(quadgemm.build(s, _b_layout(s, t), subgroups))
     if t.kind == "direct":
-        return _build_direct(s, t)
-    return _build_shared(s, t)
+        return _over_batches(_build_direct(s, t))
+    return _over_batches(_build_shared(s, t))
+
+
+def _over_batches(sh: Shader) -> Shader:
+    """`sh` (its batch `b = wid.z`) for a batch past a grid dimension's limit: each workgroup
+    then loops over the batches MAX_GRID apart."""
+    batch = sh.grid[2]
+    if batch <= MAX_GRID:
+        return sh
+    head, rest = sh.code.split("  let b = wid.z;\n", 1)
+    body, tail = rest.rsplit("}\n", 1)  # the entry point's closing brace
+    code = f"{head}  for (var b = wid.z; b < {batch}u; b += {MAX_GRID}u) {{\n{body}  }}\n}}\n{tail}"
+    return dataclasses.replace(sh, code=code, grid=(sh.grid[0], sh.grid[1], MAX_GRID))
 
 
 def _build_shared(s: GemmSpec, t: Tiling) -> Shader:

@@ -147,7 +147,7 @@ def build(s: GemmSpec, b_layout: tuple[int, int, int, int], enable: str,
             for m in range(4):
                 r, c = (f"l ^ {m}u", "l") if swap_a else ("l", f"l ^ {m}u")
                 row, col = f"row0 + {4 * p}u + ({r})", f"col0 + {4 * q}u + ({c})"
-                put = f"C[(bb * {s.M}u + {row}) * {s.N8}u + {col}] = c{p}_{q}_{m};"
+                put = f"C[(b * {s.M}u + {row}) * {s.N8}u + {col}] = c{p}_{q}_{m};"
                 store.append(f"  {put}" if exact else f"  if ({row} < {s.M}u && {col} < {s.N8}u) {{ {put} }}")
     code = f"""{enable}
 @group(0) @binding(0) var<storage, read_write> C: array<f32, {n_c}>;
@@ -159,11 +159,11 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
         @builtin(subgroup_invocation_id) lane: u32) {{
   let l = lane & 3u;
   let qd = lid >> 2u;
-  let bb = wid.z;
+  let b = wid.z;
   let row0 = wid.y * {t.BM}u + (qd / {t.QX}u) * {4 * P}u;
   let col0 = wid.x * {t.BN}u + (qd % {t.QX}u) * {4 * Q}u;
-  let a_base = {s.a_off}u + bb * {s.a_sb}u;
-  let b_base = {b_off}u + bb * {b_sb}u;
+  let a_base = {s.a_off}u + b * {s.a_sb}u;
+  let b_base = {b_off}u + b * {b_sb}u;
 {nl.join(head)}
 {nl.join(decl)}
 {nl.join(loops)}
