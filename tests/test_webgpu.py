@@ -359,6 +359,17 @@ def test_64_bit_dtypes_are_a_clear_error():
         config.update("jax_enable_x64", False)
 
 
+def test_integer_arguments_tangents_on_webgpu():
+    """Integer inputs' tangents (float0, no bytes) are made on the device too: grad through a
+    jitted call with an integer argument works, or raises JAX's own error, never a dtype error."""
+    from jaxweb import lax
+    with jaxweb.default_device(GPU):
+        assert float(jaxweb.grad(jaxweb.jit(lambda x, n: x * n))(2.0, 3)) == 3.0
+        g = jaxweb.jit(lambda x, n: lax.fori_loop(0, n, lambda i, c: c * 2, x))
+        with pytest.raises(ValueError, match="Reverse-mode differentiation does not work"):
+            jaxweb.grad(g)(1.0, 3)
+
+
 def test_gpu_errors_carry_the_wgsl():
     from jaxweb._src.backends.webgpu.runtime import WGSLError
     with pytest.raises(WGSLError, match="generated WGSL"):
