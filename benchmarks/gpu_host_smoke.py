@@ -4,7 +4,7 @@ Run inside Pyodide (no numpy) by `bash scripts/run_on_gpu.sh benchmarks/gpu_host
 Prints the WebGPU adapter Dawn found, checks a WGSL dispatch through js_shim/gpu.mjs,
 measures the per-dispatch cost of a command list handed over in one call, checks that a
 slicing loop on the webgpu device shares its widened (dynamic) pipelines and matches
-wasm, and runs a jnp matmul on the wasm device. Prints figures; asserts only correctness.
+wasm, that sin/cos/tan of large arguments match wasm, and runs a jnp matmul on the wasm device. Prints figures; asserts only correctness.
 """
 import array
 import json
@@ -56,6 +56,15 @@ if host.webgpu_available():
                       f"{gpu.backend.stats['pipelines'] - made} new pipelines")
     assert all(abs(a - b) <= 1e-3 * (1 + abs(b)) for a, b in zip(sums["webgpu"], sums["wasm"])), sums
     print("dynamic shaders match wasm: ok")
+    xs = [3.1415927, 252.89821, 35814.152, 1.7e10, -1.4e14, 1e30, -3e38, 1.2614588e38, 4.386558e33]
+    trig = {}
+    for dev in (gpu, wasm):
+        with jaxweb.default_device(dev):
+            v = jnp.asarray(xs, dtype=jnp.float32)
+            trig[dev.platform] = [f(v).tolist() for f in (jnp.sin, jnp.cos, jnp.tan)]
+    worst = max(abs(a - b) / abs(b) for g_, w_ in zip(trig["webgpu"], trig["wasm"]) for a, b in zip(g_, w_))
+    assert worst <= 4e-7, (worst, trig)
+    print(f"sin/cos/tan up to 3e38 (Payne-Hanek) match wasm: ok (worst relative difference {worst:.2e})")
 else:
     print("no WebGPU adapter found")
 

@@ -29,6 +29,16 @@ if os.environ.get("JAXWEB_TEST_WEBGPU") == "1" and _available("webgpu"):
 
 def pytest_configure(config):
     config.addinivalue_line("markers", "on_every_device: run the test on every available platform")
+    config.addinivalue_line("markers", "needs_64bit: uses 64-bit dtypes, which webgpu lacks")
+
+
+NO_64BIT = {"float64", "int64", "uint64", "complex128"}
+
+
+def _needs_64bit(request) -> bool:
+    """Marked `needs_64bit`, or parametrized with a `dtype` that WGSL has no type for."""
+    params = getattr(getattr(request.node, "callspec", None), "params", {})
+    return request.node.get_closest_marker("needs_64bit") is not None or str(params.get("dtype")) in NO_64BIT
 
 
 def pytest_generate_tests(metafunc):
@@ -48,5 +58,7 @@ def kernel_platform(request):
             return
         yield None
         return
+    if platform == "webgpu" and _needs_64bit(request):
+        pytest.skip("webgpu has no 64-bit dtypes (WGSL); its TypeError is tested in test_webgpu.py")
     with jaxweb.default_device(jaxweb.devices(platform)[0]):
         yield platform

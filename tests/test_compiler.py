@@ -9,6 +9,7 @@ import pytest
 import jaxweb as jax
 import jaxweb.numpy as jnp
 from jaxweb import lax
+from jaxweb._src import device as _device
 from jaxweb._src.compiler import graph
 from jaxweb._src.compiler.memory import live_bytes
 from jaxweb._src.compiler.schedule import schedule
@@ -69,10 +70,17 @@ def test_dense_relu_is_one_kernel():
     close(jax.jit(f)(x, w, b), np.maximum(x @ w + b, 0), 1e-4)
 
 
+def _nests_reductions() -> bool:
+    """Whether the default device's code generator computes a reduction inside another
+    kernel's loops (webgpu's does not: a softmax's max and sum are kernels of their own)."""
+    return _device.default_device().backend.capabilities.nested_reduce
+
+
 def test_softmax_and_layer_norm_take_at_most_two_kernels():
     x, g, b = randn(64, 33), randn(33), randn(33)
-    assert fused_kernels(softmax, x) <= 2
-    assert fused_kernels(layer_norm, x, g, b) <= 2
+    limit = 2 if _nests_reductions() else 3
+    assert fused_kernels(softmax, x) <= limit
+    assert fused_kernels(layer_norm, x, g, b) <= limit
     e = np.exp(x - x.max(-1, keepdims=True))
     close(jax.jit(softmax)(x), e / e.sum(-1, keepdims=True))
     mu, var = x.mean(-1, keepdims=True), x.var(-1, keepdims=True)
@@ -114,7 +122,8 @@ def test_mnist_mlp_training_step_kernel_count():
     sched = compiled(_mlp_step, params, x, labels)._exe.schedule
     # forward: 3 dense layers; loss: log-softmax + mean; backward: 2 masked matmuls per layer
     # plus bias sums; SGD updates fused into the kernels producing the gradients where possible
-    assert len(sched.kernels) <= 16, [k.name for k in sched.kernels]
+    # (webgpu: 3 more, the log-softmax's and bias sums' reductions as kernels of their own)
+    assert len(sched.kernels) <= (16 if _nests_reductions() else 19), [k.name for k in sched.kernels]
     value, new = jax.jit(_mlp_step)(params, x, labels)
     with jax.disable_jit():
         want_value, want = _mlp_step(params, x, labels)
@@ -411,16 +420,20 @@ def test_donated_memory_taken_by_any_output_of_a_multi_output_kernel():
 
 def test_slicing_loop_shares_modules_across_leading_extents(kernel_platform):
     """Shape polymorphism (issue 9): on wasm the leading extent is `run`'s loop bound, so
-    kernels are compiled for its next power of two and shared by every smaller size."""
+    kernels are compiled for its next power of two and shared by every smaller size; on
+    webgpu a kernel keeps its static pipeline for the first extent and the widened one
+    (extent in a uniform) serves the rest of its power of two."""
     dev = jax.devices(kernel_platform)[0]
     stats = getattr(dev.backend, "stats", {"kernels": 0})
+    key, limit = ("kernels", 16) if "kernels" in stats else ("pipelines", 22)
     base = jnp.arange(800.0).block_until_ready()
-    before = stats["kernels"]
+    before = stats[key]
     for n in range(1, 301):
         y = (base[:n] * 2.0 + 1.0).block_until_ready()
         if n in (1, 5, 8, 9, 63, 64, 65, 299, 300):  # below, at and past the widening edges
             np.testing.assert_array_equal(np.asarray(y), np.arange(n) * 2.0 + 1.0)
-    assert stats["kernels"] - before <= 16  # 7 sizes below regrid.WIDEN_FROM, one per power of two (300 before)
+    # 7 sizes below regrid.WIDEN_FROM, then one per power of two (webgpu: up to three) (300 before)
+    assert stats[key] - before <= limit
     for n in (9, 100, 257):  # expressions that name the extent (reversal, a mask) stay exact
         np.testing.assert_array_equal(np.asarray(jnp.flip(base[:n]) + 1.0), np.arange(n)[::-1] + 1.0)
         np.testing.assert_array_equal(np.asarray(jnp.pad(base[:n], (2, 3)) * 3.0),

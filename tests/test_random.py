@@ -28,7 +28,8 @@ def test_matches_jax(name):
 
 
 @pytest.mark.on_every_device
-@pytest.mark.parametrize("name", sorted(EVERY_DEVICE))
+@pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.needs_64bit) if _case(n)["x64"] else n
+                                  for n in sorted(EVERY_DEVICE)])
 def test_matches_jax_on_every_device(name):
     check_case(_case(name))
 

@@ -65,6 +65,26 @@ def test_transcendental(name, x):
     check(fn, x, rtol=1e-6 if name in tight else 2e-5, atol=1e-30 if name in tight else 1e-6)
 
 
+def test_trig_to_the_largest_float32():
+    """Cody-Waite below 2**14, Payne-Hanek above (sin(1e30) was -inf, sin(1.7e10) -1.9e18,
+    and a 4th part of pi/2 with 11 bits cost 22 ulp at 253): sin and cos within 2.5 ulp of
+    float64 libm (tan 4) at every exponent, both signs, and at the float32s nearest a
+    multiple of pi/2 (results down to ~1e-8, where the reduction needs all its bits)."""
+    hard = [3.1415927, 26.703535, 64.40264, 252.89821, 1011.5928, 2238.3845, 8953.538, 35814.152, 210065.73,
+            5.419351e+06, 2.7096755e+06, 1.6646993e+33, 4.386558e+33, 8.773116e+33, 2.7376507e+34,
+            6.246897e+34, 7.812328e+35, 1.2614588e+38]  # continued fractions of pi/2 2**-e
+    x = np.concatenate([np.logspace(0, 38.5, 600), np.float32(2.0 ** 14) * np.arange(1, 9), hard,
+                        [1.7e10, 1.4e14, 1e20, 1e30, 3e38, np.finfo(np.float32).max]]).astype(np.float32)
+    x = np.concatenate([x, -x, np.nextafter(x[-len(hard) - 6:], np.float32(0))])
+    for name in ("sin", "cos", "tan"):
+        got = on(GPU, getattr(jnp, name), x).astype(np.float64)
+        want = getattr(np, name)(x.astype(np.float64))
+        ulp = np.spacing(np.abs(want).astype(np.float32)).astype(np.float64)
+        err = np.abs(got - want) / ulp
+        i = np.argmax(err)
+        assert err[i] <= (4.0 if name == "tan" else 2.5), (name, err[i], x[i], got[i], want[i])
+
+
 @pytest.mark.parametrize("name,tol", [("erf_inv", 4e-7), ("lgamma", 3e-6), ("digamma", 2e-6)])
 def test_special_functions_in_float32(name, tol):
     """XLA's float32 algorithms (Giles' erf_inv, Lanczos lgamma/digamma): errors against
@@ -163,8 +183,22 @@ def test_vec4_elementwise(n):
     m = rng.standard_normal((n, 3)).astype(np.float32)
     check(lambda x, y: (x * y[:, None], x.T[1] + y, jnp.where(x > 0, x, 0.0) + x[0]), m, a)
     shaders = [p.shader.code for k, p in GPU.backend._programs.items() if k not in before]
-    assert any("in0: array<vec4<u32>>" in c for c in shaders)
-    assert (n % 4 == 0) == any("out0: array<vec4<u32>>" in c for c in shaders)
+    assert any("in0: array<vec4<u32>" in c for c in shaders)
+    assert (n % 4 == 0) == any("out0: array<vec4<u32>" in c for c in shaders)
+
+
+def test_sized_bindings_and_their_unsized_twin():
+    """Software adapters declare each binding with the elements its loads can read (no
+    per-access arrayLength); where the index bound over-estimates (a masked read past the
+    end: padding) and a bound buffer is smaller, the runtime-sized twin runs instead."""
+    be = GPU.backend
+    assert be.software
+    x = rng.standard_normal(64).astype(np.float32)
+    before = set(be._programs)
+    check(lambda v: (v * 2 + 1, jnp.pad(v, (3, 61)) * 2), x)  # 128 outputs: a static (not widened) kernel
+    made = [p for k, p in be._programs.items() if k not in before and hasattr(p, "shader")]
+    assert made and all("array<u32, " in p.shader.code or "array<vec4<u32>, " in p.shader.code for p in made)
+    assert any(p.unsized is not None and "array<u32>" in p.unsized.shader.code for p in made)
 
 
 def test_is_flat_reads_only_the_output_position():
@@ -216,10 +250,10 @@ def test_empty_arrays():
 
 
 def test_one_pipeline_serves_the_extents_up_to_a_power_of_two():
-    """Kernels whose leading extent is not a power of two run on their widened kernel's
-    dynamic pipeline (the real extent in a uniform): a slicing loop compiles pipelines per
-    power of two, not per extent, with the right values at every extent (elementwise,
-    packed 8-bit outputs with a tail, vec4 stores, per-invocation and tree reductions)."""
+    """A kernel met again at another leading extent runs on its widened kernel's dynamic
+    pipeline (the real extent in a uniform): a slicing loop compiles pipelines per power of
+    two, not per extent, with the right values at every extent (elementwise, packed 8-bit
+    outputs with a tail, vec4 stores, per-invocation and tree reductions)."""
     x = rng.standard_normal((300, 3)).astype(np.float32)
     y = rng.standard_normal((40, 300)).astype(np.float32)
 
@@ -227,11 +261,12 @@ def test_one_pipeline_serves_the_extents_up_to_a_power_of_two():
         return (a[:n] * 2 + 1, (a[:n] * 10 % 7).astype(jnp.uint8), a[:n, :2].sum(axis=1),
                 b[:n] * 3, b[:n].sum(axis=1), jnp.max(b[:n], axis=1))
     be = GPU.backend
-    for first, second in ((9, 13), (33, 40), (257, 300)):
-        check(lambda a, b: f(a, b, first), x, y, rtol=1e-6, atol=1e-5)
+    for first, second, third in ((9, 13, 11), (33, 40, 61), (257, 300, 290)):
+        check(lambda a, b: f(a, b, first), x, y, rtol=1e-6, atol=1e-5)    # static kernels
+        check(lambda a, b: f(a, b, second), x, y, rtol=1e-6, atol=1e-5)   # the widened ones
         made = be.stats["pipelines"]
-        check(lambda a, b: f(a, b, second), x, y, rtol=1e-6, atol=1e-5)
-        assert be.stats["pipelines"] == made, (first, second)  # the same widened pipelines
+        check(lambda a, b: f(a, b, third), x, y, rtol=1e-6, atol=1e-5)
+        assert be.stats["pipelines"] == made, (first, second, third)  # the same widened pipelines
 
 
 @pytest.mark.parametrize("shape,axis", [((37,), None), ((6, 9), 1), ((6, 9), 0), ((3000,), None),
@@ -626,3 +661,14 @@ def test_device_loss_is_a_clear_error_and_a_new_device_follows():
         y = jnp.ones(5) * 2  # allocations, pipelines and bind groups all work again
         assert jaxweb.jit(lambda a: (a @ a.T).sum())(jnp.ones((20, 20))).tolist() == 8000.0
         assert y.tolist() == [2.0] * 5 and dev.backend.stats["devices_lost"] == 1
+
+
+@pytest.mark.parametrize("dtype,named", [("float64", "float64"), ("int64", "int64"), ("uint64", "uint64"),
+                                         ("complex128", "float64")])
+def test_64bit_dtypes_raise_naming_wasm(dtype, named):
+    """WGSL has no 64-bit types: putting such an array on the device raises at once, naming
+    the dtype (complex128's parts) and the device that has it; complex64 runs as f32 pairs."""
+    x = np.arange(3).astype(dtype)
+    with jaxweb.enable_x64(), pytest.raises(TypeError, match=f"webgpu device has no {named}.*wasm"):
+        jaxweb.device_put(x, GPU)
+    np.testing.assert_allclose(on(GPU, lambda v: v * 1j + 1, x.real.astype(np.float32)), x.real * 1j + 1)

@@ -54,6 +54,21 @@ def test_webgpu_matches_wasm():
     assert moved.tolist() == [0.0, 2.0, 4.0, 6.0, 8.0]
 
 
+def test_trig_reduces_large_arguments_on_dawn():
+    """Payne-Hanek in u32 arithmetic (wgsl.trig_big) through Tint: sin/cos/tan of 2**14 to
+    3e38 agree with wasm's float64 reduction to float32 rounding (sin(1e30) was -inf)."""
+    gpu, wasm = _gpu(), jaxweb.devices("wasm")[0]
+    xs = [16384.0, 35814.152, 1.7e10, -1.4e14, 1e20, 1e30, -3e38, 1.2614588e38, 4.386558e33]
+    out = {}
+    for dev in (gpu, wasm):
+        with jaxweb.default_device(dev):
+            x = jnp.asarray(xs, dtype=jnp.float32)
+            out[dev.platform] = [f(x).tolist() for f in (jnp.sin, jnp.cos, jnp.tan)]
+    for g, w in zip(out["webgpu"], out["wasm"]):
+        for a, b in zip(g, w):
+            assert abs(a - b) <= 4e-7 * abs(b), (xs, g, w)
+
+
 def test_gemms_match_wasm():
     """Products on the software adapter's quad GEMM kernel (tiles chosen per product: small
     and large ones, rows and columns past the tile, transposed and batched operands)."""
@@ -78,7 +93,7 @@ def test_slices_share_widened_pipelines():
         with jaxweb.default_device(dev):
             x = jnp.sin(jnp.arange(300 * 3, dtype=jnp.float32).reshape(300, 3))
             out[dev.platform] = [((x[:n] * 2 + 1).sum(axis=1)).tolist() for n in (33, 40, 57, 64)]
-            if dev is gpu:
+            if dev is gpu:  # 33 compiled static kernels, 40 the widened ones
                 made = gpu.backend.stats["pipelines"]
                 assert (x[:50] * 2 + 1).sum(axis=1).tolist()[-1] == out["webgpu"][2][49]
                 assert gpu.backend.stats["pipelines"] == made  # 50 runs on the 64-row pipelines

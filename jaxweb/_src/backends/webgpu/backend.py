@@ -15,10 +15,12 @@ be a view of another buffer from a byte offset (a scan step's slice): kernels ge
 copy of it (inputs) or write a temporary that is copied into place (outputs).
 
 Programs (pipelines) are cached by WGSL text, so kernels that generate the same
-code share one pipeline. A kernel with a leading extent of at least 8 that is not a
-power of two runs on the pipeline of its widened kernel (compiler/regrid.py), whose
-shader reads the real extent from a small uniform buffer (`dims`, one per extent,
-cached): a slicing loop `x[:n] * 2` compiles a pipeline per power of two, not per n.
+code share one pipeline. A kernel is compiled for its own extents the first time; when
+it comes back at another leading extent (of at least 8, below the same power of two) it
+runs on the pipeline of its widened kernel (compiler/regrid.py), whose shader reads the
+real extent from a small uniform buffer (`dims`, one per extent, cached): a slicing loop
+`x[:n] * 2` compiles two pipelines per power of two, not one per n, while a training
+loop's fixed shapes keep their static shaders (sized bindings on software adapters).
 Every GPU error becomes a `WGSLError` carrying the WGSL and naming the kernel.
 """
 from __future__ import annotations
@@ -67,11 +69,15 @@ class Handle:
 class Program:
     """A compiled kernel: its pipeline on the device of generation `gen` (a Program outlives
     a lost device in caches and prepared schedules; `execute` remakes its pipeline then).
-    `dims`: the uniform values a dynamic shader runs with (None for a static one)."""
-    __slots__ = ("pipeline", "shader", "name", "gen", "dims")
+    `dims`: the uniform values a dynamic shader runs with (None for a static one).
+    `unsized`: a sized shader's runtime-sized twin, for buffers smaller than it declares
+    (made on first need from `kernel`)."""
+    __slots__ = ("pipeline", "shader", "name", "gen", "dims", "kernel", "unsized")
 
-    def __init__(self, pipeline: Any, shader: codegen.Shader, name: str, gen: int, dims: tuple | None = None):
+    def __init__(self, pipeline: Any, shader: codegen.Shader, name: str, gen: int, dims: tuple | None = None,
+                 kernel: Kernel | None = None):
         self.pipeline, self.shader, self.name, self.gen, self.dims = pipeline, shader, name, gen, dims
+        self.kernel, self.unsized = kernel, None
 
 
 class CopyProgram:
@@ -88,6 +94,7 @@ class CopyProgram:
 class WebGPUBackend(Backend):
     platform = "webgpu"
     max_dims = 512  # `dims` uniform buffers kept (one per extent a dynamic shader ran at)
+    max_seen = 4096  # widened kernels whose first leading extent is remembered
 
     def __init__(self, runtime: Any = None, adapter: str | None = None):
         super().__init__()
@@ -120,6 +127,7 @@ class WebGPUBackend(Backend):
         self._names: dict[int, str] = {}  # id(pipeline) -> the kernel it was first made for
         self._groups: OrderedDict[tuple, Any] = OrderedDict()
         self._dims: OrderedDict[tuple, Any] = OrderedDict()  # dims values -> uniform buffer
+        self._seen: OrderedDict[str, int] = OrderedDict()  # widened kernel -> first leading extent
         self._pending: list = []
         self._labels: dict[int, str] = {}  # pending command index -> kernel (while tracing)
         self._after: list = []      # temporaries freed once the pending commands are submitted
@@ -338,9 +346,17 @@ class WebGPUBackend(Backend):
             if first is not None and first >= 0 and first * size % 4 == 0 and kernel.size * size % 4 == 0:
                 return CopyProgram(kernel, first * size, kernel.size * size)
             wide = widen_leading(kernel)
-            if wide is not kernel:
+            if wide is not kernel and self._another_extent(wide.key, kernel.shape[0]):
                 return self._sized(self._dynamic(wide), kernel)
         return self._compile_shader(kernel)
+
+    def _another_extent(self, wide_key: str, extent: int) -> bool:
+        """Whether the widened kernel `wide_key` was met before at another leading extent."""
+        first = self._seen.setdefault(wide_key, extent)
+        self._seen.move_to_end(wide_key)
+        if len(self._seen) > self.max_seen:
+            self._seen.popitem(last=False)
+        return first != extent
 
     def _dynamic(self, wide: Kernel) -> Program:
         """The dynamic program of a widened kernel (cached beside the kernels' programs)."""
@@ -357,19 +373,22 @@ class WebGPUBackend(Backend):
                                      out_nbytes=tuple(kernel.size * d.itemsize for d in kernel.out_dtypes))
         return Program(base.pipeline, shader, kernel.name, base.gen, dims)
 
-    def _compile_shader(self, kernel: Kernel | Routine, dynamic: bool = False) -> Program:
+    def _compile_shader(self, kernel: Kernel | Routine, dynamic: bool = False, sized: bool | None = None
+                        ) -> Program:
+        """`sized` (default: on software adapters, see codegen) bindings declared with their sizes."""
         if isinstance(kernel, Routine):
             if kernel.routine != "gemm_f32":
                 raise NotImplementedError(f"webgpu backend: no routine {kernel.routine!r}")
             shader = matmul.build(kernel.spec, self.tiling, self.subgroups)
         else:
-            shader = codegen.build(kernel, self.max_groups, self.tree_max, self.subgroups, dynamic)
+            shader = codegen.build(kernel, self.max_groups, self.tree_max, self.subgroups, dynamic,
+                                   self.software if sized is None else sized)
         try:
             pipe = self._pipeline(shader.code, kernel.name)
         except WGSLError as e:
             e.add_note(f"kernel '{kernel.name}':\n{kernel.text()}")
             raise
-        return Program(pipe, shader, kernel.name, self.gen)
+        return Program(pipe, shader, kernel.name, self.gen, kernel=kernel if shader.min_bytes else None)
 
     def _dims_buffer(self, dims: tuple) -> Any:
         """The uniform buffer holding `dims` (u32s), made once per value; the least recently
@@ -456,6 +475,11 @@ class WebGPUBackend(Backend):
                 h = t
             ins.append(h)
         targets = [self._temp(h.cap - h.off) if h.off else h for h in outs]
+        if sh.min_bytes is not None and any(h.cap < n for h, n in zip(targets + ins, sh.min_bytes)):
+            if program.unsized is None:  # a buffer holds less than the shader declares
+                program.unsized = self._compile_shader(program.kernel, sized=False)
+            program = program.unsized
+            sh = program.shader
         bufs = [h.buf for h in targets] + [h.buf for h in ins]
         if program.dims is not None:
             bufs.append(self._dims_buffer(program.dims))

@@ -28,6 +28,12 @@ A *dynamic* shader (`build(..., dynamic=True)`, for a kernel whose leading exten
 widened to a power of two: compiler/regrid.py) reads its real extent at run time from a
 uniform after the storage bindings, `dims` = (invocation words, outputs): one pipeline
 then serves every extent up to the widened one, launched per extent by `launch`.
+
+A *sized* shader (`build(..., sized=True)`: software adapters) declares each binding with
+the number of elements it reads or writes (from the loads' index bounds) instead of as a
+runtime-sized array, whose length SwiftShader recomputes with a vector division at every
+access (a quarter of an elementwise kernel's time). `Shader.min_bytes` says what each
+bound buffer must hold; the backend runs the unsized shader where one holds less.
 """
 from __future__ import annotations
 
@@ -43,6 +49,7 @@ TREE_WG = 64      # per-workgroup reductions: fewer barrier levels
 TREE_MIN = 256    # reduction length from which a workgroup reduces one output
 MAX_GRID = 65535  # workgroups per dimension (WebGPU's default limit)
 BLOCK = 32        # terms per block sum of a long float sum in one invocation
+SIZED_MAX_WORDS = 1 << 26  # a sized shader declares no binding past this (256 MB); larger stay runtime-sized
 QUAD_MAX_NODES = 64  # 4 lanes per invocation only for small (memory-bound) kernels: unrolled 4x,
                      # a random-normal kernel became 270 kB of WGSL that SwiftShader took minutes on
 
@@ -56,6 +63,7 @@ class Shader:
     out_nbytes: tuple[int, ...] = ()  # bytes each output holds (what a view's copy moves)
     lanes: int = 0          # outputs per invocation; 0: one workgroup per output (tree)
     dynamic: bool = False   # reads its extent from the `dims` uniform (binding n_out + n_in)
+    min_bytes: tuple[int, ...] | None = None  # a sized shader: bytes each binding must hold
 
 
 def launch(shader: Shader, size: int, max_groups: int) -> tuple[tuple[int, int, int], tuple[int, int]]:
@@ -72,14 +80,37 @@ def grid_for(groups: int) -> tuple[int, int, int]:
     return (MAX_GRID, -(-groups // MAX_GRID), 1)
 
 
-def bindings(n_out: int, in_count: int, vec_in: frozenset = frozenset(), vec_out: bool = False) -> str:
-    """Every buffer as `array<u32>`, or `array<vec4<u32>>` (inputs in `vec_in`; outputs if `vec_out`)."""
-    def ty(v):
-        return "array<vec4<u32>>" if v else "array<u32>"
-    lines = [f"@group(0) @binding({k}) var<storage, read_write> out{k}: {ty(vec_out)};" for k in range(n_out)]
-    lines += [f"@group(0) @binding({n_out + i}) var<storage, read> in{i}: {ty(i in vec_in)};"
+def bindings(n_out: int, in_count: int, vec_in: frozenset = frozenset(), vec_out: bool = False,
+             counts: tuple | None = None) -> str:
+    """Every buffer as `array<u32>`, or `array<vec4<u32>>` (inputs in `vec_in`; outputs if
+    `vec_out`); of `counts[b]` elements where that is given (outputs first)."""
+    counts = counts or (None,) * (n_out + in_count)
+
+    def ty(v, n):
+        return f"array<{'vec4<u32>' if v else 'u32'}{'' if n is None else f', {n}'}>"
+    lines = [f"@group(0) @binding({k}) var<storage, read_write> out{k}: {ty(vec_out, counts[k])};"
+             for k in range(n_out)]
+    lines += [f"@group(0) @binding({n_out + i}) var<storage, read> in{i}: {ty(i in vec_in, counts[n_out + i])};"
               for i in range(in_count)]
     return "\n".join(lines)
+
+
+def _counts(kernel: Kernel, plan: "Plan", vec_in: frozenset, out_elems: list[int], vec_words: int) -> tuple:
+    """Each binding's element count for a sized shader (None: runtime-sized): outputs'
+    `out_elems`; a vec4 input `vec_words`; another input one past the largest u32 word its
+    loads read (a masked load reads element 0 where masked off), None if unbounded."""
+    need: dict[int, int | None] = {}
+    for n in plan.pre + plan.loop + plan.post:
+        if n.op != "load" or n.arg in vec_in:
+            continue
+        hi = n.src[0].vmax
+        word = None if hi is None else (max(hi, 0) * n.dtype.itemsize) // 4
+        if word is None or word >= SIZED_MAX_WORDS or need.get(n.arg, 0) is None:
+            need[n.arg] = None  # unbounded (a gather's data-dependent index) or implausibly large
+            continue
+        need[n.arg] = max(need.get(n.arg, 0), word + 1)
+    ins = [vec_words if i in vec_in else need.get(i, 1) for i in range(len(kernel.in_dtypes))]
+    return tuple(None if c is None or c >= SIZED_MAX_WORDS else c for c in (*out_elems, *ins))
 
 
 def _decompose(flat: str, shape: tuple, prefix: str, names: dict) -> list[str]:
@@ -199,7 +230,7 @@ class Plan:
 
 
 def build(kernel: Kernel, max_groups: int = 1 << 14, tree_max: int | None = None,
-          subgroups: str | None = None, dynamic: bool = False) -> Shader:
+          subgroups: str | None = None, dynamic: bool = False, sized: bool = False) -> Shader:
     """`max_groups`: workgroups at most for per-element kernels, whose invocations then
     stride over the outputs (software adapters pay per workgroup: they get few).
     `tree_max`: outputs at most for a per-workgroup (tree) reduction; more outputs reduce
@@ -207,19 +238,21 @@ def build(kernel: Kernel, max_groups: int = 1 << 14, tree_max: int | None = None
     SIMD groups, and neighbouring invocations then read neighbouring columns).
     `subgroups`: the adapter has WGSL's subgroup operations, enabled by this directive (Dawn
     wants `enable subgroups;`, wgpu-native's naga nothing): sums reduce with them.
-    `dynamic`: the shader runs any leading extent up to the kernel's (see the module doc)."""
+    `dynamic`: the shader runs any leading extent up to the kernel's; `sized`: bindings
+    declared with their sizes, where the extent is fixed (see the module doc)."""
     plan = Plan(kernel)
     rsize = prod(kernel.reduce_shape) if kernel.reduce_op else 0
     tree = (kernel.reduce_op is not None and rsize >= TREE_MIN and all(d.itemsize == 4 for d in kernel.out_dtypes)
             and plan.body.dtype.kind != "b" and (tree_max is None or kernel.size <= tree_max))
+    sized = sized and not dynamic
     if not tree:
-        return _build_elementwise(kernel, plan, max_groups, dynamic)
-    return _build_tree(kernel, plan, subgroups if kernel.reduce_op == "add" else None, dynamic)
+        return _build_elementwise(kernel, plan, max_groups, dynamic, sized)
+    return _build_tree(kernel, plan, subgroups if kernel.reduce_op == "add" else None, dynamic, sized)
 
 
 def _header(kernel: Kernel, vec_in: frozenset = frozenset(), vec_out: bool = False,
-            dynamic: bool = False) -> list[str]:
-    lines = [W.PRELUDE, bindings(len(kernel.outs), len(kernel.in_dtypes), vec_in, vec_out)]
+            dynamic: bool = False, counts: tuple | None = None) -> list[str]:
+    lines = [W.PRELUDE, bindings(len(kernel.outs), len(kernel.in_dtypes), vec_in, vec_out, counts)]
     if dynamic:
         lines.append(f"@group(0) @binding({len(kernel.outs) + len(kernel.in_dtypes)}) "
                      "var<uniform> dims: vec4<u32>;  // (invocation words, outputs) of this launch")
@@ -271,11 +304,12 @@ def _reduce_loop(kernel: Kernel, plan: Plan, em: Emitter, env: dict, lines: list
 
 
 def _finish(kernel: Kernel, em: Emitter, lines: list[str], wg: int, groups: int, body: list[str],
-            extra_params: tuple = (), lanes: int = 0, dynamic: bool = False) -> Shader:
+            extra_params: tuple = (), lanes: int = 0, dynamic: bool = False, min_bytes: tuple | None = None
+            ) -> Shader:
     consts = ["  let opq: u32 = nwg.z >> 16u;  // 0: at most 65535 workgroups per dimension"]
     consts += [f"  let {name} = {text};" for name, text in em.consts.values()]
     # every binding used, so that the 'auto' layout keeps them all (loads may fold away)
-    consts += [f"  _ = arrayLength(&{b});" for b in [f"out{k}" for k in range(len(kernel.outs))]
+    consts += [f"  _ = &{b};" for b in [f"out{k}" for k in range(len(kernel.outs))]
                + [f"in{i}" for i in range(len(kernel.in_dtypes))]]
     main = [f"@compute @workgroup_size({wg})",
             "fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation_index) lid: u32,",
@@ -283,10 +317,11 @@ def _finish(kernel: Kernel, em: Emitter, lines: list[str], wg: int, groups: int,
             + "".join(f",\n        {p}" for p in extra_params) + ") {"]
     code = "\n".join(lines + main + consts + ["  " + s for s in body] + ["}", ""])
     return Shader(code, grid_for(groups), len(kernel.outs), len(kernel.in_dtypes),
-                  tuple(kernel.size * d.itemsize for d in kernel.out_dtypes), lanes, dynamic)
+                  tuple(kernel.size * d.itemsize for d in kernel.out_dtypes), lanes, dynamic, min_bytes)
 
 
-def _build_elementwise(kernel: Kernel, plan: Plan, max_groups: int, dynamic: bool = False) -> Shader:
+def _build_elementwise(kernel: Kernel, plan: Plan, max_groups: int, dynamic: bool = False,
+                       sized: bool = False) -> Shader:
     size = kernel.size
     # what every extent of a dynamic shader has in common: its size is a multiple of a row's
     whole = prod(kernel.shape[1:]) if dynamic else size
@@ -336,17 +371,33 @@ def _build_elementwise(kernel: Kernel, plan: Plan, max_groups: int, dynamic: boo
             body.append(f"out{k}[t * {len(ws)}u + {j}u] = {w};")
     end, stride = ("dims.x", f"nwg.x * nwg.y * {WG}u") if dynamic else (f"{words}u", f"{groups * WG}u")
     loop = [f"for (var t: u32 = gid.x + gid.y * nwg.x * {WG}u; t < {end}; t += {stride}) {{"]
-    return _finish(kernel, em, _header(kernel, vec_in, vec_out, dynamic), WG, groups,
-                   loop + ["  " + s for s in body] + ["}"], lanes=lanes, dynamic=dynamic)
+    counts = None
+    if sized:  # outputs: the words the invocations store (vec4s, or whole u32 words)
+        out_elems = [words if vec_out else words * lanes * d.itemsize // 4 for d in kernel.out_dtypes]
+        counts = _counts(kernel, plan, vec_in, out_elems, words)
+    return _finish(kernel, em, _header(kernel, vec_in, vec_out, dynamic, counts), WG, groups,
+                   loop + ["  " + s for s in body] + ["}"], lanes=lanes, dynamic=dynamic,
+                   min_bytes=_min_bytes(kernel, vec_in, vec_out, counts))
 
 
-def _build_tree(kernel: Kernel, plan: Plan, subgroups: str | None = None, dynamic: bool = False) -> Shader:
+def _min_bytes(kernel: Kernel, vec_in: frozenset, vec_out: bool, counts: tuple | None) -> tuple | None:
+    """Bytes each binding of a sized shader must hold (0 for a runtime-sized one)."""
+    if counts is None:
+        return None
+    n_out = len(kernel.outs)
+    return tuple(0 if c is None else c * (16 if (b < n_out and vec_out) or (b - n_out) in vec_in else 4)
+                 for b, c in enumerate(counts))
+
+
+def _build_tree(kernel: Kernel, plan: Plan, subgroups: str | None = None, dynamic: bool = False,
+                sized: bool = False) -> Shader:
     """One workgroup per output: its invocations reduce strided parts of the axis, then
     combine them by a tree in workgroup memory (log2 TREE_WG barriers) — or, for sums on
     an adapter with subgroups, by `subgroupAdd` and one barrier between the subgroups."""
     acc_t = W.ty(plan.body.dtype)
     em = Emitter({})
-    lines = _header(kernel, dynamic=dynamic) + [f"var<workgroup> part: array<{acc_t}, {TREE_WG}>;", ""]
+    counts = _counts(kernel, plan, frozenset(), [kernel.size] * len(kernel.outs), 0) if sized else None
+    lines = _header(kernel, dynamic=dynamic, counts=counts) + [f"var<workgroup> part: array<{acc_t}, {TREE_WG}>;", ""]
     if subgroups:
         lines.insert(0, subgroups)
     env = {"lane": "o"}
@@ -378,4 +429,5 @@ def _build_tree(kernel: Kernel, plan: Plan, subgroups: str | None = None, dynami
     body += ["  " + s for s in post] + ["}"]
     extra = (("@builtin(subgroup_invocation_id) sg_lane: u32", "@builtin(subgroup_size) sg_size: u32")
              if subgroups is not None else ())
-    return _finish(kernel, em, lines, TREE_WG, kernel.size, body, extra, dynamic=dynamic)
+    return _finish(kernel, em, lines, TREE_WG, kernel.size, body, extra, dynamic=dynamic,
+                   min_bytes=_min_bytes(kernel, frozenset(), False, counts))

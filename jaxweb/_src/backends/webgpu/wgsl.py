@@ -29,17 +29,17 @@ expansions (`mathlib.fast32`: <= 3 ulp) because WGSL only promises 3 + 2|x| ulp
 shared expansions too. The rest of mathlib computes in float64, which WGSL does
 not have, so here:
 - sin, cos, tan: Cody-Waite reduction in f32 (pi/2 in 12-bit parts, the quotient
-  split in two, so every product is exact without fma: ~2**-25 absolute error for
-  |x| < 2**24; no Payne-Hanek beyond) and short minimax polynomials, because WGSL
-  builtins only promise 2**-11 absolute error on [-pi, pi] and nothing outside it;
+  split in two, so every product is exact without fma) for |x| < 2**14, Payne-Hanek in
+  u32 arithmetic beyond (`trig_big`; Cody-Waite lost up to 6 ulp by 2**16), and short
+  minimax polynomials: sin and cos within ~2 ulp, tan ~3.5, because WGSL builtins
+  only promise 2**-11 absolute error on [-pi, pi] and nothing outside it;
 - asin, acos, atan: Cephes-style f32 polynomials (lavapipe's builtins were 1e-4 off);
   atan2 is atan with IEEE's zeros and infinities; pow handles C's special cases;
 - sinh, cosh, asinh, acosh, atanh, exp2, cbrt, sqrt: WGSL builtins made to
   return NaN for NaN and keep signed zeros (the driver's precision: tests allow a
   few ulp);
 - erf, erfc (float32 fits of their own, ~2.5 ulp), log1p, and XLA's float32 algorithms
-  for erf_inv, lgamma and digamma: `math32.py`;
-- erf_inv, lgamma, digamma: not yet (NotImplementedError naming wasm).
+  for erf_inv, lgamma and digamma: `math32.py`.
 """
 from __future__ import annotations
 
@@ -47,6 +47,7 @@ import struct
 
 from ... import dtypes
 from ...compiler import expr as E, mathlib
+from ...compiler.mathlib.constants import two_over_pi_limbs
 from ...compiler.mathlib.fast32 import FAST32
 from ...dtypes import DType
 from .math32 import MATH32
@@ -94,6 +95,7 @@ fn trig_red(x: f32, o: u32) -> vec2<f32> {
   // x - q pi/2, pi/2 in 12-bit parts and q split as qh + ql (12 bits each): every product
   // is exact and every partial difference fits in f32 (no fma needed: drivers may not
   // fuse); `keep` stops the driver from refactoring qh*c + ql*c into q*c
+  if (abs(x) >= 16384.0) { return trig_big(x); }
   let q = round(x * 0.63661977236758134);
   let qh = keep(trunc(q * 0.000244140625) * 4096.0, o);
   let ql = keep(q - qh, o);
@@ -103,7 +105,7 @@ fn trig_red(x: f32, o: u32) -> vec2<f32> {
   r = keep(r - keep(ql * 0.0004837512969970703, o), o);
   r = keep(r - keep(qh * 7.549533620476723e-08, o), o);
   r = keep(r - keep(ql * 7.549533620476723e-08, o), o);
-  r = r - q * 2.5632829192545614e-12;
+  r = r - q * 2.5633440682570896e-12;
   // q from the f32 product x * 2/pi can be one off for large x: bring r back to [-pi/4, pi/4]
   if (abs(r) > 0.78539816) {
     let s = sign(r);
@@ -111,6 +113,51 @@ fn trig_red(x: f32, o: u32) -> vec2<f32> {
     return vec2<f32>(r, q + s);
   }
   return vec2<f32>(r, q);
+}
+fn mul32(a: u32, b: u32) -> vec2<u32> {  // the 64-bit product a b as (high, low) words
+  let al = a & 0xffffu; let ah = a >> 16u; let bl = b & 0xffffu; let bh = b >> 16u;
+  let ll = al * bl; let lh = al * bh; let hl = ah * bl;
+  let mid = (ll >> 16u) + (lh & 0xffffu) + (hl & 0xffffu);
+  return vec2<u32>(ah * bh + (lh >> 16u) + (hl >> 16u) + (mid >> 16u), (ll & 0xffffu) | (mid << 16u));
+}
+fn hi_shl(h: u32, l: u32, s: u32) -> u32 {  // the high word of (h:l) << s, s < 32
+  return select((h << s) | (l >> (32u - s)), h, s == 0u);
+}
+fn u64_f32(h: u32, l: u32, e: i32) -> f32 {  // (h:l) 2**e rounded to nearest even, (h:l) != 0
+  let z = select(countLeadingZeros(h), 32u + countLeadingZeros(l), h == 0u);
+  let sig = select(hi_shl(h, l, z), l << (z - 32u), z >= 32u);  // 32 significant bits
+  let top = sig >> 8u;
+  let rest = (sig & 0xffu) | select(0u, 1u, z < 32u && (l << z) != 0u);
+  let up = rest > 0x80u || (rest == 0x80u && (top & 1u) == 1u);
+  return ldexp(f32(top + select(0u, 1u, up)), e + 40 - i32(z));
+}
+fn trig_big(x: f32) -> vec2<f32> {
+  // Payne-Hanek for |x| >= 2**14: |x| = m 2**e (m of 24 bits, e >= -9); modulo 4, x 2/pi
+  // only depends on 2/pi's bits from 2**(1 - e) on: a 96-bit window W of them (the table
+  // is 2/pi after 32 zero bits), and m W mod 2**96 holds q in its top 2 bits, then the
+  // fraction; r = fraction pi/2 in integers (pi/2 in 32 bits), rounded once to f32
+  var t = array<u32, 8>({TWO_OVER_PI});
+  let u = bitcast<u32>(x);
+  let m = (u & 0x7fffffu) | 0x800000u;
+  let s = ((u >> 23u) & 0xffu) - 120u;  // the window's first bit: e + 30 (>= 21)
+  let j = s >> 5u; let b = s & 31u;
+  let p0 = mul32(m, hi_shl(t[j], t[j + 1u], b));
+  let p1 = mul32(m, hi_shl(t[j + 1u], t[j + 2u], b));
+  let p2 = mul32(m, hi_shl(t[j + 2u], t[j + 3u], b));
+  let r1 = p2.x + p1.y;
+  let r0 = p1.x + p0.y + select(0u, 1u, r1 < p1.y);
+  var q = r0 >> 30u;
+  var fh = (r0 << 2u) | (r1 >> 30u);
+  var fl = (r1 << 2u) | (p2.y >> 30u);
+  let neg = fh >= 0x80000000u;  // a fraction of 1/2 or more: q + 1 and the fraction - 1
+  if (neg) { q += 1u; fl = 0u - fl; fh = ~fh + select(0u, 1u, fl == 0u); }
+  let a = mul32(fh, 0xc90fdaa2u);  // floor(pi/2 2**31)
+  let c = mul32(fl, 0xc90fdaa2u);
+  let mid = a.y + c.x;
+  let top = a.x + select(0u, 1u, mid < a.y);
+  var r = select(u64_f32(top, mid, -63), 0.0, top == 0u && mid == 0u);
+  r = select(r, -r, neg != (x < 0.0));
+  return vec2<f32>(r, f32(select(q, 4u - q, x < 0.0) & 3u));
 }
 fn sin_poly(r: f32) -> f32 {
   let z = r * r;
@@ -192,7 +239,7 @@ fn tan_(x: f32, o: u32) -> f32 {
   let c = cos_poly(t.x);
   return select(s / c, -c / s, (i32(t.y) & 1) == 1);
 }
-"""
+""".replace("{TWO_OVER_PI}", ", ".join(f"0x{w:08x}u" for w in two_over_pi_limbs(32, 8)))
 
 
 def const_text(v, dt: DType, opaque: bool = False) -> str:
