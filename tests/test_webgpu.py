@@ -672,3 +672,31 @@ def test_64bit_dtypes_raise_naming_wasm(dtype, named):
     with jaxweb.enable_x64(), pytest.raises(TypeError, match=f"webgpu device has no {named}.*wasm"):
         jaxweb.device_put(x, GPU)
     np.testing.assert_allclose(on(GPU, lambda v: v * 1j + 1, x.real.astype(np.float32)), x.real * 1j + 1)
+
+
+@pytest.mark.parametrize("dtype", ["uint8", "int8", "bool", "uint16", "int16", "float16"])
+@pytest.mark.parametrize("n", [28, 27])
+def test_narrow_inputs_read_a_word_per_invocation(dtype, n):
+    """A narrow input read at the output's own position (uint8 images cast to float32) is
+    loaded a u32 word at a time by each 4-lane invocation, each lane taking its byte or half
+    (signs extended); where the lanes do not fill whole words, each lane reads its own."""
+    x = rng.integers(-300, 300, (41, n)).astype(dtype)
+    before = set(GPU.backend._programs)
+    check(lambda v: (v.astype(jnp.float32) / 255 + 1,), x)
+    codes = [p.shader.code for k, p in GPU.backend._programs.items() if k not in before and hasattr(p, "shader")]
+    size = x.dtype.itemsize
+    word_reads = any(f"let q0_{size - 1} = in0[t * {size}u + {size - 1}u];" in c for c in codes)
+    assert codes and word_reads == (x.size % 4 == 0), codes
+
+
+def test_index_free_values_are_computed_once_per_invocation():
+    """optax's bias correction b1**count (a scalar, a pow per element before) is computed
+    before an invocation's loop over its outputs, with the same values."""
+    x = rng.standard_normal((64, 33)).astype(np.float32)
+    count = np.array(7, np.int32)
+    before = set(GPU.backend._programs)
+    check(lambda v, c: v / (1 - 0.9 ** c.astype(jnp.float32)) + v[3, 5], x, count, rtol=2e-6, atol=2e-6)
+    codes = [p.shader.code for k, p in GPU.backend._programs.items() if k not in before and hasattr(p, "shader")]
+    main = [c[c.index("fn main"):] for c in codes if "pow_(" in c[c.index("fn main"):]]
+    assert main and all(m.index("pow_(") < m.index("for (var t") for m in main), main
+    assert all(m.count("pow_(") == 1 for m in main)

@@ -168,7 +168,9 @@ def copy_of(kernel: Kernel) -> int | None:
 
 class Emitter:
     """Emits let statements for expression nodes into `lines`, naming each node once.
-    `vec`: input slots bound as vec4s, whose loads are lane `env["lane_no"]` of `q{slot}`."""
+    `vec`: input slots read at the output's flat position by a 4-lane invocation, loaded
+    once per invocation: 4-byte ones as a vec4 `q{slot}` (lane `env["lane_no"]`), narrow
+    ones as the u32 words `q{slot}_{j}` holding the 4 lanes' values."""
 
     def __init__(self, consts: dict, vec: frozenset = frozenset()):
         self.consts = consts  # (value key) -> let name, shared by the whole function
@@ -194,8 +196,11 @@ class Emitter:
             if n.op == "reduce":
                 raise NotImplementedError("webgpu codegen: nested reductions are scheduled as kernels")
             a = [self.operand(s, env) for s in n.src]
-            if n.op == "load" and n.arg in self.vec:
+            if n.op == "load" and n.arg in self.vec and n.dtype.itemsize == 4:
                 text = W.word_text(f"q{n.arg}[{env['lane_no']}]", n.dtype)
+            elif n.op == "load" and n.arg in self.vec:
+                per, lane = 4 // n.dtype.itemsize, int(env["lane_no"])
+                text = W.part_text(f"q{n.arg}_{lane // per}", f"{(lane % per) * 8 * n.dtype.itemsize}u", n.dtype)
             elif n.op == "load":
                 text = W.load_text(f"in{n.arg}", a[0] if len(a) == 1 else f"select(0i, {a[0]}, {a[1]})", n.dtype)
                 if len(a) > 1:
@@ -208,7 +213,9 @@ class Emitter:
 
 
 class Plan:
-    """The kernel's expanded expressions and which nodes go before, in and after the loop."""
+    """The kernel's expanded expressions and which nodes go before, in and after the loop;
+    `invariant`: those that depend on no index (a scalar's load, optax's b1**count), which
+    a per-element kernel computes once per invocation rather than once per element."""
 
     def __init__(self, kernel: Kernel):
         for dt in (*kernel.in_dtypes, *kernel.out_dtypes):
@@ -217,7 +224,8 @@ class Plan:
         ex = W.expand(roots)
         self.outs, self.body = ex[:len(kernel.outs)], (ex[-1] if kernel.reduce_op else None)
         free: dict[int, int] = {}  # 0: outer, 1: in the reduction loop, 2: after it
-        self.pre, self.loop, self.post = [], [], []
+        varies: dict[int, bool] = {}
+        self.pre, self.loop, self.post, self.invariant = [], [], [], []
         for n in E.walk_all(ex):
             if n.op == "idx":
                 lvl = 1 if n.arg[0].startswith("r") else 0
@@ -226,7 +234,10 @@ class Plan:
             else:
                 lvl = max((free[id(s)] for s in n.src), default=0)
             free[id(n)] = lvl
+            varies[id(n)] = n.op in ("idx", "acc") or any(varies[id(s)] for s in n.src)
             (self.pre, self.loop, self.post)[lvl].append(n)
+            if not varies[id(n)] and n.op != "const":
+                self.invariant.append(n)
 
 
 def build(kernel: Kernel, max_groups: int = 1 << 14, tree_max: int | None = None,
@@ -259,12 +270,14 @@ def _header(kernel: Kernel, vec_in: frozenset = frozenset(), vec_out: bool = Fal
     return lines + [""]
 
 
-def _vec_inputs(kernel: Kernel, plan: Plan) -> frozenset:
-    """Input slots of 4-byte dtypes read only at the output's flat position, unmasked."""
+def _vec_inputs(kernel: Kernel, plan: Plan, whole: int) -> frozenset:
+    """Input slots read only at the output's flat position, unmasked: of 4-byte dtypes, or
+    narrow ones when every invocation's 4 lanes fill whole words (`whole` % 4 == 0)."""
     ok: dict[int, bool] = {}
     for n in plan.pre + plan.loop + plan.post:
         if n.op == "load":
-            flat = len(n.src) == 1 and n.dtype.itemsize == 4 and is_flat(n.src[0], kernel.shape)
+            flat = (len(n.src) == 1 and (n.dtype.itemsize == 4 or whole % 4 == 0)
+                    and is_flat(n.src[0], kernel.shape))
             ok[n.arg] = ok.get(n.arg, True) and flat
     return frozenset(i for i, v in ok.items() if v)
 
@@ -328,12 +341,19 @@ def _build_elementwise(kernel: Kernel, plan: Plan, max_groups: int, dynamic: boo
     quad = (kernel.reduce_op is None and all(d.itemsize == 4 for d in kernel.out_dtypes) and size >= 4
             and len(plan.pre) <= QUAD_MAX_NODES)
     lanes = 4 if quad else 4 // min(d.itemsize for d in kernel.out_dtypes)
-    vec_in = _vec_inputs(kernel, plan) if quad else frozenset()
+    vec_all = _vec_inputs(kernel, plan, whole) if quad else frozenset()
+    vec_in = frozenset(i for i in vec_all if kernel.in_dtypes[i].itemsize == 4)  # bound as vec4s
     vec_out = quad and whole % 4 == 0
     words = -(-size // lanes)
-    em = Emitter({}, vec_in)
+    em = Emitter({}, vec_all)
     groups = min(-(-words // WG), max_groups)
-    body = [f"let q{i} = in{i}[t];" for i in sorted(vec_in)]
+    hoisted: list[str] = []  # once per invocation, before its loop over outputs
+    em.emit(plan.invariant, {}, hoisted, "h")
+    invariant = dict(em.name)
+    body = []
+    for i in sorted(vec_all):
+        n = kernel.in_dtypes[i].itemsize
+        body += [f"let q{i} = in{i}[t];"] if n == 4 else [f"let q{i}_{j} = in{i}[t * {n}u + {j}u];" for j in range(n)]
     packed = {k: [f"w{k}_{j}" for j in range(lanes * d.itemsize // 4)]
               for k, d in enumerate(kernel.out_dtypes) if d.itemsize < 4}
     for k, ws in packed.items():
@@ -343,7 +363,7 @@ def _build_elementwise(kernel: Kernel, plan: Plan, max_groups: int, dynamic: boo
         env = {"lane": f"l{lane}", "lane_no": f"{lane}"}
         inner: list[str] = [f"let f_l{lane}: i32 = i32(t) * {lanes}i + {lane}i;"]
         inner += _decompose(f"f_l{lane}", kernel.shape or (1,), "g", env)
-        em.name = {}
+        em.name = dict(invariant)
         em.emit(plan.pre, env, inner, f"l{lane}")
         if kernel.reduce_op:
             _reduce_loop(kernel, plan, em, env, inner, f"l{lane}", "0i", "1i")
@@ -376,7 +396,7 @@ def _build_elementwise(kernel: Kernel, plan: Plan, max_groups: int, dynamic: boo
         out_elems = [words if vec_out else words * lanes * d.itemsize // 4 for d in kernel.out_dtypes]
         counts = _counts(kernel, plan, vec_in, out_elems, words)
     return _finish(kernel, em, _header(kernel, vec_in, vec_out, dynamic, counts), WG, groups,
-                   loop + ["  " + s for s in body] + ["}"], lanes=lanes, dynamic=dynamic,
+                   hoisted + loop + ["  " + s for s in body] + ["}"], lanes=lanes, dynamic=dynamic,
                    min_bytes=_min_bytes(kernel, vec_in, vec_out, counts))
 
 

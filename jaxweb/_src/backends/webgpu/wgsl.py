@@ -315,9 +315,12 @@ def load_text(buf: str, index: str, dt: DType) -> str:
         return _from_bits(f"{buf}[u32({index})]", dt)
     i = f"u32({index})"
     per = 4 // size
-    sh = f"(({i} & {per - 1}u) * {8 * size}u)"
-    word = f"({buf}[{i} >> {per.bit_length() - 1}u] >> {sh})"
-    return _from_bits(f"({word} & {(1 << 8 * size) - 1:#x}u)", dt)
+    return part_text(f"{buf}[{i} >> {per.bit_length() - 1}u]", f"(({i} & {per - 1}u) * {8 * size}u)", dt)
+
+
+def part_text(word: str, shift: str, dt: DType) -> str:
+    """The narrow `dt` (8 or 16 bits) `shift` bits up in u32 expression `word`."""
+    return _from_bits(f"(({word} >> {shift}) & {(1 << 8 * dt.itemsize) - 1:#x}u)", dt)
 
 
 def word_text(word: str, dt: DType) -> str:
