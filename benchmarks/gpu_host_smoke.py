@@ -4,7 +4,8 @@ Run inside Pyodide (no numpy) by `bash scripts/run_on_gpu.sh benchmarks/gpu_host
 Prints the WebGPU adapter Dawn found, checks a WGSL dispatch through js_shim/gpu.mjs,
 measures the per-dispatch cost of a command list handed over in one call, checks that a
 slicing loop on the webgpu device shares its widened (dynamic) pipelines and matches
-wasm, that sin/cos/tan of large arguments match wasm, and runs a jnp matmul on the wasm device. Prints figures; asserts only correctness.
+wasm, that sin/cos/tan of large arguments and a uint8 image batch scaled by a
+scalar's power match wasm, and runs a jnp matmul on the wasm device. Prints figures; asserts only correctness.
 """
 import array
 import json
@@ -65,6 +66,16 @@ if host.webgpu_available():
     worst = max(abs(a - b) / abs(b) for g_, w_ in zip(trig["webgpu"], trig["wasm"]) for a, b in zip(g_, w_))
     assert worst <= 4e-7, (worst, trig)
     print(f"sin/cos/tan up to 3e38 (Payne-Hanek) match wasm: ok (worst relative difference {worst:.2e})")
+    narrow = {}
+    for dev in (gpu, wasm):
+        with jaxweb.default_device(dev):
+            img = (jnp.arange(64 * 784) % 251).astype(jnp.uint8).reshape(64, 784)
+            count = jnp.asarray(7)
+            v = img.astype(jnp.float32) / 255 / (1 - 0.9 ** count.astype(jnp.float32))
+            narrow[dev.platform] = [float(v.sum()), v[5, 100:108].tolist()]
+    assert abs(narrow["webgpu"][0] - narrow["wasm"][0]) <= 1e-5 * abs(narrow["wasm"][0]), narrow
+    assert all(abs(a - b) <= 1e-6 * abs(b) for a, b in zip(narrow["webgpu"][1], narrow["wasm"][1])), narrow
+    print("uint8 inputs read by words, index-free values hoisted, match wasm: ok")
 else:
     print("no WebGPU adapter found")
 
