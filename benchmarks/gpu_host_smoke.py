@@ -5,7 +5,7 @@ Prints the WebGPU adapter Dawn found, checks a WGSL dispatch through js_shim/gpu
 measures the per-dispatch cost of a command list handed over in one call, checks that a
 slicing loop on the webgpu device shares its widened (dynamic) pipelines and matches
 wasm, that sin/cos/tan of large arguments and a uint8 image batch scaled by a
-scalar's power match wasm, and runs a jnp matmul on the wasm device. Prints figures; asserts only correctness.
+scalar's power and GEMMs with epilogues match wasm, and runs a jnp matmul on the wasm device. Prints figures; asserts only correctness.
 """
 import array
 import json
@@ -76,6 +76,15 @@ if host.webgpu_available():
     assert abs(narrow["webgpu"][0] - narrow["wasm"][0]) <= 1e-5 * abs(narrow["wasm"][0]), narrow
     assert all(abs(a - b) <= 1e-6 * abs(b) for a, b in zip(narrow["webgpu"][1], narrow["wasm"][1])), narrow
     print("uint8 inputs read by words, index-free values hoisted, match wasm: ok")
+    epi = {}
+    for dev in (gpu, wasm):
+        with jaxweb.default_device(dev):
+            x = jnp.sin(jnp.arange(300 * 76, dtype=jnp.float32).reshape(300, 76))
+            w = jnp.cos(jnp.arange(76 * 133, dtype=jnp.float32).reshape(76, 133))
+            f = jaxweb.jit(lambda x, w: (jnp.maximum(x @ w + w[0], 0.0), jaxweb.nn.sigmoid(x @ w[:, :17]) * 2))
+            epi[dev.platform] = [r.ravel()[::37].tolist() for r in f(x, w)]
+    assert all(abs(a - b) <= 1e-4 * (1 + abs(b)) for g_, w_ in zip(epi["webgpu"], epi["wasm"]) for a, b in zip(g_, w_))
+    print("GEMM epilogues applied by the GEMM kernel match wasm: ok")
 else:
     print("no WebGPU adapter found")
 

@@ -422,9 +422,20 @@ def test_jax_platforms_selects_webgpu():
     assert out.stdout.split() == ["webgpu", "{WebGPUDevice(id=0)}", "12.0"], out.stderr[-2000:]
 
 
-def test_shared_memory_gemm_of_hardware_adapters():
+def _epilogue_cases(x, y):
+    """Products whose kernels have epilogues: bias and activations, N past a tile and not a
+    multiple of 4, a batch, an operand read transposed, math expansions (logistic)."""
+    return (jnp.maximum(x[:, :33] @ y[:33, :17] + y[0, :17], 0.0),
+            jaxweb.nn.sigmoid(jnp.matmul(x[:128].reshape(2, 64, 76), y[:, :130])) * 2 - x[:64, :1],
+            (x @ y[:, :256]) * 2 + 1,
+            x[:, :40] @ y[:40, :40] + x[:40, :40].T.sum() + y[:40, :40].T[0])
+
+
+@pytest.mark.parametrize("epilogue", [False, True])
+def test_shared_memory_gemm_of_hardware_adapters(epilogue):
     """The shared-memory kernel hardware adapters get (workgroup memory, barriers), run here:
-    vec4 and element-wise loads, tails of every tile dimension, several tilings."""
+    vec4 and element-wise loads, tails of every tile dimension, several tilings; epilogues as
+    separate kernels or applied by the GEMM as it stores."""
     import dataclasses
 
     from jaxweb._src.backends.webgpu import matmul
@@ -434,8 +445,8 @@ def test_shared_memory_gemm_of_hardware_adapters():
     try:
         for t in (matmul.HARDWARE, matmul.Tiling(64, 64, 8, 4, 4), matmul.Tiling(128, 64, 8, 8, 4)):
             be.tiling = t
-            be.capabilities = dataclasses.replace(saved[1], gemm=GemmCaps(nr=t.BN, min_dim=16, conv=False,
-                                                                          pack_min_bytes=1 << 30))
+            be.capabilities = dataclasses.replace(saved[1], gemm=GemmCaps(
+                nr=t.BN, min_dim=16, conv=False, pack_min_bytes=1 << 30, epilogue=epilogue))
             a = rng.standard_normal((130, 76)).astype(np.float32)
             b = rng.standard_normal((76, 260)).astype(np.float32)
             check(lambda x, y: (jaxweb.jit(lambda p, q: p @ q)(x, y), x[:, :33] @ y[:33, :17],
@@ -443,9 +454,21 @@ def test_shared_memory_gemm_of_hardware_adapters():
                                 x[:, 1:] @ y[1:, 1:129],     # unaligned A rows, unaligned B in place
                                 x[:, :75] @ y[:75, :128],    # K not a multiple of 4, BK
                                 x.T[:, :64] @ x[:64, :128],  # column-major A
-                                (x @ y[:, :256]) * 2 + 1), a, b, rtol=1e-5, atol=1e-4)
+                                *_epilogue_cases(x, y)), a, b, rtol=1e-5, atol=1e-4)
     finally:
         be.tiling, be.capabilities = saved
+
+
+def test_gemm_epilogues_run_inside_the_kernel():
+    """On the adapter's own GEMM kernel (the quad kernel here) an epilogue is applied as C is
+    stored: no epilogue kernel is made, and the values are the reference's."""
+    a = rng.standard_normal((130, 76)).astype(np.float32)
+    b = rng.standard_normal((76, 260)).astype(np.float32)
+    be = GPU.backend
+    before = set(be._programs)
+    check(_epilogue_cases, a, b, rtol=1e-5, atol=1e-4)
+    names = [getattr(p, "name", "") for k, p in be._programs.items() if k not in before]
+    assert any(n.endswith("_gemm") for n in names) and not any(n.endswith("_epilogue") for n in names), names
 
 
 def _run_gemm(spec, shader, a_flat, b_flat):

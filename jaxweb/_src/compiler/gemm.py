@@ -12,7 +12,9 @@ declares a GEMM routine (`Capabilities.gemm`):
 3. the routine: the backend's tiled compute program (`Routine("gemm_f32", spec)`),
    C computed `N8 = ceil(N / nr) * nr` wide;
 4. epilogue: when the kernel has one (bias, activation, a cast), or C was computed
-   wider than N, an ordinary kernel reads C as the accumulator and writes the output.
+   wider than N, an ordinary kernel reads C as the accumulator and writes the output —
+   or, where the backend says so (`GemmCaps.epilogue`) and the output is one float32
+   array, the routine applies it as it stores (`GemmSpec.epilogue`).
 
 So `relu(x @ W + b)` is one fused kernel of the schedule, and `ones((n, n)) @ x` gets
 the fast routine too (its constant operand is staged). Only the routine is backend
@@ -20,7 +22,7 @@ code; everything here is IR. Kernels that do not have this shape stay as they ar
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Sequence
 
 from .. import dtypes
@@ -43,6 +45,7 @@ class GemmCaps:
     thin_work: int = 0
     pack_min_bytes: int = 1 << 20
     conv: bool = False  # a direct (implicit-GEMM) stride-1 conv routine too: conv.py
+    epilogue: bool = False  # the routine applies a float32 epilogue itself (GemmSpec.epilogue)
 
 
 @dataclass(frozen=True)
@@ -64,6 +67,10 @@ class GemmSpec:
     b_sb: int = 0
     packed: bool = True
     nr: int = 8
+    #: the matmul kernel's own output, computed by the routine as it stores C (then N wide,
+    #: not N8): a Kernel over (B?, M, N) of the accumulator E.acc and loads of the routine's
+    #: inputs after A and B (slots 0..), or None (C is stored as accumulated)
+    epilogue: Any = None
 
     @property
     def N8(self) -> int:
@@ -225,6 +232,12 @@ def expand(kernel: Kernel, ins: Sequence[Any], outs: Sequence[Any], caps: GemmCa
     else:
         b_val = ins[m.b.arg]
     direct = len(kernel.outs) == 1 and kernel.outs[0] is E.acc(F32) and spec.N8 == spec.N
+    if not direct and caps.epilogue and len(kernel.outs) == 1 and kernel.out_dtypes == (F32,):
+        epi, epi_ins = _epilogue_kernel(kernel, ins)
+        spec = replace(spec, epilogue=epi)
+        launches.append((Routine("gemm_f32", spec, (F32, F32) + epi.in_dtypes, (F32,), nb * spec.M * spec.N,
+                                 f"{kernel.name}_gemm"), list(outs), [a_val, b_val] + epi_ins))
+        return launches
     c_val = outs[0] if direct else Temp(nb * spec.M * spec.N8, F32)
     launches.append((Routine("gemm_f32", spec, (F32, F32), (F32,), nb * spec.M * spec.N,
                              f"{kernel.name}_gemm"), [c_val], [a_val, b_val]))
@@ -233,6 +246,17 @@ def expand(kernel: Kernel, ins: Sequence[Any], outs: Sequence[Any], caps: GemmCa
         row = (g[0] * spec.M + g[1]) if nb > 1 else g[0]
         launches.append(epilogue(kernel, c_val, row * spec.N8 + g[-1], ins, outs))
     return launches
+
+
+def _epilogue_kernel(kernel: Kernel, ins: Sequence[Any]) -> tuple[Kernel, list]:
+    """`kernel`'s outputs as a kernel of the accumulator and the inputs they read (renumbered
+    from 0), for a routine that applies them as it stores: (that kernel, those inputs)."""
+    used = sorted({n.arg for o in kernel.outs for n in E.walk(o) if n.op == "load"})
+    slots = {s: i for i, s in enumerate(used)}
+    stored = tuple(remap_loads(o, slots) for o in kernel.outs)
+    k_ins = [ins[s] for s in used]
+    return Kernel(kernel.shape, None, None, tuple(v.dtype for v in k_ins), name=f"{kernel.name}_epilogue",
+                  outs=stored), k_ins
 
 
 def epilogue(kernel: Kernel, c_val: Any, index: E.Expr, ins: Sequence[Any], outs: Sequence[Any]) -> tuple:

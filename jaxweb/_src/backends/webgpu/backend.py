@@ -148,7 +148,8 @@ class WebGPUBackend(Backend):
             # reduction each output gathers its operands alone
             gemm=GemmCaps(nr=tiling.BN, min_dim=16, conv=False,
                           thin_dim=4 if tiling.kind == "quad" else 16, thin_work=1 << 16,
-                          pack_min_bytes=1 << 20 if tiling.kind == "direct" else 1 << 62))
+                          pack_min_bytes=1 << 20 if tiling.kind == "direct" else 1 << 62,
+                          epilogue=tiling.kind != "direct"))
 
     @property
     def capabilities(self) -> Capabilities:

@@ -113,6 +113,33 @@ def _counts(kernel: Kernel, plan: "Plan", vec_in: frozenset, out_elems: list[int
     return tuple(None if c is None or c >= SIZED_MAX_WORDS else c for c in (*out_elems, *ins))
 
 
+def epilogue_fn(epi: Kernel, first_binding: int) -> str:
+    """A GEMM routine's epilogue (`GemmSpec.epilogue`) as WGSL: its inputs bound from
+    `first_binding` on (`in0`, ..: packed u32 arrays, as every kernel's), and
+    `fn epi(acc: f32, g0: i32, .., opq: u32) -> f32`, the output at (g0, ..) for accumulator
+    `acc`, which the routine calls as it stores C (opq: the runtime 0, see wgsl.py)."""
+    for dt in epi.in_dtypes:
+        W.check_dtype(dt, f" (kernel '{epi.name}')")
+    ex = W.expand(list(epi.outs))
+    names = [f"g{i}" for i in range(len(epi.shape))]
+    env = {**{n: n for n in names}, "acc": "acc"}
+    em, lines = Emitter({}), []
+    em.emit(list(E.walk_all(ex)), env, lines, "e")
+    binds = [f"@group(0) @binding({first_binding + i}) var<storage, read> in{i}: array<u32>;"
+             for i in range(len(epi.in_dtypes))]
+    params = ", ".join(["acc: f32"] + [f"{n}: i32" for n in names] + ["opq: u32"])
+    return "\n".join(binds + [f"fn epi({params}) -> f32 {{"]
+                     + [f"  let {name} = {text};" for name, text in em.consts.values()]
+                     + ["  " + line for line in lines] + [f"  return {em.operand(ex[0], env)};", "}", ""])
+
+
+def epilogue_store(epi: Kernel, value: str, b: str, row: str, col: str, width: int) -> str:
+    """The statement storing `epi` of accumulator `value` at (b, row, col) of C, rows
+    `width` apart (`M` rows per batch: the shader's constant or literal is the caller's)."""
+    idx = ([f"i32({b})"] if len(epi.shape) == 3 else []) + [f"i32({row})", f"i32({col})"]
+    return f"C[({b} * {epi.shape[-2]}u + {row}) * {width}u + {col}] = epi({value}, {', '.join(idx)}, opq);"
+
+
 def _decompose(flat: str, shape: tuple, prefix: str, names: dict) -> list[str]:
     """lets binding index names `prefix0..` of the row-major position `flat` in `shape`."""
     lines, stride = [], 1

@@ -1,9 +1,11 @@
 """The GEMM routine (`gemm_f32`) as a shared-memory tiled WGSL kernel with register blocking.
 
 The scheduler (compiler/gemm.py) has already staged A (when it is not a plain
-strided read) and packed B into strips `nr` columns wide, and adds an epilogue
-kernel when the matmul has one; this program only computes
-`C[b, i, j] = sum_k A[b, i, k] B'[b, k, j]` into C rows `N8` apart. The backend
+strided read) and packed B into strips `nr` columns wide; this program computes
+`C[b, i, j] = sum_k A[b, i, k] B'[b, k, j]` into C rows `N8` apart — or, when the spec
+carries the matmul's float32 epilogue (bias, activation: `GemmSpec.epilogue`, which the
+shared and quad kernels take), stores `epilogue(C)` N wide through a WGSL function made
+from it (codegen.epilogue_fn), so no epilogue kernel reads C back. The backend
 declares `nr` = the tile width BN, so a workgroup's B tile is one strip: rows of BN
 contiguous floats, and every column it stores lies inside C's N8-wide rows (only
 rows past M and k past K need guards; loads there read 0).
@@ -24,8 +26,8 @@ import dataclasses
 from dataclasses import dataclass
 
 from ...compiler.gemm import GemmSpec
-from . import quadgemm
-from .codegen import MAX_GRID, Shader
+from . import quadgemm, wgsl as W
+from .codegen import MAX_GRID, Shader, epilogue_fn, epilogue_store
 
 
 @dataclass(frozen=True)
@@ -131,6 +133,7 @@ def build(s: GemmSpec, t: Tiling, subgroups: str | None = None) -> Shader:
         assert subgroups is not None, "the quad GEMM needs subgroups"
         return _over_batches(quadgemm.build(s, _b_layout(s, t), subgroups))
     if t.kind == "direct":
+        assert s.epilogue is None, "the direct GEMM kernel applies no epilogue"
         return _over_batches(_build_direct(s, t))
     return _over_batches(_build_shared(s, t))
 
@@ -191,18 +194,28 @@ def _build_shared(s: GemmSpec, t: Tiling) -> Shader:
     step += [f"      let b{q} = Bs[k * {bq}u + {q * tx_n}u + tx];" for q in range(gn)]
     step += [f"      c{p * 4 + r}_{q} = fma(vec4<f32>(a{p}[{r}]), b{q}, c{p * 4 + r}_{q});"
              for p in range(gm) for r in range(4) for q in range(gn)]
+    epi = s.epilogue  # applied as C is stored, element by element, N wide (compiler/gemm.py)
     store = []
     for p in range(gm):
         for r in range(4):
             row = f"row0 + {p * 4 * ty_n}u + ty * 4u + {r}u"
             store.append(f"  if ({row} < M) {{")
-            store.append(f"    let c = ((b * M + {row}) * N8 + strip * {t.BN}u + tx * 4u) / 4u;")
-            store += [f"    C[c + {q * tx_n}u] = c{p * 4 + r}_{q};" for q in range(gn)]
+            if epi is None:
+                store.append(f"    let c = ((b * M + {row}) * N8 + strip * {t.BN}u + tx * 4u) / 4u;")
+                store += [f"    C[c + {q * tx_n}u] = c{p * 4 + r}_{q};" for q in range(gn)]
+            else:
+                for q in range(gn):
+                    store.append(f"    let col{q} = strip * {t.BN}u + tx * 4u + {q * tx_n * 4}u;")
+                    store += [f"    if (col{q} + {j}u < {s.N}u) {{ "
+                              f"{epilogue_store(epi, f'c{p * 4 + r}_{q}[{j}]', 'b', row, f'col{q} + {j}u', s.N)} }}"
+                              for j in range(4)]
             store.append("  }")
     nl = "\n"
-    code = f"""@group(0) @binding(0) var<storage, read_write> C: array<vec4<f32>>;
+    code = f"""{W.PRELUDE if epi is not None else ''}
+@group(0) @binding(0) var<storage, read_write> C: array<{'vec4<f32>' if epi is None else 'f32'}>;
 @group(0) @binding(1) var<storage, read> A: array<{'vec4<f32>' if va else 'f32'}>;
 @group(0) @binding(2) var<storage, read> B: array<{'vec4<f32>' if vb else 'f32'}>;
+{epilogue_fn(epi, 3) if epi is not None else ''}
 var<workgroup> As: array<vec4<f32>, {t.BK * t.BM // 4}>;
 var<workgroup> Bs: array<vec4<f32>, {t.BK * bq}>;
 const M = {s.M}u;
@@ -210,7 +223,9 @@ const K = {s.K}u;
 const N8 = {s.N8}u;
 
 @compute @workgroup_size({n})
-fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {{
+fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32,
+        @builtin(num_workgroups) nwg: vec3<u32>) {{
+  let opq: u32 = nwg.z >> 16u;  // 0 (at most 65535 workgroups per dimension): see wgsl.py
   let b = wid.z;
   let row0 = wid.y * {t.BM}u;
   let strip = wid.x;
@@ -230,5 +245,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
 {nl.join(store)}
 }}
 """
-    return Shader(code, (s.N8 // t.BN, -(-s.M // t.BM), s.B), 1, 2, (4 * s.B * s.M * s.N8,))
+    n_in = 2 + (len(epi.in_dtypes) if epi is not None else 0)
+    return Shader(code, (s.N8 // t.BN, -(-s.M // t.BM), s.B), 1, n_in,
+                  (4 * s.B * s.M * (s.N8 if epi is None else s.N),))
 

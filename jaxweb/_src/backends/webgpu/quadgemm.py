@@ -36,7 +36,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ...compiler.gemm import GemmSpec
-from .codegen import Shader
+from . import wgsl as W
+from .codegen import Shader, epilogue_fn, epilogue_store
 
 _SWAP = ("{}", "quadSwapX({})", "quadSwapY({})", "quadSwapDiagonal({})")  # lane l reads lane l ^ m
 
@@ -103,7 +104,6 @@ def build(s: GemmSpec, b_layout: tuple[int, int, int, int], enable: str,
     b_off, b_sb, b_ss, b_sk = b_layout
     P, Q, U = t.P, t.Q, t.U
     swap_a = P < Q  # swap the operand with fewer values: 3 min(P, Q) swaps per k step
-    n_c = s.B * s.M * s.N8
     n_a = _extent(s.a_off, [(s.a_sb, s.B), (s.a_si, s.M), (s.a_sk, s.K)])
     n_b = _extent(b_off, [(b_sb, s.B), (b_ss, s.N8 // s.nr), (1, s.nr), (b_sk, s.K)])
     nl = "\n"
@@ -140,23 +140,29 @@ def build(s: GemmSpec, b_layout: tuple[int, int, int, int], enable: str,
         loops += [f"  for (var k = 0u; k < {k_main}u; k += {U}u) {{", *step(U), "  }"]
     if k_main < s.K:
         loops += [f"  for (var k = {k_main}u; k < {s.K}u; k++) {{", *step(1), "  }"]
-    exact = s.M % t.BM == 0 and s.N8 % t.BN == 0
+    epi = s.epilogue  # applied as C is stored, N wide (the module doc of compiler/gemm.py)
+    width = s.N if epi is not None else s.N8
+    n_c = s.B * s.M * width
+    exact = s.M % t.BM == 0 and s.N8 % t.BN == 0 and width == s.N8
     store = []
     for p in range(P):
         for q in range(Q):
             for m in range(4):
                 r, c = (f"l ^ {m}u", "l") if swap_a else ("l", f"l ^ {m}u")
                 row, col = f"row0 + {4 * p}u + ({r})", f"col0 + {4 * q}u + ({c})"
-                put = f"C[(b * {s.M}u + {row}) * {s.N8}u + {col}] = c{p}_{q}_{m};"
-                store.append(f"  {put}" if exact else f"  if ({row} < {s.M}u && {col} < {s.N8}u) {{ {put} }}")
+                put = (epilogue_store(epi, f"c{p}_{q}_{m}", "b", row, col, width) if epi is not None else
+                       f"C[(b * {s.M}u + {row}) * {width}u + {col}] = c{p}_{q}_{m};")
+                store.append(f"  {put}" if exact else f"  if ({row} < {s.M}u && {col} < {width}u) {{ {put} }}")
     code = f"""{enable}
+{W.PRELUDE if epi is not None else ''}
 @group(0) @binding(0) var<storage, read_write> C: array<f32, {n_c}>;
 @group(0) @binding(1) var<storage, read> A: array<f32, {n_a}>;
 @group(0) @binding(2) var<storage, read> B: array<f32, {n_b}>;
-
+{epilogue_fn(epi, 3) if epi is not None else ''}
 @compute @workgroup_size({t.threads})
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32,
-        @builtin(subgroup_invocation_id) lane: u32) {{
+        @builtin(subgroup_invocation_id) lane: u32, @builtin(num_workgroups) nwg: vec3<u32>) {{
+  let opq: u32 = nwg.z >> 16u;  // 0 (at most 65535 workgroups per dimension): see wgsl.py
   let l = lane & 3u;
   let qd = lid >> 2u;
   let b = wid.z;
@@ -170,4 +176,5 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
 {nl.join(store)}
 }}
 """
-    return Shader(code, (-(-s.N8 // t.BN), -(-s.M // t.BM), s.B), 1, 2, (4 * n_c,))
+    n_in = 2 + (len(epi.in_dtypes) if epi is not None else 0)
+    return Shader(code, (-(-s.N8 // t.BN), -(-s.M // t.BM), s.B), 1, n_in, (4 * n_c,))
