@@ -723,3 +723,22 @@ def test_index_free_values_are_computed_once_per_invocation():
     main = [c[c.index("fn main"):] for c in codes if "pow_(" in c[c.index("fn main"):]]
     assert main and all(m.index("pow_(") < m.index("for (var t") for m in main), main
     assert all(m.count("pow_(") == 1 for m in main)
+
+
+def test_gemm_epilogue_past_the_binding_limit_runs_as_a_kernel():
+    """A GEMM whose epilogue would take the routine past the adapter's storage-buffer limit
+    (C, staged A, packed B and its inputs) keeps its epilogue kernel, with the same values."""
+    import dataclasses
+    be = GPU.backend
+    saved = be.capabilities
+    a = rng.standard_normal((40, 36)).astype(np.float32)
+    w = rng.standard_normal((36, 20)).astype(np.float32)
+    c = rng.standard_normal((40, 20)).astype(np.float32)
+    try:
+        be.capabilities = dataclasses.replace(saved, gemm=dataclasses.replace(saved.gemm, max_buffers=5))
+        before = set(be._programs)
+        check(lambda x, y, z: (x * 2) @ (y + 1) + x[:, :20] + y[:20, :].sum(0) * z, a, w, c, rtol=1e-5, atol=1e-4)
+        names = [getattr(p, "name", "") for k, p in be._programs.items() if k not in before]
+        assert any(n.endswith("_epilogue") for n in names), names
+    finally:
+        be.capabilities = saved

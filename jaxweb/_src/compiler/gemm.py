@@ -46,6 +46,7 @@ class GemmCaps:
     pack_min_bytes: int = 1 << 20
     conv: bool = False  # a direct (implicit-GEMM) stride-1 conv routine too: conv.py
     epilogue: bool = False  # the routine applies a float32 epilogue itself (GemmSpec.epilogue)
+    max_buffers: int | None = None  # buffers a routine may bind (C, A, B and the epilogue's inputs)
 
 
 @dataclass(frozen=True)
@@ -232,8 +233,9 @@ def expand(kernel: Kernel, ins: Sequence[Any], outs: Sequence[Any], caps: GemmCa
     else:
         b_val = ins[m.b.arg]
     direct = len(kernel.outs) == 1 and kernel.outs[0] is E.acc(F32) and spec.N8 == spec.N
-    if not direct and caps.epilogue and len(kernel.outs) == 1 and kernel.out_dtypes == (F32,):
-        epi, epi_ins = _epilogue_kernel(kernel, ins)
+    epi, epi_ins = _epilogue_kernel(kernel, ins) if caps.epilogue else (None, [])
+    if (not direct and epi is not None and len(kernel.outs) == 1 and kernel.out_dtypes == (F32,)
+            and (caps.max_buffers is None or 3 + len(epi_ins) <= caps.max_buffers)):
         spec = replace(spec, epilogue=epi)
         launches.append((Routine("gemm_f32", spec, (F32, F32) + epi.in_dtypes, (F32,), nb * spec.M * spec.N,
                                  f"{kernel.name}_gemm"), list(outs), [a_val, b_val] + epi_ins))

@@ -139,9 +139,9 @@ class WebGPUBackend(Backend):
         """Use `tiling` for GEMMs from now on (schedules staged for another `nr` keep theirs)."""
         self._tiling = tiling
         lim = self.rt.info["limits"]
+        max_buffers = int(lim.get("maxStorageBuffersPerShaderStage", 8))
         self._caps = Capabilities(
-            nested_reduce=False, multi_output=True,
-            max_buffers=int(lim.get("maxStorageBuffersPerShaderStage", 8)),
+            nested_reduce=False, multi_output=True, max_buffers=max_buffers,
             # a GPU reads an aligned row-major B in place at full speed, and so does the quad
             # kernel (every load a gather): only the direct kernel gains from packing B first.
             # The quad kernel also takes thin products (an MLP's 10-class layer): as a generic
@@ -149,7 +149,7 @@ class WebGPUBackend(Backend):
             gemm=GemmCaps(nr=tiling.BN, min_dim=16, conv=False,
                           thin_dim=4 if tiling.kind == "quad" else 16, thin_work=1 << 16,
                           pack_min_bytes=1 << 20 if tiling.kind == "direct" else 1 << 62,
-                          epilogue=tiling.kind != "direct"))
+                          epilogue=tiling.kind != "direct", max_buffers=max_buffers))
 
     @property
     def capabilities(self) -> Capabilities:
