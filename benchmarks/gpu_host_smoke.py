@@ -2,10 +2,10 @@
 
 Run inside Pyodide (no numpy) by `bash scripts/run_on_gpu.sh benchmarks/gpu_host_smoke.py`.
 Prints the WebGPU adapter Dawn found, checks a WGSL dispatch through js_shim/gpu.mjs,
-measures the per-dispatch cost of a command list handed over in one call, checks that a
-slicing loop on the webgpu device shares its widened (dynamic) pipelines and matches
-wasm, that sin/cos/tan of large arguments and a uint8 image batch scaled by a
-scalar's power and GEMMs with epilogues match wasm, and runs a jnp matmul on the wasm device. Prints figures; asserts only correctness.
+measures the per-dispatch cost of a command list handed over in one call, checks against
+wasm a slicing loop on webgpu's widened (dynamic) pipelines, sin/cos/tan of large
+arguments, a uint8 image batch scaled by a scalar's power and GEMMs with epilogues, and
+runs a jnp matmul on the wasm device. Prints figures; asserts only correctness.
 """
 import array
 import json
@@ -46,44 +46,51 @@ if host.webgpu_available():
         print(f"{n:5d} dispatches in one call + 16-byte readback: {dt * 1e3:8.2f} ms "
               f"({dt / n * 1e6:7.1f} us per dispatch)")
     gpu, wasm = jaxweb.devices("webgpu")[0], jaxweb.devices("wasm")[0]
-    sums = {}
-    for dev in (gpu, wasm):
-        with jaxweb.default_device(dev):
-            x = jnp.sin(jnp.arange(3000 * 5, dtype=jnp.float32).reshape(3000, 5))
-            made = gpu.backend.stats["pipelines"]
-            sums[dev.platform] = [float((x[:n] * 2 + 1).sum()) for n in range(1025, 2049, 97)]
-            if dev is gpu:
-                print(f"slicing loop: {len(sums['webgpu'])} extents, "
-                      f"{gpu.backend.stats['pipelines'] - made} new pipelines")
-    assert all(abs(a - b) <= 1e-3 * (1 + abs(b)) for a, b in zip(sums["webgpu"], sums["wasm"])), sums
+
+    def both(fn):
+        """fn() on the webgpu device, then on wasm: (webgpu's result, wasm's)."""
+        out = []
+        for dev in (gpu, wasm):
+            with jaxweb.default_device(dev):
+                out.append(fn())
+        return out
+
+    def pairs(g, w):
+        """The (webgpu, wasm) number pairs of two nested lists of one shape."""
+        if isinstance(g, list):
+            return [p for a, b in zip(g, w) for p in pairs(a, b)]
+        return [(g, w)]
+
+    def slicing_loop():
+        x = jnp.sin(jnp.arange(3000 * 5, dtype=jnp.float32).reshape(3000, 5))
+        return [float((x[:n] * 2 + 1).sum()) for n in range(1025, 2049, 97)]
+    made = gpu.backend.stats["pipelines"]
+    g, w = both(slicing_loop)
+    print(f"slicing loop: {len(g)} extents, {gpu.backend.stats['pipelines'] - made} new pipelines")
+    assert all(abs(a - b) <= 1e-3 * (1 + abs(b)) for a, b in pairs(g, w)), (g, w)
     print("dynamic shaders match wasm: ok")
     xs = [3.1415927, 252.89821, 35814.152, 1.7e10, -1.4e14, 1e30, -3e38, 1.2614588e38, 4.386558e33]
-    trig = {}
-    for dev in (gpu, wasm):
-        with jaxweb.default_device(dev):
-            v = jnp.asarray(xs, dtype=jnp.float32)
-            trig[dev.platform] = [f(v).tolist() for f in (jnp.sin, jnp.cos, jnp.tan)]
-    worst = max(abs(a - b) / abs(b) for g_, w_ in zip(trig["webgpu"], trig["wasm"]) for a, b in zip(g_, w_))
-    assert worst <= 4e-7, (worst, trig)
+    g, w = both(lambda: [f(jnp.asarray(xs, dtype=jnp.float32)).tolist() for f in (jnp.sin, jnp.cos, jnp.tan)])
+    worst = max(abs(a - b) / abs(b) for a, b in pairs(g, w))
+    assert worst <= 4e-7, (worst, g, w)
     print(f"sin/cos/tan up to 3e38 (Payne-Hanek) match wasm: ok (worst relative difference {worst:.2e})")
-    narrow = {}
-    for dev in (gpu, wasm):
-        with jaxweb.default_device(dev):
-            img = (jnp.arange(64 * 784) % 251).astype(jnp.uint8).reshape(64, 784)
-            count = jnp.asarray(7)
-            v = img.astype(jnp.float32) / 255 / (1 - 0.9 ** count.astype(jnp.float32))
-            narrow[dev.platform] = [float(v.sum()), v[5, 100:108].tolist()]
-    assert abs(narrow["webgpu"][0] - narrow["wasm"][0]) <= 1e-5 * abs(narrow["wasm"][0]), narrow
-    assert all(abs(a - b) <= 1e-6 * abs(b) for a, b in zip(narrow["webgpu"][1], narrow["wasm"][1])), narrow
+
+    def scaled_images():
+        img = (jnp.arange(64 * 784) % 251).astype(jnp.uint8).reshape(64, 784)
+        v = img.astype(jnp.float32) / 255 / (1 - 0.9 ** jnp.asarray(7).astype(jnp.float32))
+        return [float(v.sum()), v[5, 100:108].tolist()]
+    g, w = both(scaled_images)
+    assert abs(g[0] - w[0]) <= 1e-5 * abs(w[0]), (g, w)
+    assert all(abs(a - b) <= 1e-6 * abs(b) for a, b in pairs(g[1], w[1])), (g, w)
     print("uint8 inputs read by words, index-free values hoisted, match wasm: ok")
-    epi = {}
-    for dev in (gpu, wasm):
-        with jaxweb.default_device(dev):
-            x = jnp.sin(jnp.arange(300 * 76, dtype=jnp.float32).reshape(300, 76))
-            w = jnp.cos(jnp.arange(76 * 133, dtype=jnp.float32).reshape(76, 133))
-            f = jaxweb.jit(lambda x, w: (jnp.maximum(x @ w + w[0], 0.0), jaxweb.nn.sigmoid(x @ w[:, :17]) * 2))
-            epi[dev.platform] = [r.ravel()[::37].tolist() for r in f(x, w)]
-    assert all(abs(a - b) <= 1e-4 * (1 + abs(b)) for g_, w_ in zip(epi["webgpu"], epi["wasm"]) for a, b in zip(g_, w_))
+
+    def dense_layers():
+        x = jnp.sin(jnp.arange(300 * 76, dtype=jnp.float32).reshape(300, 76))
+        w = jnp.cos(jnp.arange(76 * 133, dtype=jnp.float32).reshape(76, 133))
+        f = jaxweb.jit(lambda x, w: (jnp.maximum(x @ w + w[0], 0.0), jaxweb.nn.sigmoid(x @ w[:, :17]) * 2))
+        return [r.ravel()[::37].tolist() for r in f(x, w)]
+    g, w = both(dense_layers)
+    assert all(abs(a - b) <= 1e-4 * (1 + abs(b)) for a, b in pairs(g, w)), (g, w)
     print("GEMM epilogues applied by the GEMM kernel match wasm: ok")
 else:
     print("no WebGPU adapter found")

@@ -233,9 +233,9 @@ def expand(kernel: Kernel, ins: Sequence[Any], outs: Sequence[Any], caps: GemmCa
     else:
         b_val = ins[m.b.arg]
     direct = len(kernel.outs) == 1 and kernel.outs[0] is E.acc(F32) and spec.N8 == spec.N
-    epi, epi_ins = _epilogue_kernel(kernel, ins) if caps.epilogue else (None, [])
-    if (not direct and epi is not None and len(kernel.outs) == 1 and kernel.out_dtypes == (F32,)
-            and (caps.max_buffers is None or 3 + len(epi_ins) <= caps.max_buffers)):
+    fuse = not direct and caps.epilogue and len(kernel.outs) == 1 and kernel.out_dtypes == (F32,)
+    epi, epi_ins = _epilogue_kernel(kernel, ins) if fuse else (None, [])
+    if epi is not None and (caps.max_buffers is None or 3 + len(epi_ins) <= caps.max_buffers):
         spec = replace(spec, epilogue=epi)
         launches.append((Routine("gemm_f32", spec, (F32, F32) + epi.in_dtypes, (F32,), nb * spec.M * spec.N,
                                  f"{kernel.name}_gemm"), list(outs), [a_val, b_val] + epi_ins))
@@ -250,26 +250,24 @@ def expand(kernel: Kernel, ins: Sequence[Any], outs: Sequence[Any], caps: GemmCa
     return launches
 
 
-def _epilogue_kernel(kernel: Kernel, ins: Sequence[Any]) -> tuple[Kernel, list]:
-    """`kernel`'s outputs as a kernel of the accumulator and the inputs they read (renumbered
-    from 0), for a routine that applies them as it stores: (that kernel, those inputs)."""
+def _epilogue_kernel(kernel: Kernel, ins: Sequence[Any], c_val: Any = None,
+                     index: E.Expr | None = None) -> tuple[Kernel, list]:
+    """`kernel`'s outputs as a kernel of the inputs they read (renumbered from 0) and of the
+    accumulator — for a routine that applies them as it stores —, or, given C (`c_val`),
+    of C first, read at `index` for the accumulator: (that kernel, its inputs)."""
     used = sorted({n.arg for o in kernel.outs for n in E.walk(o) if n.op == "load"})
-    slots = {s: i for i, s in enumerate(used)}
-    stored = tuple(remap_loads(o, slots) for o in kernel.outs)
-    k_ins = [ins[s] for s in used]
+    first = [] if c_val is None else [c_val]
+    slots = {s: len(first) + i for i, s in enumerate(used)}
+    subst = None if c_val is None else {id(E.acc(F32)): E.load(0, F32, index)}
+    stored = tuple(remap_loads(o, slots, subst) for o in kernel.outs)
+    k_ins = first + [ins[s] for s in used]
     return Kernel(kernel.shape, None, None, tuple(v.dtype for v in k_ins), name=f"{kernel.name}_epilogue",
                   outs=stored), k_ins
 
 
 def epilogue(kernel: Kernel, c_val: Any, index: E.Expr, ins: Sequence[Any], outs: Sequence[Any]) -> tuple:
     """The launch computing `kernel`'s outputs from its accumulator, read from C at `index`."""
-    acc_load = E.load(0, F32, index)
-    used = sorted({n.arg for o in kernel.outs for n in E.walk(o) if n.op == "load"})
-    slots = {s: 1 + i for i, s in enumerate(used)}
-    stored = tuple(remap_loads(o, slots, {id(E.acc(F32)): acc_load}) for o in kernel.outs)
-    k_ins = [c_val] + [ins[s] for s in used]
-    k = Kernel(kernel.shape, None, None, tuple(v.dtype for v in k_ins), name=f"{kernel.name}_epilogue",
-               outs=stored)
+    k, k_ins = _epilogue_kernel(kernel, ins, c_val, index)
     return k, list(outs), k_ins
 
 

@@ -113,11 +113,14 @@ def _counts(kernel: Kernel, plan: "Plan", vec_in: frozenset, out_elems: list[int
     return tuple(None if c is None or c >= SIZED_MAX_WORDS else c for c in (*out_elems, *ins))
 
 
-def epilogue_fn(epi: Kernel, first_binding: int) -> str:
-    """A GEMM routine's epilogue (`GemmSpec.epilogue`) as WGSL: its inputs bound from
-    `first_binding` on (`in0`, ..: packed u32 arrays, as every kernel's), and
-    `fn epi(acc: f32, g0: i32, .., opq: u32) -> f32`, the output at (g0, ..) for accumulator
-    `acc`, which the routine calls as it stores C (opq: the runtime 0, see wgsl.py)."""
+def epilogue_fn(epi: Kernel | None, first_binding: int) -> str:
+    """A GEMM routine's epilogue (`GemmSpec.epilogue`) as WGSL ('' for None): the helpers
+    (wgsl.PRELUDE), its inputs bound from `first_binding` on (`in0`, ..: packed u32 arrays,
+    as every kernel's), and `fn epi(acc: f32, g0: i32, .., opq: u32) -> f32`, the output at
+    (g0, ..) for accumulator `acc`, which the routine calls as it stores C (opq: the runtime
+    0, see wgsl.py)."""
+    if epi is None:
+        return ""
     for dt in epi.in_dtypes:
         W.check_dtype(dt, f" (kernel '{epi.name}')")
     ex = W.expand(list(epi.outs))
@@ -128,7 +131,7 @@ def epilogue_fn(epi: Kernel, first_binding: int) -> str:
     binds = [f"@group(0) @binding({first_binding + i}) var<storage, read> in{i}: array<u32>;"
              for i in range(len(epi.in_dtypes))]
     params = ", ".join(["acc: f32"] + [f"{n}: i32" for n in names] + ["opq: u32"])
-    return "\n".join(binds + [f"fn epi({params}) -> f32 {{"]
+    return "\n".join([W.PRELUDE] + binds + [f"fn epi({params}) -> f32 {{"]
                      + [f"  let {name} = {text};" for name, text in em.consts.values()]
                      + ["  " + line for line in lines] + [f"  return {em.operand(ex[0], env)};", "}", ""])
 

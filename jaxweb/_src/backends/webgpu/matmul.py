@@ -26,7 +26,7 @@ import dataclasses
 from dataclasses import dataclass
 
 from ...compiler.gemm import GemmSpec
-from . import quadgemm, wgsl as W
+from . import quadgemm
 from .codegen import MAX_GRID, Shader, epilogue_fn, epilogue_store
 
 
@@ -211,11 +211,10 @@ def _build_shared(s: GemmSpec, t: Tiling) -> Shader:
                               for j in range(4)]
             store.append("  }")
     nl = "\n"
-    code = f"""{W.PRELUDE if epi is not None else ''}
-@group(0) @binding(0) var<storage, read_write> C: array<{'vec4<f32>' if epi is None else 'f32'}>;
+    code = f"""@group(0) @binding(0) var<storage, read_write> C: array<{'vec4<f32>' if epi is None else 'f32'}>;
 @group(0) @binding(1) var<storage, read> A: array<{'vec4<f32>' if va else 'f32'}>;
 @group(0) @binding(2) var<storage, read> B: array<{'vec4<f32>' if vb else 'f32'}>;
-{epilogue_fn(epi, 3) if epi is not None else ''}
+{epilogue_fn(epi, 3)}
 var<workgroup> As: array<vec4<f32>, {t.BK * t.BM // 4}>;
 var<workgroup> Bs: array<vec4<f32>, {t.BK * bq}>;
 const M = {s.M}u;
@@ -245,7 +244,6 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
 {nl.join(store)}
 }}
 """
-    n_in = 2 + (len(epi.in_dtypes) if epi is not None else 0)
-    return Shader(code, (s.N8 // t.BN, -(-s.M // t.BM), s.B), 1, n_in,
+    return Shader(code, (s.N8 // t.BN, -(-s.M // t.BM), s.B), 1, 2 + len(epi.in_dtypes if epi else ()),
                   (4 * s.B * s.M * (s.N8 if epi is None else s.N),))
 

@@ -36,7 +36,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ...compiler.gemm import GemmSpec
-from . import wgsl as W
 from .codegen import Shader, epilogue_fn, epilogue_store
 
 _SWAP = ("{}", "quadSwapX({})", "quadSwapY({})", "quadSwapDiagonal({})")  # lane l reads lane l ^ m
@@ -154,11 +153,10 @@ def build(s: GemmSpec, b_layout: tuple[int, int, int, int], enable: str,
                        f"C[(b * {s.M}u + {row}) * {width}u + {col}] = c{p}_{q}_{m};")
                 store.append(f"  {put}" if exact else f"  if ({row} < {s.M}u && {col} < {width}u) {{ {put} }}")
     code = f"""{enable}
-{W.PRELUDE if epi is not None else ''}
 @group(0) @binding(0) var<storage, read_write> C: array<f32, {n_c}>;
 @group(0) @binding(1) var<storage, read> A: array<f32, {n_a}>;
 @group(0) @binding(2) var<storage, read> B: array<f32, {n_b}>;
-{epilogue_fn(epi, 3) if epi is not None else ''}
+{epilogue_fn(epi, 3)}
 @compute @workgroup_size({t.threads})
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32,
         @builtin(subgroup_invocation_id) lane: u32, @builtin(num_workgroups) nwg: vec3<u32>) {{
@@ -176,5 +174,5 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
 {nl.join(store)}
 }}
 """
-    n_in = 2 + (len(epi.in_dtypes) if epi is not None else 0)
-    return Shader(code, (-(-s.N8 // t.BN), -(-s.M // t.BM), s.B), 1, n_in, (4 * n_c,))
+    return Shader(code, (-(-s.N8 // t.BN), -(-s.M // t.BM), s.B), 1, 2 + len(epi.in_dtypes if epi else ()),
+                  (4 * n_c,))
