@@ -46,11 +46,12 @@ def _load(name: str, path: Path):
 
 harness = _load("jaxweb_harness", ROOT / "tests" / "pyodide" / "harness.py")
 serve = harness.serve
+assets = harness.assets
 
 
 def ensure_jaxjs() -> Path:
     """jax-js's dist folder, npm-installed into .cache/jaxjs once."""
-    d = serve.CACHE / "jaxjs"
+    d = assets.CACHE / "jaxjs"
     dist = d / "node_modules" / "@jax-js" / "jax" / "dist"
     pkg = d / "node_modules" / "@jax-js" / "jax" / "package.json"
     if pkg.exists() and json.loads(pkg.read_text()).get("version") == JAXJS_SPEC.rsplit("@", 1)[1]:
@@ -75,8 +76,8 @@ def run_page(page: str, query: dict, timeout: float, extra_mounts: dict | None =
     WebDriver command timeout is `timeout`, since a first call that compiles on the page's
     main thread can outlast Selenium's default."""
     dist = ensure_jaxjs()
-    pyodide_dir = serve.ensure_pyodide(offline=False)
-    wheel = serve.build_wheel(Path(tempfile.gettempdir()) / f"jaxweb-wheels-{zlib.crc32(str(ROOT).encode())}",
+    pyodide_dir = assets.ensure_pyodide(offline=False)
+    wheel = assets.build_wheel(Path(tempfile.gettempdir()) / f"jaxweb-wheels-{zlib.crc32(str(ROOT).encode())}",
                               offline=True)
     mounts = {"/": HERE / "browser", "/js_shim/": ROOT / "js_shim", "/pyodide/": pyodide_dir,
               "/wheels/": wheel.parent, "/jaxjs/": dist, **(extra_mounts or {})}

@@ -20,8 +20,9 @@ _spec = importlib.util.spec_from_file_location(
 harness = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(harness)
 serve = harness.serve
+assets = harness.assets
 ROOT = harness.ROOT
-SHOTS = serve.CACHE / "screenshots"
+SHOTS = assets.CACHE / "screenshots"
 LOAD_S = 180  # generous: the CI machine's two cores are shared
 
 
@@ -31,14 +32,14 @@ def site():
     other checkouts sharing `.cache/wheels` are not disturbed)."""
     try:
         with tempfile.TemporaryDirectory() as tmp:
-            wheel = serve.build_wheel(Path(tmp) / "wheels")
-            mounts = {"/": ROOT / "demos", "/js_shim/": ROOT / "js_shim", "/pyodide/": serve.ensure_pyodide(),
-                      "/wheels/": wheel.parent, "/vendor/": serve.ensure_vendor(), "/data/mnist/": serve.ensure_mnist()}
+            wheel = assets.build_wheel(Path(tmp) / "wheels")
+            mounts = {"/": ROOT / "demos", "/js_shim/": ROOT / "js_shim", "/pyodide/": assets.ensure_pyodide(),
+                      "/wheels/": wheel.parent, "/vendor/": assets.ensure_vendor(), "/data/mnist/": assets.ensure_mnist()}
             srv = serve.start("127.0.0.1", 0, mounts)
             yield srv
             srv.shutdown()
             srv.server_close()
-    except serve.FetchError as e:
+    except assets.FetchError as e:
         pytest.skip(str(e))
 
 

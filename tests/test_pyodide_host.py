@@ -21,7 +21,7 @@ HOSTS = ["node", "chromium"]
 def assets():
     try:
         return harness.prepare()
-    except (harness.HarnessUnavailable, harness.serve.FetchError) as e:
+    except (harness.HarnessUnavailable, harness.assets.FetchError) as e:
         pytest.skip(str(e))
 
 
@@ -95,7 +95,7 @@ def test_without_webgpu_loader_notes_wasm_fallback(result):
 
 def test_demo_page_end_to_end(assets):
     """demos/index.html as a person sees it; the screenshot lands in .cache/screenshots/."""
-    shot = harness.serve.CACHE / "screenshots" / "demo_index.png"
+    shot = harness.assets.CACHE / "screenshots" / "demo_index.png"
     try:
         r = harness.run_demo(*assets, screenshot=shot)
     except harness.HarnessUnavailable as e:

@@ -10,6 +10,7 @@ ROOT = Path(__file__).resolve().parents[1]
 _spec = importlib.util.spec_from_file_location("jaxweb_serve", ROOT / "serve.py")
 serve = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(serve)
+assets = serve.assets
 
 
 @pytest.fixture(scope="module")
@@ -101,17 +102,17 @@ def test_cli_refuses_non_loopback_without_flag(capsys):
 
 
 def test_missing_npm_is_a_clear_fetch_error(tmp_path, monkeypatch):
-    monkeypatch.setattr(serve, "CACHE", tmp_path)
-    monkeypatch.setattr(serve.shutil, "which", lambda name: None)
-    with pytest.raises(serve.FetchError, match="npm"):
-        serve.ensure_pyodide()
+    monkeypatch.setattr(assets, "CACHE", tmp_path)
+    monkeypatch.setattr(assets.shutil, "which", lambda name: None)
+    with pytest.raises(assets.FetchError, match="npm"):
+        assets.ensure_pyodide()
 
 
 def test_wheel_is_pure_python_and_indexed(tmp_path, monkeypatch):
     import json
     import zipfile
-    monkeypatch.setattr(serve, "CACHE", tmp_path)
-    wheel = serve.build_wheel(tmp_path / "wheels")
+    monkeypatch.setattr(assets, "CACHE", tmp_path)
+    wheel = assets.build_wheel(tmp_path / "wheels")
     assert wheel.name.endswith("-py3-none-any.whl")
     assert json.loads((tmp_path / "wheels" / "index.json").read_text()) == {"jaxweb": wheel.name}
     names = zipfile.ZipFile(wheel).namelist()
@@ -126,9 +127,9 @@ def test_wheel_carries_pyodide_bytecode_and_a_snapshot(tmp_path):
     and a memory snapshot after `import jaxweb` is made beside the wheel and indexed."""
     import importlib.util
     import zipfile
-    if serve.node_for_pyodide() is None or not (serve.CACHE / f"pyodide-{serve.PYODIDE_VERSION}" / ".complete").exists():
+    if assets.node_for_pyodide() is None or not (assets.CACHE / f"pyodide-{assets.PYODIDE_VERSION}" / ".complete").exists():
         pytest.skip("Node or Pyodide not cached (bash scripts/setup_browser.sh)")
-    wheel = zipfile.ZipFile(serve.build_wheel(tmp_path / "wheels"))
+    wheel = zipfile.ZipFile(assets.build_wheel(tmp_path / "wheels"))
     names = set(wheel.namelist())
     sources = [n for n in names if n.endswith(".py")]
     assert sources and all(n + "c" in names for n in sources)
@@ -146,7 +147,7 @@ def test_wheel_carries_pyodide_bytecode_and_a_snapshot(tmp_path):
     snap = json.loads((tmp_path / "wheels" / "index.json").read_text())["snapshot"]
     data = (tmp_path / "wheels" / snap["file"]).read_bytes()
     assert data[:4] == (0x706E7300).to_bytes(4, "little")  # Pyodide's snapshot magic
-    assert snap["pyodide"] == serve.PYODIDE_VERSION and snap["bytes"] == len(data)
+    assert snap["pyodide"] == assets.PYODIDE_VERSION and snap["bytes"] == len(data)
     assert snap["wheel_sha256"] == hashlib.sha256(Path(wheel.filename).read_bytes()).hexdigest()
     assert snap["wheel_path"] == f"/lib/jaxweb_wheels/{Path(wheel.filename).name}"
 
@@ -156,7 +157,7 @@ def test_cli_serves_demos_and_prints_urls():
     import subprocess
     import sys
     import time
-    if not (serve.CACHE / f"pyodide-{serve.PYODIDE_VERSION}" / ".complete").exists():
+    if not (assets.CACHE / f"pyodide-{assets.PYODIDE_VERSION}" / ".complete").exists():
         pytest.skip("Pyodide not cached yet (bash scripts/setup_browser.sh)")
     proc = subprocess.Popen([sys.executable, str(ROOT / "serve.py"), "--port", "0", "--offline", "--no-build"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -346,9 +347,9 @@ def test_snapshot_is_gzipped_for_remote_clients_only(big_site, monkeypatch):
 def test_a_snapshot_that_cannot_be_made_is_a_warning(tmp_path, capsys):
     """The snapshot only speeds pages up: when it cannot be made (here: not a wheel), the
     build goes on without it and says so."""
-    if serve.node_for_pyodide() is None or not (serve.CACHE / f"pyodide-{serve.PYODIDE_VERSION}" / ".complete").exists():
+    if assets.node_for_pyodide() is None or not (assets.CACHE / f"pyodide-{assets.PYODIDE_VERSION}" / ".complete").exists():
         pytest.skip("Node or Pyodide not cached (bash scripts/setup_browser.sh)")
     broken = tmp_path / "jaxweb-0.1.0-py3-none-any.whl"
     broken.write_bytes(b"not a zip")
-    assert serve.build_snapshot(broken) is None
+    assert assets.build_snapshot(broken) is None
     assert "no Pyodide memory snapshot" in capsys.readouterr().err

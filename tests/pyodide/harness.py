@@ -24,6 +24,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import xml.etree.ElementTree as ET
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -48,6 +49,7 @@ def _serve_module():
 
 
 serve = _serve_module()
+assets = serve.assets
 
 
 class HarnessUnavailable(RuntimeError):
@@ -56,20 +58,20 @@ class HarnessUnavailable(RuntimeError):
 
 # ---------------------------------------------------------------- assets
 def node_binary() -> Path:
-    for p in (serve.CACHE / "node24" / "bin" / "node",):
+    for p in (assets.CACHE / "node24" / "bin" / "node",):
         if p.exists():
             return p
     raise HarnessUnavailable("Node 24 not found in .cache/node24 (run: bash scripts/setup_browser.sh)")
 
 
 def webgpu_package() -> Path | None:
-    p = serve.CACHE / "npm" / "node_modules" / "webgpu"
+    p = assets.CACHE / "npm" / "node_modules" / "webgpu"
     return p if (p / "index.js").exists() else None
 
 
 def pytest_wheels(offline: bool = False) -> list[Path]:
     """pytest and its pure-Python dependencies for Python 3.14, downloaded once."""
-    d = serve.CACHE / "pyodide-wheels"
+    d = assets.CACHE / "pyodide-wheels"
     have = sorted(d.glob("*.whl"))
     if any(w.name.startswith(f"pytest-{PYTEST_VERSION}-") for w in have):
         return have
@@ -113,8 +115,8 @@ def manifest(url_of, wheel: Path, pyodide_dir: Path, verbose: bool = False) -> d
 
 def prepare(offline: bool = False) -> tuple[Path, Path]:
     """Pyodide's core folder and a freshly built jaxweb wheel."""
-    pyodide_dir = serve.ensure_pyodide(offline)
-    wheel = serve.build_wheel(serve.CACHE / "wheels", offline)
+    pyodide_dir = assets.ensure_pyodide(offline)
+    wheel = assets.build_wheel(assets.CACHE / "wheels", offline)
     pytest_wheels(offline)
     return pyodide_dir, wheel
 
@@ -159,7 +161,7 @@ def run_chromium(pyodide_dir: Path, wheel: Path, verbose: bool = False, timeout:
     with tempfile.TemporaryDirectory() as tmp:
         mounts = {"/": ROOT / "demos", "/js_shim/": ROOT / "js_shim", "/tests/": ROOT / "tests",
                   "/pyodide/": pyodide_dir, "/wheels/": wheel.parent,
-                  "/pytest-wheels/": serve.CACHE / "pyodide-wheels", "/harness/": Path(tmp)}
+                  "/pytest-wheels/": assets.CACHE / "pyodide-wheels", "/harness/": Path(tmp)}
         driver = _chrome()
         srv = serve.start("127.0.0.1", 0, mounts)
 
@@ -248,6 +250,72 @@ def run_demo(pyodide_dir: Path, wheel: Path, screenshot: Path | None = None, tim
 
 
 HOSTS = {"node": run_node, "chromium": run_chromium}
+
+
+# ---------------------------------------------------------------- pytest-pyodide: any Pyodide
+PLAIN = HERE / "plain"
+VENV_PYTHON = assets.CACHE / "pytest-pyodide-venv" / "bin" / "python"
+#: pytest-pyodide's runtime names for the hosts
+RUNTIMES = {"node": "node", "chromium": "chrome"}
+
+
+def plain_dist(tmp: Path, wheel: Path, verbose: bool = False) -> Path:
+    """A folder pytest-pyodide serves: Pyodide as its CDN has it (micropip, pytest in the lock),
+    the jaxweb wheel with its PEP 503 index, and `jaxweb.json` for tests/pyodide/plain/conftest.py.
+    Files are hard links where they can be (real files, which Node's runtime needs)."""
+    dist = tmp / "dist"
+    for src_dir, dst_dir in ((assets.ensure_pyodide(), dist), (wheel.parent / "simple", dist / "simple")):
+        for src in src_dir.rglob("*"):
+            if src.is_file():
+                dst = dst_dir / src.relative_to(src_dir)
+                dst.parent.mkdir(parents=True, exist_ok=True)
+                try:
+                    os.link(src, dst)
+                except OSError:
+                    shutil.copy2(src, dst)
+    shutil.copy2(wheel, dist / wheel.name)
+    files = select_files()
+    (dist / "jaxweb.json").write_text(json.dumps({
+        "wheel": wheel.name, "webgpu_npm": str(webgpu_package()) if webgpu_package() else None,
+        "files": [[str(p), name] for p, name in files], "pytest_args": pytest_args(files, verbose)}))
+    return dist
+
+
+def plain_available() -> str | None:
+    """None if pytest-pyodide's venv is here, else why not."""
+    if not VENV_PYTHON.exists():
+        return f"{VENV_PYTHON} missing (run: bash scripts/setup_browser.sh)"
+    return None
+
+
+def run_plain(wheel: Path, hosts: list[str], verbose: bool = False, timeout: float = 900) -> dict:
+    """tests/pyodide/plain through pytest-pyodide in the given hosts; {test id: (outcome, text)},
+    plus "_output": pytest's own output."""
+    why = plain_available()
+    if why:
+        raise HarnessUnavailable(why)
+    env = dict(os.environ, SE_OFFLINE="true", XDG_RUNTIME_DIR=os.environ.get("XDG_RUNTIME_DIR", tempfile.gettempdir()))
+    env["PATH"] = f"{node_binary().parent}:{env.get('PATH', '')}"  # pytest-pyodide runs `node`: Node 24 (JSPI)
+    if os.path.exists(SWIFTSHADER_ICD):
+        env.setdefault("VK_ICD_FILENAMES", SWIFTSHADER_ICD)  # Dawn rejects lavapipe; SwiftShader works
+    with tempfile.TemporaryDirectory(dir=assets.CACHE) as tmp:
+        dist = plain_dist(Path(tmp), wheel, verbose)
+        xml = Path(tmp) / "junit.xml"
+        cmd = [str(VENV_PYTHON), "-m", "pytest", "-c", str(PLAIN / "pytest.ini"), "--dist-dir", str(dist),
+               "--rt", ",".join(RUNTIMES[h] for h in hosts), "--junitxml", str(xml), "-rfE", "-s",
+               "-q" if not verbose else "-v", str(PLAIN)]
+        r = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=timeout)
+        out = {"_output": r.stdout[-20000:] + r.stderr[-5000:]}
+        if not xml.exists():
+            return out
+        for case in ET.parse(xml).getroot().iter("testcase"):
+            bad = case.find("failure") if case.find("failure") is not None else case.find("error")
+            skip = case.find("skipped")
+            outcome = "failed" if bad is not None else "skipped" if skip is not None else "passed"
+            text = (bad if bad is not None else skip).get("message", "") + "\n" + ((bad if bad is not None else skip).text or "") \
+                if outcome != "passed" else (case.findtext("system-out") or "")
+            out[case.get("name")] = (outcome, text)
+    return out
 
 
 # ---------------------------------------------------------------- reporting
