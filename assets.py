@@ -236,9 +236,9 @@ def build_wheel(out: Path | None = None, offline: bool = False, bytecode: bool =
     build) out of the wheel and keeps the work tree free of build litter.
     With `bytecode`, Pyodide's .pyc files go in too (`precompile_wheel`), and a memory
     snapshot is made beside it (`build_snapshot`).
-    Writes `index.json` naming the wheel (and the snapshot), which the loader reads, a PEP 503
-    index (`simple/`: `micropip.install("jaxweb", index_urls=".../wheels/simple")`) and the
-    PyScript page's config (`pyscript.json`), all naming this wheel (`write_indexes`).
+    Writes `index.json` naming the wheel (and the snapshot), which the loader reads, and a PEP 503
+    index (`simple/`: `micropip.install("jaxweb", index_urls=".../wheels/simple")`), both
+    naming this wheel (`write_indexes`).
     """
     out = out or CACHE / "wheels"
     out.mkdir(parents=True, exist_ok=True)
@@ -280,9 +280,8 @@ def build_wheel(out: Path | None = None, offline: bool = False, bytecode: bool =
 
 
 def write_indexes(wheel: Path, snapshot: dict | None = None) -> None:
-    """Beside `wheel`: `index.json` (the loader's), `simple/` (PEP 503, what micropip and pip
-    read from an index) and `pyscript.json` (the /pyscript/ page's config: Pyodide from
-    /pyodide/, this wheel as its package)."""
+    """Beside `wheel`: `index.json` (the loader's) and `simple/` (PEP 503, what micropip and pip
+    read from an index: the /pyscript/ page's `index_urls`)."""
     out = wheel.parent
     index = {"jaxweb": wheel.name, **({"snapshot": snapshot} if snapshot else {})}
     (out / "index.json").write_text(json.dumps(index) + "\n")
@@ -295,7 +294,5 @@ def write_indexes(wheel: Path, snapshot: dict | None = None) -> None:
     (project / "index.html").write_text(
         f'<!doctype html>\n<html><body><a href="../../{name}#sha256={digest}" '
         f'data-requires-python="&gt;=3.11">{name}</a></body></html>\n')
-    config = {"interpreter": "/pyodide/pyodide.mjs", "packages": [f"/wheels/{wheel.name}"]}
-    (out / "pyscript.json").write_text(json.dumps(config) + "\n")
 
 

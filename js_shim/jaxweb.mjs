@@ -15,10 +15,18 @@
 
 import * as hostjs from './host.mjs';
 
-/** The shim's modules, {wasm, gpu, ...}: host.mjs's list, imported from beside this file. */
-const MODS = Object.fromEntries(await Promise.all(
-  hostjs.SHIM_MODULES.map(async (name) => [name, await import(`./${name}.mjs`)])));
-const { wasm, gpu, opfs } = MODS;
+let modsPromise = null;
+
+/**
+ * The shim's modules, {wasm, gpu, ...}: host.mjs's list, imported from beside this file (on
+ * first call: no top-level await here, which would make a module worker importing this file
+ * drop the messages posted to it before its handler is installed).
+ */
+export function shimModules() {
+  modsPromise ??= Promise.all(hostjs.SHIM_MODULES.map(async (name) => [name, await import(`./${name}.mjs`)]))
+    .then(Object.fromEntries);
+  return modsPromise;
+}
 
 const IS_NODE = typeof process !== 'undefined' && !!process.versions?.node && typeof window === 'undefined';
 /** The files loadPyodide() fetches: probed first so a missing one is named. */
@@ -82,7 +90,7 @@ async function exists(url) {
  * Pyodide's boot and the rest of the load, and nothing waits for it but the webgpu device.
  */
 export async function probeGPU() {
-  const { ok, note } = await hostjs.probe('webgpu', MODS);
+  const { ok, note } = await hostjs.probe('webgpu', await shimModules());
   return { gpu: ok, note };
 }
 
@@ -106,7 +114,8 @@ export async function loadJaxweb(options = {}) {
   const indexPromise = options.wheelURL ? Promise.resolve(null) : fetchIndex(base);
   const wheelPromise = fetchWheel(base, options.wheelURL, indexPromise);
   wheelPromise.catch(() => {});  // reported where it is awaited, not as an unhandled rejection
-  const gpuProbe = hostjs.probe('webgpu', MODS);  // WebGPU's adapter and device are made meanwhile too
+  const modsReady = shimModules();
+  const gpuProbe = modsReady.then((mods) => hostjs.probe('webgpu', mods));  // the GPU device is made meanwhile too
   let pyodide = options.pyodide;
   let snapshot = null;  // the snapshot's metadata once Pyodide booted from one
   if (!pyodide) {
@@ -154,9 +163,10 @@ export async function loadJaxweb(options = {}) {
   if (snapshot) afterSnapshot(pyodide);
 
   progress(0.8, 'starting wasm threads, probing WebGPU');
-  const host = await hostjs.setup(MODS, { threads: options.wasmThreads, probes: { webgpu: gpuProbe } });
+  const mods = await modsReady;
+  const host = await hostjs.setup(mods, { threads: options.wasmThreads, probes: { webgpu: gpuProbe } });
   host.snapshot = !!snapshot;
-  pyodide.registerJsModule('_jaxweb_shim', { ...MODS, host, hostjs });
+  pyodide.registerJsModule('_jaxweb_shim', { ...mods, host, hostjs });
 
   let jaxweb = null;
   if (options.importJaxweb ?? true) {
@@ -288,4 +298,3 @@ del _z
   }
 }
 
-export { wasm, gpu, opfs };

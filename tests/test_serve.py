@@ -119,12 +119,20 @@ def test_wheel_is_pure_python_and_indexed(tmp_path, monkeypatch):
     assert "jaxweb/__init__.py" in names and "jaxweb/_src/host.py" in names
     assert "jaxweb/_src/backends/wasm/runtime_pyodide.py" in names
     assert not any(n.endswith(".pyc") for n in names)  # no Pyodide in this empty cache: no bytecode
+    shim = sorted(n.removeprefix("jaxweb/js_shim/") for n in names if n.startswith("jaxweb/js_shim/"))
+    assert shim == sorted(p.name for p in (ROOT / "js_shim").iterdir() if p.suffix in (".mjs", ".py"))
+    # a PEP 503 index of it (micropip.install("jaxweb", index_urls=...)), its sha256 in the link
+    import hashlib
+    page = (tmp_path / "wheels" / "simple" / "jaxweb" / "index.html").read_text()
+    assert f'href="../../{wheel.name}#sha256={hashlib.sha256(wheel.read_bytes()).hexdigest()}"' in page
+    assert 'href="jaxweb/"' in (tmp_path / "wheels" / "simple" / "index.html").read_text()
 
 
 def test_wheel_carries_pyodide_bytecode_and_a_snapshot(tmp_path):
     """With Node and Pyodide cached, every module has a .pyc beside it (zipimport's layout,
-    what the loader imports from) compiled by Pyodide's Python 3.14, hash-based and unchecked;
-    and a memory snapshot after `import jaxweb` is made beside the wheel and indexed."""
+    what the loader imports from) and one in __pycache__ (what an unpacked install, micropip's,
+    imports from), compiled by Pyodide's Python 3.14, hash-based and unchecked; and a memory
+    snapshot after `import jaxweb` is made beside the wheel and indexed."""
     import importlib.util
     import zipfile
     if assets.node_for_pyodide() is None or not (assets.CACHE / f"pyodide-{assets.PYODIDE_VERSION}" / ".complete").exists():
@@ -133,7 +141,9 @@ def test_wheel_carries_pyodide_bytecode_and_a_snapshot(tmp_path):
     names = set(wheel.namelist())
     sources = [n for n in names if n.endswith(".py")]
     assert sources and all(n + "c" in names for n in sources)
-    assert not any("__pycache__" in n for n in names)
+    cached = [n.rsplit("/", 1) for n in sources]
+    assert all(f"{d}/__pycache__/{f[:-3]}.cpython-314.pyc" in names for d, f in cached)
+    assert b"/lib/python3.14/site-packages/jaxweb/__init__.py" in wheel.read("jaxweb/__pycache__/__init__.cpython-314.pyc")
     pyc = wheel.read("jaxweb/__init__.pyc")
     if sys.version_info[:2] == (3, 14):
         assert pyc[:4] == importlib.util.MAGIC_NUMBER

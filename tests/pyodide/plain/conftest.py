@@ -16,10 +16,12 @@ wasm threads), and Node gets `navigator.gpu` from Dawn's `webgpu` package, as No
 """
 import importlib.util
 import json
+import re
 from pathlib import Path
 
 import pytest
 from pytest_pyodide import get_global_config, spawn_web_server
+from pytest_pyodide.runner import _BrowserBaseRunner
 
 HERE = Path(__file__).resolve().parent
 _spec = importlib.util.spec_from_file_location("jaxweb_pyodide_harness_plain", HERE.parent / "harness.py")
@@ -50,6 +52,8 @@ def manifest(config) -> dict:
 
 
 def pytest_configure(config):
+    # Starting Pyodide may take longer than pytest-pyodide's 20 s on the CI's two shared cores.
+    _BrowserBaseRunner.script_timeout = 180
     cfg = get_global_config()
     cfg.set_flags("chrome", ["--js-flags=--expose-gc",
                              *[f for f in harness.CHROME_FLAGS if f not in ("--headless=new", "--no-sandbox")]])
@@ -71,8 +75,19 @@ def jaxweb_manifest(request) -> dict:
     return manifest(request.config)
 
 
-@pytest.fixture
-def urls(selenium, jaxweb_manifest) -> dict:
-    """Where this runtime reaches the wheel and the index (the test server's own URLs)."""
-    base = selenium.base_url
+@pytest.fixture(scope="session")
+def readme_block():
+    """The README's code block after the marker `<!-- NAME ...-->`, of language `lang`."""
+    text = (harness.ROOT / "README.md").read_text()
+
+    def block(name: str, lang: str) -> str:
+        return re.search(rf"<!-- {name}[^>]*-->\n```{lang}\n(.*?)```", text, re.S).group(1)
+    return block
+
+
+@pytest.fixture(scope="session")
+def urls(web_server_main, jaxweb_manifest) -> dict:
+    """Where the runtimes reach the wheel and the index (the test server's own URLs)."""
+    hostname, port, _ = web_server_main
+    base = f"http://{hostname}:{port}"
     return {"wheel": f"{base}/{jaxweb_manifest['wheel']}", "index": f"{base}/simple"}

@@ -157,3 +157,27 @@ def test_in_pyodide_subset(selenium, urls, jaxweb_manifest, tmp_path_factory):
     print(f"{selenium.browser}: {passed} passed, {len(failed)} failed in Pyodide")
     assert not failed and res["exitcode"] == 0, "\n\n".join(failed) or res
     assert passed >= 100
+
+
+@run_in_pyodide(packages=["micropip"])
+async def _run_cell(selenium, code, index_url):
+    """`code` as a notebook cell (top-level await), micropip's default index pointed at ours."""
+    import contextlib
+    import io
+
+    import micropip
+    from pyodide.code import eval_code_async
+    micropip.set_index_urls([index_url])
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        await eval_code_async(code, {})
+    return out.getvalue()
+
+
+def test_readme_notebook_cell(selenium, urls, readme_block):
+    """The README's cell for JupyterLite, marimo and `runPythonAsync`, as written."""
+    text = _run_cell(selenium, readme_block("readme-pyodide", "python"), urls["index"])
+    lines = text.splitlines()
+    assert lines[0] == "[WasmDevice(id=0)]" and lines[-2:] == ["[[ 5. 14.]", " [14. 50.]]"], text
+    loss, grad, _ = _expected()
+    assert float(lines[1]) == pytest.approx(loss, rel=1e-5), text
