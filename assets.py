@@ -72,11 +72,17 @@ def npm_fetch(spec: str, dest: Path, offline: bool) -> Path:
     return dest
 
 
+#: What JupyterLite's Pyodide kernel loads from Pyodide's lock: IPython, jedi and theirs.
+JUPYTERLITE_PACKAGES = ("ipython", "asttokens", "decorator", "executing", "matplotlib-inline", "prompt-toolkit",
+                        "pure-eval", "six", "stack-data", "traitlets", "wcwidth", "jedi", "parso")
 #: Pyodide packages in the served distribution beyond its core: micropip (what every Pyodide
-#: app installs packages with) and pytest with what it needs (the in-Pyodide tests), at the
-#: versions Pyodide's lock names, from PyPI. PyPI's wheels are not byte for byte Pyodide's
-#: rebuilt ones, so the served lock carries their own sha256.
-PYODIDE_PACKAGES = ("micropip", "pytest", "iniconfig", "packaging", "pluggy", "pygments", "tblib")
+#: app installs packages with), pytest with what it needs (the in-Pyodide tests) and what
+#: JupyterLite's kernel needs, at the versions Pyodide's lock names, from PyPI. PyPI's wheels
+#: are not byte for byte Pyodide's rebuilt ones, so the served lock carries their own sha256.
+PYODIDE_PACKAGES = ("micropip", "pytest", "iniconfig", "packaging", "pluggy", "pygments", "tblib",
+                    *JUPYTERLITE_PACKAGES)
+#: JupyterLite's kernel also installs comm, which Pyodide's lock lacks: the site serves it.
+COMM = "comm==0.2.3"
 #: Dependencies that Pyodide's lock names but Python 3.14 does not need (and PyPI lacks as
 #: wheels): the served lock lists these instead.
 LOCK_DEPENDS = {"pytest": ["iniconfig", "packaging", "pluggy", "pygments"]}
@@ -91,26 +97,38 @@ def ensure_pyodide_core(offline: bool = False) -> Path:
     return d
 
 
-def pyodide_packages(core: Path, offline: bool = False) -> dict[str, Path]:
-    """The wheels of PYODIDE_PACKAGES at the lock's versions, downloaded once from PyPI."""
-    lock = json.loads((core / "pyodide-lock.json").read_text())["packages"]
+def pypi_wheels(specs: list[str], offline: bool = False) -> list[Path]:
+    """Pure-Python wheels (`name==version`) for Pyodide's Python 3.14, downloaded once from PyPI."""
     d = CACHE / "pyodide-packages"
-    want = {name: d / lock[name]["file_name"] for name in PYODIDE_PACKAGES}
-    missing = [name for name, path in want.items() if not path.exists()]
+
+    def found(spec: str) -> Path | None:
+        name, version = spec.split("==")
+        stem = name.replace("-", "_").lower()
+        return next((w for w in d.glob("*.whl") if w.name.lower().startswith(f"{stem}-{version}-")), None)
+    missing = [spec for spec in specs if found(spec) is None]
     if missing and offline:
         raise FetchError(f"no {', '.join(missing)} wheels in {d} (run once online)")
     if missing:
         d.mkdir(parents=True, exist_ok=True)
         r = subprocess.run([sys.executable, "-m", "pip", "download", "-q", "--no-deps", "--only-binary=:all:",
                             "--python-version", "3.14", "--implementation", "py", "--abi", "none",
-                            "--platform", "any", "--disable-pip-version-check", "-d", str(d),
-                            *[f"{name}=={lock[name]['version']}" for name in missing]],
+                            "--platform", "any", "--disable-pip-version-check", "-d", str(d), *missing],
                            capture_output=True, text=True)
-        still = [name for name in missing if not want[name].exists()]
+        still = [spec for spec in missing if found(spec) is None]
         if r.returncode != 0 or still:
-            raise FetchError(f"pip download of Pyodide's {', '.join(still or missing)} failed: "
+            raise FetchError(f"pip download of {', '.join(still or missing)} failed: "
                              f"{(r.stderr or r.stdout).strip()[-600:]}")
-    return want
+    return [found(spec) for spec in specs]
+
+
+def pyodide_packages(core: Path, offline: bool = False) -> dict[str, Path]:
+    """The wheels of PYODIDE_PACKAGES at the lock's versions, by their lock names."""
+    lock = json.loads((core / "pyodide-lock.json").read_text())["packages"]
+    wheels = pypi_wheels([f"{name}=={lock[name]['version']}" for name in PYODIDE_PACKAGES], offline)
+    for name, wheel in zip(PYODIDE_PACKAGES, wheels):
+        if wheel.name != lock[name]["file_name"]:
+            raise FetchError(f"PyPI's {wheel.name} is not the lock's {lock[name]['file_name']}")
+    return dict(zip(PYODIDE_PACKAGES, wheels))
 
 
 def ensure_pyodide(offline: bool = False) -> Path:
@@ -138,6 +156,29 @@ def ensure_pyodide(offline: bool = False) -> Path:
     shutil.rmtree(dist, ignore_errors=True)
     part.rename(dist)
     return dist
+
+
+JUPYTERLITE_VENV = CACHE / "jupyterlite-venv"  # jupyterlite-core and -pyodide-kernel (setup_browser.sh)
+
+
+def build_jupyterlite(wheel: Path, out: Path, offline: bool = False) -> Path:
+    """A JupyterLite site (its REPL app) whose Pyodide kernel runs on `ensure_pyodide()`'s
+    distribution, with `wheel` (and comm) in its piplite index: `%pip install jaxweb` works
+    offline. `jupyter lite build` from JUPYTERLITE_VENV; returns `out`."""
+    jupyter = JUPYTERLITE_VENV / "bin" / "jupyter"
+    if not jupyter.exists():
+        raise FetchError(f"{jupyter} missing (run: bash scripts/setup_browser.sh)")
+    dist, comm = ensure_pyodide(offline), pypi_wheels([COMM], offline)[0]
+    with tempfile.TemporaryDirectory(dir=CACHE) as tmp:
+        tarball = Path(tmp) / "pyodide.tar.bz2"  # the name the kernel's addon unpacks as expected
+        with tarfile.open(tarball, "w:bz2", compresslevel=1) as tf:
+            tf.add(dist, arcname="pyodide")
+        r = subprocess.run([str(jupyter), "lite", "build", "--apps", "repl", "--pyodide", str(tarball),
+                            "--piplite-wheels", str(wheel), "--piplite-wheels", str(comm), "--output-dir", str(out)],
+                           cwd=tmp, capture_output=True, text=True, timeout=600)
+    if r.returncode != 0 or not (out / "jupyter-lite.json").exists():
+        raise FetchError(f"jupyter lite build failed: {(r.stderr or r.stdout).strip()[-800:]}")
+    return out
 
 
 def ensure_pyscript(offline: bool = False) -> Path:

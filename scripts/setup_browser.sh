@@ -7,7 +7,8 @@
 #     CodeMirror/uPlot bundle (serve.py --fetch-only: assets.py, scripts/vendor_pages.py),
 #     `webgpu` (Dawn for Node) into .cache/npm
 #   - selenium and `wheel` for CPython; pytest-pyodide (Pyodide's test runner, which needs
-#     pytest < 9) in its own venv, .cache/pytest-pyodide-venv, beside the suite's pytest
+#     pytest < 9) in its own venv, .cache/pytest-pyodide-venv, beside the suite's pytest;
+#     jupyterlite-core + jupyterlite-pyodide-kernel in .cache/jupyterlite-venv
 # A step that fails is reported and the others still run; the exit status is 1
 # then (tests/test_pyodide_host.py skips a host that is missing, naming it).
 set -uo pipefail
@@ -72,6 +73,16 @@ if ! "$VENV/bin/python" -c "import pytest_pyodide, pexpect" 2>/dev/null; then
     "$VENV/bin/python" -m pip install -q --disable-pip-version-check --no-deps pytest-pyodide==0.59.2 pexpect ptyprocess; } 2>&1 |
     grep -v -E "^WARNING: (Location|Running pip)"
   "$VENV/bin/python" -c "import pytest_pyodide, pexpect" 2>/dev/null || fail "pytest-pyodide venv"
+fi
+
+# 7. JupyterLite's site builder and Pyodide kernel (tests/test_jupyterlite.py builds a site offline)
+JLVENV="$CACHE/jupyterlite-venv"
+if ! "$JLVENV/bin/jupyter" lite --version >/dev/null 2>&1; then
+  say "jupyterlite-core and jupyterlite-pyodide-kernel 0.8.6 into $JLVENV"
+  { $PY -m venv "$JLVENV" &&
+    "$JLVENV/bin/python" -m pip install -q --disable-pip-version-check jupyterlite-core==0.8.6 \
+      jupyterlite-pyodide-kernel==0.8.6; } 2>&1 | grep -v -E "^WARNING: (Location|Running pip)"
+  "$JLVENV/bin/jupyter" lite --version >/dev/null 2>&1 || fail "jupyterlite venv"
 fi
 
 if ((${#failed[@]})); then
