@@ -9,7 +9,8 @@ loaded (jaxweb's own and all), and does the same for a first computation
 (`(jnp.arange(3) * 2).tolist()`: the device starts, its runtime and code generator load).
 For a wheel that predates jaxweb's self-registering shim (the baseline), the loader's
 extra step after the import (`host.select_pyodide_runtimes()`, which imported the wasm
-backend at once) is counted in the import, as every page paid it. Medians of the rounds.
+backend at once) is counted in the import, as every page paid it; "(import only)" is the
+count without it. Medians of the rounds.
 """
 from __future__ import annotations
 
