@@ -35,8 +35,11 @@ def site():
         with tempfile.TemporaryDirectory() as tmp:
             wheel = assets.build_wheel(Path(tmp) / "wheels")
             mounts = {"/": ROOT / "demos", "/js_shim/": ROOT / "js_shim", "/pyodide/": assets.ensure_pyodide(),
-                      "/wheels/": wheel.parent, "/vendor/": assets.ensure_vendor(), "/data/mnist/": assets.ensure_mnist(),
-                      "/pyscript-core/": assets.ensure_pyscript()}
+                      "/wheels/": wheel.parent, "/vendor/": assets.ensure_vendor(), "/data/mnist/": assets.ensure_mnist()}
+            try:  # only the /pyscript/ page needs it
+                mounts["/pyscript-core/"] = assets.ensure_pyscript()
+            except assets.FetchError as e:
+                print(f"note: {e}")
             srv = serve.start("127.0.0.1", 0, mounts)
             yield srv
             srv.shutdown()
@@ -243,6 +246,8 @@ def test_pyscript_page(site, browser):
     jaxweb in `packages` (micropip from serve.py's PEP 503 index), and the page shows a
     jitted value_and_grad computed on the wasm device, with no jaxweb code in the page."""
     import math
+    if "/pyscript-core/" not in site.mounts:
+        pytest.skip("PyScript is not cached (bash scripts/setup_browser.sh)")
     browser.get(site.url + "pyscript/")
     raw = wait_for(browser, "document.getElementById('out').dataset.result")
     r = json.loads(raw)
