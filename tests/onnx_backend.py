@@ -74,7 +74,7 @@ def run_case(case, platform: str = "wasm") -> str:
     from onnx.backend.test.runner import Runner  # noqa: PLC0415
     try:
         rep = JaxwebRep(case.model, platform)
-    except NotImplementedError as e:
+    except jaxweb.onnx.Unsupported as e:
         return f"unsupported: {str(e).splitlines()[0][:200]}"
     except Exception as e:  # noqa: BLE001
         return f"error: load: {type(e).__name__}: {str(e).splitlines()[0][:200] if str(e) else ''}"
@@ -84,7 +84,7 @@ def run_case(case, platform: str = "wasm") -> str:
             Runner.assert_similar_outputs([_np(x) for x in expected], got, rtol=case.rtol, atol=case.atol)
     except AssertionError as e:
         return f"fail: {' '.join(str(e).split())[:200]}"
-    except NotImplementedError as e:
+    except jaxweb.onnx.Unsupported as e:
         return f"unsupported: {str(e).splitlines()[0][:200]}"
     except Exception as e:  # noqa: BLE001
         return f"error: {type(e).__name__}: {' '.join(str(e).split())[:200]}"

@@ -64,7 +64,7 @@ def _transpose_pads(node, in_sizes, kernel, strides, dilations, out_pad) -> list
         out_shape = list(out_shape)[-k:]
         pads = []
         for n, kk, s, d, op_, o in zip(in_sizes, kernel, strides, dilations, out_pad, out_shape):
-            total = max(s * (n - 1) + op_ + (kk - 1) * d + 1 - o, 0)
+            total = s * (n - 1) + op_ + (kk - 1) * d + 1 - o  # negative: the output grows
             half = total // 2
             pads.append((half, total - half) if mode == "SAME_UPPER" else (total - half, half))
         return pads

@@ -21,8 +21,9 @@ def _source_coord(mode: str, x: int, scale: float, n_in: int, n_out: int, roi: t
         return center * (1 - adjust) + (x + 0.5) / scale - 0.5
     if mode == "pytorch_half_pixel":
         return (x + 0.5) / scale - 0.5 if n_out > 1 else 0.0
-    if mode == "align_corners":
-        return 0.0 if n_out == 1 else x * (n_in - 1) / (n_out - 1)
+    if mode == "align_corners":  # the unrounded output length when scales were given
+        n_f = n_in * scale
+        return 0.0 if n_out == 1 or n_f == 1 else x * (n_in - 1) / (n_f - 1)
     if mode == "asymmetric":
         return x / scale
     if mode == "tf_crop_and_resize":

@@ -286,7 +286,8 @@ def _space_to_depth(node, x):
     x = arr(x)
     b = node.attr("blocksize")
     n, c, h, w = x.shape
-    y = x.reshape(n, c, h // b, b, w // b, b).transpose(0, 3, 5, 1, 2, 4)
+    y = x.reshape(n, c, h // b, b, w // b, b)
+    y = y.transpose(0, 1, 3, 5, 2, 4) if node.attr("mode", "DCR") == "CRD" else y.transpose(0, 3, 5, 1, 2, 4)
     return y.reshape(n, c * b * b, h // b, w // b)
 
 

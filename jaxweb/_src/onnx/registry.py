@@ -57,7 +57,8 @@ def lookup(domain: str, name: str, opset: int) -> OpDef | None:
 
 
 def _load_families() -> None:
-    from . import ops_control, ops_elementwise, ops_index, ops_nn, ops_reduce, ops_shape  # noqa: F401,PLC0415
+    from . import (ops_control, ops_elementwise, ops_index, ops_misc, ops_nn, ops_reduce,  # noqa: F401,PLC0415
+                   ops_shape, ops_transformer)
 
 
 def supported_ops() -> dict[str, list[int]]:

@@ -18,6 +18,7 @@ from jaxweb._src import dtypes, hostdata
 from jaxweb._src.array import array_from_bytes
 
 from .protobuf import decode
+from .registry import Unsupported
 from .schema import TENSOR
 
 #: TensorProto.DataType -> jaxweb dtype (None: a type jaxweb has no arrays of)
@@ -40,7 +41,7 @@ def onnx_dtype(code: int, what: str = "tensor") -> dtypes.DType:
     """The jaxweb dtype of an ONNX element type, or a clear error for one it lacks."""
     dt = DTYPES.get(code)
     if dt is None:
-        raise NotImplementedError(f"jaxweb.onnx: {what} has element type "
+        raise Unsupported(f"jaxweb.onnx: {what} has element type "
                                   f"{DTYPE_NAMES.get(code, code)}, which jaxweb has no arrays of")
     return dt
 
