@@ -66,8 +66,9 @@ def case_op(case) -> str:
     ops = sorted({n.op_type for n in case.model.graph.node})
     if len(ops) == 1:
         return ops[0]
-    main = [n.op_type for n in case.model.graph.node if n.op_type.lower() in case.name.replace("_", "")]
-    return main[0] if main else "+".join(ops)
+    stem = case.name.replace("_", "").lower()
+    main = sorted((n for n in ops if n.lower() in stem), key=len)
+    return main[-1] if main else "+".join(ops)
 
 
 def run_case(case, platform: str = "wasm") -> str:
@@ -95,3 +96,52 @@ def _np(x):
     if isinstance(x, onnx.TensorProto):
         return onnx.numpy_helper.to_array(x)
     return x
+
+
+_CASES: list = []
+
+
+def node_cases() -> list:
+    """ONNX's node test cases (generated in memory by the onnx wheel; cached)."""
+    if not _CASES:
+        import warnings  # noqa: PLC0415
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            from onnx.backend.test.case.node import collect_testcases  # noqa: PLC0415
+            _CASES.extend(collect_testcases(None))
+    return _CASES
+
+
+LIGHT = ("bvlc_alexnet", "squeezenet", "shufflenet", "zfnet512", "densenet121", "inception_v1",
+         "inception_v2", "resnet50", "vgg19")
+
+
+def light_case(name: str) -> tuple:
+    """(ModelProto, inputs, expected output) of one of the wheel's light models: the input is
+    the runner's deterministic dummy data, the output the one the wheel ships."""
+    import os  # noqa: PLC0415
+    from onnx.backend.test.runner import Runner  # noqa: PLC0415
+    path = os.path.join(os.path.dirname(onnx.__file__), "backend", "test", "data", "light", f"light_{name}")
+    model = onnx.load(path + ".onnx")
+    inits = {i.name for i in model.graph.initializer}
+    inputs = [Runner.generate_dummy_data(x) for x in model.graph.input if x.name not in inits]
+    expected = onnx.numpy_helper.to_array(onnx.load_tensor(path + "_output_0.pb"))
+    return model, inputs, expected
+
+
+def run_light(platform: str, names=LIGHT):
+    """(name, status, seconds) for each light model, compared with ONNX's tolerances."""
+    import time  # noqa: PLC0415
+    from onnx.backend.test.runner import Runner  # noqa: PLC0415
+    for name in names:
+        t = time.time()
+        model, inputs, expected = light_case(name)
+        try:
+            got = JaxwebRep(model, platform).run(inputs)
+            Runner.assert_similar_outputs([expected], got[:1], rtol=1e-3, atol=1e-7)
+            status = "pass"
+        except AssertionError as e:
+            status = f"fail: {' '.join(str(e).split())[:200]}"
+        except Exception as e:  # noqa: BLE001
+            status = f"error: {type(e).__name__}: {' '.join(str(e).split())[:200]}"
+        yield name, status, time.time() - t

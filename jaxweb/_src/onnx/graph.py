@@ -117,16 +117,29 @@ class Graph:
     def static_inputs(self) -> list[str]:
         """Graph inputs whose values must be known at trace time: they reach an operand that
         must be static (a Reshape's shape, a reduction's axes), directly or through
-        operators that fold on the host. Jitted calls treat them as static arguments."""
+        operators that fold on the host (subgraphs included). Jitted calls treat them as
+        static arguments."""
+        needed = self.needs_static()
+        return [i.name for i in self.inputs if i.name in needed]
+
+    def needs_static(self) -> set:
+        """Names (this graph's or outer ones) whose values must be static here."""
         needed: set = set()
         for node in reversed(self.nodes):
             d = node.opdef
             for i in getattr(d, "static", ()):
                 if i < len(node.inputs) and node.inputs[i]:
                     needed.add(node.inputs[i])
-            if getattr(d, "host", None) is not None and any(o in needed for o in node.outputs):
+            if (getattr(d, "host", None) is not None or d.scope) and any(o in needed for o in node.outputs):
                 needed.update(n for n in node.inputs if n)
-        return [i.name for i in self.inputs if i.name in needed]
+            for v in node.attrs.values():
+                for sub in (v if isinstance(v, list) else [v]):
+                    if isinstance(sub, Graph):
+                        needed |= sub.needs_static() - sub.defined()
+        return needed
+
+    def defined(self) -> set:
+        return {o for n in self.nodes for o in n.outputs} | {i.name for i in self.inputs} | set(self.initializers)
 
     def dynamic_shapes(self) -> bool:
         """Whether an output shape depends on values (NonZero): such graphs run eagerly."""

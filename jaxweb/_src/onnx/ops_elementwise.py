@@ -236,8 +236,8 @@ def _cast_to(x: Any, dt: dtypes.DType) -> Any:
     return astype(x, dt)
 
 
-def _host_cast(node, x):
-    dt = to_dtype(node.attr("to"))
+def _host_cast(node, x, like=None):
+    dt = to_dtype(node.attr("to")) if like is None else like.dtype
     if x.dtype.kind == "f" and dt.kind in "iu" and any(math.isnan(v) or math.isinf(v) for v in x.values):
         return None
     conv = (lambda v: v != 0) if dt.kind == "b" else (lambda v: v)
@@ -245,4 +245,4 @@ def _host_cast(node, x):
 
 
 op("Cast", host=_host_cast)(lambda node, x: _cast_to(x, to_dtype(node.attr("to"))))
-op("CastLike")(lambda node, x, like: _cast_to(x, dtype_of(like)))
+op("CastLike", host=_host_cast)(lambda node, x, like: _cast_to(x, dtype_of(like)))

@@ -58,7 +58,7 @@ def lookup(domain: str, name: str, opset: int) -> OpDef | None:
 
 def _load_families() -> None:
     from . import (ops_control, ops_elementwise, ops_index, ops_misc, ops_nn, ops_reduce,  # noqa: F401,PLC0415
-                   ops_shape, ops_transformer)
+                   ops_quant, ops_rnn, ops_shape, ops_transformer)
 
 
 def supported_ops() -> dict[str, list[int]]:
