@@ -185,8 +185,12 @@ def export_minilm(out: Path, batch=2, tokens=8):
     bert = BertModel.from_pretrained(str(minilm_dir()), add_pooling_layer=False, attn_implementation="eager").eval()
 
     class Embed(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.bert = bert
+
         def forward(self, input_ids, attention_mask):
-            h = bert(input_ids=input_ids, attention_mask=attention_mask,
+            h = self.bert(input_ids=input_ids, attention_mask=attention_mask,
                      token_type_ids=torch.zeros_like(input_ids)).last_hidden_state
             m = attention_mask.unsqueeze(-1).to(h.dtype)
             return torch.nn.functional.normalize((h * m).sum(1) / m.sum(1).clamp(min=1e-9), p=2.0, dim=1)
