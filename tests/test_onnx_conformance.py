@@ -92,9 +92,18 @@ def test_light_models_on_wasm(name):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("name", ["shufflenet", "zfnet512", "densenet121", "inception_v1", "inception_v2",
-                                  "resnet50", "vgg19"])
+@pytest.mark.parametrize("name", ["shufflenet", "zfnet512", "inception_v1", "densenet121"])
 def test_big_light_models_on_wasm(name):
+    [(got_name, status, _)] = list(run_light("wasm", [name]))
+    assert status == "pass", status
+
+
+# 30-140 s each on the wasm device here (VGG-19: 20 GFLOP of 224x224 convolutions): CI skips them;
+# `JAXWEB_ONNX_ALL_LIGHT=1` or scripts/onnx_conformance.py --light runs them.
+@pytest.mark.slow
+@pytest.mark.skipif(os.environ.get("JAXWEB_ONNX_ALL_LIGHT") != "1", reason="JAXWEB_ONNX_ALL_LIGHT=1 runs it")
+@pytest.mark.parametrize("name", ["inception_v2", "resnet50", "vgg19"])
+def test_biggest_light_models_on_wasm(name):
     [(got_name, status, _)] = list(run_light("wasm", [name]))
     assert status == "pass", status
 
