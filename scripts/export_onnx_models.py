@@ -243,20 +243,16 @@ def main() -> int:
         return 0
     want = set(a.only.split(",")) if a.only else {"resnet18", "mobilenet", "gpt_step", "minilm"}
     g = torch.Generator().manual_seed(1)
-    if "resnet18" in want:
-        torch.manual_seed(0)
-        m = resnet18(64, 1000) if a.full else resnet18(8, 10)
-        _randomize_bn(m, 0)
-        size = (1, 3, 224, 224) if a.full else (2, 3, 64, 64)
-        _export(m, (torch.randn(size, generator=g),), out / "resnet18.onnx", ["images"], ["logits"],
-                {"images": {0: "batch"}, "logits": {0: "batch"}})
-    if "mobilenet" in want:
-        torch.manual_seed(0)
-        m = mobilenet(1.0, 1000) if a.full else mobilenet(0.25, 10)
-        _randomize_bn(m, 1)
-        size = (1, 3, 224, 224) if a.full else (2, 3, 64, 64)
-        _export(m, (torch.randn(size, generator=g),), out / "mobilenet.onnx", ["images"], ["logits"],
-                {"images": {0: "batch"}, "logits": {0: "batch"}})
+    cnns = {"resnet18": (lambda: resnet18(64, 1000), lambda: resnet18(8, 10)),
+            "mobilenet": (lambda: mobilenet(1.0, 1000), lambda: mobilenet(0.25, 10))}
+    for seed, (name, (full, small)) in enumerate(cnns.items()):
+        if name in want:
+            torch.manual_seed(0)
+            m = full() if a.full else small()
+            _randomize_bn(m, seed)
+            size = (1, 3, 224, 224) if a.full else (2, 3, 64, 64)
+            _export(m, (torch.randn(size, generator=g),), out / f"{name}.onnx", ["images"], ["logits"],
+                    {"images": {0: "batch"}, "logits": {0: "batch"}})
     if "gpt_step" in want:
         torch.manual_seed(0)
         m, cache = gpt_step()

@@ -112,9 +112,12 @@ def _pool_geometry(node, x):
     return kernel, strides, dilations, [(pb, pe, 0) for pb, pe in pads]
 
 
-def _full_window(kernel, strides, dilations):
+def _pool_window(node, x):
+    """reduce_window's (window, strides, dilations, padding) for a pooling node over NC..."""
+    kernel, strides, dilations, pads = _pool_geometry(node, x)
     one = (1, 1)
-    return (one + tuple(kernel), one + tuple(strides), one + tuple(dilations))
+    padding = ((0, 0), (0, 0)) + tuple((pb, pe + extra) for pb, pe, extra in pads)
+    return one + tuple(kernel), one + tuple(strides), one + tuple(dilations), padding
 
 
 def _lowest(dt):
@@ -124,14 +127,12 @@ def _lowest(dt):
 @op("MaxPool")
 def _max_pool(node, x):
     x = arr(x)
-    kernel, strides, dilations, pads = _pool_geometry(node, x)
-    win, st, dil = _full_window(kernel, strides, dilations)
-    padding = ((0, 0), (0, 0)) + tuple((pb, pe + extra) for pb, pe, extra in pads)
+    win, st, dil, padding = _pool_window(node, x)
     y = lax.reduce_window(x, jnp.asarray(_lowest(x.dtype), x.dtype), lax.max, win, st, padding,
                           window_dilation=dil)
     if len(node.outputs) < 2 or not node.outputs[1]:
         return y
-    return y, _max_pool_indices(node, x, kernel, strides, dilations, pads, y.shape)
+    return y, _max_pool_indices(node, x, *_pool_geometry(node, x), y.shape)
 
 
 def _max_pool_indices(node, x, kernel, strides, dilations, pads, out_shape):
@@ -140,7 +141,6 @@ def _max_pool_indices(node, x, kernel, strides, dilations, pads, out_shape):
         raise unsupported(node, "storage_order=1 (column-major indices)")
     padding = [(0, 0, 0), (0, 0, 0)] + [(pb, pe + extra, 0) for pb, pe, extra in pads]
     xp = lax.pad(x, jnp.asarray(_lowest(x.dtype), x.dtype), padding)
-    sizes = x.shape[2:]
     flat = jnp.arange(math.prod(x.shape)).reshape(x.shape)
     fp = lax.pad(flat, jnp.asarray(-1, flat.dtype), padding)
     best_v = best_i = None
@@ -153,7 +153,6 @@ def _max_pool_indices(node, x, kernel, strides, dilations, pads, out_shape):
         else:
             take = v > best_v
             best_v, best_i = jnp.where(take, v, best_v), jnp.where(take, i, best_i)
-    del sizes
     return best_i.astype(canon(dtypes.int64))
 
 
@@ -167,9 +166,8 @@ def _offsets(kernel):
 @op("AveragePool")
 def _avg_pool(node, x):
     x = arr(x)
-    kernel, strides, dilations, pads = _pool_geometry(node, x)
-    win, st, dil = _full_window(kernel, strides, dilations)
-    padding = ((0, 0), (0, 0)) + tuple((pb, pe + extra) for pb, pe, extra in pads)
+    win, st, dil, padding = _pool_window(node, x)
+    pads = _pool_geometry(node, x)[3]
     total = lax.reduce_window(x, jnp.zeros((), x.dtype), lax.add, win, st, padding, window_dilation=dil)
     ones = jnp.ones((1, 1) + tuple(x.shape[2:]), x.dtype)
     if node.attr("count_include_pad", 0):  # explicit pads count, ceil_mode's extra ones do not
@@ -183,9 +181,7 @@ def _avg_pool(node, x):
 def _lp_pool(node, x):
     x = arr(x)
     p = node.attr("p", 2)
-    kernel, strides, dilations, pads = _pool_geometry(node, x)
-    win, st, dil = _full_window(kernel, strides, dilations)
-    padding = ((0, 0), (0, 0)) + tuple((pb, pe + extra) for pb, pe, extra in pads)
+    win, st, dil, padding = _pool_window(node, x)
     s = lax.reduce_window(jnp.abs(x) ** p, jnp.zeros((), x.dtype), lax.add, win, st, padding, window_dilation=dil)
     return s ** (1.0 / p)
 

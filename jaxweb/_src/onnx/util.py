@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from typing import Any
 
-import jaxweb.numpy as jnp
+import jaxweb.lax as lax
 from jaxweb._src import dtypes
 
 from .tensors import HostTensor, onnx_dtype
@@ -18,9 +18,6 @@ def dtype_of(x: Any) -> dtypes.DType:
     """The element type a value has in the graph (a HostTensor keeps its ONNX dtype)."""
     return x.dtype if isinstance(x, HostTensor) else dtypes.dtype(x.dtype)
 
-
-def shape_of(x: Any) -> tuple:
-    return tuple(x.shape)
 
 
 def canon(dt: dtypes.DType) -> dtypes.DType:
@@ -50,24 +47,10 @@ def astype(x: Any, dt: dtypes.DType) -> Any:
     return x if dtypes.dtype(x.dtype) is dt else x.astype(dt)
 
 
-def ints_of(x: Any) -> list[int]:
-    """The integers of a static input (a HostTensor)."""
-    return x.ints()
-
-
-def host(dt: dtypes.DType, shape: tuple, values: list) -> HostTensor:
-    return HostTensor.of(values, dt, shape)
 
 
 def broadcast_shapes(*shapes: tuple) -> tuple:
-    rank = max((len(s) for s in shapes), default=0)
-    out = []
-    for i in range(rank):
-        dims = {s[i - rank + len(s)] for s in shapes if i - rank + len(s) >= 0} - {1}
-        if len(dims) > 1:
-            raise ValueError(f"shapes {shapes} do not broadcast")
-        out.append(dims.pop() if dims else 1)
-    return tuple(out)
+    return tuple(lax.broadcast_shapes(*shapes))
 
 
 def broadcast_flat(t: HostTensor, shape: tuple) -> list:
@@ -91,7 +74,3 @@ def broadcast_flat(t: HostTensor, shape: tuple) -> list:
             off += k * strides[i]
         out.append(vals[off])
     return out
-
-
-def zeros_like_dtype(dt: dtypes.DType) -> Any:
-    return jnp.zeros((), canon(dt))
