@@ -193,3 +193,63 @@ def _reverse_sequence(node, x, lens):
     t = steps.reshape(shape_t)
     src = jnp.where(t < n, n - 1 - t, t)
     return jnp.take_along_axis(x, jnp.broadcast_to(src, x.shape), axis=t_ax)
+
+
+def _unique_rows(x: HostTensor, a):
+    """Unique's keys: the flat values (axis None) or the slices along `a`, as tuples."""
+    if a is None:
+        return [(v,) for v in x.values], None
+    a = axis(a, x.ndim)
+    outer, dim, inner = math.prod(x.shape[:a]), x.shape[a], math.prod(x.shape[a + 1:])
+    vals = x.values
+    return [tuple(vals[(o * dim + i) * inner + j] for o in range(outer) for j in range(inner))
+            for i in range(dim)], a
+
+
+def _unique(node, x):
+    """Unique's four outputs; the output shape depends on the values, so the input must be
+    concrete (a static value, or an array outside jit)."""
+    x = x if isinstance(x, HostTensor) else HostTensor(dtypes.dtype(x.dtype), x.shape, values=x.reshape(-1).tolist())
+    rows, a = _unique_rows(x, node.attr("axis"))
+    first: dict = {}
+    for i, r in enumerate(rows):
+        first.setdefault(r, i)
+    keys = sorted(first) if node.attr("sorted", 1) else list(first)
+    where = {k: j for j, k in enumerate(keys)}
+    counts = [0] * len(keys)
+    for r in rows:
+        counts[where[r]] += 1
+    idx = [first[k] for k in keys]
+    if a is None:
+        y = HostTensor(x.dtype, (len(keys),), values=[k[0] for k in keys])
+    else:
+        y = jnp.take(x.array(), jnp.asarray(idx, jnp.int32), axis=a)
+    ints = [HostTensor(INT64, (len(v),), values=v) for v in (idx, [where[r] for r in rows], counts)]
+    return (y, *ints)
+
+
+op("Unique", since=11, host=_unique)(_unique)
+
+
+@op("MaxUnpool", since=9, static=(2,))
+def _max_unpool(node, x, idx, shape=None):
+    """Indices address the unpooled tensor of the default size (what MaxPool saw); with an
+    output_shape the values land at the same coordinates of the larger output."""
+    x, idx = arr(x), arr(idx)
+    kernel, k = node.attr("kernel_shape"), len(node.attr("kernel_shape"))
+    strides = node.attr("strides") or [1] * k
+    pads = node.attr("pads") or [0] * (2 * k)
+    default = tuple(x.shape[:2]) + tuple((n - 1) * s + kk - pads[i] - pads[i + k] for i, (n, s, kk) in
+                                         enumerate(zip(x.shape[2:], strides, kernel)))
+    out = tuple(shape.ints()) if shape is not None else default
+    flat_idx = idx.reshape(-1)
+    if out != default:
+        coords, rem = [], flat_idx
+        for d in reversed(default):
+            coords.append(rem % d)
+            rem = rem // d
+        flat_idx = 0
+        for c, d in zip(reversed(coords), out):
+            flat_idx = flat_idx * d + c
+    flat = jnp.zeros((math.prod(out),), x.dtype).at[flat_idx].set(x.reshape(-1))
+    return flat.reshape(out)
