@@ -65,7 +65,7 @@ WEBGPU_CASES = ("test_add_bcast", "test_relu", "test_sigmoid", "test_softmax_axi
                 "test_batchnorm_example", "test_layer_normalization_3d_axis1_epsilon", "test_reduce_mean_keepdims_example",
                 "test_reshape_negative_dim", "test_transpose_all_permutations_3", "test_concat_3d_axis_1",
                 "test_slice_neg_steps", "test_gather_1", "test_gather_elements_1", "test_scatter_elements_with_axis",
-                "test_pad", "test_resize_upsample_scales_linear", "test_topk", "test_argmax_keepdims_example",
+                "test_constant_pad", "test_resize_upsample_scales_linear", "test_top_k", "test_argmax_keepdims_example",
                 "test_cumsum_2d_axis_1", "test_einsum_batch_matmul", "test_erf", "test_gelu_tanh_2",
                 "test_where_example", "test_attention_4d_causal", "test_if", "test_range_float_type_positive_delta")
 
