@@ -10,6 +10,7 @@ is the only tool required besides Python), then serves, on 127.0.0.1 only unless
     /wheels/     the jaxweb wheel + index.json, and /wheels/simple/ (a PEP 503 index)
     /data/mnist/ MNIST IDX files   /vendor/    CodeMirror + uPlot (scripts/vendor_pages.py)
     /pyscript/   a PyScript page (demos/pyscript/) on /pyscript-core/ (@pyscript/core)
+    /models/onnx/ small ONNX exports (tests/data/onnx, the REPL's ONNX example)
 
 with COOP/COEP headers on every response (errors included) so that pages are
 crossOriginIsolated (shared memory, Wasm threads), explicit MIME types (.mjs,
@@ -369,7 +370,8 @@ def default_mounts(offline: bool = False, build: bool = True) -> dict[str, Path]
     cache = assets.CACHE
     cache.mkdir(parents=True, exist_ok=True)
     mounts = {"/": ROOT / "demos", "/js_shim/": ROOT / "js_shim",
-              "/pyodide/": assets.ensure_pyodide(offline), "/wheels/": cache / "wheels"}
+              "/pyodide/": assets.ensure_pyodide(offline), "/wheels/": cache / "wheels",
+              "/models/onnx/": ROOT / "tests" / "data" / "onnx"}  # the REPL's ONNX example
     for prefix, fetch, what in OPTIONAL_MOUNTS:
         try:
             mounts[prefix] = fetch(offline)
