@@ -19,6 +19,7 @@ handful of programs whatever it embeds. `dtype="bfloat16"` or `"float16"` keeps 
 from __future__ import annotations
 
 import json
+import math
 import os
 from typing import Any, Callable
 
@@ -47,10 +48,20 @@ def dense(x, p):
 
 
 def self_attention(x, p, mask, heads):
+    """Multi-head self-attention; padded keys get no weight. Q, K and V come from one product
+    with the three weights stacked, and the heads are a batch axis, so every product is a plain
+    (batched) matrix multiply."""
     b, t, d = x.shape
-    q, k, v = (dense(x, p[name]).reshape(b, t, heads, d // heads) for name in ("query", "key", "value"))
-    ctx = nn.dot_product_attention(q, k, v, mask=mask[:, None, None, :])
-    return ctx.reshape(b, t, d)
+    names = ("query", "key", "value")
+    w = jnp.concatenate([p[n]["weight"] for n in names]).astype(jnp.float32)
+    qkv = x @ w.T + jnp.concatenate([p[n]["bias"] for n in names])          # (b, t, 3d)
+    qkv = qkv.reshape(b, t, 3, heads, d // heads).transpose(2, 0, 3, 1, 4)  # (3, b, heads, t, d/heads)
+    q, k, v = (qkv[i].reshape(b * heads, t, d // heads) for i in range(3))
+    scores = (q @ k.transpose(0, 2, 1)) * (1.0 / math.sqrt(d // heads))    # (b heads, t, t)
+    allowed = jnp.broadcast_to(mask[:, None, None, :], (b, heads, 1, t)).reshape(b * heads, 1, t)
+    probs = nn.softmax(jnp.where(allowed, scores, -1e30), axis=-1)
+    ctx = (probs @ v).reshape(b, heads, t, d // heads)
+    return ctx.transpose(0, 2, 1, 3).reshape(b, t, d)
 
 
 def encoder_layer(x, p, mask, cfg):
