@@ -1,4 +1,4 @@
-"""The pages users see (/, /repl/, /mnist/, /bench/), end to end in headless Chromium with
+"""The pages users see (/, /repl/, /mnist/, /embed/, /bench/), end to end in headless Chromium with
 real Pyodide, the real MNIST data and the vendored front-end libraries, offline.
 
 One server and one browser serve every test here. Screenshots land in
@@ -33,7 +33,8 @@ def site():
         with tempfile.TemporaryDirectory() as tmp:
             wheel = serve.build_wheel(Path(tmp) / "wheels")
             mounts = {"/": ROOT / "demos", "/js_shim/": ROOT / "js_shim", "/pyodide/": serve.ensure_pyodide(),
-                      "/wheels/": wheel.parent, "/vendor/": serve.ensure_vendor(), "/data/mnist/": serve.ensure_mnist()}
+                      "/wheels/": wheel.parent, "/vendor/": serve.ensure_vendor(), "/data/mnist/": serve.ensure_mnist(),
+                      "/models/minilm/": serve.ensure_minilm()}
             srv = serve.start("127.0.0.1", 0, mounts)
             yield srv
             srv.shutdown()
@@ -277,6 +278,44 @@ def test_mnist_trains_and_predicts_a_drawn_digit(site, browser):
     assert pred["digit"] == 1, pred
     assert abs(sum(pred["probs"]) - 1) < 1e-3
     screenshot(browser, "mnist")
+
+
+# ---------------------------------------------------------------- embeddings
+def test_embed_page_searches_with_sentence_transformers_embeddings(site, browser):
+    """/embed/ loads all-MiniLM-L6-v2 from the served package, embeds its 300-sentence corpus on
+    the default device equal to sentence-transformers' (tests/data/minilm: cosine >= 0.9999 and
+    max |difference| <= 1e-4 for every sentence) and answers queries as they are typed; the same
+    model on webgpu (Dawn/SwiftShader in Pyodide) agrees on a few sentences."""
+    import numpy as np
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+
+    ready = open_page(browser, site, "embed/")
+    state = wait_for(browser, "(window.__embed.loadMs || window.__embed.error) && window.__embed", LOAD_S)
+    assert not state["error"], state["error"]
+    assert state["results"][0][1] == "A cat is sleeping on the warm windowsill.", state["results"]
+    print(f"\n/embed/ on {state['stats']['device']}: first answer {state['loadMs'] / 1e3:.1f} s after navigation, "
+          f"corpus {state['stats']['sentences_per_s']:.1f} sentences/s, query {state['queryMs'][-1]:.0f} ms")
+    reference = np.load(ROOT / "tests" / "data" / "minilm" / "corpus_embeddings.npy")
+    call = ("const done = arguments[arguments.length - 1]; window.__embed.call(arguments[0], arguments[1])"
+            ".then(done, (e) => done({error: String(e)}))")
+    got = np.asarray(browser.execute_async_script(call, "S.embeddings", {}), np.float32)
+    assert got.shape == reference.shape
+    assert (got * reference).sum(1).min() >= 0.9999 and np.abs(got - reference).max() <= 1e-4
+
+    box = browser.find_element(By.ID, "query")
+    box.send_keys(Keys.CONTROL, "a")
+    box.send_keys("shares dropped on the stock exchange")
+    wait_for(browser, "window.__embed.query === 'shares dropped on the stock exchange' && !window.__embed.error", 60)
+    top = browser.execute_script("return window.__embed.results[0][1]")
+    assert top == "Stock prices fell sharply after the announcement.", top
+    if "webgpu" in ready["devices"]:
+        code = ("import jaxweb as jax, minilm\nwith jax.default_device(jax.devices('webgpu')[0]):\n"
+                "    m = minilm.from_files(S.read, jax.device_put(S.flat, jax.devices('webgpu')[0]))\n"
+                "    E = m.encode(S.corpus[:4])\nE")
+        got = np.asarray(browser.execute_async_script(call, code, {}), np.float32)
+        assert (got * reference[:4]).sum(1).min() >= 0.9999 and np.abs(got - reference[:4]).max() <= 1e-4
+    screenshot(browser, "embed")
 
 
 # ---------------------------------------------------------------- bench and front page

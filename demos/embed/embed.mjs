@@ -1,6 +1,6 @@
 // The /embed/ page: loads MiniLM (minilm.py, search.py) in the Python worker, embeds the corpus,
 // then answers the query box as you type (the latest text wins; one query runs at a time).
-// Tests and benchmarks read window.__embed (phase, stats, results, loadMs, error).
+// Tests and benchmarks read window.__embed (phase, stats, results, loadMs, error; call runs Python).
 
 import { EditorView, EditorState, basicSetup, python } from '/vendor/codemirror.mjs';
 import { startPython, fillDevices } from '/shared/boot.mjs';
@@ -11,7 +11,7 @@ const params = new URLSearchParams(location.search);
 const FIRST_QUERY = params.get('q') ?? 'a pet sleeping in the sun';
 
 const state = { phase: 'loading', stats: null, results: null, query: null, loadMs: null, queryMs: [],
-  download: null, error: null };
+  download: null, error: null, call: (code, vars) => call(code, vars) };
 window.__embed = state;
 
 // ---------------------------------------------------------------- static parts

@@ -144,7 +144,9 @@ class MiniLM:
         """L2-normalized embeddings, shape (n, 384) float32 (a str gives shape (384,)).
 
         Sentences are sorted by length and cut into batches of `batch_size`, each padded to the
-        next of `LENGTHS` tokens and `BATCHES` rows, so few programs are compiled."""
+        next of `LENGTHS` tokens; more than `batch_size` sentences go in batches of exactly
+        `batch_size` rows (the last padded: a corpus compiles one program per length), fewer are
+        padded to the next of `BATCHES` rows. So few programs are compiled."""
         if isinstance(sentences, str):
             return self.encode([sentences], batch_size)[0]
         rows = [self.tokenize(s) for s in sentences]
@@ -154,17 +156,17 @@ class MiniLM:
         parts = []
         for start in range(0, len(order), batch_size):
             chunk = [rows[i] for i in order[start:start + batch_size]]
-            parts.append(self._embed_padded(chunk))
+            parts.append(self._embed_padded(chunk, batch_size if len(rows) > batch_size else None))
         out = jnp.concatenate(parts) if len(parts) > 1 else parts[0]
         back = [0] * len(order)
         for pos, i in enumerate(order):
             back[i] = pos
         return out[jnp.asarray(back)] if order != sorted(order) else out
 
-    def _embed_padded(self, rows: list[list[int]]) -> Any:
+    def _embed_padded(self, rows: list[list[int]], height: int | None = None) -> Any:
         n, longest = len(rows), max(len(r) for r in rows)
         width = next((b for b in LENGTHS if b >= longest), longest)
-        height = next((b for b in BATCHES if b >= n), n)
+        height = height or next((b for b in BATCHES if b >= n), n)
         pad = self.tokenizer.pad_id
         ids = [r + [pad] * (width - len(r)) for r in rows] + [[pad] * width] * (height - n)
         mask = [[True] * len(r) + [False] * (width - len(r)) for r in rows] + [[False] * width] * (height - n)
