@@ -85,8 +85,9 @@ def report(res: dict) -> None:
               f"{'(tokenize+embed+read)':>16s}")
 
 
-def load_times(device: str, timeout: float) -> dict:
-    """The /embed/ page's navigation-to-first-answer, cold (fresh profile) then warm (reload)."""
+def load_times(timeout: float) -> dict:
+    """The /embed/ page's navigation-to-first-answer on its default device, cold (fresh browser
+    profile: weights from the network folder) then warm (a second visit: weights from OPFS)."""
     import tempfile
     import zlib
     wheel = serve.build_wheel(Path(tempfile.gettempdir()) / f"jaxweb-wheels-{zlib.crc32(str(ROOT).encode())}",
@@ -98,7 +99,7 @@ def load_times(device: str, timeout: float) -> dict:
     out = {}
     try:
         for kind in ("cold", "warm"):
-            driver.get(f"{srv.url}embed/?device={device}")
+            driver.get(f"{srv.url}embed/")
             deadline, got = time.time() + timeout, None
             while time.time() < deadline and not got:
                 got = driver.execute_script("const s = window.__embed; return s && (s.loadMs || s.error) "
@@ -136,7 +137,7 @@ def main(argv=None) -> int:
         return 1
     report(res)
     if args.load:
-        loads = load_times(args.devices.split(",")[0], args.timeout)
+        loads = load_times(args.timeout)
         for kind, r in loads.items():
             if r.get("error"):
                 print(f"/embed/ load {kind}: {r['error']}")

@@ -1,12 +1,12 @@
 """MiniLM (demos/embed/minilm.py) on jaxweb's webgpu device on a real GPU: Python in Pyodide under
 Node 24, Dawn's WebGPU.
 
-    bash scripts/run_on_gpu.sh benchmarks/bench_embed_gpu.py [batch tokens]   (default 256 128)
+    bash scripts/run_on_gpu.sh benchmarks/bench_embed_gpu.py [batch tokens] [--synthetic]   (default 256 128)
 
 (On a CPU machine the same command runs on SwiftShader with a tiny batch: slow, but checks the
 path.) Runs inside Pyodide, so no numpy. The weights are the package's when its model folder is
-here (.cache/minilm-0.1.0, or $MINILM_DIR); otherwise (the GPU machine: 91 MB do not fit the
-carry) synthetic weights of the same names and shapes, seeded — the same arithmetic, so the same
+here (.cache/minilm-0.1.0) and --synthetic is not given; otherwise (the GPU machine: 91 MB do not
+fit the carry) synthetic weights of the same names and shapes, seeded — the same arithmetic, so the same
 speed. Figures: sentences/s of the jitted embedding of a batch×tokens batch of token ids on the
 device, "queued" (CALLS calls, one wait: what the GPU sustains) and "readback" (the (batch, 384)
 result read back after every call), the model's GFLOP/s (dense layers and attention), and that as
@@ -31,7 +31,7 @@ CUBLAS_SGEMM_GFLOPS = 51_000.0  # DEVICE.md, the H200, n = 4096, TF32 off
 gpu = jaxweb.devices("webgpu")[0]
 be = gpu.backend
 info = be.rt.info
-args = [int(a) for a in sys.argv[1:3]]
+args = [int(a) for a in sys.argv[1:] if a.isdigit()]
 BATCH, TOKENS = args if len(args) == 2 else ((4, 16) if be.software else (256, 128))
 CONFIG = {"hidden_size": 384, "intermediate_size": 1536, "num_hidden_layers": 6, "num_attention_heads": 12,
           "layer_norm_eps": 1e-12, "vocab_size": 30522, "max_position_embeddings": 512, "type_vocab_size": 2}
@@ -70,8 +70,8 @@ def synthetic_model():
 
 
 def model():
-    folder = os.environ.get("MINILM_DIR") or os.path.join(HERE, "..", ".cache", "minilm-0.1.0")
-    if os.path.exists(os.path.join(folder, "model.safetensors")):
+    folder = os.path.join(HERE, "..", ".cache", "minilm-0.1.0")
+    if "--synthetic" not in sys.argv and os.path.exists(os.path.join(folder, "model.safetensors")):
         return minilm.load(folder), "the package's"
     return synthetic_model(), "synthetic (seeded, same shapes)"
 
