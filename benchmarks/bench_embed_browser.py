@@ -22,8 +22,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import shutil
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -38,18 +36,7 @@ serve = wasm_bench.serve
 
 def ensure_ort() -> Path:
     """onnxruntime-web's dist folder, npm-installed into .cache/ort once."""
-    d = serve.CACHE / "ort"
-    pkg = d / "node_modules" / "onnxruntime-web" / "package.json"
-    if not (pkg.exists() and json.loads(pkg.read_text()).get("version") == ORT_SPEC.rsplit("@", 1)[1]):
-        npm = shutil.which("npm")
-        if npm is None:
-            sys.exit(f"npm is needed once to install {ORT_SPEC}")
-        d.mkdir(parents=True, exist_ok=True)
-        if not (d / "package.json").exists():
-            (d / "package.json").write_text('{"private": true}\n')
-        subprocess.run([npm, "install", "--no-audit", "--no-fund", "--silent", "--prefer-offline", ORT_SPEC],
-                       cwd=d, check=True)
-    return pkg.parent / "dist"
+    return wasm_bench.ensure_npm(ORT_SPEC, "ort") / "dist"
 
 
 def ensure_onnx() -> Path:

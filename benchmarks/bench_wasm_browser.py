@@ -48,22 +48,27 @@ harness = _load("jaxweb_harness", ROOT / "tests" / "pyodide" / "harness.py")
 serve = harness.serve
 
 
-def ensure_jaxjs() -> Path:
-    """jax-js's dist folder, npm-installed into .cache/jaxjs once."""
-    d = serve.CACHE / "jaxjs"
-    dist = d / "node_modules" / "@jax-js" / "jax" / "dist"
-    pkg = d / "node_modules" / "@jax-js" / "jax" / "package.json"
-    if pkg.exists() and json.loads(pkg.read_text()).get("version") == JAXJS_SPEC.rsplit("@", 1)[1]:
-        return dist
+def ensure_npm(spec: str, folder: str) -> Path:
+    """The package folder of npm `spec` ("name@version"), npm-installed into .cache/`folder` once."""
+    name, version = spec.rsplit("@", 1)
+    d = serve.CACHE / folder
+    pkg = d / "node_modules" / name / "package.json"
+    if pkg.exists() and json.loads(pkg.read_text()).get("version") == version:
+        return pkg.parent
     npm = shutil.which("npm")
     if npm is None:
-        sys.exit("npm is needed once to install " + JAXJS_SPEC)
+        sys.exit("npm is needed once to install " + spec)
     d.mkdir(parents=True, exist_ok=True)
     if not (d / "package.json").exists():
         (d / "package.json").write_text('{"private": true}\n')
-    subprocess.run([npm, "install", "--no-audit", "--no-fund", "--silent", "--prefer-offline", JAXJS_SPEC],
+    subprocess.run([npm, "install", "--no-audit", "--no-fund", "--silent", "--prefer-offline", spec],
                    cwd=d, check=True)
-    return dist
+    return pkg.parent
+
+
+def ensure_jaxjs() -> Path:
+    """jax-js's dist folder, npm-installed into .cache/jaxjs once."""
+    return ensure_npm(JAXJS_SPEC, "jaxjs") / "dist"
 
 
 def run_page(page: str, query: dict, timeout: float, extra_mounts: dict | None = None,
