@@ -309,6 +309,10 @@ def test_embed_page_searches_with_sentence_transformers_embeddings(site, browser
     wait_for(browser, "window.__embed.query === 'shares dropped on the stock exchange' && !window.__embed.error", 60)
     top = browser.execute_script("return window.__embed.results[0][1]")
     assert top == "Stock prices fell sharply after the announcement.", top
+    import re  # the REPL's "sentence similarity" example, in this page's worker (model cached in OPFS)
+    examples = dict(re.findall(r"\['([^']+)', `(.*?)`\]", (ROOT / "demos" / "repl" / "examples.mjs").read_text(), re.S))
+    sim = browser.execute_async_script(call, examples["sentence similarity"], {})
+    assert sim[0][1] > 0.6 > sim[0][2] and sim[2][3] > 0.5 and abs(sim[1][1] - 1) < 1e-5, sim
     if "webgpu" in ready["devices"]:
         code = ("import jaxweb as jax, minilm\nwith jax.default_device(jax.devices('webgpu')[0]):\n"
                 "    m = minilm.from_files(S.read, jax.device_put(S.flat, jax.devices('webgpu')[0]))\n"
