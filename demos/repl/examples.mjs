@@ -54,6 +54,15 @@ for i in range(200):
     losses.append(float(l))
 print(f"loss {losses[0]:.3f} -> {losses[-1]:.3f}")
 plot(losses, title="training loss")`],
+  ['ONNX model', `import _jaxweb_worker, jaxweb.onnx
+# a ResNet-18-shaped CNN exported from torch (small widths), served by serve.py
+data = await _jaxweb_worker.fetch_bytes("/models/onnx/resnet18.onnx")
+model = jaxweb.onnx.load(data)
+print(model)
+x = jax.random.normal(jax.random.key(0), (2, 3, 64, 64))
+logits = jax.jit(model.apply)(model.params, x)   # an ordinary jaxweb function
+print("classes:", jnp.argmax(logits, axis=1))
+jax.nn.softmax(logits)[0]`],
   ['plot + image', `t = jnp.linspace(0, 6.283, 200)
 plot(jnp.sin(t), jnp.cos(t), x=t, labels=["sin", "cos"], title="sin and cos")
 u = jnp.linspace(-1, 1, 64)

@@ -193,7 +193,7 @@ class Builder:
         lo()
         f.set(var)
         if (i == self.G - 2 and self.mode == "outer" and self.plan.gshape[-2] >= S.ROW_BLOCK[0]
-                and f"g{i}" in self.idx_nodes):
+                and f"g{i}" in self.idx_nodes and S.row_blockable(self)):
             S.row_block_loops(self, var, hi)
         if i == self.G - 1:
             if self.mode in ("elementwise", "outer"):

@@ -49,6 +49,17 @@ def choose_mode(b) -> str | None:
     return None
 
 
+def row_blockable(b) -> bool:
+    """Row blocking re-evaluates values depending on the row index at w + rho in scalar
+    code inside the vector loop; that code has no nested reductions, so a kernel whose
+    nested reduction depends on the row (a row max of a causal mask) is not row-blocked."""
+    plan = b.plan
+    if not plan.nested:
+        return True
+    w = b.idx_nodes[f"g{b.G - 2}"]
+    return not _nested_in(plan, depends([plan.body, plan.combined] + list(plan.values), {id(w)}))
+
+
 def _nested_in(plan, dep: set) -> bool:
     """Whether a nested reduction would run inside the vector loop (it has no vector form)."""
     return plan.nested and any(n.op == "reduce" and id(n) in dep for n in plan.order)

@@ -1,0 +1,1 @@
+"""jaxweb.onnx's implementation: protobuf reader, tensors, graphs, the operator table."""
