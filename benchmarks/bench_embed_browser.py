@@ -16,7 +16,7 @@ and read their output back), the ratios jaxweb/ORT (higher is better for jaxweb)
 outputs' max |difference|. With --load, also the /embed/ page's load, navigation to the first
 query answered: cold (fresh browser profile, weights from the network folder) and warm (a
 reload: weights from OPFS, wheel and snapshot from the HTTP cache).
-Needs `npm` once (onnxruntime-web into .cache/ort) and the ONNX export in .cache/minilm-onnx.
+Needs `npm` once (onnxruntime-web into .cache) and the ONNX export in .cache/minilm-onnx.
 """
 from __future__ import annotations
 
@@ -31,16 +31,16 @@ import bench_wasm_browser as wasm_bench  # this script's folder is on sys.path
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 ORT_SPEC = "onnxruntime-web@1.30.0"
-serve = wasm_bench.serve
+serve, assets = wasm_bench.serve, wasm_bench.assets
 
 
 def ensure_ort() -> Path:
-    """onnxruntime-web's dist folder, npm-installed into .cache/ort once."""
-    return wasm_bench.ensure_npm(ORT_SPEC, "ort") / "dist"
+    """onnxruntime-web's dist folder (`npm pack`, once; the folder bench_onnx_browser.py uses)."""
+    return assets.npm_fetch(ORT_SPEC, assets.CACHE / "onnxruntime-web-1.30.0", offline=False) / "dist"
 
 
 def ensure_onnx() -> Path:
-    d = serve.CACHE / "minilm-onnx"
+    d = assets.CACHE / "minilm-onnx"
     if not (d / "sentence_embedding.onnx").exists():
         sys.exit(f"no ONNX export in {d}: run `python scripts/export_minilm_onnx.py` (needs torch) first")
     return d
@@ -77,10 +77,10 @@ def load_times(timeout: float) -> dict:
     profile: weights from the network folder) then warm (a second visit: weights from OPFS)."""
     import tempfile
     import zlib
-    wheel = serve.build_wheel(Path(tempfile.gettempdir()) / f"jaxweb-wheels-{zlib.crc32(str(ROOT).encode())}",
+    wheel = assets.build_wheel(Path(tempfile.gettempdir()) / f"jaxweb-wheels-{zlib.crc32(str(ROOT).encode())}",
                               offline=True)
-    mounts = {"/": ROOT / "demos", "/js_shim/": ROOT / "js_shim", "/pyodide/": serve.ensure_pyodide(),
-              "/wheels/": wheel.parent, "/vendor/": serve.ensure_vendor(), "/models/minilm/": serve.ensure_minilm()}
+    mounts = {"/": ROOT / "demos", "/js_shim/": ROOT / "js_shim", "/pyodide/": assets.ensure_pyodide(),
+              "/wheels/": wheel.parent, "/vendor/": assets.ensure_vendor(), "/models/minilm/": assets.ensure_minilm()}
     srv = serve.start("127.0.0.1", 0, mounts)
     driver = wasm_bench.harness._chrome(1200, 1000)
     out = {}
@@ -119,7 +119,7 @@ def main(argv=None) -> int:
                                              "qreps": args.qreps},
                               args.timeout, extra_mounts={"/ort/": ensure_ort(), "/onnx/": ensure_onnx(),
                                                           "/demos/": ROOT / "demos",
-                                                          "/models/minilm/": serve.ensure_minilm()})
+                                                          "/models/minilm/": assets.ensure_minilm()})
     if wasm_bench.failed(res):
         return 1
     report(res)

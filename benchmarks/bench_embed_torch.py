@@ -5,7 +5,7 @@ L2 normalization) in torch on CUDA, fp32 with TF32 off, on the same batch of tok
     python benchmarks/bench_embed_torch.py [batch tokens]     (default 256 128; needs torch)
 
 Natively, where torch is (with CUDA: the GPU; else the CPU, to check the script). The weights are
-the package's (serve.ensure_minilm()) when there, else random ones of the same shapes (the
+the package's (assets.ensure_minilm()) when there, else random ones of the same shapes (the
 speed is the same). Prints ms per call queued (CALLS calls, one synchronize) and with the
 (batch, 384) result copied to the host each call, sentences/s and GFLOP/s, like the jaxweb script.
 """
@@ -32,8 +32,8 @@ def main() -> int:
     torch.backends.cuda.matmul.allow_tf32 = False
     torch.backends.cudnn.allow_tf32 = False
     try:
-        import serve  # noqa: PLC0415
-        bert, which = BertModel.from_pretrained(str(serve.ensure_minilm()), add_pooling_layer=False,
+        import assets  # noqa: PLC0415
+        bert, which = BertModel.from_pretrained(str(assets.ensure_minilm()), add_pooling_layer=False,
                                                 attn_implementation="eager"), "the package's"
     except Exception:  # noqa: BLE001  (no package here: same shapes, random weights)
         cfg = BertConfig(hidden_size=384, intermediate_size=1536, num_hidden_layers=6, num_attention_heads=12)

@@ -27,6 +27,7 @@ _spec = importlib.util.spec_from_file_location("jaxweb_pyodide_harness", ROOT / 
 harness = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(harness)
 serve = harness.serve
+assets = harness.assets
 
 
 def one_load(driver, url: str, timeout: float = 300) -> dict:
@@ -64,15 +65,15 @@ def main() -> int:
     args = ap.parse_args()
 
     with tempfile.TemporaryDirectory() as tmp:
-        wheel = args.wheel or serve.build_wheel(Path(tmp) / "wheels")
+        wheel = args.wheel or assets.build_wheel(Path(tmp) / "wheels")
         wheels = wheel.parent
         if args.wheel:
             wheels = Path(tmp) / "wheels"
             wheels.mkdir()
             (wheels / wheel.name).write_bytes(wheel.read_bytes())
             (wheels / "index.json").write_text(f'{{"jaxweb": "{wheel.name}"}}\n')
-        mounts = {"/": ROOT / "demos", "/js_shim/": ROOT / "js_shim", "/pyodide/": serve.ensure_pyodide(True),
-                  "/wheels/": wheels, "/vendor/": serve.ensure_vendor(True), "/data/mnist/": serve.ensure_mnist(True)}
+        mounts = {"/": ROOT / "demos", "/js_shim/": ROOT / "js_shim", "/pyodide/": assets.ensure_pyodide(True),
+                  "/wheels/": wheels, "/vendor/": assets.ensure_vendor(True), "/data/mnist/": assets.ensure_mnist(True)}
         wheel_kib = wheel.stat().st_size // 1024
         srv = serve.start("127.0.0.1", 0, mounts)
         sep = "&" if "?" in args.page else "?"

@@ -25,7 +25,7 @@ ROOT = HERE.parent
 def run(batch: int, epochs: int, chunk: int, timeout: float, device: str = "wasm") -> dict:
     return wasm_bench.run_page("mnist.html", {"batch": batch, "epochs": epochs, "chunk": chunk, "device": device},
                                timeout,
-                               extra_mounts={"/demos/": ROOT / "demos", "/data/mnist/": wasm_bench.serve.ensure_mnist()})
+                               extra_mounts={"/demos/": ROOT / "demos", "/data/mnist/": wasm_bench.assets.ensure_mnist()})
 
 
 def seconds_to(acc: list[float], train_s: list[float], target: float = 0.97):

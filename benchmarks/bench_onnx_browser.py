@@ -22,7 +22,7 @@ import bench_wasm_browser as wasm_bench  # this script's folder is on sys.path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-import serve  # noqa: E402
+import assets  # noqa: E402
 
 ORT_SPEC = "onnxruntime-web@1.30.0"
 
@@ -41,7 +41,7 @@ def main(argv=None) -> int:
     for c in cases.split(","):
         if not (models / f"{c.split(':')[0]}.onnx").exists():
             sys.exit(f"{models}/{c.split(':')[0]}.onnx is missing: run scripts/export_onnx_models.py --full")
-    ort_dir = serve.npm_fetch(ORT_SPEC, serve.CACHE / "onnxruntime-web-1.30.0", offline=False)
+    ort_dir = assets.npm_fetch(ORT_SPEC, assets.CACHE / "onnxruntime-web-1.30.0", offline=False)
     query = {"cases": cases, "devices": args.devices, "reps": args.reps, "rounds": args.rounds}
     res = wasm_bench.run_page("onnx.html", query, args.timeout,
                               extra_mounts={"/ort/": ort_dir / "dist", "/models/": models})

@@ -46,29 +46,25 @@ def _load(name: str, path: Path):
 
 harness = _load("jaxweb_harness", ROOT / "tests" / "pyodide" / "harness.py")
 serve = harness.serve
-
-
-def ensure_npm(spec: str, folder: str) -> Path:
-    """The package folder of npm `spec` ("name@version"), npm-installed into .cache/`folder` once."""
-    name, version = spec.rsplit("@", 1)
-    d = serve.CACHE / folder
-    pkg = d / "node_modules" / name / "package.json"
-    if pkg.exists() and json.loads(pkg.read_text()).get("version") == version:
-        return pkg.parent
-    npm = shutil.which("npm")
-    if npm is None:
-        sys.exit("npm is needed once to install " + spec)
-    d.mkdir(parents=True, exist_ok=True)
-    if not (d / "package.json").exists():
-        (d / "package.json").write_text('{"private": true}\n')
-    subprocess.run([npm, "install", "--no-audit", "--no-fund", "--silent", "--prefer-offline", spec],
-                   cwd=d, check=True)
-    return pkg.parent
+assets = harness.assets
 
 
 def ensure_jaxjs() -> Path:
     """jax-js's dist folder, npm-installed into .cache/jaxjs once."""
-    return ensure_npm(JAXJS_SPEC, "jaxjs") / "dist"
+    d = assets.CACHE / "jaxjs"
+    dist = d / "node_modules" / "@jax-js" / "jax" / "dist"
+    pkg = d / "node_modules" / "@jax-js" / "jax" / "package.json"
+    if pkg.exists() and json.loads(pkg.read_text()).get("version") == JAXJS_SPEC.rsplit("@", 1)[1]:
+        return dist
+    npm = shutil.which("npm")
+    if npm is None:
+        sys.exit("npm is needed once to install " + JAXJS_SPEC)
+    d.mkdir(parents=True, exist_ok=True)
+    if not (d / "package.json").exists():
+        (d / "package.json").write_text('{"private": true}\n')
+    subprocess.run([npm, "install", "--no-audit", "--no-fund", "--silent", "--prefer-offline", JAXJS_SPEC],
+                   cwd=d, check=True)
+    return dist
 
 
 def run_page(page: str, query: dict, timeout: float, extra_mounts: dict | None = None,
@@ -80,8 +76,8 @@ def run_page(page: str, query: dict, timeout: float, extra_mounts: dict | None =
     WebDriver command timeout is `timeout`, since a first call that compiles on the page's
     main thread can outlast Selenium's default."""
     dist = ensure_jaxjs()
-    pyodide_dir = serve.ensure_pyodide(offline=False)
-    wheel = serve.build_wheel(Path(tempfile.gettempdir()) / f"jaxweb-wheels-{zlib.crc32(str(ROOT).encode())}",
+    pyodide_dir = assets.ensure_pyodide(offline=False)
+    wheel = assets.build_wheel(Path(tempfile.gettempdir()) / f"jaxweb-wheels-{zlib.crc32(str(ROOT).encode())}",
                               offline=True)
     mounts = {"/": HERE / "browser", "/js_shim/": ROOT / "js_shim", "/pyodide/": pyodide_dir,
               "/wheels/": wheel.parent, "/jaxjs/": dist, **(extra_mounts or {})}

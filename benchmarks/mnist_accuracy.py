@@ -17,7 +17,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-import serve  # noqa: E402
+import assets  # noqa: E402
 
 FILES = {"train_x": "train-images-idx3-ubyte", "train_y": "train-labels-idx1-ubyte",
          "test_x": "t10k-images-idx3-ubyte", "test_y": "t10k-labels-idx1-ubyte"}
@@ -43,7 +43,7 @@ def main() -> int:
     args = ap.parse_args()
 
     import jaxweb as jax
-    data_dir = serve.ensure_mnist(offline=True)
+    data_dir = assets.ensure_mnist(offline=True)
     data = {k: (data_dir / v).read_bytes() for k, v in FILES.items()}
     source = (ROOT / "demos" / "mnist" / "models" / f"{args.model}.py").read_text()
     trainer = load_trainer()

@@ -4,15 +4,29 @@
 //   const { pyodide } = await loadJaxweb({ onProgress: (f, msg) => ... });
 //   await pyodide.runPythonAsync('import jaxweb.numpy as jnp; print(jnp.arange(3) * 2)');
 //
-// By default everything comes from the server this file was loaded from, laid
-// out as serve.py serves it (/pyodide/, /wheels/, /js_shim/). Any missing file
-// fails with an error that names its URL. The wheel goes on sys.path as it is (jaxweb
-// is pure Python and needs no package index), and where serve.py made a memory snapshot
-// of Python after `import jaxweb`, Pyodide boots from it (see "memory snapshot" below).
+// A convenience over what jaxweb does by itself in any Pyodide (micropip-installed, it
+// registers its own shim on first use: jaxweb/_src/shim_loader.py): the loader fetches
+// Pyodide and the wheel in parallel, boots from a memory snapshot where serve.py made one,
+// reports progress, and starts WebGPU's device while Pyodide boots. The shim it registers
+// is these same modules, set up by the same host.mjs. By default everything comes from the
+// server this file was loaded from, laid out as serve.py serves it (/pyodide/, /wheels/,
+// /js_shim/). Any missing file fails with an error that names its URL. The wheel goes on
+// sys.path as it is (jaxweb is pure Python and needs no package index).
 
-import * as wasm from './wasm.mjs';
-import * as gpu from './gpu.mjs';
-import * as opfs from './opfs.mjs';
+import * as hostjs from './host.mjs';
+
+let modsPromise = null;
+
+/**
+ * The shim's modules, {wasm, gpu, ...}: host.mjs's list, imported from beside this file (on
+ * first call: no top-level await here, which would make a module worker importing this file
+ * drop the messages posted to it before its handler is installed).
+ */
+export function shimModules() {
+  modsPromise ??= Promise.all(hostjs.SHIM_MODULES.map(async (name) => [name, await import(`./${name}.mjs`)]))
+    .then(Object.fromEntries);
+  return modsPromise;
+}
 
 const IS_NODE = typeof process !== 'undefined' && !!process.versions?.node && typeof window === 'undefined';
 /** The files loadPyodide() fetches: probed first so a missing one is named. */
@@ -76,35 +90,8 @@ async function exists(url) {
  * Pyodide's boot and the rest of the load, and nothing waits for it but the webgpu device.
  */
 export async function probeGPU() {
-  if (!gpu.available()) {
-    const note = 'jaxweb: WebGPU is not available here (no navigator.gpu); using the wasm device instead.';
-    console.info(note);
-    return { gpu: false, note };
-  }
-  try {
-    if (await gpu.hasAdapter()) return { gpu: true, note: '' };
-  } catch (e) { /* reported below */ }
-  const note = 'jaxweb: WebGPU has no usable adapter here; using the wasm device instead.';
-  console.info(note);
-  return { gpu: false, note };
-}
-
-/**
- * Start the wasm worker pool: `wanted` threads in all (the main thread is one),
- * default min(4, cores). Needs shared memory (crossOriginIsolated in a page).
- * Resolves to the thread count, 1 when there is no pool.
- */
-async function startThreads(wanted) {
-  let cores = globalThis.navigator?.hardwareConcurrency ?? 1;
-  if (IS_NODE) cores = (await import('node:os')).availableParallelism?.() ?? cores;
-  const n = Math.max(1, wanted ?? Math.min(4, cores));
-  if (n <= 1 || !wasm.canUseThreads()) return 1;
-  try {
-    return 1 + await wasm.startPool(n - 1);
-  } catch (e) {
-    console.info(`jaxweb: wasm threads unavailable (${e.message}); running kernels on one thread.`);
-    return 1;
-  }
+  const { ok, note } = await hostjs.probe('webgpu', await shimModules());
+  return { gpu: ok, note };
 }
 
 /**
@@ -127,7 +114,8 @@ export async function loadJaxweb(options = {}) {
   const indexPromise = options.wheelURL ? Promise.resolve(null) : fetchIndex(base);
   const wheelPromise = fetchWheel(base, options.wheelURL, indexPromise);
   wheelPromise.catch(() => {});  // reported where it is awaited, not as an unhandled rejection
-  const gpuProbe = probeGPU();  // WebGPU's adapter and device are made meanwhile too
+  const modsReady = shimModules();
+  const gpuProbe = modsReady.then((mods) => hostjs.probe('webgpu', mods));  // the GPU device is made meanwhile too
   let pyodide = options.pyodide;
   let snapshot = null;  // the snapshot's metadata once Pyodide booted from one
   if (!pyodide) {
@@ -174,30 +162,16 @@ export async function loadJaxweb(options = {}) {
   mountWheel(pyodide, wheel, snapshot ? snapshot.wheel_path : wheelURL);
   if (snapshot) afterSnapshot(pyodide);
 
-  progress(0.78, 'starting wasm threads');
-  const threads = await startThreads(options.wasmThreads);
-
-  progress(0.8, 'probing WebGPU');
-  const probe = await gpuProbe;
-  const host = {
-    kind: IS_NODE ? 'node' : 'browser',
-    crossOriginIsolated: IS_NODE ? true : !!globalThis.crossOriginIsolated,
-    webgpu: probe.gpu,
-    note: probe.note,
-    wasmThreads: threads,
-    snapshot: !!snapshot,
-  };
-  pyodide.registerJsModule('_jaxweb_shim', { wasm, gpu, host, opfs });
+  progress(0.8, 'starting wasm threads, probing WebGPU');
+  const mods = await modsReady;
+  const host = await hostjs.setup(mods, { threads: options.wasmThreads, probes: { webgpu: gpuProbe } });
+  host.snapshot = !!snapshot;
+  pyodide.registerJsModule('_jaxweb_shim', { ...mods, host, hostjs });
 
   let jaxweb = null;
   if (options.importJaxweb ?? true) {
     progress(0.85, 'importing jaxweb');
     jaxweb = pyodide.pyimport('jaxweb');
-    try {
-      pyodide.pyimport('jaxweb._src.host').select_pyodide_runtimes();
-    } catch (e) {
-      console.warn(`jaxweb loader: could not select the Pyodide wasm runtime: ${e.message}`);
-    }
   }
   progress(1, 'ready');
   return {
@@ -239,9 +213,8 @@ async function fetchWheel(base, wheelURL, indexPromise) {
 export function snapshotImport(pyodide, bytes, name, modules = []) {
   const path = mountWheel(pyodide, bytes, name);
   pyodide.runPython(`
-import importlib, os, jaxweb, jaxweb._src.host
+import importlib, os, jaxweb
 os.environ.pop("_", None)  # the builder's script path
-jaxweb._src.host.select_pyodide_runtimes()
 for _m in ${JSON.stringify(modules)}:
     try:
         importlib.import_module(_m)
@@ -325,4 +298,3 @@ del _z
   }
 }
 
-export { wasm, gpu, opfs };

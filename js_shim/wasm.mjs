@@ -266,12 +266,15 @@ export function canUseThreads() {
   return canShareMemory() && typeof Atomics.waitAsync === 'function' && (typeof Worker !== 'undefined' || isNode);
 }
 
-/** Start `n` workers (the main thread is one more); resolves to the pool size. */
-export async function startPool(n) {
+/**
+ * Start `n` workers (the main thread is one more); resolves to the pool size. `workerURL`:
+ * where wasm_worker.mjs is (a Blob or data: URL when the shim came out of the wheel).
+ */
+export async function startPool(n, workerURL = new URL('./wasm_worker.mjs', import.meta.url)) {
   if (pool.workers.length || n <= 0 || !canUseThreads()) return pool.workers.length;
   n = Math.min(n, MAX_WORKERS);
   pool.ctrl = new Int32Array(new SharedArrayBuffer(CTRL.SIZE * 4));
-  const url = new URL('./wasm_worker.mjs', import.meta.url);
+  const url = workerURL;
   const NodeWorker = typeof Worker === 'undefined' ? (await import('node:worker_threads')).Worker : null;
   const ready = [];
   for (let index = 0; index < n; index++) {

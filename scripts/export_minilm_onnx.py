@@ -27,8 +27,8 @@ DEFAULT_OUT = ROOT / ".cache" / "minilm-onnx"
 
 def model_dir_default() -> Path:
     sys.path.insert(0, str(ROOT))
-    import serve  # noqa: PLC0415
-    return serve.ensure_minilm()
+    import assets  # noqa: PLC0415
+    return assets.ensure_minilm()
 
 
 def build(model_dir: Path):

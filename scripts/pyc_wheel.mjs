@@ -7,7 +7,10 @@
 // straight from the wheel on sys.path, so they sit beside their sources (zipimport's
 // layout; an unpacked install ignores them and uses the sources) and are "unchecked-hash"
 // pycs (no mtime to compare). Their file names are where the loader puts the wheel,
-// /lib/jaxweb_wheels/NAME.whl, for tracebacks. RECORD lists the new files.
+// /lib/jaxweb_wheels/NAME.whl, for tracebacks. An installer that unpacks the wheel
+// (micropip, as in JupyterLite or PyScript) imports from __pycache__/ instead: the same
+// bytecode goes there too, its file names those of Pyodide's site-packages. RECORD lists
+// the new files.
 import { readFile, writeFile } from 'node:fs/promises';
 import { basename, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -34,6 +37,8 @@ shutil.rmtree(root, ignore_errors=True)
 src.extractall(root)
 ok = compileall.compile_dir(root, ddir="${ddir}", quiet=1, workers=1, legacy=True,
                             invalidation_mode=py_compile.PycInvalidationMode.UNCHECKED_HASH)
+ok = ok and compileall.compile_dir(root, ddir=sysconfig.get_paths()["purelib"], quiet=1, workers=1,
+                                   invalidation_mode=py_compile.PycInvalidationMode.UNCHECKED_HASH)
 if not ok:
     raise SystemExit("compileall failed")
 pycs = []

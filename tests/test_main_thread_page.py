@@ -15,6 +15,7 @@ _spec = importlib.util.spec_from_file_location(
 harness = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(harness)
 serve = harness.serve
+assets = harness.assets
 TIMEOUT_S = 300  # generous: the CI machine's two cores are shared
 
 
@@ -27,9 +28,9 @@ def result():
     driver.set_script_timeout(TIMEOUT_S)
     try:
         with tempfile.TemporaryDirectory() as tmp:  # this tree's wheel, not the shared cache's
-            wheel = serve.build_wheel(Path(tmp) / "wheels")
+            wheel = assets.build_wheel(Path(tmp) / "wheels")
             mounts = {"/": harness.HERE, "/js_shim/": harness.ROOT / "js_shim",
-                      "/pyodide/": serve.ensure_pyodide(), "/wheels/": wheel.parent}
+                      "/pyodide/": assets.ensure_pyodide(), "/wheels/": wheel.parent}
             srv = serve.start("127.0.0.1", 0, mounts)
             try:
                 driver.get(srv.url + "main_thread.html")
@@ -37,7 +38,7 @@ def result():
             finally:
                 srv.shutdown()
                 srv.server_close()
-    except serve.FetchError as e:
+    except assets.FetchError as e:
         pytest.skip(str(e))
     finally:
         driver.quit()

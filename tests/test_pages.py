@@ -7,6 +7,7 @@ printed (`-s` shows them), never asserted. The hosts come from
 `bash scripts/setup_browser.sh`; a host that is genuinely missing skips, naming it.
 """
 import importlib.util
+import json
 import struct
 import tempfile
 import time
@@ -20,8 +21,9 @@ _spec = importlib.util.spec_from_file_location(
 harness = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(harness)
 serve = harness.serve
+assets = harness.assets
 ROOT = harness.ROOT
-SHOTS = serve.CACHE / "screenshots"
+SHOTS = assets.CACHE / "screenshots"
 LOAD_S = 180  # generous: the CI machine's two cores are shared
 
 
@@ -31,15 +33,20 @@ def site():
     other checkouts sharing `.cache/wheels` are not disturbed)."""
     try:
         with tempfile.TemporaryDirectory() as tmp:
-            wheel = serve.build_wheel(Path(tmp) / "wheels")
-            mounts = {"/": ROOT / "demos", "/js_shim/": ROOT / "js_shim", "/pyodide/": serve.ensure_pyodide(),
-                      "/wheels/": wheel.parent, "/vendor/": serve.ensure_vendor(), "/data/mnist/": serve.ensure_mnist(),
-                      "/models/minilm/": serve.ensure_minilm()}
+            wheel = assets.build_wheel(Path(tmp) / "wheels")
+            mounts = {"/": ROOT / "demos", "/js_shim/": ROOT / "js_shim", "/pyodide/": assets.ensure_pyodide(),
+                      "/wheels/": wheel.parent, "/vendor/": assets.ensure_vendor(), "/data/mnist/": assets.ensure_mnist()}
+            optional = (("/pyscript-core/", assets.ensure_pyscript), ("/models/minilm/", assets.ensure_minilm))
+            for prefix, fetch in optional:
+                try:  # only the /pyscript/ and /embed/ pages need them (their tests skip without)
+                    mounts[prefix] = fetch()
+                except assets.FetchError as e:
+                    print(f"note: {e}")
             srv = serve.start("127.0.0.1", 0, mounts)
             yield srv
             srv.shutdown()
             srv.server_close()
-    except serve.FetchError as e:
+    except assets.FetchError as e:
         pytest.skip(str(e))
 
 
@@ -180,7 +187,6 @@ def test_repl_from_the_snapshot_is_a_fresh_python(site, browser):
 def test_a_stale_or_missing_snapshot_boots_normally(site, browser, tmp_path):
     """The loader uses the snapshot only for the very wheel it was made from: a wheel whose
     SHA-256 differs from the index's, or a snapshot file that is gone, costs a normal boot."""
-    import json
     import shutil
     index = json.loads((site.mounts["/wheels/"] / "index.json").read_text())
     for case in ("stale", "missing"):
@@ -236,6 +242,38 @@ def test_repl_stop_restarts_python_when_not_isolated(site, browser):
         plain.server_close()
 
 
+# ---------------------------------------------------------------- PyScript
+def test_pyscript_page(site, browser):
+    """/pyscript/: PyScript from npm on the local Pyodide; its `<script type="py">` lists
+    jaxweb in `packages` (micropip from serve.py's PEP 503 index), and the page shows a
+    jitted value_and_grad computed on the wasm device, with no jaxweb code in the page."""
+    import math
+    if "/pyscript-core/" not in site.mounts:
+        pytest.skip("PyScript is not cached (bash scripts/setup_browser.sh)")
+    browser.get(site.url + "pyscript/")
+    raw = wait_for(browser, "document.getElementById('out').dataset.result")
+    r = json.loads(raw)
+    x = [[-1.0 + 2.0 * (3 * i + j) / 11 for j in range(3)] for i in range(4)]
+    y, w = [0.0, 1.0, 0.0, 1.0], [0.5] * 3
+    t = [math.tanh(sum(a * b for a, b in zip(row, w))) for row in x]
+    loss = sum((ti - yi) ** 2 for ti, yi in zip(t, y)) / 4
+    grad = [sum(2 * (t[i] - y[i]) * (1 - t[i] ** 2) * x[i][j] for i in range(4)) / 4 for j in range(3)]
+    assert r["device"] == "wasm:0"
+    assert r["loss"] == pytest.approx(loss, rel=1e-5) and r["grad"] == pytest.approx(grad, rel=1e-4, abs=1e-6), r
+    assert browser.find_element("id", "out").text.startswith("device: wasm:0\nloss: ")
+    screenshot(browser, "pyscript")
+
+
+def test_readme_pyscript_snippet_is_the_page_script():
+    """The README's PyScript snippet runs the /pyscript/ page's own script (tested above)."""
+    import re
+    readme = (ROOT / "README.md").read_text()
+    block = re.search(r"<!-- readme-pyscript[^>]*-->\n```html\n(.*?)```", readme, re.S).group(1)
+    script = re.compile(r"<script type=\"py\"[^>]*>\n(.*?)</script>", re.S)
+    page = (ROOT / "demos" / "pyscript" / "index.html").read_text()
+    assert script.search(block).group(1) == script.search(page).group(1)
+
+
 # ---------------------------------------------------------------- MNIST
 def test_mnist_trains_and_predicts_a_drawn_digit(site, browser):
     """On the page's default device, a few hundred steps of the MLP on the real data pass
@@ -289,7 +327,8 @@ def test_embed_page_searches_with_sentence_transformers_embeddings(site, browser
     import numpy as np
     from selenium.webdriver.common.by import By
     from selenium.webdriver.common.keys import Keys
-
+    if "/models/minilm/" not in site.mounts:
+        pytest.skip("the MiniLM model is not cached (bash scripts/setup_browser.sh)")
     ready = open_page(browser, site, "embed/")
     state = wait_for(browser, "(window.__embed.loadMs || window.__embed.error) && window.__embed", LOAD_S)
     assert not state["error"], state["error"]

@@ -10,6 +10,7 @@ ROOT = Path(__file__).resolve().parents[1]
 _spec = importlib.util.spec_from_file_location("jaxweb_serve", ROOT / "serve.py")
 serve = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(serve)
+assets = serve.assets
 
 
 @pytest.fixture(scope="module")
@@ -101,38 +102,48 @@ def test_cli_refuses_non_loopback_without_flag(capsys):
 
 
 def test_missing_npm_is_a_clear_fetch_error(tmp_path, monkeypatch):
-    monkeypatch.setattr(serve, "CACHE", tmp_path)
-    monkeypatch.setattr(serve.shutil, "which", lambda name: None)
-    with pytest.raises(serve.FetchError, match="npm"):
-        serve.ensure_pyodide()
+    monkeypatch.setattr(assets, "CACHE", tmp_path)
+    monkeypatch.setattr(assets.shutil, "which", lambda name: None)
+    with pytest.raises(assets.FetchError, match="npm"):
+        assets.ensure_pyodide()
 
 
 def test_wheel_is_pure_python_and_indexed(tmp_path, monkeypatch):
     import json
     import zipfile
-    monkeypatch.setattr(serve, "CACHE", tmp_path)
-    wheel = serve.build_wheel(tmp_path / "wheels")
+    monkeypatch.setattr(assets, "CACHE", tmp_path)
+    wheel = assets.build_wheel(tmp_path / "wheels")
     assert wheel.name.endswith("-py3-none-any.whl")
     assert json.loads((tmp_path / "wheels" / "index.json").read_text()) == {"jaxweb": wheel.name}
     names = zipfile.ZipFile(wheel).namelist()
     assert "jaxweb/__init__.py" in names and "jaxweb/_src/host.py" in names
     assert "jaxweb/_src/backends/wasm/runtime_pyodide.py" in names
     assert not any(n.endswith(".pyc") for n in names)  # no Pyodide in this empty cache: no bytecode
+    shim = sorted(n.removeprefix("jaxweb/js_shim/") for n in names if n.startswith("jaxweb/js_shim/"))
+    assert shim == sorted(p.name for p in (ROOT / "js_shim").iterdir() if p.suffix in (".mjs", ".py"))
+    # a PEP 503 index of it (micropip.install("jaxweb", index_urls=...)), its sha256 in the link
+    import hashlib
+    page = (tmp_path / "wheels" / "simple" / "jaxweb" / "index.html").read_text()
+    assert f'href="../../{wheel.name}#sha256={hashlib.sha256(wheel.read_bytes()).hexdigest()}"' in page
+    assert 'href="jaxweb/"' in (tmp_path / "wheels" / "simple" / "index.html").read_text()
 
 
 def test_wheel_carries_pyodide_bytecode_and_a_snapshot(tmp_path):
     """With Node and Pyodide cached, every module has a .pyc beside it (zipimport's layout,
-    what the loader imports from) compiled by Pyodide's Python 3.14, hash-based and unchecked;
-    and a memory snapshot after `import jaxweb` is made beside the wheel and indexed."""
+    what the loader imports from) and one in __pycache__ (what an unpacked install, micropip's,
+    imports from), compiled by Pyodide's Python 3.14, hash-based and unchecked; and a memory
+    snapshot after `import jaxweb` is made beside the wheel and indexed."""
     import importlib.util
     import zipfile
-    if serve.node_for_pyodide() is None or not (serve.CACHE / f"pyodide-{serve.PYODIDE_VERSION}" / ".complete").exists():
+    if assets.node_for_pyodide() is None or not (assets.CACHE / f"pyodide-{assets.PYODIDE_VERSION}" / ".complete").exists():
         pytest.skip("Node or Pyodide not cached (bash scripts/setup_browser.sh)")
-    wheel = zipfile.ZipFile(serve.build_wheel(tmp_path / "wheels"))
+    wheel = zipfile.ZipFile(assets.build_wheel(tmp_path / "wheels"))
     names = set(wheel.namelist())
     sources = [n for n in names if n.endswith(".py")]
     assert sources and all(n + "c" in names for n in sources)
-    assert not any("__pycache__" in n for n in names)
+    cached = [n.rsplit("/", 1) for n in sources]
+    assert all(f"{d}/__pycache__/{f[:-3]}.cpython-314.pyc" in names for d, f in cached)
+    assert b"/lib/python3.14/site-packages/jaxweb/__init__.py" in wheel.read("jaxweb/__pycache__/__init__.cpython-314.pyc")
     pyc = wheel.read("jaxweb/__init__.pyc")
     if sys.version_info[:2] == (3, 14):
         assert pyc[:4] == importlib.util.MAGIC_NUMBER
@@ -146,7 +157,7 @@ def test_wheel_carries_pyodide_bytecode_and_a_snapshot(tmp_path):
     snap = json.loads((tmp_path / "wheels" / "index.json").read_text())["snapshot"]
     data = (tmp_path / "wheels" / snap["file"]).read_bytes()
     assert data[:4] == (0x706E7300).to_bytes(4, "little")  # Pyodide's snapshot magic
-    assert snap["pyodide"] == serve.PYODIDE_VERSION and snap["bytes"] == len(data)
+    assert snap["pyodide"] == assets.PYODIDE_VERSION and snap["bytes"] == len(data)
     assert snap["wheel_sha256"] == hashlib.sha256(Path(wheel.filename).read_bytes()).hexdigest()
     assert snap["wheel_path"] == f"/lib/jaxweb_wheels/{Path(wheel.filename).name}"
 
@@ -156,7 +167,7 @@ def test_cli_serves_demos_and_prints_urls():
     import subprocess
     import sys
     import time
-    if not (serve.CACHE / f"pyodide-{serve.PYODIDE_VERSION}" / ".complete").exists():
+    if not (assets.CACHE / f"pyodide-{assets.PYODIDE_VERSION}" / ".complete").exists():
         pytest.skip("Pyodide not cached yet (bash scripts/setup_browser.sh)")
     proc = subprocess.Popen([sys.executable, str(ROOT / "serve.py"), "--port", "0", "--offline", "--no-build"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -346,9 +357,9 @@ def test_snapshot_is_gzipped_for_remote_clients_only(big_site, monkeypatch):
 def test_a_snapshot_that_cannot_be_made_is_a_warning(tmp_path, capsys):
     """The snapshot only speeds pages up: when it cannot be made (here: not a wheel), the
     build goes on without it and says so."""
-    if serve.node_for_pyodide() is None or not (serve.CACHE / f"pyodide-{serve.PYODIDE_VERSION}" / ".complete").exists():
+    if assets.node_for_pyodide() is None or not (assets.CACHE / f"pyodide-{assets.PYODIDE_VERSION}" / ".complete").exists():
         pytest.skip("Node or Pyodide not cached (bash scripts/setup_browser.sh)")
     broken = tmp_path / "jaxweb-0.1.0-py3-none-any.whl"
     broken.write_bytes(b"not a zip")
-    assert serve.build_snapshot(broken) is None
+    assert assets.build_snapshot(broken) is None
     assert "no Pyodide memory snapshot" in capsys.readouterr().err

@@ -11,6 +11,7 @@ _spec = importlib.util.spec_from_file_location("jaxweb_pyodide_harness_w", ROOT 
 harness = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(harness)
 serve = harness.serve
+assets = harness.assets
 
 
 @pytest.fixture(scope="module")
@@ -18,11 +19,11 @@ def site(tmp_path_factory):
     if harness.chromium_available():
         pytest.skip(harness.chromium_available())
     try:
-        pyodide_dir = serve.ensure_pyodide(offline=True)
-    except serve.FetchError as e:
+        pyodide_dir = assets.ensure_pyodide(offline=True)
+    except assets.FetchError as e:
         pytest.skip(str(e))
     base = tmp_path_factory.mktemp("weights_site")
-    wheel = serve.build_wheel(base / "wheels", offline=True)  # our own copy: the shared one may be rebuilt
+    wheel = assets.build_wheel(base / "wheels", offline=True)  # our own copy: the shared one may be rebuilt
     weights = base / "weights"
     weights.mkdir()
     import jaxweb.io as jio

@@ -1,8 +1,10 @@
 """Where jaxweb runs (CPython, Pyodide in a page, Pyodide in Node) and the JS shim.
 
-In Pyodide the loader (`js_shim/jaxweb.mjs`) registers the shim's ES modules as
-the Python module `_jaxweb_shim` (`.wasm`, `.gpu`, `.host`). Everything here
-imports lazily so that CPython never touches `js` or `pyodide`.
+In Pyodide the shim's ES modules are the Python module `_jaxweb_shim` (`.wasm`, `.gpu`,
+`.opfs`, `.host` the host's facts, `.hostjs` host.mjs): registered by the loader
+(`js_shim/jaxweb.mjs`) when a page uses it, otherwise by jaxweb itself from the wheel on
+first use (`shim_loader`), so that `micropip.install` is all any Pyodide needs. Everything
+here imports lazily so that CPython never touches `js` or `pyodide`.
 
 Readback from a GPU is a JS promise. Python waits for it synchronously through
 JSPI (`pyodide.ffi.run_sync`), which only works when Python was entered through
@@ -32,35 +34,53 @@ def in_pyodide() -> bool:
 
 
 def kind() -> str:
-    """'cpython', 'browser' or 'node'."""
+    """'cpython', 'browser' or 'node' (host.mjs's test: Node has `process`, no `window`)."""
     if not in_pyodide():
         return "cpython"
-    try:
-        return str(shim().host.kind)
-    except HostError:
-        import js  # noqa: PLC0415  (only exists in Pyodide)
-        proc = getattr(js, "process", None)
-        return "node" if proc is not None and getattr(proc, "versions", None) is not None else "browser"
+    import js  # noqa: PLC0415  (only exists in Pyodide)
+    proc = getattr(js, "process", None)
+    node = proc is not None and getattr(proc, "versions", None) is not None and not hasattr(js, "window")
+    return "node" if node else "browser"
 
 
 def shim() -> Any:
-    """The JS shim registered by the loader (`_jaxweb_shim`), or HostError."""
+    """The JS shim (`_jaxweb_shim`): the loader's, or registered now from the wheel."""
     if not in_pyodide():
         raise HostError("the jaxweb JS shim exists only inside Pyodide")
     try:
-        import _jaxweb_shim  # noqa: PLC0415  (registered by js_shim/jaxweb.mjs)
-    except ImportError as e:
-        raise HostError("jaxweb's JS shim is not loaded: load jaxweb in the page with "
-                        "js_shim/jaxweb.mjs (loadJaxweb), which registers `_jaxweb_shim`") from e
-    return _jaxweb_shim
+        import _jaxweb_shim  # noqa: PLC0415  (registered by js_shim/jaxweb.mjs or shim_loader)
+    except ImportError:
+        pass
+    else:
+        return _jaxweb_shim
+    from . import shim_loader  # noqa: PLC0415
+    try:
+        return shim_loader.register(wait if can_wait() else None)
+    except Exception as e:
+        raise HostError(f"jaxweb could not set up its JS shim: {type(e).__name__}: {e}") from e
+
+
+def platform_available(name: str) -> bool:
+    """Whether this host has device platform `name` ("webgpu"; host.mjs's PROBES), as
+    probed when the shim was set up, or now if it was not and waiting is possible.
+    False outside Pyodide (CPython backends find their devices themselves)."""
+    if not in_pyodide():
+        return False
+    try:
+        s = shim()
+    except HostError:
+        return False
+    platforms = s.host.platforms
+    known = getattr(platforms, name, None)
+    if known is None and can_wait():
+        known = bool(wait(s.hostjs.probe(name, s)).ok)
+        setattr(platforms, name, known)
+    return bool(known)
 
 
 def webgpu_available() -> bool:
-    """What the loader found: a WebGPU adapter exists (False outside Pyodide)."""
-    try:
-        return bool(shim().host.webgpu)
-    except HostError:
-        return False
+    """Whether a WebGPU adapter exists here (False outside Pyodide)."""
+    return platform_available("webgpu")
 
 
 def to_js_bytes(data: bytes | bytearray | memoryview) -> Any:
@@ -129,38 +149,9 @@ async def async_block_until_ready(x: Any) -> Any:
 async def async_value(x: Any) -> Any:
     """`x.tolist()` (a Python scalar for 0-d arrays), awaiting the device's readback."""
     from . import hostdata  # noqa: PLC0415
-    from .array import Array  # noqa: PLC0415
-    if not isinstance(x, Array):
+    if not hasattr(x, "contiguous_buffer"):  # an Array (runtime floor, above this one: no import)
         raise TypeError(f"async_value expects a jaxweb Array, got {type(x).__name__}")
     if x.is_const():  # a constant: nothing on the device
         return x.tolist()
     data = await async_read(x.contiguous_buffer())
     return hostdata.nest(hostdata.unpack(data, x.dtype, x.size), x.shape)
-
-
-# ---------------------------------------------------------------- runtimes
-def select_pyodide_runtimes() -> None:
-    """Make the wasm backend use PyodideRuntime when it starts in Pyodide.
-
-    Called by the loader right after `import jaxweb` (devices start lazily, so
-    this precedes any). A bridge until `wasm/runtime.py:default_runtime()` tries
-    `runtime_pyodide.PyodideRuntime` first on `sys.platform == "emscripten"`;
-    after that it changes nothing.
-    """
-    if not in_pyodide():
-        return
-    from .backends.wasm import backend, runtime  # noqa: PLC0415
-    if getattr(backend.default_runtime, "_jaxweb_host_bridge", False):
-        return
-    fallback = backend.default_runtime
-
-    def default_runtime():
-        try:
-            from .backends.wasm.runtime_pyodide import PyodideRuntime  # noqa: PLC0415
-            return PyodideRuntime()
-        except HostError:  # Pyodide without the shim: whatever runtime.py offers
-            return fallback()
-
-    default_runtime._jaxweb_host_bridge = True
-    backend.default_runtime = default_runtime
-    runtime.default_runtime = default_runtime

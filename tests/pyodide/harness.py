@@ -1,16 +1,18 @@
-"""Run the in-Pyodide subset of the test suite in Node 24 and headless Chromium.
+"""jaxweb inside Pyodide, in Node 24 and headless Chromium: the in-Pyodide tests.
 
     python tests/pyodide/harness.py [--host node,chromium] [-v]
 
-Everything is local and offline after the first run: Pyodide's core and the
-pytest wheels come from `.cache/` (serve.py and `pip download` fill it once),
-the jaxweb wheel is built from the work tree, and Chromium talks only to a
-loopback server. One Pyodide start per host runs every selected test:
+Two runs per host, local and offline after the first (`.cache/`, filled by
+scripts/setup_browser.sh), the jaxweb wheel built from the work tree:
 
-- tests/pyodide/inside/check_*.py: host checks that need Pyodide;
-- tests/test_*.py files that use the `pyodide` marker (their marked tests run);
+- any Pyodide (`run_plain`): pytest-pyodide (tests/pyodide/plain) starts a plain Pyodide,
+  `micropip.install`s jaxweb and runs, with pytest inside Pyodide, the tests of
+  tests/test_*.py marked `pyodide` and tests/pyodide/inside/check_*.py, plus the checks
+  of tests/pyodide/plain itself (jit, grad, matmul on wasm and webgpu; plain runPython);
+- the loader (`run_node`, `run_chromium`: suite.mjs): what only `loadJaxweb` does (missing
+  files named, the no-WebGPU note) and its registered shim's readback paths.
 
-`tests/test_pyodide_host.py` drives this from the normal CPython test run.
+`tests/test_pyodide_host.py` drives both from the normal CPython test run.
 """
 from __future__ import annotations
 
@@ -24,12 +26,12 @@ import subprocess
 import sys
 import tempfile
 import time
+import xml.etree.ElementTree as ET
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 HERE = Path(__file__).resolve().parent
 MARK = "@@JAXWEB_RESULT@@"
-PYTEST_VERSION = "9.0.2"  # the version in Pyodide 314.0.7's lock file
 CHROMIUM = "/usr/bin/chromium"
 CHROMEDRIVER = "/usr/bin/chromedriver"
 SWIFTSHADER_ICD = "/usr/lib/chromium/vk_swiftshader_icd.json"
@@ -48,6 +50,7 @@ def _serve_module():
 
 
 serve = _serve_module()
+assets = serve.assets
 
 
 class HarnessUnavailable(RuntimeError):
@@ -56,31 +59,15 @@ class HarnessUnavailable(RuntimeError):
 
 # ---------------------------------------------------------------- assets
 def node_binary() -> Path:
-    for p in (serve.CACHE / "node24" / "bin" / "node",):
+    for p in (assets.CACHE / "node24" / "bin" / "node",):
         if p.exists():
             return p
     raise HarnessUnavailable("Node 24 not found in .cache/node24 (run: bash scripts/setup_browser.sh)")
 
 
 def webgpu_package() -> Path | None:
-    p = serve.CACHE / "npm" / "node_modules" / "webgpu"
+    p = assets.CACHE / "npm" / "node_modules" / "webgpu"
     return p if (p / "index.js").exists() else None
-
-
-def pytest_wheels(offline: bool = False) -> list[Path]:
-    """pytest and its pure-Python dependencies for Python 3.14, downloaded once."""
-    d = serve.CACHE / "pyodide-wheels"
-    have = sorted(d.glob("*.whl"))
-    if any(w.name.startswith(f"pytest-{PYTEST_VERSION}-") for w in have):
-        return have
-    if offline:
-        raise HarnessUnavailable(f"no pytest wheels in {d} (run once online)")
-    d.mkdir(parents=True, exist_ok=True)
-    subprocess.run([sys.executable, "-m", "pip", "download", "-q", "--only-binary=:all:",
-                    "--python-version", "3.14", "--platform", "any", "--implementation", "py",
-                    "--abi", "none", "-d", str(d), f"pytest=={PYTEST_VERSION}"],
-                   check=True, capture_output=True)
-    return sorted(d.glob("*.whl"))
 
 
 def select_files() -> list[tuple[Path, str]]:
@@ -100,29 +87,22 @@ def pytest_args(files: list[tuple[Path, str]], verbose: bool = False) -> list[st
     return args + [name for _, name in files if name != "pyodide_plugin.py"]
 
 
-def manifest(url_of, wheel: Path, pyodide_dir: Path, verbose: bool = False) -> dict:
-    """The suite's instructions; `url_of(path)` says how the host reaches a file."""
-    files = select_files()
-    return {
-        "loader": {"pyodideURL": url_of(pyodide_dir) + "/", "wheelURL": url_of(wheel)},
-        "wheels": [url_of(w) for w in pytest_wheels()],
-        "files": [{"url": url_of(p), "path": name} for p, name in files],
-        "pytestArgs": pytest_args(files, verbose),
-    }
+def manifest(url_of, wheel: Path, pyodide_dir: Path) -> dict:
+    """suite.mjs's instructions; `url_of(path)` says how the host reaches a file."""
+    return {"loader": {"pyodideURL": url_of(pyodide_dir) + "/", "wheelURL": url_of(wheel)}}
 
 
 def prepare(offline: bool = False) -> tuple[Path, Path]:
-    """Pyodide's core folder and a freshly built jaxweb wheel."""
-    pyodide_dir = serve.ensure_pyodide(offline)
-    wheel = serve.build_wheel(serve.CACHE / "wheels", offline)
-    pytest_wheels(offline)
+    """The Pyodide distribution's folder and a freshly built jaxweb wheel."""
+    pyodide_dir = assets.ensure_pyodide(offline)
+    wheel = assets.build_wheel(assets.CACHE / "wheels", offline)
     return pyodide_dir, wheel
 
 
 # ---------------------------------------------------------------- hosts
-def run_node(pyodide_dir: Path, wheel: Path, verbose: bool = False, timeout: float = 240) -> dict:
+def run_node(pyodide_dir: Path, wheel: Path, timeout: float = 240) -> dict:
     node = node_binary()
-    m = manifest(lambda p: str(p), wheel, pyodide_dir, verbose)
+    m = manifest(lambda p: str(p), wheel, pyodide_dir)
     if webgpu_package():
         m["nodeWebgpu"] = str(webgpu_package())
     env = dict(os.environ)
@@ -155,11 +135,10 @@ def chromium_available() -> str | None:
     return None
 
 
-def run_chromium(pyodide_dir: Path, wheel: Path, verbose: bool = False, timeout: float = 240) -> dict:
+def run_chromium(pyodide_dir: Path, wheel: Path, timeout: float = 240) -> dict:
     with tempfile.TemporaryDirectory() as tmp:
         mounts = {"/": ROOT / "demos", "/js_shim/": ROOT / "js_shim", "/tests/": ROOT / "tests",
-                  "/pyodide/": pyodide_dir, "/wheels/": wheel.parent,
-                  "/pytest-wheels/": serve.CACHE / "pyodide-wheels", "/harness/": Path(tmp)}
+                  "/pyodide/": pyodide_dir, "/wheels/": wheel.parent, "/harness/": Path(tmp)}
         driver = _chrome()
         srv = serve.start("127.0.0.1", 0, mounts)
 
@@ -172,7 +151,7 @@ def run_chromium(pyodide_dir: Path, wheel: Path, verbose: bool = False, timeout:
                     return srv.url.rstrip("/") + prefix + rel
             raise ValueError(f"{p} is not served")
 
-        m = manifest(url_of, wheel, pyodide_dir, verbose)
+        m = manifest(url_of, wheel, pyodide_dir)
         m["loader"]["pyodideURL"] = srv.url + "pyodide/"
         (Path(tmp) / "manifest.json").write_text(json.dumps(m))
         try:
@@ -250,31 +229,93 @@ def run_demo(pyodide_dir: Path, wheel: Path, screenshot: Path | None = None, tim
 HOSTS = {"node": run_node, "chromium": run_chromium}
 
 
-# ---------------------------------------------------------------- reporting
-def failures(result: dict) -> list[str]:
-    """Human-readable problems in a host's result (empty when all is well)."""
-    if "error" in result:
-        return [result["error"]]
-    out = []
-    py = result.get("pytest") or {}
-    for t in py.get("tests", []):
-        if t["outcome"] == "failed":
-            out.append(f"{t['nodeid']} ({t['when']}):\n{t['longrepr']}")
-    if py.get("exitcode") not in (0, None) and not out:
-        out.append(f"pytest exit code {py.get('exitcode')}:\n" + "\n".join(result.get("log", [])[-60:]))
-    for name, ok, detail in result.get("checks", []):
-        if not ok and not str(detail).startswith("skipped"):
-            out.append(f"host check {name}: {detail}")
+# ---------------------------------------------------------------- pytest-pyodide: any Pyodide
+PLAIN = HERE / "plain"
+VENV_PYTHON = assets.CACHE / "pytest-pyodide-venv" / "bin" / "python"
+#: pytest-pyodide's runtime names for the hosts
+RUNTIMES = {"node": "node", "chromium": "chrome"}
+
+
+def plain_dist(tmp: Path, wheel: Path, verbose: bool = False) -> Path:
+    """A folder pytest-pyodide serves: Pyodide as its CDN has it (micropip, pytest in the lock),
+    the jaxweb wheel with its PEP 503 index, and `jaxweb.json` for tests/pyodide/plain/conftest.py.
+    Files are hard links where they can be (real files, which Node's runtime needs)."""
+    dist = tmp / "dist"
+    for src_dir, dst_dir in ((assets.ensure_pyodide(), dist), (wheel.parent / "simple", dist / "simple")):
+        for src in src_dir.rglob("*"):
+            if src.is_file():
+                dst = dst_dir / src.relative_to(src_dir)
+                dst.parent.mkdir(parents=True, exist_ok=True)
+                try:
+                    os.link(src, dst)
+                except OSError:
+                    shutil.copy2(src, dst)
+    shutil.copy2(wheel, dist / wheel.name)
+    files = select_files()
+    (dist / "jaxweb.json").write_text(json.dumps({
+        "wheel": wheel.name, "webgpu_npm": str(webgpu_package()) if webgpu_package() else None,
+        "files": [[str(p), name] for p, name in files], "pytest_args": pytest_args(files, verbose)}))
+    return dist
+
+
+def plain_available() -> str | None:
+    """None if pytest-pyodide's venv is here, else why not."""
+    if not VENV_PYTHON.exists():
+        return f"{VENV_PYTHON} missing (run: bash scripts/setup_browser.sh)"
+    return None
+
+
+def run_plain(wheel: Path, hosts: list[str], verbose: bool = False, timeout: float = 900) -> dict:
+    """tests/pyodide/plain through pytest-pyodide in the given hosts; {test id: (outcome, text)},
+    plus "_output": pytest's own output."""
+    why = plain_available()
+    if why:
+        raise HarnessUnavailable(why)
+    env = dict(os.environ, SE_OFFLINE="true", XDG_RUNTIME_DIR=os.environ.get("XDG_RUNTIME_DIR", tempfile.gettempdir()))
+    env["PATH"] = f"{node_binary().parent}:{env.get('PATH', '')}"  # pytest-pyodide runs `node`: Node 24 (JSPI)
+    if os.path.exists(SWIFTSHADER_ICD):
+        env.setdefault("VK_ICD_FILENAMES", SWIFTSHADER_ICD)  # Dawn rejects lavapipe; SwiftShader works
+    with tempfile.TemporaryDirectory(dir=assets.CACHE) as tmp:
+        dist = plain_dist(Path(tmp), wheel, verbose)
+        xml = Path(tmp) / "junit.xml"
+        cmd = [str(VENV_PYTHON), "-m", "pytest", "-c", str(PLAIN / "pytest.ini"), "--dist-dir", str(dist),
+               "--rt", ",".join(RUNTIMES[h] for h in hosts), "--junitxml", str(xml), "-rfE", "-s",
+               "-q" if not verbose else "-v", str(PLAIN)]
+        r = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=timeout)
+        out = {"_output": r.stdout[-20000:] + r.stderr[-5000:]}
+        if not xml.exists():
+            return out
+        for case in ET.parse(xml).getroot().iter("testcase"):
+            bad = case.find("failure") if case.find("failure") is not None else case.find("error")
+            skip = case.find("skipped")
+            outcome = "failed" if bad is not None else "skipped" if skip is not None else "passed"
+            text = (bad if bad is not None else skip).get("message", "") + "\n" + ((bad if bad is not None else skip).text or "") \
+                if outcome != "passed" else (case.findtext("system-out") or "")
+            out[case.get("name")] = (outcome, text)
     return out
 
 
+# ---------------------------------------------------------------- reporting
+def failures(result: dict) -> list[str]:
+    """Human-readable problems in a loader run's result (empty when all is well)."""
+    if "error" in result:
+        return [result["error"]]
+    return [f"host check {name}: {detail}" for name, ok, detail in result.get("checks", [])
+            if not ok and not str(detail).startswith("skipped")]
+
+
 def summary(host: str, result: dict) -> str:
-    tests = (result.get("pytest") or {}).get("tests", [])
-    count = {k: sum(t["outcome"] == k for t in tests) for k in ("passed", "failed", "skipped")}
     checks = result.get("checks", [])
-    return (f"{host}: {count['passed']} passed, {count['failed']} failed, {count['skipped']} skipped "
-            f"in Pyodide; host checks {sum(c[1] is True for c in checks)}/{len(checks)} ok; "
+    return (f"{host} (loader): checks {sum(c[1] is True for c in checks)}/{len(checks)} ok; "
             f"{result.get('seconds', 0):.1f}s")
+
+
+def plain_failures(result: dict) -> list[str]:
+    """The failed tests of a `run_plain` result, with their reports."""
+    tests = {k: v for k, v in result.items() if not k.startswith("_")}
+    if not tests:
+        return [f"pytest-pyodide ran no test:\n{result['_output'][-4000:]}"]
+    return [f"{name}: {text}" for name, (outcome, text) in tests.items() if outcome == "failed"]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -284,19 +325,25 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("-v", "--verbose", action="store_true")
     args = ap.parse_args(argv)
     pyodide_dir, wheel = prepare(args.offline)
-    bad = 0
-    for host in args.host.split(","):
+    hosts, bad = args.host.split(","), []
+    try:
+        plain = run_plain(wheel, hosts, args.verbose)
+        print(plain["_output"] if args.verbose else plain["_output"][-3000:])
+        bad += plain_failures(plain)
+    except HarnessUnavailable as e:
+        print(f"any Pyodide (pytest-pyodide): skipped ({e})")
+    for host in hosts:
         try:
-            result = HOSTS[host](pyodide_dir, wheel, args.verbose)
+            result = HOSTS[host](pyodide_dir, wheel)
         except HarnessUnavailable as e:
-            print(f"{host}: skipped ({e})")
+            print(f"{host} (loader): skipped ({e})")
             continue
         if args.verbose:
             print("\n".join(result.get("log", [])))
         print(summary(host, result))
-        for f in failures(result):
-            bad += 1
-            print(f"  FAIL {f}")
+        bad += failures(result)
+    for f in bad:
+        print(f"  FAIL {f}")
     return 1 if bad else 0
 
 

@@ -1,23 +1,13 @@
-// The in-Pyodide test run, the same in Chromium and in Node.
+// The loader's checks, the same in Chromium and in Node.
 //
-// Given a manifest (written by harness.py): load jaxweb through the real loader,
-// unpack pytest's wheels (downloaded once into .cache/), copy the test files
-// into Pyodide's file system and run real pytest there under runPythonAsync, so
-// synchronous readback through JSPI is exercised. Then two checks pytest cannot
-// make from inside: plain runPython gets the clear readback error, and the async
-// API works when awaited from JS with no JSPI suspender at all.
+// Given a manifest (written by harness.py): load jaxweb through the real loader (the
+// shim it registers is its own copy of js_shim/, set up by host.mjs), then what only
+// the loader does or only JS can see: plain runPython gets the clear readback error,
+// the async API works when awaited from JS with no JSPI suspender at all, a missing
+// file is named, and a host without WebGPU gets a console note. The in-Pyodide test
+// subset runs in a plain Pyodide instead (tests/pyodide/plain, pytest-pyodide).
 
-import { loadJaxweb, fetchBytes, installWheel, probeGPU, LoaderError } from '../../js_shim/jaxweb.mjs';
-
-const TEST_DIR = '/home/pyodide/jaxweb_tests';
-
-async function writeTests(pyodide, files) {
-  for (const f of files) {
-    const dest = `${TEST_DIR}/${f.path}`;
-    pyodide.FS.mkdirTree(dest.slice(0, dest.lastIndexOf('/')));
-    pyodide.FS.writeFile(dest, await fetchBytes(f.url));
-  }
-}
+import { loadJaxweb, probeGPU, LoaderError } from '../../js_shim/jaxweb.mjs';
 
 /** Loader errors name the missing URL; no WebGPU means a console note. */
 async function loaderChecks(pyodide, manifest) {
@@ -94,7 +84,7 @@ _check()
 /** Run everything; resolves to a JSON-able result object. */
 export async function runSuite(manifest, log = console.log) {
   const t0 = Date.now();
-  const result = { host: null, loadSeconds: 0, pytest: null, checks: [], log: [] };
+  const result = { host: null, loadSeconds: 0, checks: [], log: [] };
   const say = (s) => { result.log.push(s); log(s); };
   const { pyodide, host } = await loadJaxweb({
     ...manifest.loader,
@@ -103,21 +93,6 @@ export async function runSuite(manifest, log = console.log) {
   });
   result.host = host;
   result.loadSeconds = (Date.now() - t0) / 1000;
-  for (const url of manifest.wheels) installWheel(pyodide, await fetchBytes(url), url);
-  await writeTests(pyodide, manifest.files);
-  pyodide.globals.set('_jaxweb_pytest_args', pyodide.toPy(manifest.pytestArgs));
-  const summary = await pyodide.runPythonAsync(`
-import json, os, sys
-os.chdir(${JSON.stringify(TEST_DIR)})
-sys.path.insert(0, ${JSON.stringify(TEST_DIR)})
-import pytest
-_rc = pytest.main(list(_jaxweb_pytest_args))
-with open("results.json") as _f:
-    _res = json.load(_f)
-_res["exitcode"] = int(_rc)
-json.dumps(_res)
-`);
-  result.pytest = JSON.parse(summary);
   result.checks = [...await hostChecks(pyodide), ...await loaderChecks(pyodide, manifest)];
   result.seconds = (Date.now() - t0) / 1000;
   return result;
