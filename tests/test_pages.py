@@ -1,4 +1,4 @@
-"""The pages users see (/, /repl/, /mnist/, /bench/), end to end in headless Chromium with
+"""The pages users see (/, /repl/, /mnist/, /embed/, /bench/), end to end in headless Chromium with
 real Pyodide, the real MNIST data and the vendored front-end libraries, offline.
 
 One server and one browser serve every test here. Screenshots land in
@@ -36,10 +36,12 @@ def site():
             wheel = assets.build_wheel(Path(tmp) / "wheels")
             mounts = {"/": ROOT / "demos", "/js_shim/": ROOT / "js_shim", "/pyodide/": assets.ensure_pyodide(),
                       "/wheels/": wheel.parent, "/vendor/": assets.ensure_vendor(), "/data/mnist/": assets.ensure_mnist()}
-            try:  # only the /pyscript/ page needs it
-                mounts["/pyscript-core/"] = assets.ensure_pyscript()
-            except assets.FetchError as e:
-                print(f"note: {e}")
+            optional = (("/pyscript-core/", assets.ensure_pyscript), ("/models/minilm/", assets.ensure_minilm))
+            for prefix, fetch in optional:
+                try:  # only the /pyscript/ and /embed/ pages need them (their tests skip without)
+                    mounts[prefix] = fetch()
+                except assets.FetchError as e:
+                    print(f"note: {e}")
             srv = serve.start("127.0.0.1", 0, mounts)
             yield srv
             srv.shutdown()
@@ -314,6 +316,49 @@ def test_mnist_trains_and_predicts_a_drawn_digit(site, browser):
     assert pred["digit"] == 1, pred
     assert abs(sum(pred["probs"]) - 1) < 1e-3
     screenshot(browser, "mnist")
+
+
+# ---------------------------------------------------------------- embeddings
+def test_embed_page_searches_with_sentence_transformers_embeddings(site, browser):
+    """/embed/ loads all-MiniLM-L6-v2 from the served package, embeds its 300-sentence corpus on
+    the default device equal to sentence-transformers' (tests/data/minilm: cosine >= 0.9999 and
+    max |difference| <= 1e-4 for every sentence) and answers queries as they are typed; the same
+    model on webgpu (Dawn/SwiftShader in Pyodide) agrees on a few sentences."""
+    import numpy as np
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+    if "/models/minilm/" not in site.mounts:
+        pytest.skip("the MiniLM model is not cached (bash scripts/setup_browser.sh)")
+    ready = open_page(browser, site, "embed/")
+    state = wait_for(browser, "(window.__embed.loadMs || window.__embed.error) && window.__embed", LOAD_S)
+    assert not state["error"], state["error"]
+    assert state["results"][0][1] == "A cat is sleeping on the warm windowsill.", state["results"]
+    print(f"\n/embed/ on {state['stats']['device']}: first answer {state['loadMs'] / 1e3:.1f} s after navigation, "
+          f"corpus {state['stats']['sentences_per_s']:.1f} sentences/s, query {state['queryMs'][-1]:.0f} ms")
+    reference = np.load(ROOT / "tests" / "data" / "minilm" / "corpus_embeddings.npy")
+    call = ("const done = arguments[arguments.length - 1]; window.__embed.call(arguments[0], arguments[1])"
+            ".then(done, (e) => done({error: String(e)}))")
+    got = np.asarray(browser.execute_async_script(call, "S.embeddings", {}), np.float32)
+    assert got.shape == reference.shape
+    assert (got * reference).sum(1).min() >= 0.9999 and np.abs(got - reference).max() <= 1e-4
+
+    box = browser.find_element(By.ID, "query")
+    box.send_keys(Keys.CONTROL, "a")
+    box.send_keys("shares dropped on the stock exchange")
+    wait_for(browser, "window.__embed.query === 'shares dropped on the stock exchange' && !window.__embed.error", 60)
+    top = browser.execute_script("return window.__embed.results[0][1]")
+    assert top == "Stock prices fell sharply after the announcement.", top
+    import re  # the REPL's "sentence similarity" example, in this page's worker (model cached in OPFS)
+    examples = dict(re.findall(r"\['([^']+)', `(.*?)`\]", (ROOT / "demos" / "repl" / "examples.mjs").read_text(), re.S))
+    sim = browser.execute_async_script(call, examples["sentence similarity"], {})
+    assert sim[0][1] > 0.6 > sim[0][2] and sim[2][3] > 0.5 and abs(sim[1][1] - 1) < 1e-5, sim
+    if "webgpu" in ready["devices"]:
+        code = ("import jaxweb as jax, minilm\nwith jax.default_device(jax.devices('webgpu')[0]):\n"
+                "    m = minilm.from_files(S.read, jax.device_put(S.flat, jax.devices('webgpu')[0]))\n"
+                "    E = m.encode(S.corpus[:4])\nE")
+        got = np.asarray(browser.execute_async_script(call, code, {}), np.float32)
+        assert (got * reference[:4]).sum(1).min() >= 0.9999 and np.abs(got - reference[:4]).max() <= 1e-4
+    screenshot(browser, "embed")
 
 
 # ---------------------------------------------------------------- bench and front page

@@ -136,6 +136,17 @@ def test_fused_producers_and_epilogues_reach_the_routines():
     assert seen.count("gemm_f32") == 2 and seen.count("conv_f32") == 1, seen
 
 
+def test_epilogue_of_a_batch_of_one():
+    """A (1, M, K) @ (K, N) + bias — a transformer's dense layer on one sentence — reads each
+    row of C in its epilogue kernel (it read row 0 for every row: a batch of one keeps 3-D)."""
+    x, w, bias = randn((1, 40, 24)), randn((24, 32)), randn((32,))
+    with modes_run() as seen:
+        close(jnp.maximum(jnp.asarray(x) @ jnp.asarray(w) + jnp.asarray(bias), 0),
+              np.maximum(x.astype(np.float64) @ w + bias, 0), 24)
+        close(jnp.asarray(x) @ jnp.asarray(w).T[:, :24].T, x.astype(np.float64) @ w, 24)
+    assert seen.count("gemm_f32") == 2, seen
+
+
 def test_strided_conv_data_gradient_takes_the_conv_routine():
     """The data gradient of a stride-2 conv reads the flipped, regrouped kernel: copied to a
     contiguous kernel first, it is the direct conv routine (it was a generic reduction)."""

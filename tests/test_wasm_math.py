@@ -255,7 +255,8 @@ def test_atan2_accuracy_and_signed_zeros(dt):
 # ---------------------------------------------------------------- cost
 #: IR nodes of each expansion (float64 | float32): a guard against codegen-time blow-ups
 NODE_BUDGET = {"sin": (700, 450), "tan": (700, 450), "lgamma": (900, 900), "digamma": (800, 800),
-               "erf_inv": (500, 500), "pow": (600, 300), "atan2": (300, 300), "erfc": (600, 600)}
+               "erf_inv": (500, 500), "pow": (600, 300), "atan2": (300, 300), "erfc": (600, 250),
+               "erf": (600, 250)}  # float32 erf/erfc: the short fits (a GELU's cost, 240 vs 596 nodes)
 
 
 @pytest.mark.parametrize("op", sorted(NODE_BUDGET))

@@ -67,6 +67,18 @@ jax.nn.softmax(logits)[0]`],
 plot(jnp.sin(t), jnp.cos(t), x=t, labels=["sin", "cos"], title="sin and cos")
 u = jnp.linspace(-1, 1, 64)
 display(jnp.sin(8 * u[:, None]) * jnp.cos(8 * u[None, :]), title="an array as an image")`],
+  ['sentence similarity', `# all-MiniLM-L6-v2, the /embed/ page's model (demos/embed/minilm.py), weights cached in OPFS
+import _jaxweb_worker as page
+await page.import_url("/embed/wordpiece.py", "wordpiece")
+minilm = await page.import_url("/embed/minilm.py", "minilm")
+model = await minilm.fetch("/models/minilm/")
+sentences = ["A cat sleeps on the warm sofa.", "A kitten naps on the couch.",
+             "Stock prices fell sharply today.", "The market dropped after the news."]
+emb = model.encode(sentences)      # (4, 384), L2-normalized
+sim = emb @ emb.T                  # cosine similarities
+display(sim, title="cosine similarity")
+print(model.tokenize(sentences[0]))
+sim`],
   ['error (trimmed traceback)', `a = jnp.ones((2, 3))
 b = jnp.ones((2, 3))
 a @ b   # shapes do not match: only your line is shown`],

@@ -245,7 +245,7 @@ def expand(kernel: Kernel, ins: Sequence[Any], outs: Sequence[Any], caps: GemmCa
                              f"{kernel.name}_gemm"), [c_val], [a_val, b_val]))
     if not direct:
         g = gidx(kernel.shape)
-        row = (g[0] * spec.M + g[1]) if nb > 1 else g[0]
+        row = (g[0] * spec.M + g[1]) if len(g) == 3 else g[0]  # a batch of one is still 3-D
         launches.append(epilogue(kernel, c_val, row * spec.N8 + g[-1], ins, outs))
     return launches
 

@@ -118,7 +118,8 @@ UNARY = {
     "sinh": (explog.sinh,) * 2, "cosh": (explog.cosh,) * 2, "tanh": (explog.tanh,) * 2,
     "asinh": (explog.asinh,) * 2, "acosh": (explog.acosh,) * 2, "atanh": (explog.atanh,) * 2,
     "cbrt": (explog.cbrt,) * 2, "logistic": (explog.logistic,) * 2,
-    "erf": (special.erf,) * 2, "erfc": (special.erfc,) * 2, "erf_inv": (special.erf_inv,) * 2,
+    "erf": (special.erf, special.erf_narrow), "erfc": (special.erfc, special.erfc_narrow),
+    "erf_inv": (special.erf_inv,) * 2,
     "lgamma": (special.lgamma,) * 2, "digamma": (special.digamma,) * 2,
 }
 BINARY = {

@@ -22,7 +22,7 @@ import math
 
 from .. import expr as E
 from . import constants as K
-from .chebyshev import cheb_eval, fits
+from .chebyshev import cheb_eval, fits, narrow_fits
 from .explog import exp, log, log1p
 from .ir import F, I64, c, div, eq, fabs, floor, isnan, poly, signed_like, vmax, vmin, where
 from .trig import sinpi_frac
@@ -69,6 +69,37 @@ def erfc(x: E.Expr) -> E.Expr:
     pos = _erfc_pos(vmax(a, 0.5))
     big = where(x < 0.0, 2.0 - pos, pos)
     return where(a < 0.5, 1.0 - _erf_small(vmin(vmax(x, -0.5), 0.5)), where(isnan(x), x, big))
+
+
+def _erfc_ge1_narrow(a: E.Expr) -> E.Expr:
+    """erfc(a) for a >= 1 of a float32-or-narrower a (so a*a is exact in float64)."""
+    fs = narrow_fits()
+    s = a * a
+    tail = div(cheb_eval(div(c(1.0), vmin(vmax(s, 16.0), 110.25)), fs["xerfcx_tail"]), a)
+    g = where(a < 4.0, cheb_eval(vmin(a, 4.0), fs["erfcx_1_4"]), tail)
+    return where(a > 10.5, 0.0, exp(-vmin(s, 110.25)) * g)  # float32's erfc underflows at 10.06
+
+
+def _erf_small_narrow(x: E.Expr) -> E.Expr:
+    """erf(x) for |x| <= 1 (clamped there)."""
+    x = vmin(vmax(x, -1.0), 1.0)
+    return x * cheb_eval(x * x, narrow_fits()["erf_over_x"])
+
+
+def erf_narrow(x: E.Expr) -> E.Expr:
+    """erf of a float32 (or narrower) value, in float64: 3 short fits and one exp instead of
+    `erf`'s 5 long ones and two (~7x fewer operations)."""
+    a = fabs(x)
+    big = signed_like(x, 1.0 - _erfc_ge1_narrow(vmax(a, 1.0)))
+    return where(a < 1.0, _erf_small_narrow(x), where(isnan(x), x, big))
+
+
+def erfc_narrow(x: E.Expr) -> E.Expr:
+    """erfc of a float32 (or narrower) value, as `erf_narrow`."""
+    a = fabs(x)
+    pos = _erfc_ge1_narrow(vmax(a, 1.0))
+    big = where(x < 0.0, 2.0 - pos, pos)
+    return where(a < 1.0, 1.0 - _erf_small_narrow(x), where(isnan(x), x, big))
 
 
 def erf_inv(y: E.Expr) -> E.Expr:
