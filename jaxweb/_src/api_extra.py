@@ -9,9 +9,14 @@ from __future__ import annotations
 import contextlib
 from typing import Any, Callable, Iterator, Sequence
 
-from . import config as _config
-from . import core, dtypes
-from .tree_util import tree_map
+from . import config as _config, core, dtypes, dispatch
+from .tree_util import tree_map, Partial, tree_flatten, tree_unflatten
+from .device import Device, local_devices, default_backend, devices
+from .dispatch import device_put as put_one
+from .array import Array
+from .api_util import OutStore, flatten_fun_nokwargs
+from .custom_derivatives import custom_vjp
+from .jaxpr import eval_jaxpr, trace_to_closed_jaxpr
 
 __all__ = ["device_put", "typeof", "device_get", "local_device_count", "process_count", "process_index",
            "process_indices", "host_count", "host_id", "host_ids", "clear_caches",
@@ -29,8 +34,6 @@ def device_put(x: Any, device: Any = None, *, src: Any = None, donate: Any = Fal
                may_alias: Any = None) -> Any:
     """`jax.device_put`: the pytree x with every leaf an Array on `device` (a Device, a
     platform name such as 'wasm', or None for the default device)."""
-    from .device import Device
-    from .dispatch import device_put as put_one
     if device is not None and not isinstance(device, (Device, str)):
         raise ValueError("`jax.device_put` only accepts `None`, `jax.sharding.Sharding`, `jax.Device`, "
                          "`Format`, `jax.memory.Space` or a pytree of these values. Received invalid "
@@ -46,7 +49,6 @@ def typeof(x: Any) -> core.ShapedArray:
 def device_get(x: Any) -> Any:
     """`jax.device_get`: a pytree with each Array replaced by a host value — a numpy array
     where numpy is importable (as JAX gives), else nested Python lists/scalars."""
-    from .array import Array
     try:
         import numpy as np
     except ImportError:  # Pyodide without numpy
@@ -63,7 +65,6 @@ def device_get(x: Any) -> Any:
 
 def local_device_count(backend: str | None = None) -> int:
     """`jax.local_device_count`: devices of the default (or given) platform."""
-    from .device import local_devices
     return len(local_devices(backend=backend)) if backend else len(local_devices())
 
 
@@ -91,7 +92,6 @@ def host_ids(backend: str | None = None) -> list[int]:
 
 def clear_caches() -> None:
     """`jax.clear_caches`: drop compiled kernels and traced jaxprs held by caches."""
-    from . import dispatch
     dispatch._KERNELS.clear()
 
 
@@ -154,10 +154,6 @@ def custom_gradient(fun: Callable) -> Callable:
     is traced to a jaxpr in the forward pass, so the values it closes over become
     residuals (pytree leaves) rather than escaped tracers."""
     import functools
-    from .api_util import OutStore, flatten_fun_nokwargs
-    from .custom_derivatives import custom_vjp
-    from .jaxpr import eval_jaxpr, trace_to_closed_jaxpr
-    from .tree_util import Partial, tree_flatten, tree_unflatten
 
     @custom_vjp
     def wrapped(*args: Any) -> Any:
@@ -189,7 +185,6 @@ def print_environment_info(return_string: bool = False) -> str | None:
     """`jax.print_environment_info`: versions and devices."""
     import platform
     import sys
-    from .device import default_backend, devices
     import jaxweb
     text = (f"jaxweb:    {jaxweb.__version__}\npython:    {sys.version}\n"
             f"platform:  {platform.platform()}\nbackend:   {default_backend()}\n"

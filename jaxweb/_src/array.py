@@ -19,6 +19,7 @@ from .device import Buffer, default_device
 from .compiler import graph
 from .compiler.graph import Node
 from .compiler.shapetracker import ShapeTracker
+from .array_repr import array_repr, array_str
 
 
 class Array:
@@ -175,11 +176,9 @@ class Array:
         pass
 
     def __repr__(self) -> str:
-        from .array_repr import array_repr
         return array_repr(self)
 
     def __str__(self) -> str:
-        from .array_repr import array_str
         return array_str(self)
 
     def __format__(self, spec: str) -> str:

@@ -31,6 +31,8 @@ from .device import Buffer, device_of_backend
 from .interpreters import rules as R
 from .lowering import lowering_rules, record_effect
 from .tree_util import tree_flatten, tree_leaves, tree_map, tree_unflatten
+from .lax.structural import index_in_dim, broadcast
+from .interpreters.batching import bdim_at_front
 
 debug_callback_p = core.Primitive("debug_callback")
 debug_callback_p.multiple_results = True
@@ -74,7 +76,6 @@ def _debug_transpose(cts, *args, **params):
 
 def _debug_batch(args, dims, **params):
     """One call per batch element (an unmapped argument is passed whole to each)."""
-    from .lax.structural import index_in_dim
     size = next(core.get_aval(a).shape[d] for a, d in zip(args, dims) if d is not None)
     for i in range(size):
         debug_callback_p.bind(*[a if d is None else index_in_dim(a, i, d, keepdims=False)
@@ -232,8 +233,6 @@ def _pure_transpose(*args, **kwargs):
 
 
 def _pure_batch(args, dims, *, callback, result_avals, sharding, vmap_method):
-    from .interpreters.batching import bdim_at_front
-    from .lax.structural import broadcast, index_in_dim
     size = next(core.get_aval(a).shape[d] for a, d in zip(args, dims) if d is not None)
     batched_avals = tuple(a.update(shape=(size, *a.shape)) for a in result_avals)
     params = dict(callback=callback, sharding=sharding, vmap_method=vmap_method)

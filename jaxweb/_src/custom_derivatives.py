@@ -16,10 +16,11 @@ from typing import Any, Callable, Sequence
 
 from . import core
 from .interpreters import rules as R
-from .interpreters.batching import batch_fun_at_front, bdim_at_front
+from .interpreters.batching import batch_fun_at_front, bdim_at_front, BatchTracer
 from .jaxpr import ClosedJaxpr, JaxprEqn, jaxpr_as_fun, trace_to_closed_jaxpr
 from .lowering import inline_rules, lowering_rules
-from .tree_util import tree_flatten, tree_unflatten
+from .tree_util import tree_flatten, tree_unflatten, tree_map
+from .lax.base import full
 
 __all__ = ["custom_jvp", "custom_vjp", "SymbolicZero"]
 
@@ -152,7 +153,6 @@ def batch_custom_vjp(trace, primitive, fun, fwd, bwd, tracers, *, symbolic_zeros
 
 
 def _batched(trace, x: Any) -> Any:
-    from .interpreters.batching import BatchTracer
     return BatchTracer(trace, x, 0)
 
 
@@ -268,7 +268,6 @@ class custom_jvp(_CustomBase):
                 contrib = fn(t, out, *primals)
                 total = contrib if total is None else _tree_add(total, contrib)
             if total is None:
-                from .tree_util import tree_map
                 total = tree_map(lambda o: R.instantiate_zeros(R.Zero(_tangent_aval(o))), out)
             return out, total
         self.defjvp(jvp)
@@ -394,7 +393,6 @@ def _flatten_cts(cts: Any, in_tree, in_avals: list, name: str) -> list:
 def _as_cotangent(ct: Any, aval: core.ShapedArray) -> Any:
     """A bwd output as an array (Python scalars take the input's tangent dtype)."""
     if core.is_python_scalar(ct):
-        from .lax.base import full
         return full(aval.shape, ct, R.tangent_dtype(aval.dtype))
     return ct
 
@@ -410,5 +408,4 @@ def _check_tangent_type(primal: Any, tangent: Any) -> None:
 
 
 def _tree_add(a: Any, b: Any) -> Any:
-    from .tree_util import tree_map
     return tree_map(lambda x, y: x + y, a, b)

@@ -15,6 +15,7 @@ from typing import Any, Callable, Sequence
 
 from . import core, dtypes
 from .tree_util import tree_leaves, tree_map, tree_structure
+from .api import jvp, linearize, vjp
 
 EPS = 1e-4
 #: JAX's default gradient tolerances per dtype name.
@@ -124,7 +125,6 @@ def check_grads(f: Callable, args: Sequence[Any], order: int, modes: Sequence[st
                 atol: Any = None, rtol: Any = None, eps: float | None = None) -> None:
     """`jax.test_util.check_grads`: forward and/or reverse derivatives of f at args, up to
     `order`, against finite differences in one random direction; AssertionError if not."""
-    from .api import jvp, linearize, vjp
     args = tuple(args)
     eps = eps or EPS
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from .. import core
+from .. import core, dtypes
 
 primitive_jvps: dict[core.Primitive, Callable] = {}
 primitive_transposes: dict[core.Primitive, Callable] = {}
@@ -70,7 +70,6 @@ def instantiate_zeros(t: Any) -> Any:
 
 def tangent_dtype(dtype: Any) -> Any:
     """Tangent dtype of a primal dtype: float0 for integers and bools, as in JAX."""
-    from .. import dtypes
     return dtype if dtypes.dtype(dtype).kind in "fc" else dtypes.float0
 
 

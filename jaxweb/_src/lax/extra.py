@@ -18,8 +18,10 @@ import operator
 from typing import Any, Callable, Sequence
 
 from .. import core, dtypes
-from . import elementwise as ew
-from . import structural as st
+from . import elementwise as ew, structural as st
+from .base import full
+from ..tree_util import tree_map
+from ..device import default_backend
 
 
 def _aval(x: Any) -> core.ShapedArray:
@@ -144,7 +146,6 @@ def broadcast_like(arr: Any, like_arr: Any) -> Any:
 def empty(shape: Sequence[int], dtype: Any, *, out_sharding: Any = None) -> Any:
     """`lax.empty`: an array of the shape and dtype (zero-filled, as jaxweb has no
     uninitialized memory to hand out)."""
-    from .base import full
     return full(tuple(shape), 0, dtype)
 
 
@@ -157,7 +158,6 @@ def dtype(x: Any) -> dtypes.DType:
 
 def optimization_barrier(operand: Any, /) -> Any:
     """`lax.optimization_barrier`: the operand (a pytree of arrays) unchanged."""
-    from ..tree_util import tree_map
     return tree_map(_array, operand)
 
 
@@ -170,7 +170,6 @@ def shape_as_value(shape: Sequence[int]) -> Any:
 def platform_dependent(*args: Any, default: Callable | None = None, **per_platform: Callable) -> Any:
     """`lax.platform_dependent`: call the branch for the default device's platform
     (jaxweb's platforms: cpu, wasm, webgpu), else `default`."""
-    from ..device import default_backend
     fn = per_platform.get(default_backend(), default)
     if fn is None:
         raise NotImplementedError(f"platform_dependent: no branch for platform {default_backend()!r} "

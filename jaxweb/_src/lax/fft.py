@@ -21,9 +21,8 @@ import enum
 import math
 from typing import Any, Sequence
 
-from .. import core, dtypes
-from ..compiler import expr as E
-from ..compiler import graph
+from .. import core, dtypes, lowering
+from ..compiler import expr as E, graph
 from ..compiler.graph import Node
 from ..dispatch import def_lowering
 from ..interpreters import rules as R
@@ -31,6 +30,9 @@ from ..interpreters.batching import bdim_at_front
 from . import fft_passes
 from .complex import conj
 from .elementwise import convert_element_type
+from ..device import default_device
+from ..executable import device_for, executable
+from ..jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Var
 
 
 class FftType(enum.IntEnum):
@@ -91,8 +93,6 @@ def _fft_abstract(x, *, fft_type, fft_lengths):
 
 # ---------------------------------------------------------------- lowering
 def _device() -> Any:
-    from .. import lowering
-    from ..device import default_device
     return lowering._targets[-1] if lowering._targets else default_device()
 
 
@@ -164,8 +164,6 @@ _ONE_EQN: dict = {}
 
 def _fft_impl(x, *, fft_type, fft_lengths):
     """An eager call: the one-equation program of this shape and transform, compiled once."""
-    from ..executable import device_for, executable
-    from ..jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Var
     aval = core.get_aval(x)
     params = {"fft_type": fft_type, "fft_lengths": fft_lengths}
     key = (aval, fft_type, fft_lengths)

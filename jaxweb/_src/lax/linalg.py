@@ -32,6 +32,7 @@ from ..compiler import linalg_routines
 from ..lowering import const_node, lower_jaxpr, lowering_rules, target_capabilities
 from . import linalg_algorithms as alg
 from .reductions import batch_size
+from ..executable import device_for, executable
 
 
 def _jnp() -> Any:
@@ -89,7 +90,6 @@ def _def_algorithm(prim: core.Primitive, algo: Callable) -> None:
     one_eqn: dict = {}
 
     def impl(*args, **params):
-        from ..executable import device_for, executable
         avals = tuple(_aval(a) for a in args)
         key = (avals, _params_key(params))
         closed = one_eqn.get(key)

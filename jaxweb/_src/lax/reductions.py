@@ -25,7 +25,6 @@ from . import base
 
 def lax_ns() -> Any:
     """The `jaxweb.lax` namespace, looked up at call time (rules use ops of other modules)."""
-    import jaxweb.lax as L
     return L
 
 
@@ -164,7 +163,6 @@ R.defjvp2(reduce_min_p, _chooser_jvp)
 
 def _reduce_prod_jvp(t, x, *, axes, out_sharding=None):
     """d prod = sum_i t_i * prod_{j != i} x_j, exact when some x_j are zero."""
-    from .cumulative import others_product
     L = lax_ns()
     shape = core.get_aval(x).shape
     keep = kept_dims(len(shape), axes)
@@ -335,5 +333,7 @@ def reduce(operands: Any, init_values: Any, computation: Callable, dimensions: S
 
 from .cumulative import *  # noqa: E402,F401,F403  (cumsum & co., listed in jaxweb.lax)
 from .cumulative import __all__ as _cumulative_all  # noqa: E402
+import jaxweb.lax as L
+from .cumulative import others_product
 
 __all__ = __all__ + _cumulative_all

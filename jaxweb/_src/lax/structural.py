@@ -24,6 +24,8 @@ from ..dispatch import def_lowering
 from ..interpreters import rules as R
 from ..interpreters.batching import bdim_at_front, moveaxis_to_front
 from ..interpreters.rules import UndefinedPrimal, Zero
+from .elementwise import sub, _weak_scalar
+from ..array import Array
 
 # ---------------------------------------------------------------- rule helpers
 
@@ -491,7 +493,6 @@ def _pad_transpose(ct, x, pv, *, padding_config):
                 tuple(i + 1 for _, _, i in padding_config))
     t_pv = None
     if isinstance(pv, UndefinedPrimal):
-        from .elementwise import sub
         nd = len(padding_config)
         t_pv = sub(reduce_sum(ct, range(nd)), reduce_sum(t_x, range(nd)))
     return [t_x if isinstance(x, UndefinedPrimal) else None, t_pv]
@@ -518,14 +519,12 @@ R.primitive_batchers[pad_p] = _pad_batch
 
 
 def _is_host_scalar(x: Any) -> bool:
-    from ..array import Array
     return not isinstance(x, (Array, core.Tracer)) and getattr(x, "ndim", None) == 0 and hasattr(x, "item")
 
 
 def pad(operand: Any, padding_value: Any, padding_config: Sequence[tuple[int, int, int]]) -> Any:
     """`lax.pad`: (low, high, interior) padding per dimension; low/high may be negative."""
     if core.is_python_scalar(padding_value):
-        from .elementwise import _weak_scalar
         padding_value = _weak_scalar(padding_value, core.get_aval(operand).dtype)
     elif _is_host_scalar(padding_value):  # a constant: the padding stays a free view
         from .base import full

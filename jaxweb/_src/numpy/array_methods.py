@@ -10,11 +10,12 @@ from typing import Any
 
 import jaxweb.numpy as jnp  # the public namespace: a method may name a family loaded on first use
 
-from .. import core
+from .. import core, dtypes
 from .util import is_arraylike
-from . import indexing as _indexing
-from . import shape as _shape
-from . import ufuncs as _ufuncs
+from . import indexing as _indexing, shape as _shape, ufuncs as _ufuncs
+from .indexing import getitem, _IndexUpdateHelper
+from ..lax import elementwise as lax
+from ..array import Array
 
 _BINARY_OPS = {  # dunder -> jnp function name
     "add": "add", "sub": "subtract", "mul": "multiply", "truediv": "true_divide",
@@ -78,12 +79,10 @@ def _choose(self, choices, mode="raise"):
 
 
 def _getitem(self, idx):
-    from .indexing import getitem
     return getitem(self, idx)
 
 
 def _at(self):
-    from .indexing import _IndexUpdateHelper
     return _IndexUpdateHelper(self)
 
 
@@ -92,8 +91,6 @@ _UINT = {1: "uint8", 2: "uint16", 4: "uint32", 8: "uint64"}
 
 def _as_uint(x: Any) -> Any:
     """x's bits as the unsigned type of its width (bool as uint8)."""
-    from .. import dtypes
-    from ..lax import elementwise as lax
     dt = core.get_aval(x).dtype
     u = dtypes.dtype(_UINT[dt.itemsize])
     if dt.kind == "b":
@@ -102,7 +99,6 @@ def _as_uint(x: Any) -> Any:
 
 
 def _from_uint(u: Any, dt: Any) -> Any:
-    from ..lax import elementwise as lax
     if dt.kind == "b":
         return lax.ne(u, lax.full_like(u, 0))
     return u if core.get_aval(u).dtype is dt else lax.bitcast_convert_type(u, dt)
@@ -111,8 +107,6 @@ def _from_uint(u: Any, dt: Any) -> Any:
 def _view(self, dtype: Any = None, type: Any = None):
     """`Array.view`: the same bytes read as `dtype` (little-endian, as numpy on every
     platform jaxweb runs on); a different item size rescales the last axis."""
-    from .. import dtypes
-    from ..lax import elementwise as lax
     if type is not None:
         raise NotImplementedError("`type` argument of array.view() is not supported.")
     if dtype is None:
@@ -175,7 +169,6 @@ def install(cls: type) -> None:
 
 
 def install_all() -> None:
-    from ..array import Array
     install(Array)
     install(core.Tracer)
     core.Tracer.__hash__ = Array.__hash__  # arrays and tracers are unhashable

@@ -11,8 +11,11 @@ from typing import Any, Sequence
 from .. import core, dtypes, hostdata
 from ..array import Array
 from ..device import Buffer, default_device
-from ..lax import base as lax_base
-from ..lax import elementwise as lax_ew
+from ..lax import base as lax_base, elementwise as lax_ew
+from .shape import stack
+from ..lax.structural import reshape, broadcast_in_dim, transpose, copy as lax_copy
+from .util import broadcast_to_shape, broadcast_shapes, check_arraylike
+from .ufuncs import power, exp, log, sign, abs as abs_
 
 
 def _shape_tuple(shape: Any) -> tuple[int, ...]:
@@ -104,7 +107,6 @@ def _from_sequence(a: Sequence, dtype: Any) -> Any:
         else:
             dtype = dtypes.default_float()
     if any(getattr(v, "ndim", 0) or isinstance(v, (Array, core.Tracer)) for v in leaves):
-        from .shape import stack  # arrays or tracers inside: build with jnp ops
         return stack([asarray(e, dtype) for e in a]) if a else asarray([], dtype)
     shape, flat = hostdata.flatten_nested(a)
     _check_int_range(flat, dtype)
@@ -128,7 +130,6 @@ def array(object: Any, dtype: Any = None, copy: bool = True, order: str | None =
     """`jnp.array`."""
     out = asarray(object, dtype)
     if ndmin > out.ndim:
-        from ..lax.structural import reshape
         out = reshape(out, (1,) * (ndmin - out.ndim) + tuple(out.shape))
     return out
 
@@ -137,13 +138,11 @@ def full(shape: Any, fill_value: Any, dtype: Any = None, *, device: Any = None) 
     shape = _shape_tuple(shape)
     if dtype is None and not core.is_python_scalar(fill_value):
         fill = asarray(fill_value)
-        from .util import broadcast_to_shape
         return broadcast_to_shape(fill, shape) if fill.ndim else lax_base.full(shape, fill, fill.dtype)
     if dtype is None:  # a Python scalar: weakly typed, as in JAX
         return lax_base.full(shape, fill_value)
     dt = dtypes.canonicalize_dtype(dtype)
     if getattr(fill_value, "ndim", 0):
-        from .util import broadcast_to_shape
         return broadcast_to_shape(asarray(fill_value, dt), shape)
     return lax_base.full(shape, fill_value, dt)
 
@@ -208,8 +207,6 @@ def linspace(start: Any, stop: Any, num: int = 50, endpoint: bool = True, retste
 
     start/stop may be arrays: samples run along `axis` of the broadcast result; the
     last sample is exactly `stop` when `endpoint`."""
-    from ..lax.structural import broadcast_in_dim, transpose
-    from .util import broadcast_shapes, broadcast_to_shape
     num = int(core.concrete_or_error(num, "the num argument of jnp.linspace"))
     if num < 0:
         raise ValueError(f"Number of samples, {num}, must be non-negative.")
@@ -242,7 +239,6 @@ def linspace(start: Any, stop: Any, num: int = 50, endpoint: bool = True, retste
 def logspace(start: Any, stop: Any, num: int = 50, endpoint: bool = True, base: Any = 10.0,
              dtype: Any = None, axis: int = 0) -> Any:
     """`jnp.logspace`: base ** linspace(start, stop)."""
-    from .ufuncs import power
     calc = _inexact_dtype(start, stop)
     exps = linspace(start, stop, num, endpoint=endpoint, dtype=calc, axis=axis)
     out = power(lax_ew.convert_element_type(asarray(base), calc), exps)
@@ -252,12 +248,10 @@ def logspace(start: Any, stop: Any, num: int = 50, endpoint: bool = True, base: 
 def geomspace(start: Any, stop: Any, num: int = 50, endpoint: bool = True, dtype: Any = None,
               axis: int = 0) -> Any:
     """`jnp.geomspace`: a geometric progression from start to stop (same signs)."""
-    from .ufuncs import exp, log, sign, abs as abs_
     calc = _inexact_dtype(start, stop)
     start, stop = (lax_ew.convert_element_type(asarray(v), calc) for v in (start, stop))
     sgn = sign(start)
     out = exp(linspace(log(abs_(start)), log(abs_(stop)), num, endpoint=endpoint, axis=0))
-    from ..lax.structural import broadcast_in_dim
     out = lax_ew.mul(out, broadcast_in_dim(sgn, out.shape, tuple(range(1, out.ndim))))
     first = broadcast_in_dim(start, out.shape, tuple(range(1, out.ndim)))
     idx0 = lax_ew.broadcasted_iota(dtypes.int32, out.shape, 0)
@@ -267,7 +261,6 @@ def geomspace(start: Any, stop: Any, num: int = 50, endpoint: bool = True, dtype
         out = lax_ew.select(lax_ew.eq(idx0, num - 1), last, out)
     axis = lax_base.canonical_axes([axis], out.ndim)[0]
     if axis:
-        from ..lax.structural import transpose
         perm = list(range(1, out.ndim))
         perm.insert(axis, 0)
         out = transpose(out, perm)
@@ -314,7 +307,6 @@ def _triangle(m: Any, k: int, cmp: str, name: str) -> Any:
     m = asarray(m)
     if m.ndim < 2:
         raise ValueError(f"{name} requires an array of at least two dimensions, got {m.ndim}")
-    from ..lax.structural import broadcast_in_dim
     N, M = m.shape[-2:]
     mask = broadcast_in_dim(_diagonal_mask(N, M, int(k), cmp), m.shape, (m.ndim - 2, m.ndim - 1))
     return lax_ew.select(mask, m, lax_ew.zeros_like(m))
@@ -332,7 +324,6 @@ def triu(m: Any, k: int = 0) -> Any:
 
 def meshgrid(*xi: Any, copy: bool = True, sparse: bool = False, indexing: str = "xy") -> list:
     """`jnp.meshgrid`: coordinate grids from 1-D arrays ('xy': Cartesian, 'ij': matrix)."""
-    from ..lax.structural import broadcast_in_dim, reshape
     if indexing not in ("xy", "ij"):
         raise ValueError(f"Valid values for indexing are 'xy' and 'ij', got {indexing}")
     arrs = [asarray(x) for x in xi]
@@ -360,13 +351,11 @@ def meshgrid(*xi: Any, copy: bool = True, sparse: bool = False, indexing: str = 
 def full_like(a: Any, fill_value: Any, dtype: Any = None, shape: Any = None, *,
               device: Any = None) -> Any:
     """`jnp.full_like`: an array like `a` (shape, dtype, weak type) filled with fill_value."""
-    from .util import check_arraylike
     check_arraylike("full_like", a)
     aval = core.get_aval(a)
     shape = aval.shape if shape is None else _shape_tuple(shape)
     dt = aval.dtype if dtype is None else dtypes.canonicalize_dtype(dtype)
     if getattr(fill_value, "ndim", 0):
-        from .util import broadcast_to_shape
         return broadcast_to_shape(asarray(fill_value, dt), shape)
     out = lax_base.full(shape, fill_value, dt)
     if dtype is None and aval.weak_type:
@@ -391,5 +380,4 @@ def empty_like(a: Any, dtype: Any = None, shape: Any = None, *, device: Any = No
 
 def copy(a: Any, order: str | None = None) -> Any:
     """`jnp.copy`: a new array with the same values (arrays are immutable, so rarely needed)."""
-    from ..lax.structural import copy as lax_copy
     return lax_copy(asarray(a))

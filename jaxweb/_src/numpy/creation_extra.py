@@ -14,12 +14,12 @@ from typing import Any, Callable
 from .. import core, dtypes, hostdata
 from ..array import array_from_bytes
 from . import creation as _creation
+from ..api import vmap
+from .creation import _shape_tuple
 
 
 def fromfunction(function: Callable[..., Any], shape: Any, *, dtype: Any = float, **kwargs: Any) -> Any:
     """`jnp.fromfunction`: `function(i0, i1, ...)` over the index grid of `shape`."""
-    from ..api import vmap  # late: the api layer sits above jnp
-    from .creation import _shape_tuple
     shape = _shape_tuple(shape)
     for i in range(len(shape)):
         in_axes = [0 if i == j else None for j in range(len(shape))]

@@ -12,18 +12,15 @@ __all__ = ["histogramdd", "histogram2d"]
 import builtins
 from typing import Any, Sequence
 
-from .. import core
+from .. import core, dtypes
 from .util import check_arraylike, ensure_array, promote_dtypes
-from . import creation as _creation
-from . import indexing as _indexing
-from . import shape as _shape
-from . import sorting as _sorting
-from . import ufuncs as _ufuncs
+from . import (creation as _creation, indexing as _indexing, shape as _shape, sorting as _sorting,
+    ufuncs as _ufuncs)
+from ..lax import elementwise as lax
+from .statistics import bincount, histogram_bin_edges
 
 
 def _inexact(*args: Any) -> list:
-    from .. import dtypes
-    from ..lax import elementwise as lax
     args = promote_dtypes(*[ensure_array(a) for a in args])
     if core.get_aval(args[0]).dtype.kind in "biu":
         args = [lax.convert_element_type(a, dtypes.default_float()) for a in args]
@@ -34,7 +31,6 @@ def histogramdd(sample: Any, bins: Any = 10, range: Sequence[Any] | None = None,
                 weights: Any = None, density: bool | None = None) -> tuple[Any, list]:
     """`jnp.histogramdd`: counts of N points of D coordinates (sample shape (N, D)) in a
     D-dimensional grid of bins; returns (hist, [edges per dimension])."""
-    from .statistics import bincount, histogram_bin_edges
     if weights is None:
         check_arraylike("histogramdd", sample)
         (sample,) = _inexact(sample)

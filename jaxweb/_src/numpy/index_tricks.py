@@ -18,15 +18,11 @@ from typing import Any, Sequence
 
 from .. import core, dtypes
 from ..compiler.shapetracker import prod
-from ..lax import gather_scatter as gs
-from ..lax import structural as lax
+from ..lax import gather_scatter as gs, structural as lax
 from ..lax.base import canonical_axes
-from . import util
-from . import creation as _creation
-from . import indexing as _indexing
-from . import reductions as _reductions
-from . import shape as _shape
-from . import ufuncs as _ufuncs
+from . import (util, creation as _creation, indexing as _indexing, reductions as _reductions,
+    shape as _shape, ufuncs as _ufuncs)
+from ..lax.indexing import normalize_index
 
 
 def _ints(x: Any, what: str) -> list[int]:
@@ -215,7 +211,6 @@ def put(a: Any, ind: Any, v: Any, mode: str | None = None, *, inplace: bool = Tr
         idx, mode = _ufuncs.mod(idx, flat.size), "clip"
     dn = gs.ScatterDimensionNumbers((), (0,), (0,))
     if mode != "clip":
-        from ..lax.indexing import normalize_index
         idx = normalize_index(idx.astype(dtypes.int32), flat.size)
     out = gs.scatter(flat, lax.reshape(idx, (idx.size, 1)), vals, dn, mode="clip" if mode == "clip" else None)
     return lax.reshape(out, arr.shape)
@@ -236,7 +231,6 @@ def put_along_axis(arr: Any, indices: Any, values: Any, axis: int | None, inplac
     shape = tuple(idx.shape[d] if d == axis else a.shape[d] for d in range(a.ndim))
     idx = _shape.broadcast_to(idx, shape)
     vals = _shape.broadcast_to(_creation.asarray(values, dtype=a.dtype), shape)
-    from ..lax.indexing import normalize_index
     idx = normalize_index(idx.astype(dtypes.int32), a.shape[axis])
     others = tuple(d for d in range(a.ndim) if d != axis)
     dn = gs.ScatterDimensionNumbers((), (axis,), (axis,), others, others)

@@ -23,17 +23,12 @@ from typing import Any, Callable
 from .. import config, core, dtypes
 from ..array import Array
 from ..compiler.shapetracker import prod
-from ..lax import elementwise as lax_ew
-from ..lax import gather_scatter as gs
-from ..lax import structural as lax
+from ..lax import elementwise as lax_ew, gather_scatter as gs, structural as lax
 from ..lax.indexing import normalize_index
-from . import util
+from . import util, creation as _creation, reductions as _reductions, shape as _shape, ufuncs as _ufuncs
 from .index_tricks import *  # noqa: F401,F403  (re-exported jnp names)
 from .index_tricks import __all__ as _tricks_all
-from . import creation as _creation
-from . import reductions as _reductions
-from . import shape as _shape
-from . import ufuncs as _ufuncs
+from ..lax.base import canonical_axes
 
 __all__ = ["take", "take_along_axis", "nonzero", "argwhere", "flatnonzero"] + _tricks_all
 
@@ -515,7 +510,6 @@ def take(a: Any, indices: Any, axis: int | None = None, out: None = None, mode: 
 
 
 def util_axis(axis: int, ndim: int) -> int:
-    from ..lax.base import canonical_axes
     return canonical_axes((operator.index(axis),), ndim)[0]
 
 

@@ -16,16 +16,10 @@ from typing import Any, NamedTuple, Sequence
 
 from .. import core, dtypes
 from ..custom_derivatives import custom_jvp
-from ..lax import elementwise as lax
-from ..lax import linalg as lax_linalg
-from .util import check_arraylike, ensure_array
-from . import creation as _creation
-from . import indexing as _indexing
-from . import linalg_ops as _linalg_ops
-from . import reductions as _reductions
-from . import shape as _shape
-from . import sorting as _sorting
-from . import ufuncs as _ufuncs
+from ..lax import elementwise as lax, linalg as lax_linalg
+from .util import check_arraylike, ensure_array, promote_dtypes
+from . import (creation as _creation, indexing as _indexing, linalg_ops as _linalg_ops,
+    reductions as _reductions, shape as _shape, sorting as _sorting, ufuncs as _ufuncs)
 
 
 class SlogdetResult(NamedTuple):
@@ -40,7 +34,6 @@ def _aval(x: Any) -> core.ShapedArray:
 def inexact(name: str, *xs: Any) -> list:
     """Arrays in a common inexact dtype (integers and bools become the default float;
     real and complex floats stay as they are)."""
-    from .util import promote_dtypes
     check_arraylike(name, *xs)
     xs = promote_dtypes(*[ensure_array(x) for x in xs])
     dt = _aval(xs[0]).dtype

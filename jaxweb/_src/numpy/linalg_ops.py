@@ -15,17 +15,13 @@ __all__ = ["matmul", "dot", "vdot", "inner", "outer", "tensordot", "einsum", "kr
 from typing import Any, Sequence
 
 from .. import core, dtypes
-from ..lax import dot as lax_dot
-from ..lax import reductions as lax_red
+from ..lax import (dot as lax_dot, reductions as lax_red, base as lax_base, complex as lax_complex,
+    elementwise as lax_elementwise, structural as lax_structural)
 from .reductions import check_no_out
 from .util import broadcast_shapes, broadcast_to_shape, check_arraylike, promote_dtypes
-from ..lax import base as lax_base
-from ..lax import complex as lax_complex
-from ..lax import elementwise as lax_elementwise
-from ..lax import structural as lax_structural
-from . import creation as _creation
-from . import shape as _shapes
-from . import ufuncs as _ufuncs
+from . import creation as _creation, shape as _shapes, ufuncs as _ufuncs
+from .ufuncs import multiply
+from ..lax.convolution import conv_general_dilated
 
 
 def _shape(x: Any) -> tuple[int, ...]:
@@ -66,7 +62,6 @@ def dot(a: Any, b: Any, *, precision: Any = None, preferred_element_type: Any = 
     a, b = _promote("dot", a, b)
     sa, sb = _shape(a), _shape(b)
     if not sa or not sb:
-        from .ufuncs import multiply
         return multiply(a, b)
     cb = len(sb) - 2 if len(sb) > 1 else 0
     return _dot_general(a, b, (((len(sa) - 1,), (cb,)), ((), ())), preferred_element_type)
@@ -86,7 +81,6 @@ def inner(a: Any, b: Any, *, precision: Any = None, preferred_element_type: Any 
     a, b = _promote("inner", a, b)
     sa, sb = _shape(a), _shape(b)
     if not sa or not sb:
-        from .ufuncs import multiply
         return multiply(a, b)
     return _dot_general(a, b, (((len(sa) - 1,), (len(sb) - 1,)), ((), ())), preferred_element_type)
 
@@ -97,7 +91,6 @@ def outer(a: Any, b: Any, out: None = None) -> Any:
     a, b = _promote("outer", a, b)
     a = lax_structural.reshape(a, (core.get_aval(a).size, 1))
     b = lax_structural.reshape(b, (1, core.get_aval(b).size))
-    from .ufuncs import multiply
     return multiply(a, b)
 
 
@@ -162,7 +155,6 @@ def kron(a: Any, b: Any) -> Any:
     sa, sb = (1,) * (nd - len(sa)) + sa, (1,) * (nd - len(sb)) + sb
     ai = lax_structural.reshape(a, tuple(d for n in sa for d in (n, 1)))
     bi = lax_structural.reshape(b, tuple(d for n in sb for d in (1, n)))
-    from .ufuncs import multiply
     return lax_structural.reshape(multiply(ai, bi), tuple(x * y for x, y in zip(sa, sb)))
 
 
@@ -174,7 +166,6 @@ _CORR_PADDING = {"valid": lambda m: (0, 0), "same": lambda m: (m // 2, m - 1 - m
 def _correlate(name: str, a: Any, v: Any, mode: str, flip: bool, pet: Any) -> Any:
     """c[k] = sum_j a[j + k] * w[j], w = v (reversed for convolve), as a 1-d convolution;
     numpy swaps the operands when v is longer (reversing a correlation's output)."""
-    from ..lax.convolution import conv_general_dilated
     check_arraylike(name, a, v)
     a, v = promote_dtypes(a, v)
     if core.get_aval(a).dtype.kind not in "fc":

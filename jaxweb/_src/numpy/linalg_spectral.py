@@ -13,14 +13,9 @@ from typing import Any, NamedTuple
 
 from .. import core, dtypes
 from ..lax import linalg as lax_linalg
-from .linalg_factor import inexact, square
-from . import creation as _creation
-from . import indexing as _indexing
-from . import linalg_ops as _linalg_ops
-from . import reductions as _reductions
-from . import shape as _shape
-from . import sorting as _sorting
-from . import ufuncs as _ufuncs
+from .linalg_factor import inexact, square, inv
+from . import (creation as _creation, indexing as _indexing, linalg_ops as _linalg_ops,
+    reductions as _reductions, shape as _shape, sorting as _sorting, ufuncs as _ufuncs)
 
 
 class QRResult(NamedTuple):
@@ -191,6 +186,5 @@ def cond(x: Any, p: Any = None) -> Any:
         hi, lo = s[..., 0], s[..., -1]
         return hi / lo if p != -2 else lo / hi
     from .linalg_norms import norm
-    from .linalg_factor import inv
     return norm(x, ord=p, axis=(-2, -1)) * norm(inv(x), ord=p, axis=(-2, -1))
 

@@ -15,11 +15,8 @@ from typing import Any, Callable
 
 from .. import core, dtypes
 from ..lax import structural as lax
-from . import util
-from . import creation as _creation
-from . import reductions as _reductions
-from . import shape as _shape
-from . import ufuncs as _ufuncs
+from . import util, creation as _creation, reductions as _reductions, shape as _shape, ufuncs as _ufuncs
+from ..lax.elementwise import convert_element_type
 
 
 def _nested(value: Any) -> Any:
@@ -148,7 +145,6 @@ def _linear_ramp(x: Any, axis: int, lo: int, hi: int, ends: tuple[Any, Any]) -> 
 
 
 def _constant(x: Any, widths, values) -> Any:
-    from ..lax.elementwise import convert_element_type
     for axis, ((lo, hi), (vlo, vhi)) in enumerate(zip(widths, values)):
         for w, v in (((lo, 0, 0), vlo), ((0, hi, 0), vhi)):
             if w[0] or w[1]:

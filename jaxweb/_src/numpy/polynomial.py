@@ -19,13 +19,10 @@ from typing import Any
 from .. import core, dtypes
 from ..lax import elementwise as lax
 from .util import check_arraylike, ensure_array, promote_dtypes
-from . import creation as _creation
-from . import indexing as _indexing
-from . import linalg_ops as _linalg_ops
-from . import linalg_spectral as _linalg_spectral
-from . import reductions as _reductions
-from . import shape as _shape
-from . import ufuncs as _ufuncs
+from . import (creation as _creation, indexing as _indexing, linalg_ops as _linalg_ops,
+    linalg_spectral as _linalg_spectral, reductions as _reductions, shape as _shape, ufuncs as _ufuncs)
+from .linalg_factor import inv
+from .linalg_spectral import lstsq
 
 
 def _inexact(*args: Any) -> list:
@@ -216,8 +213,6 @@ def polyfit(x: Any, y: Any, deg: int, rcond: float | None = None, full: bool = F
     """`jnp.polyfit`: least-squares polynomial coefficients (highest degree first), by an
     SVD solve of the column-scaled Vandermonde system as in JAX; `full` adds (residuals,
     rank, singular values, rcond), `cov` the coefficient covariance."""
-    from .linalg_factor import inv
-    from .linalg_spectral import lstsq
     check_arraylike("polyfit", x, y, *([] if w is None else [w]))
     deg = _index(deg, "deg must be int")
     order = deg + 1

@@ -93,7 +93,6 @@ def _reduce(name: str, a: Any, axis: Axis, dtype: Any, keepdims: bool, initial: 
         if builtins.any(aval.shape[i] == 0 for i in axes):
             raise ValueError(f"zero-size array to reduction operation {name} which has no identity")
     if where is not None:
-        from ..compiler.kernel import REDUCE_IDENTITY
         ident = REDUCE_IDENTITY[monoid](dt)
         x = _ufuncs.where(where, x, lax_base.full((), ident, dt))
         aval = core.get_aval(x)
@@ -452,5 +451,6 @@ from ..lax import structural as lax_structural
 from . import creation as _creation
 from . import shape as _shape
 from . import ufuncs as _ufuncs
+from ..compiler.kernel import REDUCE_IDENTITY
 
 __all__ = __all__ + _statistics_all

@@ -15,9 +15,8 @@ from typing import Any, Callable, Sequence
 from .. import core, dtypes
 from ..lax import elementwise as lax_ew
 from .util import check_arraylike, ensure_array, promote_dtypes
-from . import creation as _creation
-from . import reductions as _reductions
-from . import shape as _shape
+from . import creation as _creation, reductions as _reductions, shape as _shape
+from ..api import vmap
 
 
 def select(condlist: Sequence[Any], choicelist: Sequence[Any], default: Any = 0) -> Any:
@@ -68,6 +67,5 @@ def piecewise(x: Any, condlist: Any, funclist: Sequence[Any], *args: Any, **kw: 
     shape = core.get_aval(xb).shape
     if core.get_aval(xb).size == 0:
         return _creation.zeros(shape, aval.dtype)
-    from ..api import vmap  # late: the api layer sits above jnp
     flat = vmap(one)(_shape.ravel(index), _shape.ravel(xb))
     return _shape.reshape(flat, shape)

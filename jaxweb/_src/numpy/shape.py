@@ -19,12 +19,10 @@ from typing import Any, Sequence
 from .. import core
 from ..compiler.shapetracker import prod
 from ..lax import structural as lax
-from ..lax.base import canonical_axes
-from . import util
+from ..lax.base import canonical_axes, full
+from . import util, creation as _creation, reductions as _reductions, ufuncs as _ufuncs
 from .padding import pad
-from . import creation as _creation
-from . import reductions as _reductions
-from . import ufuncs as _ufuncs
+from ..lax.indexing import dynamic_slice_in_dim
 
 
 def _arr(a: Any, name: str) -> Any:
@@ -505,7 +503,6 @@ def _roll_static(a: Any, shift: int, axis: int) -> Any:
 
 
 def _roll_dynamic(a: Any, shift: Any, axis: int) -> Any:
-    from ..lax.indexing import dynamic_slice_in_dim
     n = a.shape[axis]
     if n == 0:
         return a
@@ -642,7 +639,6 @@ def diag(v: Any, k: int = 0) -> Any:
 
 
 def lax_zero(x: Any) -> Any:
-    from ..lax.base import full
     return full((), 0, x.dtype)
 
 

@@ -13,13 +13,10 @@ from typing import Any
 
 from .. import core, dtypes
 from .util import check_arraylike, ensure_array
-from ..lax import base as lax_base
-from ..lax import complex as lax_complex
-from ..lax import elementwise as lax_elementwise
-from ..lax import structural as lax_structural
-from . import reductions as _reductions
-from . import shape as _shape
-from . import ufuncs as _ufuncs
+from ..lax import (base as lax_base, complex as lax_complex, elementwise as lax_elementwise,
+    structural as lax_structural)
+from . import reductions as _reductions, shape as _shape, ufuncs as _ufuncs
+from .linalg_ops import matmul
 
 
 def _float(x: Any) -> Any:
@@ -108,7 +105,6 @@ def histogram(a: Any, bins: Any = 10, range: Any = None, weights: Any = None,
 def cov(m: Any, y: Any = None, rowvar: bool = True, bias: bool = False, ddof: int | None = None,
         fweights: Any = None, aweights: Any = None) -> Any:
     """`jnp.cov`: the covariance matrix of the variables in the rows (columns if not rowvar)."""
-    from .linalg_ops import matmul
     from .reductions import average, sum
     x = _float(m)
     if core.get_aval(x).ndim > 2:

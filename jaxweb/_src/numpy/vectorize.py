@@ -14,8 +14,8 @@ import re
 from typing import Any, Callable, Collection
 
 from .. import core
-from . import creation as _creation
-from . import shape as _shape
+from . import creation as _creation, shape as _shape
+from ..api import vmap
 
 _DIM = r"\w+"
 _CORE = rf"(?:{_DIM}(?:,{_DIM})*)?"
@@ -88,7 +88,6 @@ def vectorize(pyfunc: Callable, *, excluded: Collection[int | str] = frozenset()
 
     @functools.wraps(pyfunc)
     def wrapped(*args: Any, **kwargs: Any) -> Any:
-        from ..api import vmap  # late: the api layer sits above jnp
         context = f"on vectorized function with excluded={excluded!r} and signature={signature!r}"
         func, args, kwargs = _apply_excluded(pyfunc, excluded, args, kwargs)
         if kwargs:

@@ -29,6 +29,8 @@ from . import common as C
 from .conditionals import cond_p
 from .loops import _select_prefix, while_p
 from .scan import scan_p
+from ..reductions import reduce_or
+from ..structural import concatenate_p
 
 
 def _subgraph(closed: ClosedJaxpr, avals: Sequence[core.ShapedArray]) -> tuple[list, list]:
@@ -78,7 +80,6 @@ def _while_programs(cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts) -> tuple
             body = lower_jaxpr(body_jaxpr.jaxpr, [const_node(c) for c in body_jaxpr.consts],
                                input_nodes(all_avals)[cond_nconsts:])
         return pred, (body, effects)
-    from ..reductions import reduce_or
 
     def any_pred(*args):
         (p,) = eval_jaxpr(cond_jaxpr.jaxpr, cond_jaxpr.consts, *args)
@@ -142,7 +143,6 @@ def _stack_nodes(parts: list, shape: tuple, dtype: Any) -> Any:
         return graph.const(0, dtype, shape)
     if len(parts) == 1:
         return parts[0]
-    from ..structural import concatenate_p
     return lowering_rules[concatenate_p](*parts, dimension=0)
 
 

@@ -23,12 +23,13 @@ import builtins
 from typing import Any, Callable, NamedTuple, Sequence
 
 from ... import core
-from ...interpreters import ad, partial_eval as pe
-from ...interpreters import rules as R
+from ...interpreters import ad, partial_eval as pe, rules as R
 from ...interpreters.batching import bdim_at_front, current_axis_name, moveaxis
 from ...jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Var
 from ...tree_util import tree_flatten, tree_map, tree_structure, tree_unflatten
 from . import common as C
+from ..base import full
+from ..structural import broadcast_in_dim, concatenate, index_in_dim, reshape, slice_in_dim
 
 scan_p = core.Primitive("scan")
 scan_p.multiple_results = True
@@ -52,8 +53,6 @@ def _scan_abstract(*avals, jaxpr, num_consts, num_carry, length, reverse, unroll
 
 
 def _stack(vals: Sequence[Any], aval: core.ShapedArray, length: int) -> Any:
-    from ..base import full
-    from ..structural import broadcast_in_dim, concatenate
     if not vals:
         return full((length, *aval.shape), 0, aval.dtype)
     nd = aval.ndim
@@ -238,7 +237,6 @@ def _scan_transpose(cts, *args, **params):
     res_c = [x for x, l in zip(consts, c_lin) if not l]
     res_x = [x for x, l in zip(xs, x_lin) if not l]
     c_avals, k_avals, x_avals = C.split_list(jaxpr.in_avals, [nc, nk])
-    from ..base import full
     acc0 = [full(a.shape, 0, R.tangent_dtype(a.dtype)) for a, l in zip(c_avals, c_lin) if l]
     out_avals = jaxpr.out_avals
     ct_k = [R.instantiate_zeros(R.Zero(C.tangent_aval(a)) if isinstance(c, R.Zero) else c)
@@ -399,7 +397,6 @@ def _bind_forwarding(closed: ClosedJaxpr, consts: list, init: list, xs: list, **
 
 def _python_scan(f: Callable, init: Any, xs_flat: list, xs: Any, length: int, reverse: bool) -> tuple:
     """`scan` as a Python loop (under disable_jit)."""
-    from ..structural import index_in_dim
     if length == 0:
         raise ValueError("zero-length scan is not supported in disable_jit() mode because the output "
                          "type is unknown.")
@@ -424,7 +421,6 @@ def map(f: Callable, xs: Any, *, batch_size: int | None = None) -> Any:
     if batch_size is None:
         return scan(lambda _, x: ((), f(x)), (), xs)[1]
     from ...api import vmap
-    from ..structural import concatenate, reshape, slice_in_dim
     leaves, tree = tree_flatten(xs)
     if not leaves:
         return scan(lambda _, x: ((), f(x)), (), xs)[1]
