@@ -21,7 +21,7 @@ FLOORS: list[tuple[str, tuple[str, ...]]] = [
     ("backends", ("jaxweb._src.backends", "jaxweb._src.device")),
     ("core", ("jaxweb._src.core", "jaxweb._src.jaxpr", "jaxweb._src.interpreters",
               "jaxweb._src.shape_dtype_struct")),
-    ("runtime", ("jaxweb._src.array", "jaxweb._src.array_repr", "jaxweb._src.lowering", "jaxweb._src.dispatch",
+    ("runtime", ("jaxweb._src.array", "jaxweb._src.host_arrays", "jaxweb._src.array_repr", "jaxweb._src.lowering", "jaxweb._src.dispatch",
                  "jaxweb._src.execution", "jaxweb._src.executable")),
     ("lax", ("jaxweb._src.lax", "jaxweb.lax", "jaxweb._src.custom_derivatives", "jaxweb._src.checkpoint",
              "jaxweb._src.pjit")),

@@ -201,12 +201,6 @@ class Array:
         self._check_scalar("float")
         return float(self.item())
 
-    def __round__(self, ndigits: int | None = None) -> Any:
-        from .. import numpy as jnp  # late: the numpy layer sits above
-        if ndigits is None:
-            return jnp.round(self).astype(jnp.int32)
-        return jnp.round(self, ndigits)
-
     def __complex__(self) -> complex:
         return complex(self.item())
 
@@ -239,8 +233,8 @@ class Array:
         np = hostdata.numpy_or_none()
         if np is None:
             raise TypeError("pickling jaxweb arrays needs numpy")
-        from .numpy.creation import asarray
-        return (asarray, (self.__array__(),))
+        from .host_arrays import from_host  # noqa: PLC0415  (host_arrays builds on this module)
+        return (from_host, (self.__array__(),))
 
 
 class _ArrayMeta(type):

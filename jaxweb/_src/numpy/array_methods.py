@@ -168,7 +168,15 @@ def install(cls: type) -> None:
     cls.__array_priority__ = 100
 
 
+def _round(self, ndigits: int | None = None) -> Any:
+    """`round(x)`: Python's rounding to an int32 array; `round(x, n)` keeps the dtype."""
+    if ndigits is None:
+        return jnp.round(self).astype(dtypes.int32)
+    return jnp.round(self, ndigits)
+
+
 def install_all() -> None:
     install(Array)
+    Array.__round__ = _round
     install(core.Tracer)
     core.Tracer.__hash__ = Array.__hash__  # arrays and tracers are unhashable

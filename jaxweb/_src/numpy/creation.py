@@ -6,11 +6,11 @@ __all__ = ["copy", "asarray", "array", "full", "zeros", "ones", "empty", "arange
            "zeros_like", "ones_like", "empty_like"]
 
 import math
-from typing import Any, Sequence
+from typing import Any
 
-from .. import core, dtypes, hostdata
+from .. import core, dtypes, host_arrays, hostdata
+from ..host_arrays import from_host
 from ..array import Array
-from ..device import Buffer, default_device
 from ..lax import base as lax_base, elementwise as lax_ew
 from .shape import stack
 from ..lax.structural import reshape, broadcast_in_dim, transpose, copy as lax_copy
@@ -26,27 +26,10 @@ def _shape_tuple(shape: Any) -> tuple[int, ...]:
     return out
 
 
-def _from_host(flat: list, shape: tuple[int, ...], dt: dtypes.DType, weak: bool = False) -> Array:
-    aval = core.ShapedArray(shape, dt, weak)
-    device = default_device()
-    buf = Buffer(device, aval.size, dt)
-    if aval.size:
-        buf.write(hostdata.pack(flat, dt))
-    return Array.from_buffer(aval, buf)
-
-
-def _check_int_range(flat: list, dt: dtypes.DType) -> None:
-    if dt.kind not in "iu":
-        return
-    info = dtypes.iinfo(dt)
-    for v in flat:
-        if isinstance(v, int) and not isinstance(v, bool) and not info.min <= v <= info.max:
-            raise OverflowError(f"Python integer {v} out of bounds for {dt.name}")
-
-
 def asarray(a: Any, dtype: Any = None, order: str | None = None, *, copy: bool | None = None,
             device: Any = None) -> Any:
-    """`jnp.asarray`: an Array from array-like input (no copy for Arrays)."""
+    """`jnp.asarray`: an Array from array-like input (no copy for Arrays). Host values go
+    through `host_arrays.from_host`; here are the cases that need array operations."""
     if dtype is not None:
         dtype = dtypes.canonicalize_dtype(dtypes.dtype(dtype))
     if a is None:
@@ -55,74 +38,18 @@ def asarray(a: Any, dtype: Any = None, order: str | None = None, *, copy: bool |
         a = a.__jax_array__()
     if isinstance(a, (Array, core.Tracer)):
         return a if dtype is None else lax_ew.convert_element_type(a, dtype)
-    if core.is_python_scalar(a):
-        dt = dtype or core.get_aval(a).dtype
-        _check_int_range([a], dt)
-        if dtype is not None or isinstance(a, bool):  # Python bools are not weakly typed
-            return lax_base.full((), a, dt)
-        return _weak(a, dt)
     np = hostdata.numpy_or_none()
-    if np is not None and isinstance(a, (np.ndarray, np.generic)):
-        src = dtypes.dtype(a.dtype.name) if a.dtype.name != "object" else None
-        if src is None:
-            return asarray(a.tolist(), dtype)
-        dt = dtype or dtypes.canonicalize_dtype(src)
-        if dt is dtypes.bfloat16 and a.dtype.name != "bfloat16":  # round on the device
-            return lax_ew.convert_element_type(asarray(a.astype(np.float32)), dt)
-        return Array.from_numpy(a, dt, default_device())
-    if isinstance(a, (list, tuple)):
-        return _from_sequence(a, dtype)
-    if hasattr(a, "__array__"):
+    is_numpy = np is not None and isinstance(a, (np.ndarray, np.generic))
+    if is_numpy and dtype is dtypes.bfloat16 and a.dtype.name not in ("bfloat16", "object"):  # round on the device
+        return lax_ew.convert_element_type(from_host(a.astype(np.float32)), dtype)
+    if not is_numpy and not isinstance(a, (list, tuple)) and hasattr(a, "__array__"):
         return asarray(a.__array__(), dtype)
-    raise TypeError(f"Unexpected input type for array: {type(a)}")
-
-
-def _weak(a: Any, dt: dtypes.DType) -> Array:
-    out = lax_base.full((), a, dt)
-    out.aval = out.aval.update(weak_type=True)
-    return out
-
-
-def _leaves(a: Any) -> list:
-    """The non-sequence leaves of nested lists/tuples (arrays and numpy arrays are leaves)."""
     if isinstance(a, (list, tuple)):
-        return [leaf for e in a for leaf in _leaves(e)]
-    return [a]
-
-
-def _from_sequence(a: Sequence, dtype: Any) -> Any:
-    """As JAX: one dtype for the whole nest, the promotion of every leaf (Python scalars
-    weakly), and never a weak result (a list is not a weakly typed value)."""
-    leaves = _leaves(a)
-    if any(v is None for v in leaves):
-        raise ValueError("None is not a valid value for jnp.array")
-    for v in leaves:
-        if not core.is_python_scalar(v) and not hasattr(v, "dtype"):
-            raise TypeError(f"Unexpected input type for array: {type(v)}")
-    if dtype is None:
-        if leaves:
-            typed = [v if core.is_python_scalar(v) or getattr(v, "weak_type", False) else dtypes.dtype(v)
-                     for v in leaves]
-            dtype = dtypes.result_type(*_dedupe(typed))
-        else:
-            dtype = dtypes.default_float()
-    if any(getattr(v, "ndim", 0) or isinstance(v, (Array, core.Tracer)) for v in leaves):
-        return stack([asarray(e, dtype) for e in a]) if a else asarray([], dtype)
-    shape, flat = hostdata.flatten_nested(a)
-    _check_int_range(flat, dtype)
-    flat = [v.item() if hasattr(v, "item") else v for v in flat]
-    return _from_host(flat, shape, dtype)
-
-
-def _dedupe(leaves: list) -> list:
-    seen, out = set(), []
-    for v in leaves:
-        k = type(v) if core.is_python_scalar(v) else (
-            ("weak", v.dtype) if getattr(v, "weak_type", False) else v)
-        if k not in seen:
-            seen.add(k)
-            out.append(v)
-    return out
+        leaves = host_arrays.leaves(a)
+        if any(getattr(v, "ndim", 0) or isinstance(v, (Array, core.Tracer)) for v in leaves):
+            dtype = host_arrays.sequence_dtype(leaves, dtype)
+            return stack([asarray(e, dtype) for e in a]) if a else asarray([], dtype)
+    return from_host(a, dtype)
 
 
 def array(object: Any, dtype: Any = None, copy: bool = True, order: str | None = "K", ndmin: int = 0,
