@@ -28,7 +28,7 @@ from .pjit import jit_call
 from .stages import Lowered
 from .shape_dtype_struct import ShapeDtypeStruct
 from .tree_util import Partial, broadcast_prefix, tree_flatten, tree_map, tree_unflatten
-from .lax.elementwise import convert_element_type
+from .lax.elementwise import broadcasted_iota, convert_element_type, eq
 from .lax.structural import reshape, slice as lax_slice
 
 __all__ = ["jvp", "linearize", "vjp", "grad", "value_and_grad", "jacfwd", "jacrev", "jacobian",
@@ -229,12 +229,9 @@ def grad(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
 # ---------------------------------------------------------------- jacobians
 def _basis(aval: core.ShapedArray) -> Any:
     """The standard basis of a leaf's space, stacked: shape (size, *shape)."""
-    import importlib
-    jnp = importlib.import_module("jaxweb.numpy")
     n = aval.size
-    eye = jnp.eye(n, dtype=aval.dtype) if hasattr(jnp, "eye") else jnp.asarray(
-        [[1 if i == j else 0 for j in range(n)] for i in range(n)], dtype=aval.dtype)
-    return reshape(eye, (n, *aval.shape))
+    eye = eq(broadcasted_iota(dtypes.int32, (n, n), 0), broadcasted_iota(dtypes.int32, (n, n), 1))
+    return reshape(convert_element_type(eye, aval.dtype), (n, *aval.shape))
 
 
 def _zeros_like(aval: core.ShapedArray) -> Any:

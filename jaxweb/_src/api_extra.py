@@ -15,6 +15,10 @@ from .device import Device, local_devices, default_backend, devices
 from .dispatch import device_put as put_one
 from .array import Array
 from .api_util import OutStore, flatten_fun_nokwargs
+from .version import __version__
+from .lax.base import full
+from .lax.elementwise import asarray
+from .lax.structural import broadcast_in_dim
 from .custom_derivatives import custom_vjp
 from .jaxpr import eval_jaxpr, trace_to_closed_jaxpr
 
@@ -138,10 +142,8 @@ def make_array_from_callback(shape: Sequence[int], sharding: Any, data_callback:
                              dtype: Any = None) -> Any:
     """`jax.make_array_from_callback` on one device: `data_callback` receives the index of
     the whole array (a tuple of full slices) and returns its data."""
-    import importlib
-    jnp = importlib.import_module("jaxweb.numpy")
     index = tuple(slice(None) for _ in shape)
-    out = jnp.asarray(data_callback(index), dtype=dtype)
+    out = asarray(data_callback(index), dtype)
     if tuple(out.shape) != tuple(shape):
         raise ValueError(f"make_array_from_callback: data_callback returned shape {tuple(out.shape)}, "
                          f"expected {tuple(shape)}")
@@ -185,8 +187,7 @@ def print_environment_info(return_string: bool = False) -> str | None:
     """`jax.print_environment_info`: versions and devices."""
     import platform
     import sys
-    import jaxweb
-    text = (f"jaxweb:    {jaxweb.__version__}\npython:    {sys.version}\n"
+    text = (f"jaxweb:    {__version__}\npython:    {sys.version}\n"
             f"platform:  {platform.platform()}\nbackend:   {default_backend()}\n"
             f"devices:   {devices()}\n")
     if return_string:
@@ -204,8 +205,7 @@ class Ref:
     __slots__ = ("_value", "_frozen")
 
     def __init__(self, value: Any):
-        import importlib
-        self._value = importlib.import_module("jaxweb.numpy").asarray(value)
+        self._value = asarray(value)
         self._frozen = False
 
     def _check(self) -> None:
@@ -224,10 +224,10 @@ class Ref:
 
     def __setitem__(self, idx: Any, value: Any) -> None:
         self._check()
-        import importlib
-        jnp = importlib.import_module("jaxweb.numpy")
         if idx is Ellipsis or idx == ():
-            new = jnp.broadcast_to(jnp.asarray(value, dtype=self._value.dtype), self._value.shape)
+            v = asarray(value, self._value.dtype)
+            shape = self._value.shape
+            new = v if v.shape == shape else broadcast_in_dim(v, shape, tuple(range(len(shape) - v.ndim, len(shape))))
         else:
             new = self._value.at[idx].set(value)
         self._value = new
@@ -258,9 +258,7 @@ def new_ref(init_val: Any, *, memory_space: Any = None, kind: Any = None) -> Ref
 
 def empty_ref(ty: Any, *, memory_space: Any = None) -> Ref:
     """`jax.empty_ref`: a ref of `ty`'s shape and dtype (zero-filled here)."""
-    import importlib
-    jnp = importlib.import_module("jaxweb.numpy")
-    return Ref(jnp.zeros(ty.shape, ty.dtype))
+    return Ref(full(ty.shape, 0, ty.dtype))
 
 
 def freeze(ref: Ref) -> Any:

@@ -30,7 +30,9 @@ from typing import Any, Sequence
 
 from .. import core, dtypes
 from ..compiler import graph
+from ..array import Array
 from ..dispatch import def_lowering
+from ..host_arrays import from_host
 from ..interpreters import rules as R
 from . import base
 from .base import ANY, FLOAT, INT, INT_OR_BOOL, NUM, binop, unop
@@ -542,6 +544,15 @@ def convert_element_type(x: Any, new_dtype: Any, weak_type: bool = False) -> Any
     if aval.dtype is new_dtype and aval.weak_type == weak_type:
         return x
     return convert_element_type_p.bind(x, new_dtype=new_dtype, weak_type=bool(weak_type))
+
+
+def asarray(x: Any, dtype: Any = None) -> Any:
+    """An Array (or tracer) of `x` in `dtype`: host values through `host_arrays.from_host`,
+    arrays and tracers through `convert_element_type` (JAX's `lax_internal.asarray`). What
+    code below jnp uses where it would have written `jnp.asarray`."""
+    if isinstance(x, (Array, core.Tracer)):
+        return x if dtype is None else convert_element_type(x, dtype)
+    return from_host(x, dtype)
 
 
 bitcast_convert_type_p = core.Primitive("bitcast_convert_type")

@@ -33,6 +33,8 @@ from ..lowering import const_node, lower_jaxpr, lowering_rules, target_capabilit
 from . import linalg_algorithms as alg
 from .reductions import batch_size
 from ..executable import device_for, executable
+from . import control_flow as lax_control_flow
+from . import indexing as lax_indexing
 
 
 def _jnp() -> Any:
@@ -307,18 +309,17 @@ def lu_pivots_to_permutation(pivots: Any, permutation_size: int) -> Any:
     """`lax.linalg.lu_pivots_to_permutation`: the row permutation the swaps produce
     (swap i with pivots[i], in order), as one compiled loop."""
     jnp = _jnp()
-    L = importlib.import_module("jaxweb.lax")
     pivots = jnp.asarray(pivots).astype(dtypes.int32)
     batch, k = _aval(pivots).shape[:-1], _aval(pivots).shape[-1]
     idx = jnp.arange(permutation_size, dtype=dtypes.int32)
 
     def step(i, perm):
-        p = L.dynamic_index_in_dim(pivots, i, axis=len(batch), keepdims=True)
-        at_i = L.dynamic_index_in_dim(perm, i, axis=len(batch), keepdims=True)
+        p = lax_indexing.dynamic_index_in_dim(pivots, i, axis=len(batch), keepdims=True)
+        at_i = lax_indexing.dynamic_index_in_dim(perm, i, axis=len(batch), keepdims=True)
         at_p = jnp.take_along_axis(perm, p, axis=-1)
         return jnp.where(idx == i, at_p, jnp.where(idx == p, at_i, perm))
 
-    return L.fori_loop(0, k, step, jnp.broadcast_to(idx, batch + (permutation_size,)))
+    return lax_control_flow.fori_loop(0, k, step, jnp.broadcast_to(idx, batch + (permutation_size,)))
 
 
 # ---------------------------------------------------------------- qr

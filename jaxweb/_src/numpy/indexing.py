@@ -74,7 +74,6 @@ def _concrete_mask(m: Any) -> list:
 
 def _mask_to_arrays(mask: Any, pos: int, shape: tuple[int, ...]) -> list:
     """Integer index arrays (one per mask dim) equivalent to a concrete boolean mask."""
-    from .creation import asarray
     mshape = tuple(mask.shape)
     if mshape != shape[pos:pos + len(mshape)]:
         raise IndexError(f"boolean index did not match shape of indexed array in index {pos}: "
@@ -86,7 +85,7 @@ def _mask_to_arrays(mask: Any, pos: int, shape: tuple[int, ...]) -> list:
         for d in reversed(range(len(mshape))):
             cols[d].append(k % mshape[d])
             k //= mshape[d]
-    return [_Adv(asarray(c, dtype=dtypes.int32) if c else asarray([], dtype=dtypes.int32)) for c in cols]
+    return [_Adv(_creation.asarray(c, dtype=dtypes.int32) if c else _creation.asarray([], dtype=dtypes.int32)) for c in cols]
 
 
 def _flatten(v: Any) -> list:
@@ -104,7 +103,6 @@ def _parse(x_shape: tuple[int, ...], idx: Any) -> tuple[list, tuple[int, ...], l
         if isinstance(idx, list):
             _check_entry(idx, top_level=True)
         idx = (idx,)
-    from .creation import asarray
     entries: list = []
     for i in idx:
         if i is None or i is Ellipsis or isinstance(i, slice):
@@ -118,7 +116,7 @@ def _parse(x_shape: tuple[int, ...], idx: Any) -> tuple[list, tuple[int, ...], l
             if not isinstance(i, (Array, core.Tracer)):
                 if hasattr(i, "__jax_array__"):
                     i = i.__jax_array__()
-                i = asarray(i)
+                i = _creation.asarray(i)
             entries.append(i)
     if sum(e is Ellipsis for e in entries) > 1:
         raise IndexError("an index can only have a single ellipsis ('...')")
@@ -217,8 +215,7 @@ def getitem(x: Any, idx: Any, mode: Any = None, fill_value: Any = None,
 
 
 def _const_int(i: int) -> Any:
-    from .creation import asarray
-    return asarray(i, dtype=dtypes.int32)
+    return _creation.asarray(i, dtype=dtypes.int32)
 
 
 def _basic(x: Any, entries: list) -> Any:
@@ -263,9 +260,8 @@ def _advanced(x: Any, entries: list, pos: list[int], mode: Any, fill_value: Any,
 
 # ---------------------------------------------------------------- .at[] updates
 def _values_for(x: Any, target_shape: tuple[int, ...], values: Any) -> Any:
-    from .creation import asarray
-    v = lax_ew.convert_element_type(asarray(values), x.dtype) if not core.is_python_scalar(values) \
-        else asarray(values, dtype=x.dtype)
+    v = lax_ew.convert_element_type(_creation.asarray(values), x.dtype) if not core.is_python_scalar(values) \
+        else _creation.asarray(values, dtype=x.dtype)
     if v.ndim > len(target_shape):
         raise ValueError(f"Cannot broadcast to shape with fewer dimensions: arr_shape={v.shape} "
                          f"shape={target_shape}")
@@ -576,28 +572,26 @@ def nonzero(a: Any, *, size: int | None = None, fill_value: Any = None) -> tuple
         for d in reversed(range(a.ndim)):
             cols[d].append(k % a.shape[d])
             k //= a.shape[d]
-    from .creation import asarray
     out = []
     for d, c in enumerate(cols):
         if size is not None and len(c) < size:
             fv = fill_value[d] if isinstance(fill_value, (tuple, list)) else (0 if fill_value is None else fill_value)
             c = c + [fv] * (size - len(c))
-        out.append(asarray(c, dtype=dtypes.int32))
+        out.append(_creation.asarray(c, dtype=dtypes.int32))
     return tuple(out)
 
 
 def _nonzero_traced(a: Any, size: int, fill_value: Any) -> tuple:
     """Traced input with a static size: rank each non-zero by a cumulative sum, then
     scatter the flat positions of the first `size` of them."""
-    from .creation import asarray
     flat = lax.reshape(a, (a.size,))
     mask = _ufuncs.not_equal(flat, 0) if flat.dtype.kind != "b" else flat
     rank = _reductions.cumsum(lax_ew.convert_element_type(mask, dtypes.int32)) - 1
     target = _ufuncs.where(mask, rank, size)
-    positions = asarray(list(range(a.size)), dtype=dtypes.int32)
+    positions = _creation.asarray(list(range(a.size)), dtype=dtypes.int32)
     dn = gs.ScatterDimensionNumbers(update_window_dims=(), inserted_window_dims=(0,),
                                     scatter_dims_to_operand_dims=(0,))
-    found = gs.scatter(asarray([-1] * size, dtype=dtypes.int32), lax.reshape(target, (a.size, 1)), positions, dn)
+    found = gs.scatter(_creation.asarray([-1] * size, dtype=dtypes.int32), lax.reshape(target, (a.size, 1)), positions, dn)
     valid = _ufuncs.greater_equal(found, 0)
     out, rest = [], _ufuncs.maximum(found, 0)
     strides = [prod(a.shape[d + 1:]) for d in range(a.ndim)]

@@ -164,10 +164,9 @@ def pad(array: Any, pad_width: Any, mode: str = "constant", **kwargs: Any) -> An
         raise ValueError("index can't contain negative values")
     if callable(mode):  # numpy's pad_func(vector, iaxis_pad_width, iaxis, kwargs) per axis,
         # returning the new vector (JAX arrays are immutable), over a zero-padded array
-        from .shape import apply_along_axis
         padded = _constant(x, widths, [(0, 0)] * nd)
         for axis in range(nd):
-            padded = apply_along_axis(mode, axis, padded, widths[axis], axis, kwargs)
+            padded = _shape.apply_along_axis(mode, axis, padded, widths[axis], axis, kwargs)
         return padded
     if mode == "constant":
         values = _pairs(kwargs.get("constant_values", 0), nd, "constant_values", static=False)

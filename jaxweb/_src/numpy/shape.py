@@ -17,12 +17,14 @@ import operator
 from typing import Any, Sequence
 
 from .. import core
+from ..api import vmap
 from ..compiler.shapetracker import prod
 from ..lax import structural as lax
 from ..lax.base import canonical_axes, full
 from . import util, creation as _creation, reductions as _reductions, ufuncs as _ufuncs
 from .padding import pad
 from ..lax.indexing import dynamic_slice_in_dim
+from . import indexing as _indexing
 
 
 def _arr(a: Any, name: str) -> Any:
@@ -153,14 +155,13 @@ def rollaxis(a: Any, axis: int, start: int = 0) -> Any:
 def apply_along_axis(func1d: Any, axis: int, arr: Any, *args: Any, **kwargs: Any) -> Any:
     """`jnp.apply_along_axis`: `func1d` on every 1-D slice along `axis`, via vmap over
     the other axes (the function's output dims replace `axis`)."""
-    import jaxweb
     a = _arr(arr, "apply_along_axis")
     axis = _axis(axis, a.ndim)
     fn = lambda x: func1d(x, *args, **kwargs)  # noqa: E731
     for i in range(1, a.ndim - axis):
-        fn = jaxweb.vmap(fn, in_axes=i, out_axes=-1)
+        fn = vmap(fn, in_axes=i, out_axes=-1)
     for _ in range(axis):
-        fn = jaxweb.vmap(fn, in_axes=0, out_axes=0)
+        fn = vmap(fn, in_axes=0, out_axes=0)
     return fn(a)
 
 
@@ -423,8 +424,7 @@ def repeat(a: Any, repeats: Any, axis: int | None = None, *, total_repeat_length
     index = [i for i, c in enumerate(counts) for _ in range(c)]
     if total_repeat_length is not None:
         index = (index + [max(n - 1, 0)] * total_repeat_length)[:total_repeat_length]
-    from .indexing import take
-    return take(a, _creation.asarray(index, dtype="int32"), axis=axis, mode="clip")
+    return _indexing.take(a, _creation.asarray(index, dtype="int32"), axis=axis, mode="clip")
 
 
 def _is_traced(x: Any) -> bool:
@@ -439,8 +439,7 @@ def _repeat_traced(a: Any, reps: Any, axis: int, length: int) -> Any:
     ends = _reductions.cumsum(counts)
     from .sorting import searchsorted  # noqa: PLC0415  (sorting is a family loaded on first use)
     index = searchsorted(ends, _creation.arange(length, dtype="int32"), side="right")
-    from .indexing import take
-    return take(a, _ufuncs.clip(index, 0, max(n - 1, 0)), axis=axis, mode="clip")
+    return _indexing.take(a, _ufuncs.clip(index, 0, max(n - 1, 0)), axis=axis, mode="clip")
 
 
 def _concrete_list(x: Any, what: str) -> list:

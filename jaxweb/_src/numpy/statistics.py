@@ -105,7 +105,6 @@ def histogram(a: Any, bins: Any = 10, range: Any = None, weights: Any = None,
 def cov(m: Any, y: Any = None, rowvar: bool = True, bias: bool = False, ddof: int | None = None,
         fweights: Any = None, aweights: Any = None) -> Any:
     """`jnp.cov`: the covariance matrix of the variables in the rows (columns if not rowvar)."""
-    from .reductions import average, sum
     x = _float(m)
     if core.get_aval(x).ndim > 2:
         raise ValueError("m has more than 2 dimensions")
@@ -125,17 +124,17 @@ def cov(m: Any, y: Any = None, rowvar: bool = True, bias: bool = False, ddof: in
         w = _float(fweights)
     if aweights is not None:
         w = _float(aweights) if w is None else _ufuncs.multiply(w, _float(aweights))
-    avg = average(x, axis=1, weights=None if w is None else lax_structural.broadcast_in_dim(w, core.get_aval(x).shape, (1,)))
+    avg = _reductions.average(x, axis=1, weights=None if w is None else lax_structural.broadcast_in_dim(w, core.get_aval(x).shape, (1,)))
     if w is None:
         fact: Any = float(n - ddof)
     else:
-        v1 = sum(w)
+        v1 = _reductions.sum(w)
         if ddof == 0:
             fact = v1
         elif aweights is None:
             fact = _ufuncs.subtract(v1, ddof)
         else:
-            fact = _ufuncs.subtract(v1, _ufuncs.true_divide(_ufuncs.multiply(ddof, sum(_ufuncs.multiply(w, _float(aweights)))), v1))
+            fact = _ufuncs.subtract(v1, _ufuncs.true_divide(_ufuncs.multiply(ddof, _reductions.sum(_ufuncs.multiply(w, _float(aweights)))), v1))
     xc = _ufuncs.subtract(x, lax_structural.broadcast_in_dim(avg, core.get_aval(x).shape, (0,)))
     xw = xc if w is None else _ufuncs.multiply(xc, lax_structural.broadcast_in_dim(w, core.get_aval(x).shape, (1,)))
     c = _ufuncs.true_divide(matmul(xc, _ufuncs.conj(lax_structural.transpose(xw, (1, 0)))), fact)  # conj: complex data

@@ -24,7 +24,8 @@ from typing import Any, Callable, NamedTuple, Sequence
 
 from ... import core
 from ...interpreters import ad, partial_eval as pe, rules as R
-from ...interpreters.batching import bdim_at_front, current_axis_name, moveaxis
+from ...api_util import OutStore, flatten_fun_nokwargs
+from ...interpreters.batching import bdim_at_front, current_axis_name, moveaxis, vmap_flat
 from ...jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Var
 from ...tree_util import tree_flatten, tree_map, tree_structure, tree_unflatten
 from . import common as C
@@ -413,6 +414,15 @@ def _python_scan(f: Callable, init: Any, xs_flat: list, xs: Any, length: int, re
     return carry, tree_unflatten(tree_structure(ys[0]), stacked)
 
 
+def _vmap_leading(f: Callable, xs: Any) -> Any:
+    """`vmap(f)(xs)` over the leading axis of every leaf, with the batching interpreter."""
+    leaves, tree = tree_flatten(xs)
+    store = OutStore()
+    outs = vmap_flat(flatten_fun_nokwargs(f, tree_flatten((xs,))[1], store), [0] * len(leaves),
+                     lambda: [0] * store.tree.num_leaves, int(leaves[0].shape[0]), leaves)
+    return tree_unflatten(store.tree, outs)
+
+
 def map(f: Callable, xs: Any, *, batch_size: int | None = None) -> Any:
     """`lax.map`: `f` over the leading axis of `xs`, as a scan (with `batch_size`, a scan
     of vmaps over chunks of that size, plus one vmap over the remainder)."""
@@ -420,7 +430,6 @@ def map(f: Callable, xs: Any, *, batch_size: int | None = None) -> Any:
         raise TypeError("lax.map: f argument should be a callable.")
     if batch_size is None:
         return scan(lambda _, x: ((), f(x)), (), xs)[1]
-    from ...api import vmap
     leaves, tree = tree_flatten(xs)
     if not leaves:
         return scan(lambda _, x: ((), f(x)), (), xs)[1]
@@ -432,9 +441,9 @@ def map(f: Callable, xs: Any, *, batch_size: int | None = None) -> Any:
     if num:
         chunks = tree_unflatten(tree, [reshape(slice_in_dim(x, 0, done), (num, batch_size, *x.shape[1:]))
                                        for x in leaves])
-        ys = scan(lambda _, x: ((), vmap(f)(x)), (), chunks)[1]
+        ys = scan(lambda _, x: ((), _vmap_leading(f, x)), (), chunks)[1]
         ys = tree_map(lambda y: reshape(y, (done, *y.shape[2:])), ys)
     if rem:
-        tail = vmap(f)(tree_unflatten(tree, [slice_in_dim(x, done, n) for x in leaves]))
+        tail = _vmap_leading(f, tree_unflatten(tree, [slice_in_dim(x, done, n) for x in leaves]))
         ys = tail if ys is None else tree_map(lambda a, b: concatenate([a, b], 0), ys, tail)
     return ys
