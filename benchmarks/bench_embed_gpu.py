@@ -104,9 +104,20 @@ with jaxweb.default_device(gpu):
     flops = minilm.model_flops(BATCH, TOKENS)
     if "--profile" in sys.argv:
         profiler.start_trace("/tmp/jaxweb-embed-trace")
+        t_traced = time.perf_counter()
         m._embed(m.params, ids, mask).block_until_ready()
-        events = [e for e in profiler.active().events if e.get("cat") == "kernel"]
+        t_traced = time.perf_counter() - t_traced
+        every = profiler.active().events
+        events = [e for e in every if e.get("cat") == "kernel"]
         profiler.stop_trace()
+        spans = {}
+        for e in every:
+            if e.get("cat") != "kernel" and e.get("ph") == "X":
+                n, total = spans.get((e["cat"], e["name"][:60]), (0, 0.0))
+                spans[(e["cat"], e["name"][:60])] = (n + 1, total + e["dur"])
+        print(f"\n--- host and submit spans of the traced call ({t_traced * 1e3:.1f} ms wall):")
+        for (cat, name), (n, t) in sorted(spans.items(), key=lambda kv: -kv[1][1])[:12]:
+            print(f"{t / 1e3:8.2f} ms x{n:<4d} {cat:10s} {name}")
         by_name = {}
         for e in events:
             n, total = by_name.get(e["name"], (0, 0.0))
