@@ -21,7 +21,8 @@ import enum
 import math
 from typing import Any, Sequence
 
-from .. import core, dtypes, lowering
+from .. import core, dtypes
+from ..lowering import current_target
 from ..compiler import expr as E, graph
 from ..compiler.graph import Node
 from ..dispatch import def_lowering
@@ -30,9 +31,7 @@ from ..interpreters.batching import bdim_at_front
 from . import fft_passes
 from .complex import conj
 from .elementwise import convert_element_type
-from ..device import default_device
-from ..executable import device_for, executable
-from ..jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Var
+from ..executable import one_equation_impl
 
 
 class FftType(enum.IntEnum):
@@ -93,7 +92,7 @@ def _fft_abstract(x, *, fft_type, fft_lengths):
 
 # ---------------------------------------------------------------- lowering
 def _device() -> Any:
-    return lowering._targets[-1] if lowering._targets else default_device()
+    return current_target()
 
 
 def _along(x: fft_passes.Pair, axis: int, sign: int, last: bool) -> fft_passes.Pair:
@@ -159,22 +158,7 @@ def _fft_lower(x: Node, *, fft_type, fft_lengths):
     return graph.make_complex(*pair)
 
 
-_ONE_EQN: dict = {}
-
-
-def _fft_impl(x, *, fft_type, fft_lengths):
-    """An eager call: the one-equation program of this shape and transform, compiled once."""
-    aval = core.get_aval(x)
-    params = {"fft_type": fft_type, "fft_lengths": fft_lengths}
-    key = (aval, fft_type, fft_lengths)
-    closed = _ONE_EQN.get(key)
-    if closed is None:
-        inv, outv = Var(aval), Var(fft_p.abstract_eval(aval, **params))
-        closed = _ONE_EQN[key] = ClosedJaxpr(Jaxpr([], [inv], [outv], [JaxprEqn(fft_p, [inv], params, [outv])]), [])
-    return executable(closed, device_for((x,)), "fft")([x])[0]
-
-
-core.impl_rules[fft_p] = _fft_impl
+core.impl_rules[fft_p] = one_equation_impl(fft_p)  # eager: the one-equation program, compiled once
 
 
 # ---------------------------------------------------------------- rules

@@ -27,12 +27,12 @@ from typing import Any, Callable
 from .. import core, dtypes
 from ..interpreters import rules as R
 from ..interpreters.batching import bdim_at_front
-from ..jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Var, trace_to_closed_jaxpr
+from ..jaxpr import ClosedJaxpr, trace_to_closed_jaxpr
 from ..compiler import linalg_routines
 from ..lowering import const_node, lower_jaxpr, lowering_rules, target_capabilities
 from . import linalg_algorithms as alg
 from .reductions import batch_size
-from ..executable import device_for, executable
+from ..executable import one_equation_impl
 from . import control_flow as lax_control_flow
 from . import indexing as lax_indexing
 
@@ -89,22 +89,8 @@ def _def_algorithm(prim: core.Primitive, algo: Callable) -> None:
         outs = lower_jaxpr(closed.jaxpr, [const_node(c) for c in closed.consts], list(nodes))
         return outs if prim.multiple_results else outs[0]
 
-    one_eqn: dict = {}
-
-    def impl(*args, **params):
-        avals = tuple(_aval(a) for a in args)
-        key = (avals, _params_key(params))
-        closed = one_eqn.get(key)
-        if closed is None:
-            invars = [Var(a) for a in avals]
-            outs = prim.abstract_eval(*avals, **params)
-            outvars = [Var(a) for a in (outs if prim.multiple_results else [outs])]
-            closed = one_eqn[key] = ClosedJaxpr(Jaxpr([], invars, outvars, [JaxprEqn(prim, invars, params, outvars)]), [])
-        outs = executable(closed, device_for(args), prim.name)(list(args))
-        return list(outs) if prim.multiple_results else outs[0]
-
     lowering_rules[prim] = lower
-    core.impl_rules[prim] = impl
+    core.impl_rules[prim] = one_equation_impl(prim)
 
 
 def _check_float(name: str, *avals: core.ShapedArray) -> None:
