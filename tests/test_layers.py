@@ -22,9 +22,7 @@ KNOWN_UPWARD = {
     ("interpreters.ad", "custom_derivatives"), ("interpreters.batching", "custom_derivatives"),
     ("jaxpr", "custom_derivatives"),
     # lax written with jnp: to be written with lax (JAX's lax never imports jax.numpy)
-    ("lax.extra", "jaxweb.numpy"), ("lax.extra", "numpy.bessel"), ("lax.fft", "jaxweb.numpy"),
-    ("lax.gather_scatter", "jaxweb.numpy"), ("lax.linalg", "jaxweb.numpy"),
-    ("lax.linalg_algorithms", "jaxweb.numpy"),
+    ("lax.linalg", "jaxweb.numpy"), ("lax.linalg_algorithms", "jaxweb.numpy"),
     # jnp.load/save: to move to the weights library
     ("numpy.fileio", "weights.npyformat"), ("numpy.fileio", "weights.npz"),
     ("numpy.fileio", "weights.rawarrays"), ("numpy.fileio", "weights.sources"),
@@ -34,8 +32,7 @@ KNOWN_UPWARD = {
 #: modules lazily, and backend registration.
 IMPORTLIB_ALLOWED = {"jaxweb", "jaxweb.numpy"}
 #: importlib calls still to go (the lax modules above that reach for jnp), shrinking only.
-KNOWN_IMPORTLIB = {"jaxweb._src.lax.extra", "jaxweb._src.lax.fft", "jaxweb._src.lax.gather_scatter",
-                   "jaxweb._src.lax.linalg", "jaxweb._src.lax.linalg_algorithms"}
+KNOWN_IMPORTLIB = {"jaxweb._src.lax.linalg", "jaxweb._src.lax.linalg_algorithms"}
 
 #: Most function-local project imports there may be (each one downward or sideways, deferring a load).
 MAX_LOCAL_IMPORTS = 60

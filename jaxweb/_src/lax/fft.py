@@ -30,7 +30,7 @@ from ..interpreters import rules as R
 from ..interpreters.batching import bdim_at_front
 from . import fft_passes
 from .complex import conj
-from .elementwise import convert_element_type
+from .elementwise import asarray, convert_element_type
 from ..executable import one_equation_impl
 
 
@@ -162,18 +162,12 @@ core.impl_rules[fft_p] = one_equation_impl(fft_p)  # eager: the one-equation pro
 
 
 # ---------------------------------------------------------------- rules
-def _jnp() -> Any:
-    import importlib
-    return importlib.import_module("jaxweb.numpy")
-
-
 def _bin_weights(t: Any, fft_lengths: tuple, double: float) -> Any:
     """1 at the DC (and, for even n, Nyquist) bin and `double` elsewhere, along the last axis."""
-    jnp = _jnp()
     m = core.get_aval(t).shape[-1]
-    k = jnp.arange(m)
-    single = (k == 0) | ((k == m - 1) & (fft_lengths[-1] % 2 == 0))
-    return jnp.where(single, 1.0, double).astype(dtypes.real_part_dtype(core.get_aval(t).dtype))
+    even = fft_lengths[-1] % 2 == 0
+    weights = [1.0 if k == 0 or (k == m - 1 and even) else double for k in range(m)]
+    return asarray(weights, dtypes.real_part_dtype(core.get_aval(t).dtype))
 
 
 def _fft_transpose(t, x, *, fft_type, fft_lengths):

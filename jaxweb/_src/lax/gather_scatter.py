@@ -24,7 +24,7 @@ from ..interpreters.rules import UndefinedPrimal, Zero
 from .base import in_f32, full
 from ..interpreters.batching import bdim_at_front
 from .structural import batch_size, linear_transpose
-from .elementwise import convert_element_type, mul, add, _weak_scalar, neg
+from .elementwise import add, convert_element_type, eq, full_like, mul, neg, select_n, _weak_scalar
 
 __all__ = ["GatherDimensionNumbers", "ScatterDimensionNumbers", "GatherScatterMode", "gather",
            "scatter", "scatter_add", "scatter_sub", "scatter_mul", "scatter_min", "scatter_max",
@@ -495,7 +495,7 @@ def _scatter_transpose(ct, x, idx, upd, *, dimension_numbers, mode, **params):
         owner = scatter_p.bind(full(x_aval.shape, -1, dtypes.int32), idx, ids, dimension_numbers=dn,
                                mode=mode, **params)
         back = _gather_updates(owner, idx, u_aval, x_aval.shape, dn, mode, **params)
-        won = convert_element_type(_eq(back, ids), ct.dtype)
+        won = convert_element_type(eq(back, ids), ct.dtype)
         ct_u = mul(_gather_updates(ct, idx, u_aval, x_aval.shape, dn, mode, **params), won)
     return [ct_x, None, ct_u]
 
@@ -504,11 +504,6 @@ def flat_iota(shape: tuple[int, ...]) -> Any:
     """A concrete int32 array holding each element's row-major flat position."""
     sym = graph.fn(shape, dtypes.int32, lambda ctx, ix: _flat(ix, shape))
     return materialize(sym, core.ShapedArray(shape, dtypes.int32), device_of(()), "iota")
-
-
-def _eq(a: Any, b: Any) -> Any:
-    import importlib
-    return importlib.import_module("jaxweb.numpy").equal(a, b)
 
 
 R.primitive_transposes[scatter_p] = _scatter_transpose
@@ -535,16 +530,14 @@ def _scatter_extremum_jvp(prim):
     """Tangent of scatter_min/max: the tangent of whichever value won (the operand or
     an update), averaged over ties, as JAX does."""
     def jvp(primals, tangents, **params):
-        import importlib
-        jnp = importlib.import_module("jaxweb.numpy")
         x, idx, upd = primals
         tx, _, tu = (R.instantiate_zeros(t) for t in tangents)
         out = prim.bind(x, idx, upd, **params)
         dn, mode = params["dimension_numbers"], params["mode"]
-        zeros = jnp.zeros_like(out)
-        won_x = jnp.equal(x, out).astype(out.dtype)
+        zeros = full_like(out, 0)
+        won_x = convert_element_type(eq(x, out), out.dtype)
         at_upd = _gather_updates(out, idx, core.get_aval(upd), core.get_aval(x).shape, dn, mode)
-        won_u = jnp.equal(upd, at_upd).astype(out.dtype)
+        won_u = convert_element_type(eq(upd, at_upd), out.dtype)
         common = {k: v for k, v in params.items() if k != "dimension_numbers"}
         count = won_x + scatter_add_p.bind(zeros, idx, won_u, dimension_numbers=dn, **common)
         total = tx * won_x + scatter_add_p.bind(zeros, idx, tu * won_u, dimension_numbers=dn, **common)
@@ -602,6 +595,4 @@ def scatter_apply(operand: Any, scatter_indices: Any, func: Any, dimension_numbe
     aval = core.get_aval(operand)
     hit = scatter(full(aval.shape, False, dtypes.bool_), scatter_indices,
                   full(tuple(update_shape), True, dtypes.bool_), dimension_numbers, **kwargs)
-    import importlib
-    jnp = importlib.import_module("jaxweb.numpy")
-    return jnp.where(hit, convert_element_type(func(operand), aval.dtype), operand)
+    return select_n(hit, operand, convert_element_type(func(operand), aval.dtype))
