@@ -18,9 +18,6 @@ KNOWN_UPWARD = {
     # primitives that lax gives rules to (JAX's ad_util pattern) would end these
     ("interpreters.ad", "lax.elementwise"), ("interpreters.batching", "lax.structural"),
     ("interpreters.rules", "lax.base"), ("jaxpr", "lax.structural"), ("jaxpr", "array"),
-    # custom_jvp/custom_vjp call primitives: their jaxpr/ad/batching hooks belong with the interpreters
-    ("interpreters.ad", "custom_derivatives"), ("interpreters.batching", "custom_derivatives"),
-    ("jaxpr", "custom_derivatives"),
     # lax written with jnp: to be written with lax (JAX's lax never imports jax.numpy)
     ("lax.linalg", "jaxweb.numpy"), ("lax.linalg_algorithms", "jaxweb.numpy"),
     # jnp.load/save: to move to the weights library

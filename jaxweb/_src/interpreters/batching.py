@@ -10,7 +10,7 @@ from typing import Any, Callable, Sequence
 
 from .. import core
 from .trace_util import ensure_live
-from .rules import not_mapped, primitive_batchers
+from .rules import instantiate_zeros, not_mapped, primitive_batchers
 
 
 # ---------------------------------------------------------------- helpers for rules
@@ -158,11 +158,9 @@ class BatchTrace(core.Trace):
         return BatchTracer(self, out, out_dim)
 
     def process_custom_jvp_call(self, primitive, fun, jvp, tracers, **params):
-        from ..custom_derivatives import batch_custom_jvp
         return batch_custom_jvp(self, primitive, fun, jvp, tracers, **params)
 
     def process_custom_vjp_call(self, primitive, fun, fwd, bwd, tracers, **params):
-        from ..custom_derivatives import batch_custom_vjp
         return batch_custom_vjp(self, primitive, fun, fwd, bwd, tracers, **params)
 
 
@@ -204,3 +202,56 @@ def batch_fun_at_front(fun: Callable[..., Sequence[Any]], in_dims: Sequence[int 
         vals_dims = _vmap_trace(fun, in_dims, axis_size, args, axis_name)
         return [bdim_at_front(v, d, axis_size) for v, d in vals_dims]
     return run
+
+
+# ---------------------------------------------------------------- custom_jvp / custom_vjp calls under vmap
+def batch_custom_jvp(trace, primitive, fun, jvp, tracers, *, symbolic_zeros=False):
+    """vmap of a custom_jvp call: every input batched at axis 0, function and rule vmapped."""
+    size, name = trace.main.global_data
+    vals = [bdim_at_front(t.val, t.batch_dim, size) for t in tracers]
+    n = len(vals)
+    fun_b = batch_fun_at_front(fun, [0] * n, size, name)
+
+    def jvp_b(primals, tangents):
+        tangents = [instantiate_zeros(t) for t in tangents]
+        outs = batch_fun_at_front(lambda *pt: _concat(jvp(pt[:n], pt[n:])), [0] * (2 * n), size, name)(
+            *primals, *tangents)
+        return outs[:len(outs) // 2], outs[len(outs) // 2:]
+
+    outs = primitive.bind(*vals, call_jaxpr=fun_b, jvp=jvp_b, symbolic_zeros=False)
+    return [_batched(trace, o) for o in outs]
+
+
+def batch_custom_vjp(trace, primitive, fun, fwd, bwd, tracers, *, symbolic_zeros=False):
+    """vmap of a custom_vjp call: fun, fwd and bwd all vmapped along axis 0."""
+    size, name = trace.main.global_data
+    vals = [bdim_at_front(t.val, t.batch_dim, size) for t in tracers]
+    n = len(vals)
+    fun_b = batch_fun_at_front(fun, [0] * n, size, name)
+    n_out: list[int] = []
+
+    def fwd_flat(*xs):
+        outs, res = fwd(*xs)
+        n_out[:] = [len(outs)]
+        return [*outs, *res]
+
+    def fwd_b(*xs):
+        both = batch_fun_at_front(fwd_flat, [0] * n, size, name)(*xs)
+        return both[:n_out[0]], both[n_out[0]:]
+
+    def bwd_b(res, cts):
+        nr = len(res)
+        cts = [instantiate_zeros(c) for c in cts]
+        return batch_fun_at_front(lambda *rc: list(bwd(list(rc[:nr]), list(rc[nr:]))),
+                                  [0] * (nr + len(cts)), size, name)(*res, *cts)
+
+    outs = primitive.bind(*vals, call_jaxpr=fun_b, fwd=fwd_b, bwd=bwd_b, symbolic_zeros=symbolic_zeros)
+    return [_batched(trace, o) for o in outs]
+
+
+def _batched(trace, x: Any) -> Any:
+    return BatchTracer(trace, x, 0)
+
+
+def _concat(pair: tuple[Sequence[Any], Sequence[Any]]) -> list:
+    return [*pair[0], *pair[1]]
