@@ -85,6 +85,13 @@ class Array:
     def is_const(self) -> bool:
         return self._node is not None and self._node.op == "const"
 
+    def constant_scalar(self) -> "Array | None":
+        """The 0-d constant this array is filled with, if it is a constant (not 0-d, not float0):
+        jaxpr tracing stages it as a broadcast of that scalar, as JAX does, not as a buffer."""
+        if not (self.is_const() and self.ndim > 0 and self.dtype.name != "float0"):
+            return None
+        return Array.constant(self.aval.update(shape=()), self.device, self._const)
+
     @property
     def _const(self) -> Any:
         return self._node.arg if self._node.op == "const" else None

@@ -14,6 +14,7 @@ from typing import Any, Callable, Sequence
 
 from . import core
 from .core import ShapedArray
+from .interpreters.rules import array_ops
 from .interpreters.trace_util import ensure_live
 
 
@@ -231,13 +232,11 @@ class JaxprTrace(core.Trace):
     def _splat(self, val: Any) -> JaxprTracer | None:
         """A constant-filled array (zeros, ones, full) staged as a broadcast of a scalar
         literal, as JAX does, instead of being captured as a constant buffer."""
-        from .array import Array
-        if not (type(val) is Array and val.is_const() and val.ndim > 0
-                and val.dtype.name != "float0"):
+        splat = getattr(type(val), "constant_scalar", None)  # Arrays: the value they are filled with
+        scalar = splat(val) if splat is not None else None
+        if scalar is None:
             return None
-        from .lax.structural import broadcast_in_dim_p  # late: lax sits above the core
-        scalar = Array.constant(val.aval.update(shape=()), val.device, val._const)
-        return self.process_primitive(broadcast_in_dim_p, [self.get_or_make_const_tracer(scalar)],
+        return self.process_primitive(array_ops["broadcast_in_dim_p"], [self.get_or_make_const_tracer(scalar)],
                                       dict(shape=val.shape, broadcast_dimensions=()))
 
     pure = lift = get_or_make_const_tracer

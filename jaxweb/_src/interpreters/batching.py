@@ -10,20 +10,19 @@ from typing import Any, Callable, Sequence
 
 from .. import core
 from .trace_util import ensure_live
-from .rules import instantiate_zeros, not_mapped, primitive_batchers
+from .rules import array_ops, instantiate_zeros, not_mapped, primitive_batchers
 
 
 # ---------------------------------------------------------------- helpers for rules
 def moveaxis(x: Any, src: int, dst: int) -> Any:
     """`x` with axis `src` moved to position `dst` (a lax.transpose; no-op if equal)."""
-    from ..lax.structural import transpose
     nd = core.get_aval(x).ndim
     src, dst = src % nd, dst % nd
     if src == dst:
         return x
     perm = [i for i in range(nd) if i != src]
     perm.insert(dst, src)
-    return transpose(x, perm)
+    return array_ops["transpose"](x, perm)
 
 
 def moveaxis_to_front(x: Any, dim: int | None) -> Any:
@@ -33,10 +32,9 @@ def moveaxis_to_front(x: Any, dim: int | None) -> Any:
 
 def bdim_at_front(x: Any, dim: int | None, size: int) -> Any:
     """`x` with its batch axis first; an unbatched `x` is broadcast along a new first axis."""
-    from ..lax.structural import broadcast_in_dim
     if dim is None:
         shape = core.get_aval(x).shape
-        return broadcast_in_dim(x, (size, *shape), tuple(range(1, len(shape) + 1)))
+        return array_ops["broadcast_in_dim"](x, (size, *shape), tuple(range(1, len(shape) + 1)))
     return moveaxis_to_front(x, dim)
 
 
@@ -45,7 +43,6 @@ def broadcast_batched(args: Sequence[Any], dims: Sequence[int | None]) -> tuple[
 
     Batched operands keep (or move to) the first batched operand's batch position;
     unbatched ones (and lower-rank per-example ones, right-aligned) are broadcast."""
-    from ..lax.structural import broadcast_in_dim
     batched = [(x, d) for x, d in zip(args, dims) if d is not None]
     size = core.get_aval(batched[0][0]).shape[batched[0][1]]
     per_ex = [_unbatched_shape(x, d) for x, d in zip(args, dims)]
@@ -62,7 +59,7 @@ def broadcast_batched(args: Sequence[Any], dims: Sequence[int | None]) -> tuple[
         if d is not None:
             x = moveaxis_to_front(x, d)
         axes = example_axes[nd - len(pe_shape):]
-        out.append(broadcast_in_dim(x, full, ((bd,) if d is not None else ()) + tuple(axes)))
+        out.append(array_ops["broadcast_in_dim"](x, full, ((bd,) if d is not None else ()) + tuple(axes)))
     return out, bd
 
 

@@ -17,6 +17,7 @@ from ..dtypes import DType
 from ..array import Array
 from ..device import default_device
 from ..hostdata import coerce_scalar
+from ..interpreters import rules as R
 
 FLOAT = "f"
 INEXACT = "fc"
@@ -149,6 +150,9 @@ def full(shape: Sequence[int], fill_value: Any, dtype: Any = None) -> Any:
     if dt is dtypes.float0:
         return Array.constant(core.ShapedArray(shape, dt), default_device(), False)
     return Array.constant(core.ShapedArray(shape, dt, weak), default_device(), coerce_scalar(fill_value, dt))
+
+
+R.array_ops["full"] = full
 
 
 def canonical_axes(axes: Sequence[int], ndim: int, name: str = "axis") -> tuple[int, ...]:

@@ -123,6 +123,7 @@ def _linear_transpose(*fns):
 
 # ---------------------------------------------------------------- arithmetic
 add_p = binop("add", NUM)
+R.array_ops["add"] = add_p.bind  # summing tangents and cotangents
 R.defbroadcasting(add_p)
 R.deflinear(add_p, _linear_transpose(lambda ct, x, y: ct, lambda ct, x, y: ct))
 sub_p = binop("sub", NUM)

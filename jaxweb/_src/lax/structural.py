@@ -234,6 +234,9 @@ def transpose(x: Any, permutation: Sequence[int]) -> Any:
     return transpose_p.bind(x, permutation=permutation)
 
 
+R.array_ops.update(transpose=transpose, broadcast_in_dim=broadcast_in_dim, broadcast_in_dim_p=broadcast_in_dim_p)
+
+
 # ---------------------------------------------------------------- squeeze / expand_dims
 squeeze_p = core.Primitive("squeeze")
 
