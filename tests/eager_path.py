@@ -25,10 +25,15 @@ EXPRS = {"scalar": "jnp.add(x, 1.0)", "asarray": "jnp.add(x, jnp.asarray([1.0, 1
 def trace(platform: str | None = None, expr: str = "scalar") -> dict:
     import jaxweb
     import jaxweb.numpy as jnp
-    if platform:
-        jaxweb.config.update("jax_platforms", platform)
+    import contextlib
     import import_graph
     imports = {(e.src, e.dst) for e in import_graph.edges(import_graph.parse(Path(jaxweb.__file__).parents[1]))}
+    on = jaxweb.default_device(jaxweb.devices(platform)[0]) if platform else contextlib.nullcontext()
+    with on:
+        return _trace(jaxweb, jnp, imports, expr)
+
+
+def _trace(jaxweb, jnp, imports: set, expr: str) -> dict:
     x = jnp.arange(4.0)
     x.block_until_ready()
     moves, climbs, upcalls, visits = [], [], [], {}
@@ -61,7 +66,7 @@ def trace(platform: str | None = None, expr: str = "scalar") -> dict:
     finally:
         sys.setprofile(None)
     assert y.tolist() == [1.0, 2.0, 3.0, 4.0]
-    return {"platform": jaxweb.default_backend(), "moves": moves, "climbs": climbs, "upcalls": upcalls,
+    return {"platform": x.device.platform, "moves": moves, "climbs": climbs, "upcalls": upcalls,
             "visits": visits, "reached_submit": bool(done)}
 
 
