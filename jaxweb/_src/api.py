@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import inspect
+import weakref
 from typing import Any, Callable, Sequence
 
 from . import core, dtypes
@@ -510,6 +511,16 @@ def eval_shape(fun: Callable, *args: Any, **kwargs: Any) -> Any:
 MAX_TRACES = 256
 
 
+#: Every live jitted function, so that `jax.clear_caches` can drop their traces.
+_JITTED: "weakref.WeakSet[_Jitted]" = weakref.WeakSet()
+
+
+def clear_jit_caches() -> None:
+    """Drop the traces (and with them the programs) of every live jitted function."""
+    for f in list(_JITTED):
+        f.clear_cache()
+
+
 class _Jitted:
     """`jit(fun)`: trace once per (argument structure, avals, static args), then run the jaxpr.
 
@@ -522,6 +533,7 @@ class _Jitted:
         self._donate_argnums, self._donate_argnames = donate_argnums, donate_argnames
         self._cache: dict = {}
         self._fast: dict = {}  # (avals, trace context) -> (jaxpr, out tree) of all-Array positional calls
+        _JITTED.add(self)
 
     def __get__(self, obj, objtype=None):
         return self if obj is None else functools.partial(self, obj)

@@ -9,7 +9,9 @@ from __future__ import annotations
 import contextlib
 from typing import Any, Callable, Iterator, Sequence
 
-from . import config as _config, core, dtypes, dispatch
+from . import config as _config, core, dtypes, executable, pjit
+from .api import clear_jit_caches
+from .lax import linalg as lax_linalg
 from .tree_util import tree_map, Partial, tree_flatten, tree_unflatten
 from .device import Device, local_devices, default_backend, devices
 from .dispatch import device_put as put_one
@@ -95,8 +97,12 @@ def host_ids(backend: str | None = None) -> list[int]:
 
 
 def clear_caches() -> None:
-    """`jax.clear_caches`: drop compiled kernels and traced jaxprs held by caches."""
-    dispatch._KERNELS.clear()
+    """`jax.clear_caches`: drop traced jaxprs and compiled programs held by caches (every jitted
+    function's traces, the programs, the per-jaxpr JVP/batched jaxprs, linalg's algorithms)."""
+    clear_jit_caches()
+    executable.clear_cache()
+    pjit.clear_caches()
+    lax_linalg.clear_cache()
 
 
 def effects_barrier() -> None:

@@ -92,6 +92,11 @@ def executable(closed: ClosedJaxpr, device: Device, name: str, donated: Sequence
     return exe
 
 
+def clear_cache() -> None:
+    """Drop every compiled program (`jax.clear_caches`)."""
+    _CACHE.clear()
+
+
 def device_for(args: Sequence[Any]) -> Device:
     """The device a jitted call runs on: its first Array argument's, else the default."""
     for a in args:

@@ -67,6 +67,11 @@ def _params_key(params: dict) -> tuple:
     return tuple(sorted(params.items()))
 
 
+def clear_cache() -> None:
+    """Drop the traced algorithm jaxprs (`jax.clear_caches`)."""
+    _TRACED.clear()
+
+
 def _algorithm_jaxpr(prim: core.Primitive, algo: Callable, avals: tuple, params: dict) -> ClosedJaxpr:
     key = (prim, avals, _params_key(params))
     hit = _TRACED.get(key)
