@@ -26,8 +26,8 @@ from ..compiler import graph
 from ..dispatch import def_lowering
 from ..interpreters import rules as R
 from . import base
-from . import elementwise as lax_elementwise
-from . import structural as lax_structural
+from . import elementwise as lax_ew
+from . import structural as lax_st
 
 
 class ConvDimensionNumbers(NamedTuple):
@@ -239,10 +239,10 @@ def _regroup_kernel(w: Any, groups: int) -> Any:
     Output-feature block g of the forward kernel becomes input block g of the
     transposed one: w'[g*I + c, j] = w[g*Og + j, c]."""
     o, i, *ks = core.get_aval(w).shape
-    w = lax_structural.reshape(w, (groups, o // groups, i, *ks))
-    w = lax_structural.transpose(w, (0, 2, 1) + tuple(range(3, 3 + len(ks))))
-    w = lax_structural.reshape(w, (groups * i, o // groups, *ks))
-    return lax_structural.rev(w, tuple(range(2, 2 + len(ks))))
+    w = lax_st.reshape(w, (groups, o // groups, i, *ks))
+    w = lax_st.transpose(w, (0, 2, 1) + tuple(range(3, 3 + len(ks))))
+    w = lax_st.reshape(w, (groups * i, o // groups, *ks))
+    return lax_st.rev(w, tuple(range(2, 2 + len(ks))))
 
 
 def transpose_padding(n: int, m: int, k: int, stride: int, lo: int, in_dil: int, k_dil: int) -> tuple[int, int]:
@@ -270,7 +270,7 @@ def _conv_transpose_lhs(ct, x, w, *, window_strides, padding, lhs_dilation, rhs_
     pads = [transpose_padding(n, m, k, s, lo, ld, rd) for n, k, m, s, (lo, _), ld, rd in zip(
         ins, ks, outs, window_strides, padding, lhs_dilation, rhs_dilation)]
     groups = max(feature_group_count, batch_group_count)
-    w_t = _regroup_kernel(lax_structural.transpose(w, rs), groups)
+    w_t = _regroup_kernel(lax_st.transpose(w, rs), groups)
     iota = tuple(range(x_aval.ndim))
     common = dict(window_strides=tuple(lhs_dilation), padding=tuple(pads), lhs_dilation=tuple(window_strides),
                   rhs_dilation=tuple(rhs_dilation), batch_group_count=1, precision=precision,
@@ -278,19 +278,19 @@ def _conv_transpose_lhs(ct, x, w, *, window_strides, padding, lhs_dilation, rhs_
     if batch_group_count == 1:
         out = conv_general_dilated_p.bind(ct, w_t, dimension_numbers=ConvDimensionNumbers(os_, iota, ls),
                                           feature_group_count=feature_group_count, **common)
-        return lax_elementwise.convert_element_type(out, x_aval.dtype)
+        return lax_ew.convert_element_type(out, x_aval.dtype)
     # batch groups: z[n, b*C + c] = x_bar[b*Nb + n, c]; regroup the batch back.
     z = conv_general_dilated_p.bind(ct, w_t, dimension_numbers=ConvDimensionNumbers(os_, iota, iota),
                                     feature_group_count=batch_group_count, **common)
     nb, bc, *sp = core.get_aval(z).shape
     B = batch_group_count
-    z = lax_structural.reshape(z, (nb, B, bc // B, *sp))
-    z = lax_structural.transpose(z, (1, 0) + tuple(range(2, 3 + len(sp))))
-    z = lax_structural.reshape(z, (B * nb, bc // B, *sp))
+    z = lax_st.reshape(z, (nb, B, bc // B, *sp))
+    z = lax_st.transpose(z, (1, 0) + tuple(range(2, 3 + len(sp))))
+    z = lax_st.reshape(z, (B * nb, bc // B, *sp))
     inv = [0] * x_aval.ndim
     for k, d in enumerate(ls):
         inv[d] = k
-    return lax_elementwise.convert_element_type(lax_structural.transpose(z, tuple(inv)), x_aval.dtype)
+    return lax_ew.convert_element_type(lax_st.transpose(z, tuple(inv)), x_aval.dtype)
 
 
 def _conv_transpose_rhs(ct, x, w, *, window_strides, padding, lhs_dilation, rhs_dilation,
@@ -314,7 +314,7 @@ def _conv_transpose_rhs(ct, x, w, *, window_strides, padding, lhs_dilation, rhs_
         x, ct, window_strides=tuple(rhs_dilation), padding=tuple(pads), lhs_dilation=tuple(lhs_dilation),
         rhs_dilation=tuple(window_strides), dimension_numbers=dn, feature_group_count=batch_group_count,
         batch_group_count=feature_group_count, precision=precision, preferred_element_type=preferred_element_type)
-    return lax_elementwise.convert_element_type(out, w_aval.dtype)
+    return lax_ew.convert_element_type(out, w_aval.dtype)
 
 
 R.defbilinear(conv_general_dilated_p, _conv_transpose_lhs, _conv_transpose_rhs)
@@ -324,15 +324,15 @@ R.defbilinear(conv_general_dilated_p, _conv_transpose_lhs, _conv_transpose_rhs)
 def _fold(x: Any, vdim: int, dim: int, groups: int) -> Any:
     """Merge vmapped axis `vdim` into axis `dim` (indexed without vdim), inside each of
     `groups` outer blocks: (groups, r) -> (groups, v, r) flattened."""
-    x = lax_structural.transpose(x, _move_order(core.get_aval(x).ndim, vdim, dim))  # (.., v, T, ..) with v at dim
+    x = lax_st.transpose(x, _move_order(core.get_aval(x).ndim, vdim, dim))  # (.., v, T, ..) with v at dim
     shape = list(core.get_aval(x).shape)
     v, t = shape[dim], shape[dim + 1]
-    x = lax_structural.reshape(x, tuple(shape[:dim]) + (v, groups, t // groups) + tuple(shape[dim + 2:]))
+    x = lax_st.reshape(x, tuple(shape[:dim]) + (v, groups, t // groups) + tuple(shape[dim + 2:]))
     nd = len(shape) + 1
     order = list(range(nd))
     order[dim], order[dim + 1] = dim + 1, dim
-    x = lax_structural.transpose(x, tuple(order))
-    return lax_structural.reshape(x, tuple(shape[:dim]) + (v * t,) + tuple(shape[dim + 2:]))
+    x = lax_st.transpose(x, tuple(order))
+    return lax_st.reshape(x, tuple(shape[:dim]) + (v * t,) + tuple(shape[dim + 2:]))
 
 
 def _move_order(nd: int, src: int, dst: int) -> tuple[int, ...]:
@@ -345,11 +345,11 @@ def _unfold(y: Any, dim: int, groups: int, v: int) -> Any:
     """Inverse of `_fold`: split axis `dim` (groups, v, r) and put v in front, at `dim`."""
     shape = list(core.get_aval(y).shape)
     t = shape[dim] // v
-    y = lax_structural.reshape(y, tuple(shape[:dim]) + (groups, v, t // groups) + tuple(shape[dim + 1:]))
+    y = lax_st.reshape(y, tuple(shape[:dim]) + (groups, v, t // groups) + tuple(shape[dim + 1:]))
     order = list(range(len(shape) + 2))
     order[dim], order[dim + 1] = dim + 1, dim
-    y = lax_structural.transpose(y, tuple(order))
-    return lax_structural.reshape(y, tuple(shape[:dim]) + (v, t) + tuple(shape[dim + 1:]))
+    y = lax_st.transpose(y, tuple(order))
+    return lax_st.reshape(y, tuple(shape[:dim]) + (v, t) + tuple(shape[dim + 1:]))
 
 
 def _conv_batch(args, dims, **params):
@@ -457,9 +457,9 @@ def conv_transpose(lhs: Any, rhs: Any, strides: Sequence[int], padding: Any,
     else:
         pads = padding
     if transpose_kernel:
-        rhs = lax_structural.rev(rhs, dn.rhs_spec[2:])
+        rhs = lax_st.rev(rhs, dn.rhs_spec[2:])
         order = list(range(nd))
         order[dn.rhs_spec[0]], order[dn.rhs_spec[1]] = dn.rhs_spec[1], dn.rhs_spec[0]
-        rhs = lax_structural.transpose(rhs, tuple(order))
+        rhs = lax_st.transpose(rhs, tuple(order))
     return conv_general_dilated(lhs, rhs, (1,) * (nd - 2), pads, strides, rd, dn,
                                 precision=precision, preferred_element_type=preferred_element_type)

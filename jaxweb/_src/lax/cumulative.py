@@ -23,8 +23,8 @@ from ..dispatch import def_lowering
 from ..interpreters import rules as R
 from . import base
 from .reductions import (reduce_max_p, reduce_min_p, reduce_prod_p, reduce_sum_p)
-from . import elementwise as lax_elementwise
-from . import structural as lax_structural
+from . import elementwise as lax_ew
+from . import structural as lax_st
 
 #: mask name -> IR comparison of (j, i): which j contribute to output i
 _MASK_OPS = {"le": "le", "ge": "ge", "ne": "ne"}
@@ -191,8 +191,9 @@ def _cumlogsumexp_jvp(t, ans, x, *, axis, reverse):
     mask = "ge" if reverse else "le"
     shape = _tri_shape(core.get_aval(x).shape, axis)
     dims = tuple(d for d in range(len(shape)) if d != axis + 1)
-    weights = lax_elementwise.exp(lax_elementwise.sub(tri_expand(x, axis, mask, float("-inf")), lax_structural.broadcast_in_dim(ans, shape, dims)))
-    return reduce_sum_p.bind(lax_elementwise.mul(tri_expand(t, axis, mask, 0), weights), axes=(axis + 1,))
+    weights = lax_ew.exp(lax_ew.sub(tri_expand(x, axis, mask, float("-inf")),
+                                    lax_st.broadcast_in_dim(ans, shape, dims)))
+    return reduce_sum_p.bind(lax_ew.mul(tri_expand(t, axis, mask, 0), weights), axes=(axis + 1,))
 
 
 R.defjvp2(cumlogsumexp_p, _cumlogsumexp_jvp)

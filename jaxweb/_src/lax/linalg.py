@@ -33,8 +33,8 @@ from ..lowering import const_node, lower_jaxpr, lowering_rules, target_capabilit
 from . import linalg_algorithms as alg
 from .reductions import batch_size
 from ..executable import one_equation_impl
-from . import control_flow as lax_control_flow
-from . import indexing as lax_indexing
+from . import control_flow as lax_cf
+from . import indexing as lax_ix
 
 
 def _jnp() -> Any:
@@ -305,12 +305,12 @@ def lu_pivots_to_permutation(pivots: Any, permutation_size: int) -> Any:
     idx = jnp.arange(permutation_size, dtype=dtypes.int32)
 
     def step(i, perm):
-        p = lax_indexing.dynamic_index_in_dim(pivots, i, axis=len(batch), keepdims=True)
-        at_i = lax_indexing.dynamic_index_in_dim(perm, i, axis=len(batch), keepdims=True)
+        p = lax_ix.dynamic_index_in_dim(pivots, i, axis=len(batch), keepdims=True)
+        at_i = lax_ix.dynamic_index_in_dim(perm, i, axis=len(batch), keepdims=True)
         at_p = jnp.take_along_axis(perm, p, axis=-1)
         return jnp.where(idx == i, at_p, jnp.where(idx == p, at_i, perm))
 
-    return lax_control_flow.fori_loop(0, k, step, jnp.broadcast_to(idx, batch + (permutation_size,)))
+    return lax_cf.fori_loop(0, k, step, jnp.broadcast_to(idx, batch + (permutation_size,)))
 
 
 # ---------------------------------------------------------------- qr

@@ -19,9 +19,9 @@ import importlib
 from typing import Any
 
 from .. import core, dtypes
-from . import indexing as lax_indexing
-from . import control_flow as lax_control_flow
-from . import structural as lax_structural
+from . import indexing as lax_ix
+from . import control_flow as lax_cf
+from . import structural as lax_st
 
 
 def _jnp() -> Any:
@@ -34,17 +34,17 @@ def _shape(x: Any) -> tuple[int, ...]:
 
 def _col(x: Any, j: Any) -> Any:
     """x[..., :, j] at a traced j."""
-    return lax_indexing.dynamic_index_in_dim(x, j, axis=len(_shape(x)) - 1, keepdims=False)
+    return lax_ix.dynamic_index_in_dim(x, j, axis=len(_shape(x)) - 1, keepdims=False)
 
 
 def _row(x: Any, i: Any) -> Any:
     """x[..., i, :] at a traced i."""
-    return lax_indexing.dynamic_index_in_dim(x, i, axis=len(_shape(x)) - 2, keepdims=False)
+    return lax_ix.dynamic_index_in_dim(x, i, axis=len(_shape(x)) - 2, keepdims=False)
 
 
 def _elem(v: Any, i: Any) -> Any:
     """v[..., i] at a traced i."""
-    return lax_indexing.dynamic_index_in_dim(v, i, axis=len(_shape(v)) - 1, keepdims=False)
+    return lax_ix.dynamic_index_in_dim(v, i, axis=len(_shape(v)) - 1, keepdims=False)
 
 
 def _t(x: Any) -> Any:
@@ -106,20 +106,20 @@ def cholesky(a: Any, block: int = BLOCK) -> Any:
 
     def step(k, a):
         k0 = k * b
-        panel = lax_indexing.dynamic_slice_in_dim(a, k0, b, axis=nd - 1)  # (..., N, b)
+        panel = lax_ix.dynamic_slice_in_dim(a, k0, b, axis=nd - 1)  # (..., N, b)
         for j in range(b):
             c = k0 + j
             col = panel[..., :, j]
             ljj = jnp.sqrt(jnp.real(_elem(col, c)))
             l = jnp.where(idx > c, col / ljj[..., None], jnp.where(idx == c, ljj[..., None], 0.0))
-            lrow = lax_indexing.dynamic_slice_in_dim(l, k0, b, axis=nd - 2)  # l at the panel's rows
+            lrow = lax_ix.dynamic_slice_in_dim(l, k0, b, axis=nd - 2)  # l at the panel's rows
             panel = jnp.where(jj > j, panel - l[..., :, None] * jnp.conj(lrow)[..., None, :], panel)
             panel = jnp.where(jj == j, l[..., :, None], panel)
         below = jnp.where(idx[:, None] >= k0 + b, panel, 0.0)
         a = a - jnp.einsum("...ik,...jk->...ij", below, jnp.conj(below))
-        return lax_indexing.dynamic_update_slice_in_dim(a, panel, k0, axis=nd - 1)
+        return lax_ix.dynamic_update_slice_in_dim(a, panel, k0, axis=nd - 1)
 
-    out = step(0, a) if nb == 1 else lax_control_flow.fori_loop(0, nb, step, a)
+    out = step(0, a) if nb == 1 else lax_cf.fori_loop(0, nb, step, a)
     low = jnp.where(idx[:, None] >= idx[None, :], out, 0.0)[..., :n, :n]
     ok = jnp.all(jnp.isfinite(jnp.diagonal(low, axis1=-2, axis2=-1)), axis=-1)
     rows, cols = jnp.arange(n)[:, None], jnp.arange(n)[None, :]
@@ -156,14 +156,14 @@ def triangular_solve(a: Any, b: Any, left_side: bool, lower: bool, transpose_a: 
         a, lower = _t(a), not lower
     nd = len(_shape(a))
     if not lower:  # J U J is lower for the reversal J
-        a = lax_structural.rev(a, (nd - 2, nd - 1))
-        b = lax_structural.rev(b, (nd - 2,))
+        a = lax_st.rev(a, (nd - 2, nd - 1))
+        b = lax_st.rev(b, (nd - 2,))
     if unit_diagonal:
         x = _blocked_lower_solve(a, b, True, block)
     else:  # a zero pivot: substitution, for LAPACK's (and JAX's) exact inf/NaN pattern
         d = jnp.diagonal(a, axis1=-2, axis2=-1)
-        x = lax_control_flow.cond(jnp.any(d == 0), _substitute, lambda a, b: _blocked_lower_solve(a, b, False, block), a, b)
-    return x if lower else lax_structural.rev(x, (nd - 2,))
+        x = lax_cf.cond(jnp.any(d == 0), _substitute, lambda a, b: _blocked_lower_solve(a, b, False, block), a, b)
+    return x if lower else lax_st.rev(x, (nd - 2,))
 
 
 def _substitute(a: Any, b: Any) -> Any:
@@ -176,7 +176,7 @@ def _substitute(a: Any, b: Any) -> Any:
         xi = (_row(b, i) - jnp.einsum("...j,...jk->...k", ai, x)) / _elem(ai, i)[..., None]
         return jnp.where(rows == i, xi[..., None, :], x)
 
-    return lax_control_flow.fori_loop(0, _shape(a)[-1], step, jnp.zeros_like(b))
+    return lax_cf.fori_loop(0, _shape(a)[-1], step, jnp.zeros_like(b))
 
 
 def _blocked_lower_solve(a: Any, b: Any, unit_diagonal: bool, block: int) -> Any:
@@ -197,12 +197,12 @@ def _blocked_lower_solve(a: Any, b: Any, unit_diagonal: bool, block: int) -> Any
         return jnp.matmul(inv[..., 0, :, :], b)[..., :m, :]
 
     def step(k, x):
-        rows = lax_indexing.dynamic_slice_in_dim(a, k * bs, bs, axis=nd - 2)  # (..., bs, N)
-        rhs = lax_indexing.dynamic_slice_in_dim(b, k * bs, bs, axis=nd - 2) - jnp.matmul(rows, x)
-        xk = jnp.matmul(lax_indexing.dynamic_index_in_dim(inv, k, axis=nd - 2, keepdims=False), rhs)
-        return lax_indexing.dynamic_update_slice_in_dim(x, xk, k * bs, axis=nd - 2)
+        rows = lax_ix.dynamic_slice_in_dim(a, k * bs, bs, axis=nd - 2)  # (..., bs, N)
+        rhs = lax_ix.dynamic_slice_in_dim(b, k * bs, bs, axis=nd - 2) - jnp.matmul(rows, x)
+        xk = jnp.matmul(lax_ix.dynamic_index_in_dim(inv, k, axis=nd - 2, keepdims=False), rhs)
+        return lax_ix.dynamic_update_slice_in_dim(x, xk, k * bs, axis=nd - 2)
 
-    return lax_control_flow.fori_loop(0, nb, step, jnp.zeros_like(b))[..., :m, :]
+    return lax_cf.fori_loop(0, nb, step, jnp.zeros_like(b))[..., :m, :]
 
 
 # ---------------------------------------------------------------- LU with partial pivoting
@@ -256,7 +256,7 @@ def _lu_columns(a: Any) -> tuple[Any, Any, Any]:
         return a, pivots, perm
 
     init = (a, jnp.zeros(batch + (k,), i32), jnp.broadcast_to(im.astype(i32), batch + (m,)))
-    return lax_control_flow.fori_loop(0, k, step, init)
+    return lax_cf.fori_loop(0, k, step, init)
 
 
 def _lu_blocked(a: Any, block: int) -> tuple[Any, Any, Any]:
@@ -278,7 +278,7 @@ def _lu_blocked(a: Any, block: int) -> tuple[Any, Any, Any]:
     def step(k, carry):
         a, pivots, perm = carry
         k0 = k * b
-        panel = lax_indexing.dynamic_slice_in_dim(a, k0, b, axis=nd - 1)  # (..., N, b)
+        panel = lax_ix.dynamic_slice_in_dim(a, k0, b, axis=nd - 1)  # (..., N, b)
         def column(j, carry):  # a loop, not unrolled: unrolled, the row swaps would
             panel, bperm, pivots = carry  # compose into chains of gathers in one kernel
             c = k0 + j
@@ -294,20 +294,20 @@ def _lu_blocked(a: Any, block: int) -> tuple[Any, Any, Any]:
             return panel, bperm, pivots
 
         bperm = jnp.broadcast_to(idx.astype(i32), batch + (N,))
-        panel, bperm, pivots = lax_control_flow.fori_loop(0, b, column, (panel, bperm, pivots))
+        panel, bperm, pivots = lax_cf.fori_loop(0, b, column, (panel, bperm, pivots))
         perm = jnp.take_along_axis(perm, bperm, axis=-1)
-        a = lax_indexing.dynamic_update_slice_in_dim(_rows(a, bperm), panel, k0, axis=nd - 1)
-        l11 = lax_indexing.dynamic_slice_in_dim(lax_indexing.dynamic_slice_in_dim(a, k0, b, axis=nd - 2), k0, b, axis=nd - 1)
+        a = lax_ix.dynamic_update_slice_in_dim(_rows(a, bperm), panel, k0, axis=nd - 1)
+        l11 = lax_ix.dynamic_slice_in_dim(lax_ix.dynamic_slice_in_dim(a, k0, b, axis=nd - 2), k0, b, axis=nd - 1)
         strict = jnp.where(jj[:, None] > jj[None, :], l11, 0.0)
-        block_rows = lax_indexing.dynamic_slice_in_dim(a, k0, b, axis=nd - 2)  # (..., b, N)
+        block_rows = lax_ix.dynamic_slice_in_dim(a, k0, b, axis=nd - 2)  # (..., b, N)
         right = idx >= k0 + b
         u12 = jnp.where(right, jnp.matmul(_lower_inverses(strict, True), block_rows), 0.0)
-        a = lax_indexing.dynamic_update_slice_in_dim(a, jnp.where(right, u12, block_rows), k0, axis=nd - 2)
+        a = lax_ix.dynamic_update_slice_in_dim(a, jnp.where(right, u12, block_rows), k0, axis=nd - 2)
         l21 = jnp.where(idx[:, None] >= k0 + b, panel, 0.0)
         return a - jnp.matmul(l21, u12), pivots, perm
 
     init = (a, jnp.broadcast_to(idx.astype(i32), batch + (N,)), jnp.broadcast_to(idx.astype(i32), batch + (N,)))
-    a, pivots, perm = step(0, init) if nb == 1 else lax_control_flow.fori_loop(0, nb, step, init)
+    a, pivots, perm = step(0, init) if nb == 1 else lax_cf.fori_loop(0, nb, step, init)
     return a[..., :n, :n], pivots[..., :n], perm[..., :n]
 
 
@@ -337,7 +337,7 @@ def qr(a: Any, full_matrices: bool) -> tuple[Any, Any]:
         q = q - tau * jnp.einsum("...ij,...j->...i", q, v)[..., :, None] * jnp.conj(v)[..., None, :]
         return q, r
 
-    q, r = lax_control_flow.fori_loop(0, min(m, n), step, (q0, a))
+    q, r = lax_cf.fori_loop(0, min(m, n), step, (q0, a))
     r = jnp.where(jnp.arange(m)[:, None] > jnp.arange(n)[None, :], 0.0, r)
     if full_matrices:
         return q, r
@@ -406,7 +406,7 @@ def _jacobi(x: Any, n: int, pair_terms: Any, rotate: Any) -> Any:
         phase = jnp.where(mag == 0, 1.0, jnp.conj(apq) / jnp.where(mag == 0, 1.0, mag))
         return rotate(x, partner, c, -role * s * phase)
 
-    return lax_control_flow.fori_loop(0, _sweeps(core.get_aval(x[0]).dtype) * nr, step, x)
+    return lax_cf.fori_loop(0, _sweeps(core.get_aval(x[0]).dtype) * nr, step, x)
 
 
 def _ordered(p: Any, q: Any, role: Any) -> tuple[Any, Any]:
@@ -560,7 +560,7 @@ def schur(a: Any) -> tuple[Any, Any]:
         return it + 1, a, z, jnp.where(done, m - 1, m)
 
     init = (jnp.asarray(0, i32), a, jnp.broadcast_to(eye, _shape(a)), jnp.full(batch, n, i32))
-    _, t, z, _ = lax_control_flow.while_loop(cond, body, init)
+    _, t, z, _ = lax_cf.while_loop(cond, body, init)
     return jnp.where(idx[:, None] > idx[None, :], 0.0, t), z
 
 
@@ -604,7 +604,7 @@ def eig(a: Any, left: bool, right: bool) -> list:
         den = jnp.where(jnp.abs(den) < smin, smin.astype(core.get_aval(t).dtype), den)
         return jnp.where((idx[:, None] == i) & (idx[None, :] > i), (-s / den)[..., None, :], y)
 
-    y = lax_control_flow.fori_loop(0, n, step, jnp.broadcast_to(jnp.eye(n, dtype=core.get_aval(t).dtype), _shape(t)))
+    y = lax_cf.fori_loop(0, n, step, jnp.broadcast_to(jnp.eye(n, dtype=core.get_aval(t).dtype), _shape(t)))
     vr = _unit_columns(jnp.matmul(z, y))
     out = [w]
     if left:
@@ -634,12 +634,12 @@ def tridiagonal_solve(dl: Any, d: Any, du: Any, b: Any) -> Any:
         return (c, y), (c, y)
 
     init = (jnp.zeros_like(d_[0]), jnp.zeros_like(b_[0]))
-    _, (cs, ys) = lax_control_flow.scan(forward, init, (dl_, d_, du_, b_))
+    _, (cs, ys) = lax_cf.scan(forward, init, (dl_, d_, du_, b_))
 
     def backward(x_next, xs):
         c, y = xs
         x = y - c[..., None] * x_next
         return x, x
 
-    _, xs = lax_control_flow.scan(backward, jnp.zeros_like(b_[0]), (cs, ys), reverse=True)
+    _, xs = lax_cf.scan(backward, jnp.zeros_like(b_[0]), (cs, ys), reverse=True)
     return jnp.moveaxis(xs, 0, -2)

@@ -183,7 +183,8 @@ def place(arr: Any, mask: Any, vals: Any, *, inplace: bool = True) -> Any:
     `vals`, cycled in order."""
     _no_inplace("place", inplace)
     a = util.ensure_array(arr)
-    hits = [i for i, v in enumerate(_ints(_shape.ravel(_creation.asarray(mask)).astype("int32"), "jnp.place mask")) if v]
+    flat_mask = _shape.ravel(_creation.asarray(mask)).astype("int32")
+    hits = [i for i, v in enumerate(_ints(flat_mask, "jnp.place mask")) if v]
     if not hits:
         return a
     v = _shape.resize(_shape.ravel(_creation.asarray(vals, dtype=a.dtype)), (len(hits),))
@@ -204,7 +205,8 @@ def put(a: Any, ind: Any, v: Any, mode: str | None = None, *, inplace: bool = Tr
     arr = util.ensure_array(a)
     flat = _shape.ravel(arr)
     idx = _shape.ravel(_creation.asarray(ind))
-    vals = _shape.resize(_creation.asarray(v, dtype=arr.dtype), idx.shape) if idx.size else _creation.zeros((0,), arr.dtype)
+    vals = (_shape.resize(_creation.asarray(v, dtype=arr.dtype), idx.shape) if idx.size
+            else _creation.zeros((0,), arr.dtype))
     if mode == "raise":
         raise NotImplementedError("The 'raise' mode to jnp.put is not supported.")
     if mode == "wrap":
@@ -225,7 +227,8 @@ def put_along_axis(arr: Any, indices: Any, values: Any, axis: int | None, inplac
     a = util.ensure_array(arr)
     idx = util.ensure_array(indices)
     if axis is None:
-        return lax.reshape(put_along_axis(_shape.ravel(a), _shape.ravel(idx), _shape.ravel(_creation.asarray(values)), 0,
+        flat_values = _shape.ravel(_creation.asarray(values))
+        return lax.reshape(put_along_axis(_shape.ravel(a), _shape.ravel(idx), flat_values, 0,
                                           inplace=False, mode=mode), a.shape)
     axis = canonical_axes((axis,), a.ndim)[0]
     shape = tuple(idx.shape[d] if d == axis else a.shape[d] for d in range(a.ndim))

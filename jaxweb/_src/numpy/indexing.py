@@ -85,7 +85,7 @@ def _mask_to_arrays(mask: Any, pos: int, shape: tuple[int, ...]) -> list:
         for d in reversed(range(len(mshape))):
             cols[d].append(k % mshape[d])
             k //= mshape[d]
-    return [_Adv(_creation.asarray(c, dtype=dtypes.int32) if c else _creation.asarray([], dtype=dtypes.int32)) for c in cols]
+    return [_Adv(_creation.asarray(c if c else [], dtype=dtypes.int32)) for c in cols]
 
 
 def _flatten(v: Any) -> list:
@@ -591,7 +591,8 @@ def _nonzero_traced(a: Any, size: int, fill_value: Any) -> tuple:
     positions = _creation.asarray(list(range(a.size)), dtype=dtypes.int32)
     dn = gs.ScatterDimensionNumbers(update_window_dims=(), inserted_window_dims=(0,),
                                     scatter_dims_to_operand_dims=(0,))
-    found = gs.scatter(_creation.asarray([-1] * size, dtype=dtypes.int32), lax.reshape(target, (a.size, 1)), positions, dn)
+    found = gs.scatter(_creation.asarray([-1] * size, dtype=dtypes.int32), lax.reshape(target, (a.size, 1)),
+                       positions, dn)
     valid = _ufuncs.greater_equal(found, 0)
     out, rest = [], _ufuncs.maximum(found, 0)
     strides = [prod(a.shape[d + 1:]) for d in range(a.ndim)]

@@ -127,8 +127,8 @@ def lu_solve(lu: Any, perm: Any, b: Any, trans: int = 0) -> Any:
     """x with a x = b (trans=0), aᵀ x = b (trans=1) or aᴴ x = b (trans=2) from
     a[perm] = L U; b (..., n, k)."""
     if trans == 0:
-        pb = _indexing.take_along_axis(b, _shape.broadcast_to(perm[..., :, None], _aval(perm).shape + (_aval(b).shape[-1],)),
-                                 axis=-2)
+        rows = _shape.broadcast_to(perm[..., :, None], _aval(perm).shape + (_aval(b).shape[-1],))
+        pb = _indexing.take_along_axis(b, rows, axis=-2)
         y = lax_linalg.triangular_solve(lu, pb, left_side=True, lower=True, unit_diagonal=True)
         return lax_linalg.triangular_solve(lu, y, left_side=True, lower=False)
     # aᵀ = Uᵀ Lᵀ P: solve Uᵀ y = b, Lᵀ z = y, then x[perm] = z (conjugated for aᴴ)

@@ -16,7 +16,7 @@ from typing import Any, Sequence
 
 from .. import core, dtypes
 from ..lax import (dot as lax_dot, reductions as lax_red, base as lax_base, complex as lax_complex,
-    elementwise as lax_elementwise, structural as lax_structural)
+    elementwise as lax_ew, structural as lax_st)
 from .reductions import check_no_out
 from .util import broadcast_shapes, broadcast_to_shape, check_arraylike, promote_dtypes
 from . import creation as _creation, shape as _shapes, ufuncs as _ufuncs
@@ -44,8 +44,8 @@ def matmul(a: Any, b: Any, *, precision: Any = None, preferred_element_type: Any
     if not sa or not sb:
         raise ValueError(f"matmul: Input operand {0 if not sa else 1} does not have enough dimensions "
                          f"(has 0, gufunc core with signature (n?,k),(k,m?)->(n?,m?) requires 1)")
-    a2 = lax_structural.reshape(a, (1,) + sa) if len(sa) == 1 else a
-    b2 = lax_structural.reshape(b, sb + (1,)) if len(sb) == 1 else b
+    a2 = lax_st.reshape(a, (1,) + sa) if len(sa) == 1 else a
+    b2 = lax_st.reshape(b, sb + (1,)) if len(sb) == 1 else b
     sa2, sb2 = _shape(a2), _shape(b2)
     batch = broadcast_shapes(sa2[:-2], sb2[:-2], name="matmul")
     a2 = broadcast_to_shape(a2, batch + sa2[-2:])
@@ -54,7 +54,7 @@ def matmul(a: Any, b: Any, *, precision: Any = None, preferred_element_type: Any
     bd = tuple(range(nb))
     out = _dot_general(a2, b2, (((nb + 1,), (nb,)), (bd, bd)), preferred_element_type)
     shape = batch + sa2[-2:-1] * (len(sa) > 1) + sb2[-1:] * (len(sb) > 1)
-    return lax_structural.reshape(out, shape) if shape != _shape(out) else out
+    return lax_st.reshape(out, shape) if shape != _shape(out) else out
 
 
 def dot(a: Any, b: Any, *, precision: Any = None, preferred_element_type: Any = None) -> Any:
@@ -72,7 +72,7 @@ def vdot(a: Any, b: Any, *, precision: Any = None, preferred_element_type: Any =
     a, b = _promote("vdot", a, b)
     if core.get_aval(a).dtype.kind == "c":
         a = lax_complex.conj(a)
-    a, b = lax_structural.reshape(a, (core.get_aval(a).size,)), lax_structural.reshape(b, (core.get_aval(b).size,))
+    a, b = lax_st.reshape(a, (core.get_aval(a).size,)), lax_st.reshape(b, (core.get_aval(b).size,))
     return _dot_general(a, b, (((0,), (0,)), ((), ())), preferred_element_type)
 
 
@@ -89,8 +89,8 @@ def outer(a: Any, b: Any, out: None = None) -> Any:
     """`jnp.outer`: out[i, j] = ravel(a)[i] * ravel(b)[j]."""
     check_no_out("outer", out)
     a, b = _promote("outer", a, b)
-    a = lax_structural.reshape(a, (core.get_aval(a).size, 1))
-    b = lax_structural.reshape(b, (1, core.get_aval(b).size))
+    a = lax_st.reshape(a, (core.get_aval(a).size, 1))
+    b = lax_st.reshape(b, (1, core.get_aval(b).size))
     return multiply(a, b)
 
 
@@ -124,8 +124,8 @@ def vecdot(x1: Any, x2: Any, /, *, axis: int = -1, precision: Any = None,
     ax1, ax2 = axis % len(s1), axis % len(s2)
     if s1[ax1] != s2[ax2]:
         raise ValueError(f"axes must match; got shapes {s1} and {s2} with axis={axis}")
-    x1 = lax_structural.transpose(x1, tuple(i for i in range(len(s1)) if i != ax1) + (ax1,))
-    x2 = lax_structural.transpose(x2, tuple(i for i in range(len(s2)) if i != ax2) + (ax2,))
+    x1 = lax_st.transpose(x1, tuple(i for i in range(len(s1)) if i != ax1) + (ax1,))
+    x2 = lax_st.transpose(x2, tuple(i for i in range(len(s2)) if i != ax2) + (ax2,))
     batch = broadcast_shapes(_shape(x1)[:-1], _shape(x2)[:-1], name="vecdot")
     n = s1[ax1]
     x1, x2 = broadcast_to_shape(x1, batch + (n,)), broadcast_to_shape(x2, batch + (n,))
@@ -136,15 +136,15 @@ def vecdot(x1: Any, x2: Any, /, *, axis: int = -1, precision: Any = None,
 def matvec(x1: Any, x2: Any, /) -> Any:
     """`jnp.matvec`: matrix (..., m, n) times vector (..., n)."""
     x1, x2 = _promote("matvec", x1, x2)
-    out = matmul(x1, lax_structural.reshape(x2, _shape(x2) + (1,)))
-    return lax_structural.reshape(out, _shape(out)[:-1])
+    out = matmul(x1, lax_st.reshape(x2, _shape(x2) + (1,)))
+    return lax_st.reshape(out, _shape(out)[:-1])
 
 
 def vecmat(x1: Any, x2: Any, /) -> Any:
     """`jnp.vecmat`: vector (..., m) times matrix (..., m, n)."""
     x1, x2 = _promote("vecmat", x1, x2)
-    out = matmul(lax_structural.reshape(x1, _shape(x1)[:-1] + (1, _shape(x1)[-1])), x2)
-    return lax_structural.reshape(out, _shape(out)[:-2] + _shape(out)[-1:])
+    out = matmul(lax_st.reshape(x1, _shape(x1)[:-1] + (1, _shape(x1)[-1])), x2)
+    return lax_st.reshape(out, _shape(out)[:-2] + _shape(out)[-1:])
 
 
 def kron(a: Any, b: Any) -> Any:
@@ -153,9 +153,9 @@ def kron(a: Any, b: Any) -> Any:
     sa, sb = _shape(a), _shape(b)
     nd = max(len(sa), len(sb))
     sa, sb = (1,) * (nd - len(sa)) + sa, (1,) * (nd - len(sb)) + sb
-    ai = lax_structural.reshape(a, tuple(d for n in sa for d in (n, 1)))
-    bi = lax_structural.reshape(b, tuple(d for n in sb for d in (1, n)))
-    return lax_structural.reshape(multiply(ai, bi), tuple(x * y for x, y in zip(sa, sb)))
+    ai = lax_st.reshape(a, tuple(d for n in sa for d in (n, 1)))
+    bi = lax_st.reshape(b, tuple(d for n in sb for d in (1, n)))
+    return lax_st.reshape(multiply(ai, bi), tuple(x * y for x, y in zip(sa, sb)))
 
 
 # ---------------------------------------------------------------- convolve / correlate
@@ -169,8 +169,8 @@ def _correlate(name: str, a: Any, v: Any, mode: str, flip: bool, pet: Any) -> An
     check_arraylike(name, a, v)
     a, v = promote_dtypes(a, v)
     if core.get_aval(a).dtype.kind not in "fc":
-        a = lax_elementwise.convert_element_type(a, dtypes.default_float())
-        v = lax_elementwise.convert_element_type(v, dtypes.default_float())
+        a = lax_ew.convert_element_type(a, dtypes.default_float())
+        v = lax_ew.convert_element_type(v, dtypes.default_float())
     if not flip and core.get_aval(v).dtype.kind == "c":  # numpy's correlation conjugates v
         v = lax_complex.conj(v)
     if len(_shape(a)) != 1 or len(_shape(v)) != 1:
@@ -183,12 +183,12 @@ def _correlate(name: str, a: Any, v: Any, mode: str, flip: bool, pet: Any) -> An
     if swapped:
         a, v = v, a
     if flip:
-        v = lax_structural.rev(v, (0,))
+        v = lax_st.rev(v, (0,))
     m = _shape(v)[0]
-    out = conv_general_dilated(lax_structural.reshape(a, (1, 1, _shape(a)[0])), lax_structural.reshape(v, (1, 1, m)),
+    out = conv_general_dilated(lax_st.reshape(a, (1, 1, _shape(a)[0])), lax_st.reshape(v, (1, 1, m)),
                                (1,), (_CORR_PADDING[mode](m),), preferred_element_type=pet)
-    out = lax_structural.reshape(out, _shape(out)[2:])
-    return lax_structural.rev(out, (0,)) if swapped and not flip else out
+    out = lax_st.reshape(out, _shape(out)[2:])
+    return lax_st.rev(out, (0,)) if swapped and not flip else out
 
 
 def correlate(a: Any, v: Any, mode: str = "valid", *, precision: Any = None,
@@ -257,7 +257,8 @@ def _diagonal(x: Any, s: str) -> tuple[Any, str]:
         c = next(c for c in s if s.count(c) > 1)
         i, j = s.index(c), s.index(c, s.index(c) + 1)
         shape = _shape(x)
-        mask = lax_elementwise.eq(lax_elementwise.broadcasted_iota(dtypes.int32, shape, i), lax_elementwise.broadcasted_iota(dtypes.int32, shape, j))
+        mask = lax_ew.eq(lax_ew.broadcasted_iota(dtypes.int32, shape, i),
+                         lax_ew.broadcasted_iota(dtypes.int32, shape, j))
         x = lax_red.reduce_sum(jnp_where(mask, x, lax_base.full((), 0, core.get_aval(x).dtype)), (j,))
         s = s[:j] + s[j + 1:]
     return x, s
@@ -319,7 +320,7 @@ def einsum(subscripts: Any, *operands: Any, out: None = None, optimize: Any = "o
     (x, s), = items
     x, s = _sum_private(x, s, set(out_labels))
     perm = tuple(s.index(c) for c in out_labels)
-    return lax_structural.transpose(x, perm) if perm != tuple(range(len(perm))) else x
+    return lax_st.transpose(x, perm) if perm != tuple(range(len(perm))) else x
 
 
 def cross(a: Any, b: Any, axisa: int = -1, axisb: int = -1, axisc: int = -1,

@@ -45,7 +45,7 @@ def check_no_out(name: str, out: Any) -> None:
 
 def _keepdims(x: Any, axes: tuple[int, ...], shape: tuple[int, ...]) -> Any:
     kept = tuple(1 if i in axes else d for i, d in enumerate(shape))
-    return lax_structural.reshape(x, kept)
+    return lax_st.reshape(x, kept)
 
 
 def _sum_dtype(dt: dtypes.DType) -> dtypes.DType:
@@ -63,7 +63,7 @@ def _float_dtype(dt: dtypes.DType) -> dtypes.DType:
 
 
 def _cast(x: Any, dt: Any) -> Any:
-    return lax_elementwise.convert_element_type(x, dt) if core.get_aval(x).dtype != dt else x
+    return lax_ew.convert_element_type(x, dt) if core.get_aval(x).dtype != dt else x
 
 
 #: the jnp function folding `initial=` into a reduction's result
@@ -257,8 +257,8 @@ def _arg(name: str, lax_fn: Callable):
         if axis is None:
             if core.get_aval(x).size == 0:
                 raise ValueError(f"attempt to get {name} of an empty sequence")
-            res = lax_fn(lax_structural.reshape(x, (core.get_aval(x).size,)), 0, dtypes.default_int())
-            return lax_structural.reshape(res, (1,) * core.get_aval(x).ndim) if keepdims else res
+            res = lax_fn(lax_st.reshape(x, (core.get_aval(x).size,)), 0, dtypes.default_int())
+            return lax_st.reshape(res, (1,) * core.get_aval(x).ndim) if keepdims else res
         (ax,) = canonical_axis(axis, core.get_aval(x).ndim)
         if core.get_aval(x).shape[ax] == 0:
             raise ValueError(f"attempt to get {name} of an empty sequence")
@@ -282,7 +282,7 @@ def _cumulative(name: str, lax_fn: Callable, nan_fill: Any = None):
         if nan_fill is not None:
             x = _nan_to(x, nan_fill)
         if axis is None:
-            x = lax_structural.reshape(x, (core.get_aval(x).size,))
+            x = lax_st.reshape(x, (core.get_aval(x).size,))
             axis = 0
         (ax,) = lax_base.canonical_axes([axis], core.get_aval(x).ndim)
         # as JAX: cumsum/cumprod keep small integer types (bool -> the default int)
@@ -319,7 +319,7 @@ def _cumulative_with_initial(name: str, lax_fn: Callable, ident: int):
         if include_initial:
             pad = [(0, 0, 0)] * nd
             pad[ax] = (1, 0, 0)
-            out = lax_structural.pad(out, lax_base.full((), ident, dt), pad)
+            out = lax_st.pad(out, lax_base.full((), ident, dt), pad)
         return out
     fn.__name__ = name
     fn.__doc__ = f"`jnp.{name}` (array API): optionally with the identity prepended."
@@ -435,7 +435,7 @@ def average(a: Any, axis: Axis = None, weights: Any = None, returned: bool = Fal
         axes = canonical_axis(axis, len(xs))
         if len(ws) != 1 or len(axes) != 1 or ws[0] != xs[axes[0]]:
             raise ValueError("Length of weights not compatible with specified axis.")
-        w = lax_structural.broadcast_in_dim(w, xs, axes)
+        w = lax_st.broadcast_in_dim(w, xs, axes)
     dt = dtypes.result_type(_float_dtype(core.get_aval(x).dtype), core.get_aval(w).dtype)
     x, w = _cast(x, dt), _cast(w, dt)
     wsum = sum(w, axis, keepdims=keepdims)
@@ -446,8 +446,8 @@ def average(a: Any, axis: Axis = None, weights: Any = None, returned: bool = Fal
 from .statistics import *  # noqa: E402,F401,F403  (cov, histogram & co., listed in jaxweb.numpy)
 from .statistics import __all__ as _statistics_all  # noqa: E402
 from ..lax import complex as lax_complex
-from ..lax import elementwise as lax_elementwise
-from ..lax import structural as lax_structural
+from ..lax import elementwise as lax_ew
+from ..lax import structural as lax_st
 from . import creation as _creation
 from . import shape as _shape
 from . import ufuncs as _ufuncs

@@ -19,8 +19,8 @@ from ..lax import base as lax_base
 from ..lax import cumulative as lax_cum
 from ..lax import sorting as lax_sort
 from .util import check_arraylike, ensure_array
-from ..lax import elementwise as lax_elementwise
-from ..lax import structural as lax_structural
+from ..lax import elementwise as lax_ew
+from ..lax import structural as lax_st
 from . import reductions as _reductions
 from . import shape as _shape
 from . import ufuncs as _ufuncs
@@ -30,7 +30,7 @@ _I32 = dtypes.int32
 
 def _flat(x: Any) -> Any:
     x = ensure_array(x)
-    return lax_structural.reshape(x, (core.get_aval(x).size,))
+    return lax_st.reshape(x, (core.get_aval(x).size,))
 
 
 def _count(mask: Any, size: int | None, what: str) -> int:
@@ -44,8 +44,8 @@ def _compact(mask: Any, size: int | None, what: str) -> tuple[Any, Any, int]:
     """(positions of the first `k` True entries of 1-d `mask`, validity of each, k)."""
     n = core.get_aval(mask).shape[0]
     k = _count(mask, size, what)
-    ids = _ufuncs.subtract(lax_cum.cumsum(lax_elementwise.convert_element_type(mask, _I32), 0), lax_base.full((), 1, _I32))
-    j = lax_elementwise.broadcasted_iota(_I32, (k,), 0)
+    ids = _ufuncs.subtract(lax_cum.cumsum(lax_ew.convert_element_type(mask, _I32), 0), lax_base.full((), 1, _I32))
+    j = lax_ew.broadcasted_iota(_I32, (k,), 0)
     pos = _search(ids, j, "left")
     valid = _ufuncs.less(pos, lax_base.full((), n, _I32))
     return _ufuncs.clip(pos, 0, max(n - 1, 0)), valid, k
@@ -53,7 +53,7 @@ def _compact(mask: Any, size: int | None, what: str) -> tuple[Any, Any, int]:
 
 def _search(sorted_ids: Any, values: Any, side: str) -> Any:
     from .sorting import searchsorted
-    return lax_elementwise.convert_element_type(searchsorted(sorted_ids, values, side=side), _I32)
+    return lax_ew.convert_element_type(searchsorted(sorted_ids, values, side=side), _I32)
 
 
 def _take(x: Any, pos: Any) -> Any:
@@ -103,42 +103,43 @@ def _unique_parts(ar: Any, equal_nan: bool, size: int | None, fill_value: Any, a
         keys = [rows]
     else:
         (axis,) = lax_base.canonical_axes([axis], len(shape))
-        moved = lax_structural.transpose(x, (axis,) + tuple(i for i in range(len(shape)) if i != axis))
+        moved = lax_st.transpose(x, (axis,) + tuple(i for i in range(len(shape)) if i != axis))
         rest = core.get_aval(moved).shape[1:]
-        rows = lax_structural.reshape(moved, (shape[axis], core.get_aval(moved).size // max(shape[axis], 1)))
-        keys = [lax_structural.index_in_dim(rows, c, 1, keepdims=False) for c in range(core.get_aval(rows).shape[1])]
+        rows = lax_st.reshape(moved, (shape[axis], core.get_aval(moved).size // max(shape[axis], 1)))
+        keys = [lax_st.index_in_dim(rows, c, 1, keepdims=False) for c in range(core.get_aval(rows).shape[1])]
     n = core.get_aval(rows).shape[0]
-    iota = lax_elementwise.broadcasted_iota(_I32, (n,), 0)
+    iota = lax_ew.broadcasted_iota(_I32, (n,), 0)
     if n == 0 or not keys:
         empty = lax_base.full((0,), 0, _I32)
-        return _Unique(rows if axis is None else x, empty, empty if axis is not None else lax_structural.reshape(empty, shape),
+        return _Unique(rows if axis is None else x, empty, empty if axis is not None else lax_st.reshape(empty, shape),
                        empty)
     *sorted_keys, perm = lax_sort.sort(tuple(keys) + (iota,), dimension=0, num_keys=len(keys))
     differs = None
     for s in sorted_keys:
         d = _ufuncs.not_equal(s[1:], s[:-1])
         if equal_nan and core.get_aval(s).dtype.kind == "f":
-            d = _ufuncs.logical_and(d, _ufuncs.logical_not(_ufuncs.logical_and(_ufuncs.isnan(s[1:]), _ufuncs.isnan(s[:-1]))))
+            both_nan = _ufuncs.logical_and(_ufuncs.isnan(s[1:]), _ufuncs.isnan(s[:-1]))
+            d = _ufuncs.logical_and(d, _ufuncs.logical_not(both_nan))
         differs = d if differs is None else _ufuncs.logical_or(differs, d)
     first = _shape.concatenate([lax_base.full((1,), True, dtypes.bool_), differs])
     pos, valid, k = _compact(first, size, "unique")
     # padding entries (size= beyond the count) repeat the smallest slice unless fill_value is given
     src = _ufuncs.where(valid, _take(perm, pos), _take(perm, lax_base.full((k,), 0, _I32)))
-    picked = lax_sort.gather_along(rows, lax_structural.broadcast_in_dim(src, (k,) + core.get_aval(rows).shape[1:], (0,)), 0)
+    picked = lax_sort.gather_along(rows, lax_st.broadcast_in_dim(src, (k,) + core.get_aval(rows).shape[1:], (0,)), 0)
     if fill_value is not None:
-        picked = _ufuncs.where(lax_structural.broadcast_in_dim(valid, core.get_aval(picked).shape, (0,)), picked,
+        picked = _ufuncs.where(lax_st.broadcast_in_dim(valid, core.get_aval(picked).shape, (0,)), picked,
                            lax_base.full((), fill_value, core.get_aval(picked).dtype))
     if axis is None:
         values = picked
     else:
-        picked = lax_structural.reshape(picked, (k,) + rest)
-        values = lax_structural.transpose(picked, tuple(range(1, axis + 1)) + (0,) + tuple(range(axis + 1, len(shape))))
-    ids = _ufuncs.subtract(lax_cum.cumsum(lax_elementwise.convert_element_type(first, _I32), 0), lax_base.full((), 1, _I32))
-    ends = _search(ids, lax_elementwise.broadcasted_iota(_I32, (k,), 0), "right")
+        picked = lax_st.reshape(picked, (k,) + rest)
+        values = lax_st.transpose(picked, tuple(range(1, axis + 1)) + (0,) + tuple(range(axis + 1, len(shape))))
+    ids = _ufuncs.subtract(lax_cum.cumsum(lax_ew.convert_element_type(first, _I32), 0), lax_base.full((), 1, _I32))
+    ends = _search(ids, lax_ew.broadcasted_iota(_I32, (k,), 0), "right")
     counts = _ufuncs.where(valid, _ufuncs.subtract(ends, pos), lax_base.full((), 0, _I32))
     inverse = _take(ids, lax_sort.sort((perm, iota), dimension=0, num_keys=1)[1])
     return _Unique(values, _ufuncs.where(valid, _take(perm, pos), lax_base.full((), 0, _I32)),
-                   lax_structural.reshape(inverse, shape) if axis is None else inverse, counts)
+                   lax_st.reshape(inverse, shape) if axis is None else inverse, counts)
 
 
 def unique(ar: Any, return_index: bool = False, return_inverse: bool = False, return_counts: bool = False,
@@ -180,8 +181,8 @@ def isin(element: Any, test_elements: Any, assume_unique: bool = False, invert: 
     e, t = ensure_array(element), _flat(test_elements)
     shape = core.get_aval(e).shape
     m = core.get_aval(t).shape[0]
-    eb = lax_structural.broadcast_in_dim(e, shape + (m,), tuple(range(len(shape))))
-    hit = _reductions.any(_ufuncs.equal(eb, lax_structural.broadcast_in_dim(t, shape + (m,), (len(shape),))), axis=-1)
+    eb = lax_st.broadcast_in_dim(e, shape + (m,), tuple(range(len(shape))))
+    hit = _reductions.any(_ufuncs.equal(eb, lax_st.broadcast_in_dim(t, shape + (m,), (len(shape),))), axis=-1)
     return _ufuncs.logical_not(hit) if invert else hit
 
 

@@ -28,7 +28,7 @@ def _prepare(name: str, a: Any, axis: int | None) -> tuple[Any, int]:
     check_arraylike(name, a)
     x = ensure_array(a)
     if axis is None:
-        return lax_structural.reshape(x, (core.get_aval(x).size,)), 0
+        return lax_st.reshape(x, (core.get_aval(x).size,)), 0
     if core.get_aval(x).ndim == 0:
         raise ValueError(f"axis {axis} is out of bounds for array of dimension 0")
     (ax,) = lax_base.canonical_axes([axis], core.get_aval(x).ndim)
@@ -42,14 +42,14 @@ def sort(a: Any, axis: int | None = -1, *, kind: Any = None, order: Any = None, 
         raise TypeError("'order' argument to sort is not supported.")
     x, ax = _prepare("sort", a, axis)
     if descending:
-        return lax_structural.rev(lax_sort.sort(lax_structural.rev(x, (ax,)), dimension=ax), (ax,))
+        return lax_st.rev(lax_sort.sort(lax_st.rev(x, (ax,)), dimension=ax), (ax,))
     return lax_sort.sort(x, dimension=ax)
 
 
 def sort_complex(a: Any) -> Any:
     """`jnp.sort_complex`: sorted along the last axis (numpy's order), as a complex array."""
     x = sort(a)
-    return lax_elementwise.convert_element_type(x, dtypes.complex_of(dtypes.dtype(x)) if dtypes.dtype(x).kind in "fc"
+    return lax_ew.convert_element_type(x, dtypes.complex_of(dtypes.dtype(x)) if dtypes.dtype(x).kind in "fc"
                                        else dtypes.default_complex())
 
 
@@ -60,11 +60,11 @@ def argsort(a: Any, axis: int | None = -1, *, kind: Any = None, order: Any = Non
         raise TypeError("'order' argument to argsort is not supported.")
     x, ax = _prepare("argsort", a, axis)
     shape = _shape(x)
-    iota = lax_elementwise.broadcasted_iota(dtypes.default_int(), shape, ax)
+    iota = lax_ew.broadcasted_iota(dtypes.default_int(), shape, ax)
     if not descending:
         return lax_sort.sort((x, iota), dimension=ax, num_keys=1)[1]
-    perm = lax_sort.sort((lax_structural.rev(x, (ax,)), iota), dimension=ax, num_keys=1)[1]
-    return _ufuncs.subtract(lax_base.full((), shape[ax] - 1, dtypes.default_int()), lax_structural.rev(perm, (ax,)))
+    perm = lax_sort.sort((lax_st.rev(x, (ax,)), iota), dimension=ax, num_keys=1)[1]
+    return _ufuncs.subtract(lax_base.full((), shape[ax] - 1, dtypes.default_int()), lax_st.rev(perm, (ax,)))
 
 
 def lexsort(keys: Sequence[Any], axis: int = -1) -> Any:
@@ -78,7 +78,7 @@ def lexsort(keys: Sequence[Any], axis: int = -1) -> Any:
     if not shape:
         raise TypeError("lexsort keys must have at least one dimension")
     (ax,) = lax_base.canonical_axes([axis], len(shape))
-    iota = lax_elementwise.broadcasted_iota(dtypes.default_int(), shape, ax)
+    iota = lax_ew.broadcasted_iota(dtypes.default_int(), shape, ax)
     return lax_sort.sort(tuple(keys[::-1]) + (iota,), dimension=ax, num_keys=len(keys))[-1]
 
 
@@ -93,7 +93,7 @@ def _partition_sorted(a: Any, kth: int, axis: int, operand_is_index: bool) -> An
         raise ValueError(f"kth(={kth}) out of bounds {n}")
     kth %= n
     rank_up = argsort(argsort(x, axis=ax), axis=ax)
-    iota = lax_elementwise.broadcasted_iota(dtypes.default_int(), _shape(x), ax)
+    iota = lax_ew.broadcasted_iota(dtypes.default_int(), _shape(x), ax)
     rank_rest = iota if operand_is_index else argsort(argsort(x, axis=ax, descending=True), axis=ax)
     top = _ufuncs.greater(rank_up, kth)
     key = _ufuncs.where(top, rank_rest, rank_up)
@@ -121,11 +121,12 @@ def searchsorted(a: Any, v: Any, side: str = "left", sorter: Any = None, *, meth
     if sorter is not None:
         a = lax_sort.gather_along(a, ensure_array(sorter), 0)
     a, v = promote_dtypes(a, v)
-    vb = lax_structural.reshape(v, _shape(v) + (1,))
+    vb = lax_st.reshape(v, _shape(v) + (1,))
     if side == "left":
         before = _ufuncs.less(a, vb)
         if core.get_aval(a).dtype.kind == "f":
-            before = _ufuncs.logical_or(before, _ufuncs.logical_and(_ufuncs.isnan(vb), _ufuncs.logical_not(_ufuncs.isnan(a))))
+            before = _ufuncs.logical_or(before, _ufuncs.logical_and(_ufuncs.isnan(vb),
+                                                                    _ufuncs.logical_not(_ufuncs.isnan(a))))
     else:
         before = _ufuncs.less_equal(a, vb)
         if core.get_aval(a).dtype.kind == "f":
@@ -148,7 +149,7 @@ def _weights_like(w: Any, x: Any, axis: Any) -> Any:
     want = tuple(xa.shape[i] for i in axes)
     if wa.shape != want:
         raise ValueError(f"Weights shape {wa.shape} must match reduction axes {want}")
-    return lax_structural.broadcast_in_dim(w, xa.shape, tuple(axes))
+    return lax_st.broadcast_in_dim(w, xa.shape, tuple(axes))
 
 
 def _quantile(name: str, a: Any, q: Any, axis: Any, method: str, keepdims: bool, ignore_nan: bool,
@@ -167,13 +168,13 @@ def _quantile(name: str, a: Any, q: Any, axis: Any, method: str, keepdims: bool,
                                       "'inverted_cdf' supports weights.")
     dt = dtypes.result_type(core.get_aval(x).dtype, core.get_aval(ensure_array(q)).dtype, dtypes.default_float())
     dt = dt if dt.kind == "f" else dtypes.default_float()
-    x, qa = lax_elementwise.convert_element_type(x, dt), lax_elementwise.convert_element_type(ensure_array(q), dt)
+    x, qa = lax_ew.convert_element_type(x, dt), lax_ew.convert_element_type(ensure_array(q), dt)
     if core.get_aval(qa).ndim > 1:
         raise ValueError(f"q must be have rank <= 1, got shape {core.get_aval(qa).shape}")
     w = None
     if method == "inverted_cdf":
         w = _creation.ones_like(x) if weights is None else \
-            _weights_like(lax_elementwise.convert_element_type(ensure_array(weights), dt), x, axis)
+            _weights_like(lax_ew.convert_element_type(ensure_array(weights), dt), x, axis)
     shape = _shape(x)
     axes = canonical_axis(axis, len(shape))
     keep = tuple(i for i in range(len(shape)) if i not in axes)
@@ -185,24 +186,24 @@ def _quantile(name: str, a: Any, q: Any, axis: Any, method: str, keepdims: bool,
     out_rest = tuple(1 if i in axes else d for i, d in enumerate(shape)) if keepdims else rest
     if n == 0:
         return lax_base.full(qs + out_rest, float("nan"), dt)
-    flat = lax_structural.reshape(lax_structural.transpose(x, keep + axes), rest + (n,))
+    flat = lax_st.reshape(lax_st.transpose(x, keep + axes), rest + (n,))
     nq = core.get_aval(qa).size
-    qf = lax_structural.broadcast_in_dim(lax_structural.reshape(qa, (nq,)), rest + (nq,), (len(rest),))
+    qf = lax_st.broadcast_in_dim(lax_st.reshape(qa, (nq,)), rest + (nq,), (len(rest),))
     if w is not None:
-        wflat = lax_structural.reshape(lax_structural.transpose(w, keep + axes), rest + (n,))
+        wflat = lax_st.reshape(lax_st.transpose(w, keep + axes), rest + (n,))
         res = _inverted_cdf(flat, wflat, qf, n, len(rest), ignore_nan)
-        res = lax_structural.transpose(res, (len(rest),) + tuple(range(len(rest))))
-        return lax_structural.reshape(res, qs + out_rest)
+        res = lax_st.transpose(res, (len(rest),) + tuple(range(len(rest))))
+        return lax_st.reshape(res, qs + out_rest)
     s = lax_sort.sort(flat, dimension=len(rest))
     if ignore_nan:
         count = _reductions.sum(_ufuncs.logical_not(_ufuncs.isnan(flat)), axis=-1, dtype=dt)
-        valid = lax_structural.broadcast_in_dim(count, rest + (nq,), tuple(range(len(rest))))
+        valid = lax_st.broadcast_in_dim(count, rest + (nq,), tuple(range(len(rest))))
     else:
         valid = lax_base.full(rest + (nq,), n, dt)
     pos = _ufuncs.multiply(qf, _ufuncs.subtract(valid, lax_base.full((), 1, dt)))
 
     def at(p):
-        idx = _ufuncs.clip(lax_elementwise.convert_element_type(p, dtypes.int32), 0, n - 1)
+        idx = _ufuncs.clip(lax_ew.convert_element_type(p, dtypes.int32), 0, n - 1)
         return lax_sort.gather_along(s, idx, len(rest))
     lo, hi = _ufuncs.floor(pos), _ufuncs.ceil(pos)
     v_lo, v_hi = at(lo), at(hi)
@@ -221,9 +222,9 @@ def _quantile(name: str, a: Any, q: Any, axis: Any, method: str, keepdims: bool,
         res = _ufuncs.where(_ufuncs.equal(valid, lax_base.full((), 0, dt)), nan, res)
     else:
         any_nan = _reductions.any(_ufuncs.isnan(flat), axis=-1)
-        res = _ufuncs.where(lax_structural.broadcast_in_dim(any_nan, rest + (nq,), tuple(range(len(rest)))), nan, res)
-    res = lax_structural.transpose(res, (len(rest),) + tuple(range(len(rest))))
-    return lax_structural.reshape(res, qs + out_rest)
+        res = _ufuncs.where(lax_st.broadcast_in_dim(any_nan, rest + (nq,), tuple(range(len(rest)))), nan, res)
+    res = lax_st.transpose(res, (len(rest),) + tuple(range(len(rest))))
+    return lax_st.reshape(res, qs + out_rest)
 
 
 def _inverted_cdf(flat: Any, w: Any, qf: Any, n: int, ax: int, ignore_nan: bool) -> Any:
@@ -269,7 +270,7 @@ def nanquantile(a: Any, q: Any, axis: Any = None, out: None = None, overwrite_in
 def _percent(q: Any) -> Any:
     q = ensure_array(q)
     dt = core.get_aval(q).dtype if core.get_aval(q).dtype.kind == "f" else dtypes.default_float()
-    return _ufuncs.true_divide(lax_elementwise.convert_element_type(q, dt), lax_base.full((), 100, dt))
+    return _ufuncs.true_divide(lax_ew.convert_element_type(q, dt), lax_base.full((), 100, dt))
 
 
 def percentile(a: Any, q: Any, axis: Any = None, out: None = None, overwrite_input: bool = False,
@@ -306,8 +307,8 @@ def nanmedian(a: Any, axis: Any = None, out: None = None, overwrite_input: bool 
 
 from .setops import *  # noqa: E402,F401,F403  (unique, isin & co., listed in jaxweb.numpy)
 from .setops import __all__ as _setops_all  # noqa: E402
-from ..lax import elementwise as lax_elementwise
-from ..lax import structural as lax_structural
+from ..lax import elementwise as lax_ew
+from ..lax import structural as lax_st
 from . import creation as _creation
 from . import reductions as _reductions
 from . import ufuncs as _ufuncs

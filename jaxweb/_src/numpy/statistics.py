@@ -13,8 +13,8 @@ from typing import Any
 
 from .. import core, dtypes
 from .util import check_arraylike, ensure_array
-from ..lax import (base as lax_base, complex as lax_complex, elementwise as lax_elementwise,
-    structural as lax_structural)
+from ..lax import (base as lax_base, complex as lax_complex, elementwise as lax_ew,
+    structural as lax_st)
 from . import reductions as _reductions, shape as _shape, ufuncs as _ufuncs
 from .linalg_ops import matmul
 
@@ -22,7 +22,7 @@ from .linalg_ops import matmul
 def _float(x: Any) -> Any:
     x = ensure_array(x)
     dt = core.get_aval(x).dtype
-    return x if dt.kind in "fc" else lax_elementwise.convert_element_type(x, dtypes.default_float())
+    return x if dt.kind in "fc" else lax_ew.convert_element_type(x, dtypes.default_float())
 
 
 def bincount(x: Any, weights: Any = None, minlength: int = 0, *, length: int | None = None) -> Any:
@@ -38,12 +38,13 @@ def bincount(x: Any, weights: Any = None, minlength: int = 0, *, length: int | N
             if core.get_aval(x).size else -1
         length = max(top + 1, int(minlength))
     n = core.get_aval(x).size
-    xi = _ufuncs.clip(lax_elementwise.convert_element_type(x, dtypes.int32), 0, None)
-    hit = _ufuncs.equal(lax_structural.broadcast_in_dim(xi, (length, n), (1,)), lax_elementwise.broadcasted_iota(dtypes.int32, (length, n), 0))
+    xi = _ufuncs.clip(lax_ew.convert_element_type(x, dtypes.int32), 0, None)
+    hit = _ufuncs.equal(lax_st.broadcast_in_dim(xi, (length, n), (1,)),
+                        lax_ew.broadcasted_iota(dtypes.int32, (length, n), 0))
     if weights is None:
         return _reductions.sum(hit, axis=1, dtype=dtypes.default_int())
     w = ensure_array(weights)
-    wb = lax_structural.broadcast_in_dim(w, (length, n), (1,))
+    wb = lax_st.broadcast_in_dim(w, (length, n), (1,))
     return _reductions.sum(_ufuncs.where(hit, wb, lax_base.full((), 0, core.get_aval(w).dtype)), axis=1)
 
 
@@ -58,7 +59,7 @@ def digitize(x: Any, bins: Any, right: bool = False, *, method: str | None = Non
         return lax_base.full(core.get_aval(x).shape, 0, dtypes.int32)
     side = "left" if right else "right"
     up = searchsorted(bins, x, side=side)
-    down = _ufuncs.subtract(lax_base.full((), n, dtypes.int32), searchsorted(lax_structural.rev(bins, (0,)), x, side=side))
+    down = _ufuncs.subtract(lax_base.full((), n, dtypes.int32), searchsorted(lax_st.rev(bins, (0,)), x, side=side))
     increasing = _ufuncs.greater_equal(bins[-1], bins[0])
     return _ufuncs.where(increasing, up, down)
 
@@ -76,10 +77,10 @@ def histogram_bin_edges(a: Any, bins: Any = 10, range: Any = None, weights: Any 
     same = _ufuncs.equal(lo, hi)
     lo = _ufuncs.where(same, _ufuncs.subtract(lo, lax_base.full((), 0.5, dt)), lo)
     hi = _ufuncs.where(same, _ufuncs.add(hi, lax_base.full((), 0.5, dt)), hi)
-    steps = lax_elementwise.broadcasted_iota(dt, (bins + 1,), 0)
+    steps = lax_ew.broadcasted_iota(dt, (bins + 1,), 0)
     width = _ufuncs.true_divide(_ufuncs.subtract(hi, lo), lax_base.full((), bins, dt))
     edges = _ufuncs.add(lo, _ufuncs.multiply(steps, width))
-    last = lax_elementwise.broadcasted_iota(dtypes.int32, (bins + 1,), 0)
+    last = lax_ew.broadcasted_iota(dtypes.int32, (bins + 1,), 0)
     return _ufuncs.where(_ufuncs.equal(last, lax_base.full((), bins, dtypes.int32)), hi, edges)
 
 
@@ -88,14 +89,14 @@ def histogram(a: Any, bins: Any = 10, range: Any = None, weights: Any = None,
     """`jnp.histogram`: (counts, bin_edges); the last bin includes its right edge."""
     from .sorting import searchsorted
     check_arraylike("histogram", a)
-    a = lax_structural.reshape(_float(a), (core.get_aval(ensure_array(a)).size,))
+    a = lax_st.reshape(_float(a), (core.get_aval(ensure_array(a)).size,))
     edges = histogram_bin_edges(a, bins, range, weights)
     nb = core.get_aval(edges).shape[0]
     idx = searchsorted(edges, a, side="right")
     idx = _ufuncs.where(_ufuncs.equal(a, edges[-1]), lax_base.full((), nb - 1, dtypes.int32), idx)
-    w = None if weights is None else lax_structural.reshape(_float(weights), (core.get_aval(a).size,))
+    w = None if weights is None else lax_st.reshape(_float(weights), (core.get_aval(a).size,))
     counts = bincount(idx, w, length=nb + 1)
-    counts = lax_elementwise.convert_element_type(counts[1:-1], core.get_aval(edges).dtype)
+    counts = lax_ew.convert_element_type(counts[1:-1], core.get_aval(edges).dtype)
     if density:
         widths = _ufuncs.subtract(edges[1:], edges[:-1])
         counts = _ufuncs.true_divide(_ufuncs.true_divide(counts, widths), _reductions.sum(counts))
@@ -108,15 +109,15 @@ def cov(m: Any, y: Any = None, rowvar: bool = True, bias: bool = False, ddof: in
     x = _float(m)
     if core.get_aval(x).ndim > 2:
         raise ValueError("m has more than 2 dimensions")
-    x = lax_structural.reshape(x, (1, core.get_aval(x).size)) if core.get_aval(x).ndim < 2 else x
+    x = lax_st.reshape(x, (1, core.get_aval(x).size)) if core.get_aval(x).ndim < 2 else x
     if not rowvar and core.get_aval(x).shape[0] != 1:
-        x = lax_structural.transpose(x, (1, 0))
+        x = lax_st.transpose(x, (1, 0))
     if y is not None:
         yy = _float(y)
-        yy = lax_structural.reshape(yy, (1, core.get_aval(yy).size)) if core.get_aval(yy).ndim < 2 else yy
+        yy = lax_st.reshape(yy, (1, core.get_aval(yy).size)) if core.get_aval(yy).ndim < 2 else yy
         if not rowvar and core.get_aval(yy).shape[0] != 1:
-            yy = lax_structural.transpose(yy, (1, 0))
-        x = _shape.concatenate([x, lax_elementwise.convert_element_type(yy, core.get_aval(x).dtype)], axis=0)
+            yy = lax_st.transpose(yy, (1, 0))
+        x = _shape.concatenate([x, lax_ew.convert_element_type(yy, core.get_aval(x).dtype)], axis=0)
     ddof = ddof if ddof is not None else (0 if bias else 1)
     n = core.get_aval(x).shape[1]
     w = None
@@ -124,7 +125,8 @@ def cov(m: Any, y: Any = None, rowvar: bool = True, bias: bool = False, ddof: in
         w = _float(fweights)
     if aweights is not None:
         w = _float(aweights) if w is None else _ufuncs.multiply(w, _float(aweights))
-    avg = _reductions.average(x, axis=1, weights=None if w is None else lax_structural.broadcast_in_dim(w, core.get_aval(x).shape, (1,)))
+    avg = _reductions.average(x, axis=1,
+                              weights=None if w is None else lax_st.broadcast_in_dim(w, core.get_aval(x).shape, (1,)))
     if w is None:
         fact: Any = float(n - ddof)
     else:
@@ -134,11 +136,12 @@ def cov(m: Any, y: Any = None, rowvar: bool = True, bias: bool = False, ddof: in
         elif aweights is None:
             fact = _ufuncs.subtract(v1, ddof)
         else:
-            fact = _ufuncs.subtract(v1, _ufuncs.true_divide(_ufuncs.multiply(ddof, _reductions.sum(_ufuncs.multiply(w, _float(aweights)))), v1))
-    xc = _ufuncs.subtract(x, lax_structural.broadcast_in_dim(avg, core.get_aval(x).shape, (0,)))
-    xw = xc if w is None else _ufuncs.multiply(xc, lax_structural.broadcast_in_dim(w, core.get_aval(x).shape, (1,)))
-    c = _ufuncs.true_divide(matmul(xc, _ufuncs.conj(lax_structural.transpose(xw, (1, 0)))), fact)  # conj: complex data
-    return lax_structural.reshape(c, ()) if core.get_aval(c).shape == (1, 1) else c
+            weighted = _reductions.sum(_ufuncs.multiply(w, _float(aweights)))
+            fact = _ufuncs.subtract(v1, _ufuncs.true_divide(_ufuncs.multiply(ddof, weighted), v1))
+    xc = _ufuncs.subtract(x, lax_st.broadcast_in_dim(avg, core.get_aval(x).shape, (0,)))
+    xw = xc if w is None else _ufuncs.multiply(xc, lax_st.broadcast_in_dim(w, core.get_aval(x).shape, (1,)))
+    c = _ufuncs.true_divide(matmul(xc, _ufuncs.conj(lax_st.transpose(xw, (1, 0)))), fact)  # conj: complex data
+    return lax_st.reshape(c, ()) if core.get_aval(c).shape == (1, 1) else c
 
 
 def corrcoef(x: Any, y: Any = None, rowvar: bool = True) -> Any:
@@ -148,8 +151,8 @@ def corrcoef(x: Any, y: Any = None, rowvar: bool = True) -> Any:
         return _ufuncs.true_divide(c, c)
     k = core.get_aval(c).shape[0]
     std = _ufuncs.sqrt(_ufuncs.real(_shape.diagonal(c)))
-    c = _ufuncs.true_divide(c, lax_structural.broadcast_in_dim(std, (k, k), (0,)))
-    c = _ufuncs.true_divide(c, lax_structural.broadcast_in_dim(std, (k, k), (1,)))
+    c = _ufuncs.true_divide(c, lax_st.broadcast_in_dim(std, (k, k), (0,)))
+    c = _ufuncs.true_divide(c, lax_st.broadcast_in_dim(std, (k, k), (1,)))
     if core.get_aval(c).dtype.kind == "c":  # each part clipped, as numpy
         return lax_complex.complex(_ufuncs.clip(_ufuncs.real(c), -1, 1), _ufuncs.clip(_ufuncs.imag(c), -1, 1))
     return _ufuncs.clip(c, -1, 1)
