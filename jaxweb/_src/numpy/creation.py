@@ -71,7 +71,17 @@ def asarray(a: Any, dtype: Any = None, order: str | None = None, *, copy: bool |
         return _from_sequence(a, dtype)
     if hasattr(a, "__array__"):
         return asarray(a.__array__(), dtype)
-    raise TypeError(f"Unexpected input type for array: {type(a)}")
+    if isinstance(a, range):
+        return _from_sequence(list(a), dtype)
+    try:  # the buffer protocol (array.array), as JAX reads it through numpy; not bytes
+        if isinstance(a, (bytes, bytearray, str)):
+            raise TypeError
+        view = memoryview(a)
+    except TypeError:
+        raise TypeError(f"Unexpected input type for array: {type(a)}") from None
+    if np is not None:
+        return asarray(np.asarray(view), dtype)
+    return _from_sequence(view.tolist(), dtype)
 
 
 def _weak(a: Any, dt: dtypes.DType) -> Array:
