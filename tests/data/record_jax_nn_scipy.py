@@ -1,5 +1,7 @@
 """Record JAX's outputs for tests/nn_scipy_cases.py (run once with a JAX install:
-`/path/to/jax-python tests/data/record_jax_nn_scipy.py`); writes the JSON beside it."""
+`/path/to/jax-python tests/data/record_jax_nn_scipy.py`); writes the JSON beside it.
+`... record_jax_nn_scipy.py scipy_more_cases jax_scipy_more_reference.json` records
+another case module of the same format (tests/scipy_more_cases.py)."""
 import json
 import math
 import os
@@ -10,7 +12,8 @@ import jax.numpy as jnp
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from nn_scipy_cases import CASES  # noqa: E402
+MODULE, OUT = (sys.argv[1], sys.argv[2]) if len(sys.argv) > 2 else ("nn_scipy_cases", "jax_nn_scipy_reference.json")
+CASES = __import__(MODULE).CASES
 
 
 def build(a):
@@ -56,6 +59,6 @@ for cid, path, args, kwargs, mode in CASES:
     except Exception as e:  # noqa: BLE001
         out[cid] = {"error": type(e).__name__, "message": str(e).split("\n")[0]}
 here = os.path.dirname(os.path.abspath(__file__))
-with open(os.path.join(here, "jax_nn_scipy_reference.json"), "w") as f:
+with open(os.path.join(here, OUT), "w") as f:
     json.dump({"jax_version": jax.__version__, "cases": out}, f, indent=0, sort_keys=True)
 print(len(out), "cases recorded with jax", jax.__version__)

@@ -1,0 +1,57 @@
+"""Cases for the rest of jax.scipy (issue 25), in tests/nn_scipy_cases.py's format; JAX's
+outputs are recorded into tests/data/jax_scipy_more_reference.json by
+`tests/data/record_jax_nn_scipy.py scipy_more_cases jax_scipy_more_reference.json`.
+Plain data, importable without numpy or JAX."""
+INF, NAN = float("inf"), float("nan")
+
+X = [-3.0, -1.5, -0.2, 0.0, 0.4, 1.0, 2.5, 4.0, INF, NAN]
+Q = [0.0, 0.05, 0.3, 0.5, 0.9, 1.0, 1.2]
+F32 = "float32"
+
+CASES = []
+_LOC_SCALE = {"gumbel_r": ["logpdf", "pdf", "cdf", "logcdf", "sf", "logsf"],
+              "gumbel_l": ["logpdf", "pdf", "cdf", "logcdf", "sf", "logsf"]}
+for dist, fns in _LOC_SCALE.items():
+    for fn in fns:
+        CASES.append((f"st.{dist}.{fn}", f"scipy.stats.{dist}.{fn}", [(F32, X), 0.5, 1.5], {}, "value"))
+    CASES.append((f"st.{dist}.ppf", f"scipy.stats.{dist}.ppf", [(F32, Q), 0.5, 1.5], {}, "value"))
+    CASES.append((f"st.{dist}.logpdf.grad", f"scipy.stats.{dist}.logpdf", [(F32, [-1.0, 0.0, 2.0])], {}, "grad"))
+for fn in ["logpdf", "pdf", "cdf", "logcdf", "sf", "logsf"]:
+    CASES.append((f"st.pareto.{fn}", f"scipy.stats.pareto.{fn}", [(F32, [0.5, 2.5, 3.0, 7.0, INF]), 2.5, 0.5, 2.0],
+                  {}, "value"))
+    CASES.append((f"st.truncnorm.{fn}", f"scipy.stats.truncnorm.{fn}", [(F32, X), -1.0, 2.0, 0.3, 1.2], {}, "value"))
+    CASES.append((f"st.truncnorm.tail.{fn}", f"scipy.stats.truncnorm.{fn}",
+                  [(F32, [7.0, 8.0, 8.01, 8.3, 8.9, 9.0, 10.0]), 8.0, 9.0], {}, "value"))
+CASES += [
+    ("st.pareto.ppf", "scipy.stats.pareto.ppf", [(F32, Q), 2.5, 0.5, 2.0], {}, "value"),
+    ("st.truncnorm.logpdf.grad", "scipy.stats.truncnorm.logpdf", [(F32, [-0.5, 0.0, 1.0]), -1.0, 2.0], {}, "grad"),
+    ("st.gennorm.logpdf", "scipy.stats.gennorm.logpdf", [(F32, X), 1.5], {}, "value"),
+    ("st.gennorm.pdf", "scipy.stats.gennorm.pdf", [(F32, X), (F32, [0.5] * 5 + [3.0] * 5)], {}, "value"),
+    ("st.gennorm.cdf", "scipy.stats.gennorm.cdf", [(F32, X), 1.5], {}, "value"),
+    ("st.vonmises.logpdf", "scipy.stats.vonmises.logpdf", [(F32, X), 2.0], {}, "value"),
+    ("st.vonmises.pdf", "scipy.stats.vonmises.pdf", [(F32, [-1.0, 0.0, 1.0, 7.0]), (F32, [0.0, 0.5, 30.0, 2.0])],
+     {}, "value"),
+    ("st.wrapcauchy.logpdf", "scipy.stats.wrapcauchy.logpdf", [(F32, [-0.5, 0.0, 1.0, 3.0, 6.0, 7.0]), 0.4], {}, "value"),
+    ("st.wrapcauchy.pdf", "scipy.stats.wrapcauchy.pdf", [(F32, [1.0, 1.0, 1.0]), (F32, [0.0, 0.5, 1.0])], {}, "value"),
+    ("st.betabinom.logpmf", "scipy.stats.betabinom.logpmf", [(F32, [-1, 0, 1, 2, 3, 5, 6]), 5.0, 2.0, 3.0], {}, "value"),
+    ("st.betabinom.pmf", "scipy.stats.betabinom.pmf", [(F32, [0, 1, 2, 3, 5]), 5.0, 2.0, 3.0, 1.0], {}, "value"),
+    ("st.nbinom.logpmf", "scipy.stats.nbinom.logpmf", [(F32, [-1, 0, 1, 2, 5, 9]), 3.0, 0.4], {}, "value"),
+    ("st.nbinom.pmf", "scipy.stats.nbinom.pmf", [(F32, [0, 1, 2, 5, 9]), 3.0, 0.4, 1.0], {}, "value"),
+    ("st.multinomial.logpmf", "scipy.stats.multinomial.logpmf", [("int32", [1, 2, 3]), 6, (F32, [0.2, 0.3, 0.5])],
+     {}, "value"),
+    ("st.multinomial.pmf.wrong_n", "scipy.stats.multinomial.pmf", [("int32", [1, 2, 3]), 5, (F32, [0.2, 0.3, 0.5])],
+     {}, "value"),
+    ("st.multinomial.float", "scipy.stats.multinomial.pmf", [(F32, [1, 2, 3]), 6, (F32, [0.2, 0.3, 0.5])], {}, "value"),
+    ("st.sem", "scipy.stats.sem", [(F32, [[1.0, 2.0, 4.0], [3.0, 5.0, 9.0]])], {}, "value"),
+    ("st.sem.axis1", "scipy.stats.sem", [(F32, [[1.0, 2.0, 4.0], [3.0, 5.0, 9.0]])], {"axis": 1, "ddof": 0}, "value"),
+    ("st.sem.omit", "scipy.stats.sem", [(F32, [1.0, NAN, 4.0, 2.0])], {"nan_policy": "omit"}, "value"),
+    ("st.rankdata", "scipy.stats.rankdata", [(F32, [3, 1, 4, 1, 5, 9, 2, 6, 5])], {}, "value"),
+    ("st.rankdata.nan", "scipy.stats.rankdata", [(F32, [3, 1, NAN, 1])], {}, "value"),
+    ("st.rankdata.axis", "scipy.stats.rankdata", [(F32, [[3, 1, 3], [2, 2, 0]])], {"axis": 1}, "value"),
+    ("st.mode", "scipy.stats.mode", [("int32", [[1, 2, 2, 3], [3, 3, 1, 1], [0, 5, 5, 5]])], {"axis": 1}, "value"),
+    ("st.mode.axis0", "scipy.stats.mode", [(F32, [[1, 2], [1, 3], [2, 3]])], {}, "value"),
+    ("st.mode.none", "scipy.stats.mode", [(F32, [[1, 2], [1, 3], [2, 3]])], {"axis": None, "keepdims": True}, "value"),
+]
+for method in ["min", "max", "dense", "ordinal"]:
+    CASES.append((f"st.rankdata.{method}", "scipy.stats.rankdata", [("int32", [3, 1, 4, 1, 5, 9, 2, 6, 5])],
+                  {"method": method}, "value"))
