@@ -55,3 +55,44 @@ CASES += [
 for method in ["min", "max", "dense", "ordinal"]:
     CASES.append((f"st.rankdata.{method}", "scipy.stats.rankdata", [("int32", [3, 1, 4, 1, 5, 9, 2, 6, 5])],
                   {"method": method}, "value"))
+
+# ---------------------------------------------------------------- jax.scipy.signal
+import math as _m  # noqa: E402
+
+SIG = [round(_m.sin(0.3 * i) + 0.1 * ((i * 7919) % 13) - 0.6, 5) for i in range(200)]
+SIG2 = [round(_m.cos(0.17 * i) + 0.05 * ((i * 104729) % 11), 5) for i in range(200)]
+A1, B1 = [0.5, -1.0, 2.0, 0.25, 3.0, -0.75, 1.5], [1.0, -0.5, 2.0]
+A2 = [[(i * 5 + j * 3) % 7 - 3.0 for j in range(6)] for i in range(5)]
+B2 = [[1.0, -2.0, 0.5], [0.0, 1.5, -1.0]]
+for m in ["full", "same", "valid"]:
+    CASES += [
+        (f"sg.convolve.{m}", "scipy.signal.convolve", [(F32, A1), (F32, B1)], {"mode": m}, "value"),
+        (f"sg.convolve.swap.{m}", "scipy.signal.convolve", [(F32, B1), (F32, A1)], {"mode": m}, "value"),
+        (f"sg.convolve.fft.{m}", "scipy.signal.convolve", [(F32, A2), (F32, B2)], {"mode": m, "method": "fft"}, "value"),
+        (f"sg.correlate.{m}", "scipy.signal.correlate", [(F32, A1), (F32, B1)], {"mode": m}, "value"),
+        (f"sg.convolve2d.{m}", "scipy.signal.convolve2d", [(F32, A2), (F32, B2)], {"mode": m}, "value"),
+        (f"sg.correlate2d.{m}", "scipy.signal.correlate2d", [(F32, A2), (F32, B2)], {"mode": m}, "value"),
+        (f"sg.correlate2d.swap.{m}", "scipy.signal.correlate2d", [(F32, B2), (F32, A2)], {"mode": m}, "value"),
+        (f"sg.fftconvolve.{m}", "scipy.signal.fftconvolve", [(F32, A2), (F32, B2)], {"mode": m}, "value"),
+    ]
+CASES += [
+    ("sg.convolve.int", "scipy.signal.convolve", [("int32", [0, 1, 2, 3, 4]), ("int32", [1, 2])], {}, "value"),
+    ("sg.convolve.complex", "scipy.signal.convolve", [("complex64", [1 + 2j, -1j, 3.0]), (F32, B1)], {}, "value"),
+    ("sg.fftconvolve.axes", "scipy.signal.fftconvolve", [(F32, A2), (F32, [r[:2] for r in A2])], {"axes": 1}, "value"),
+    ("sg.detrend.linear", "scipy.signal.detrend", [(F32, A2)], {"axis": 1}, "value"),
+    ("sg.detrend.constant", "scipy.signal.detrend", [(F32, A2)], {"axis": 0, "type": "constant"}, "value"),
+    ("sg.detrend.bp", "scipy.signal.detrend", [(F32, SIG[:20])], {"bp": [5, 12]}, "value"),
+    ("sg.stft", "scipy.signal.stft", [(F32, SIG)], {"fs": 10.0, "nperseg": 32}, "value"),
+    ("sg.stft.axis0", "scipy.signal.stft", [(F32, [list(r) for r in zip(*A2)])], {"nperseg": 4, "axis": 0}, "value"),
+    ("sg.stft.even", "scipy.signal.stft", [(F32, SIG[:50])], {"nperseg": 16, "boundary": "even", "noverlap": 10},
+     "value"),
+    ("sg.welch", "scipy.signal.welch", [(F32, SIG)], {"fs": 2.0, "nperseg": 64}, "value"),
+    ("sg.welch.median", "scipy.signal.welch", [(F32, SIG)], {"nperseg": 50, "noverlap": 10, "average": "median"},
+     "value"),
+    ("sg.welch.linear", "scipy.signal.welch", [(F32, SIG)], {"nperseg": 40, "detrend": "linear", "nfft": 64},
+     "value"),
+    ("sg.csd", "scipy.signal.csd", [(F32, SIG), (F32, SIG2)], {"nperseg": 40, "scaling": "spectrum"}, "value"),
+    ("sg.istft", "scipy.signal.istft", [("complex64", [[complex(_m.cos(i + 2 * j), _m.sin(i * j) * (0 < i < 16))
+                                                        for j in range(9)] for i in range(17)])],
+     {"nperseg": 32}, "value"),
+]

@@ -37,10 +37,14 @@ def enc(v):
 def record(x):
     x = jnp.asarray(x)
     host = np.asarray(x)
-    vals = (host if host.dtype == bool else host.astype(np.float64)).tolist()
+    part = host.real if host.dtype.kind == "c" else host
+    vals = (part if part.dtype == bool else part.astype(np.float64)).tolist()
     walk = lambda t: [walk(u) for u in t] if isinstance(t, list) else (t if isinstance(t, bool) else enc(t))
-    return {"dtype": str(x.dtype), "weak_type": bool(getattr(x, "weak_type", False)),
-            "shape": list(x.shape), "values": walk(vals)}
+    out = {"dtype": str(x.dtype), "weak_type": bool(getattr(x, "weak_type", False)),
+           "shape": list(x.shape), "values": walk(vals)}
+    if host.dtype.kind == "c":  # complex results: the imaginary parts beside the real ones
+        out["imag"] = walk(host.imag.astype(np.float64).tolist())
+    return out
 
 
 out = {}
