@@ -96,3 +96,32 @@ CASES += [
                                                         for j in range(9)] for i in range(17)])],
      {"nperseg": 32}, "value"),
 ]
+
+# ---------------------------------------------------------------- fft, integrate, ndimage
+M25 = [[(i * 5 + j) ** 1.5 for j in range(5)] for i in range(2)]
+for norm in [None, "ortho"]:
+    CASES += [
+        (f"fft.dct.{norm}", "scipy.fft.dct", [(F32, M25)], {"norm": norm}, "value"),
+        (f"fft.idct.{norm}", "scipy.fft.idct", [(F32, M25)], {"norm": norm}, "value"),
+        (f"fft.dctn.{norm}", "scipy.fft.dctn", [(F32, M25)], {"norm": norm, "s": [3, 4]}, "value"),
+        (f"fft.idctn.{norm}", "scipy.fft.idctn", [(F32, M25)], {"norm": norm, "axes": [0]}, "value"),
+    ]
+CASES += [
+    ("fft.dct.n_axis0", "scipy.fft.dct", [(F32, M25)], {"n": 3, "axis": 0}, "value"),
+    ("fft.dct.int", "scipy.fft.dct", [("int32", [0, 1, 2, 3])], {}, "value"),
+    ("fft.dct.forward", "scipy.fft.dct", [(F32, [1.0, 2.0])], {"norm": "forward"}, "value"),
+    ("fft.dct.type3", "scipy.fft.dct", [(F32, [1.0, 2.0])], {"type": 3}, "value"),
+    ("fft.dct.small", "scipy.fft.dct", [(F32, [1.0, 2.0, 3.0])], {}, "value"),
+    ("int.trapezoid", "scipy.integrate.trapezoid", [(F32, M25)], {"dx": 0.5}, "value"),
+    ("int.trapezoid.x", "scipy.integrate.trapezoid", [(F32, M25), (F32, [0.0, 0.5, 2.0, 2.5, 4.0])], {}, "value"),
+]
+IMG = [[float(i * 4 + j) for j in range(4)] for i in range(3)]
+COORDS = [(F32, [-1.5, 0.2, 1.7, 2.5, 3.9, 0.5]), (F32, [0.5, -0.7, 3.2, 1.5, 4.4, -2.5])]
+for mode in ["constant", "nearest", "wrap", "mirror", "reflect"]:
+    for order in [0, 1]:
+        CASES.append((f"nd.map_coordinates.{mode}.{order}", "scipy.ndimage.map_coordinates", [(F32, IMG), COORDS, order],
+                      {"mode": mode, "cval": -1.0}, "value"))
+CASES += [
+    ("nd.map_coordinates.int", "scipy.ndimage.map_coordinates", [("int32", IMG), COORDS, 1], {}, "value"),
+    ("nd.map_coordinates.order3", "scipy.ndimage.map_coordinates", [(F32, IMG), COORDS, 3], {}, "value"),
+]

@@ -19,6 +19,8 @@ CASES = __import__(MODULE).CASES
 def build(a):
     if isinstance(a, tuple):
         return jnp.asarray(np.array(a[1], dtype=a[0]))
+    if isinstance(a, list) and a and isinstance(a[0], tuple):  # a sequence of arrays
+        return [build(v) for v in a]
     return a
 
 
