@@ -416,8 +416,11 @@ def test_append_insert_delete():
 def test_compress_extract_choose_block():
     m = np.arange(6, dtype=np.int32).reshape(2, 3)
     eq(jnp.compress(np.array([True, False, True]), m, axis=1), np.compress([True, False, True], m, axis=1))
-    eq(jnp.compress(np.array([False, True]), m, axis=0, size=3, fill_value=-1), np.int32([[3, 4, 5], [-1, -1, -1],
-                                                                                        [-1, -1, -1]]))
+    eq(jnp.compress(np.array([False, True]), m, axis=0, size=2, fill_value=-1), np.int32([[3, 4, 5], [-1, -1, -1]]))
+    with pytest.raises(ValueError, match="size must be positive and not greater"):  # as JAX 0.10
+        jnp.compress(np.array([False, True]), m, axis=0, size=3, fill_value=-1)
+    mask = m % 3 == 0  # traced condition with a static size (JAX's docstring example)
+    eq(jaxweb.vmap(lambda c, a: jnp.extract(c, a, size=3, fill_value=0))(mask, m), np.int32([[0, 0, 0], [3, 0, 0]]))
     eq(jnp.extract(np.arange(4) > 1, np.arange(4, dtype=np.int32) * 2), np.int32([4, 6]))
     ch = [np.ones(3, np.float32), np.zeros(3, np.float32)]
     eq(jnp.choose(np.int32([0, 1, 1]), ch), np.choose([0, 1, 1], ch))

@@ -62,7 +62,7 @@ def test_make_jaxpr_structure_and_eval():
     y = rng.randn(4).astype(np.float32)
     closed = jax.make_jaxpr(f)(x, y)
     assert isinstance(closed, ClosedJaxpr)
-    assert [str(a) for a in closed.in_avals] == ["f32[4]", "f32[4]"]
+    assert [str(a) for a in closed.in_avals] == ["float32[4]", "float32[4]"]  # str(aval) as JAX 0.10 prints it
     assert len(closed.out_avals) == 2 and [e.primitive.name for e in closed.eqns] == ["sin", "mul"]
     outs = eval_jaxpr(closed.jaxpr, closed.consts, jnp.asarray(x), jnp.asarray(y))
     np.testing.assert_allclose(np.asarray(outs[0]), x * y, rtol=1e-6)
@@ -81,7 +81,7 @@ def test_make_jaxpr_return_shape_and_static_argnums():
 def test_make_jaxpr_abstract_args_and_eval_shape():
     spec = jax.ShapeDtypeStruct((2, 3), jnp.float32)
     closed = jax.make_jaxpr(lambda x: lax.reduce_sum(x, (1,)))(spec)
-    assert str(closed.out_avals[0]) == "f32[2]"
+    assert str(closed.out_avals[0]) == "float32[2]"
     out = jax.eval_shape(lambda x, y: (lax.add(x, x), lax.convert_element_type(y, jnp.int32)),
                          spec, jnp.ones(4))
     assert out[0] == jax.ShapeDtypeStruct((2, 3), jnp.float32)

@@ -24,6 +24,7 @@ from .interpreters.batching import vmap_flat
 from .interpreters.rules import Zero, instantiate_zeros, tangent_dtype, UndefinedPrimal
 from .jaxpr import ClosedJaxpr, convert_constvars_jaxpr, eval_jaxpr, trace_to_closed_jaxpr
 from .lax.ad_util import stop_gradient
+from .lax.reductions import reduce_sum
 from .executable import device_for
 from .pjit import jit_call
 from .stages import Lowered
@@ -410,8 +411,11 @@ def _check_axes_spec(axes: Any, name: str) -> None:
 
 
 def vmap(fun: Callable, in_axes: Any = 0, out_axes: Any = 0, axis_name: Any = None,
-         axis_size: int | None = None, spmd_axis_name: Any = None) -> Callable:
-    """Vectorize `fun` over the `in_axes` axes of its arguments (pytree prefixes allowed)."""
+         axis_size: int | None = None, spmd_axis_name: Any = None, sum_match: bool = False) -> Callable:
+    """Vectorize `fun` over the `in_axes` axes of its arguments (pytree prefixes allowed).
+
+    `sum_match=True`: an output whose out_axes entry is None but which varies along the
+    mapped axis is summed over it (JAX 0.10), instead of raising."""
     if isinstance(in_axes, list):
         in_axes = tuple(in_axes)
     if not (in_axes is None or type(in_axes) in (int, tuple)):
@@ -442,10 +446,15 @@ def vmap(fun: Callable, in_axes: Any = 0, out_axes: Any = 0, axis_name: Any = No
             return outs
 
         flat = [as_array(x) if d is not None else x for x, d in zip(flat, dims)]
-        outs = vmap_flat(run, dims, lambda: out_dims_box[0], size, flat, axis_name)
+        outs = vmap_flat(run, dims, lambda: out_dims_box[0], size, flat, axis_name,
+                         _sum_over if sum_match else None)
         return tree_unflatten(store.tree, outs)
 
     return vmap_f
+
+
+def _sum_over(x: Any, axis: int) -> Any:
+    return reduce_sum(x, (axis,))
 
 
 def _canonical_dim(x: Any, d: int | None, name: str) -> int | None:

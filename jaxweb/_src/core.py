@@ -72,7 +72,7 @@ class ShapedArray:
     def __hash__(self) -> int:
         return hash((self.shape, self.dtype, self.weak_type))
 
-    def str_short(self, short_dtypes: bool = True) -> str:
+    def str_short(self, short_dtypes: bool = False) -> str:
         name = _SHORT.get(self.dtype.name, self.dtype.name) if short_dtypes else self.dtype.name
         return f"{name}[{','.join(str(d) for d in self.shape)}]"
 

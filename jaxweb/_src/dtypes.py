@@ -414,10 +414,15 @@ def _result_type(args: tuple) -> tuple:
     return out, weak
 
 
+#: Python's scalar types promote as weak types (`promote_types('uint8', int)` is uint8)
+_PY_WEAK = {builtins.int: "i*", builtins.float: "f*", builtins.complex: "c*"}
+
+
 def promote_types(a: Any, b: Any) -> DType:
     """`jnp.promote_types`: promotion of two dtypes (never weak, and, as in JAX, not
     canonicalized: int64 with uint64 is float64 even without x64)."""
-    lub = _least_upper_bound([_lookup(a), _lookup(b)])
+    lub = _least_upper_bound([_PY_WEAK.get(x) or _lookup(x) if isinstance(x, type) else _lookup(x)
+                              for x in (a, b)])
     if isinstance(lub, builtins.str):  # e.g. int8 with uint64 joins at the weak float node
         lub = {"i*": int64, "f*": float64, "c*": complex128}[lub]
     return lub

@@ -106,4 +106,13 @@ def from_host(a: Any, dtype: Any = None) -> Array:
         return from_flat([v.item() if hasattr(v, "item") else v for v in flat], shape, dt)
     if hasattr(a, "__array__"):
         return from_host(a.__array__(), dtype)
+    if isinstance(a, range):
+        return from_host(list(a), dtype)
+    if not isinstance(a, (bytes, bytearray, str)):  # the buffer protocol (array.array), as JAX reads it
+        try:                                          # through numpy; not bytes or text
+            view = memoryview(a)
+        except TypeError:
+            view = None
+        if view is not None:
+            return from_host(np.asarray(view) if np is not None else view.tolist(), dtype)
     raise TypeError(f"Unexpected input type for array: {type(a)}")

@@ -28,7 +28,7 @@ class Var:
         self.aval = aval
 
     def __repr__(self) -> str:
-        return f"Var({self.aval.str_short()})"
+        return f"Var({self.aval.str_short(True)})"
 
 
 class Literal:
@@ -130,8 +130,8 @@ def typecheck(jaxpr: Jaxpr) -> None:
             outs = out if eqn.primitive.multiple_results else [out]
             for v, a in zip(eqn.outvars, outs):
                 if v.aval.shape != a.shape or v.aval.dtype != a.dtype:
-                    raise TypeError(f"jaxpr typecheck: {eqn.primitive.name} gives {a.str_short()} "
-                                    f"where the jaxpr says {v.aval.str_short()}")
+                    raise TypeError(f"jaxpr typecheck: {eqn.primitive.name} gives {a.str_short(True)} "
+                                    f"where the jaxpr says {v.aval.str_short(True)}")
         defined.update(id(v) for v in eqn.outvars)
     for a in jaxpr.outvars:
         check_in(a, "the outputs")
@@ -313,7 +313,7 @@ def _alpha(i: int) -> str:
 def _literal_str(lit: Literal) -> str:
     v = lit.val
     v = v.item() if hasattr(v, "item") and not core.is_python_scalar(v) else v
-    return f"{v!r}:{lit.aval.str_short()}"
+    return f"{v!r}:{lit.aval.str_short(True)}"
 
 
 def _atom(a: Any, names: _Namer) -> str:
@@ -322,8 +322,8 @@ def _atom(a: Any, names: _Namer) -> str:
 
 def _binder(v: Var, names: _Namer, used: set | None = None) -> str:
     if used is not None and id(v) not in used:
-        return f"_:{v.aval.str_short()}"
-    return f"{names(v)}:{v.aval.str_short()}"
+        return f"_:{v.aval.str_short(True)}"
+    return f"{names(v)}:{v.aval.str_short(True)}"
 
 
 def _param_str(v: Any, names: _Namer, indent: int, prefix: int = 0) -> str:

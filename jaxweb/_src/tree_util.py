@@ -309,6 +309,19 @@ def _from_iterable(node, xs):
     return h.unflatten(aux, tuple([_from_iterable(c, x) for c, x in zip(children, xs)]))
 
 
+def _skeleton(node):
+    """`node` with each unhashable aux data replaced by its type: a hash for treedefs whose
+    custom nodes keep dicts or lists as aux data (as JAX, which hashes no aux data)."""
+    if node is _LEAF:
+        return node
+    h, aux, children = node
+    try:
+        hash(aux)
+    except TypeError:
+        aux = type(aux)
+    return h, aux, tuple(_skeleton(c) for c in children)
+
+
 class PyTreeDef:
     """The structure of a pytree (everything but its leaves).
 
@@ -381,7 +394,11 @@ class PyTreeDef:
     def __hash__(self):
         h = self._hash
         if h is None:
-            h = self._hash = hash(self._node)
+            try:
+                h = hash(self._node)
+            except TypeError:  # unhashable aux data (a dict): equality still compares it
+                h = hash(_skeleton(self._node))
+            self._hash = h
         return h
 
     def __repr__(self):

@@ -1,5 +1,7 @@
 """Record JAX's outputs for tests/nn_scipy_cases.py (run once with a JAX install:
-`/path/to/jax-python tests/data/record_jax_nn_scipy.py`); writes the JSON beside it."""
+`/path/to/jax-python tests/data/record_jax_nn_scipy.py`); writes the JSON beside it.
+`... record_jax_nn_scipy.py scipy_more_cases jax_scipy_more_reference.json` records
+another case module of the same format (tests/scipy_more_cases.py)."""
 import json
 import math
 import os
@@ -10,12 +12,15 @@ import jax.numpy as jnp
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from nn_scipy_cases import CASES  # noqa: E402
+MODULE, OUT = (sys.argv[1], sys.argv[2]) if len(sys.argv) > 2 else ("nn_scipy_cases", "jax_nn_scipy_reference.json")
+CASES = __import__(MODULE).CASES
 
 
 def build(a):
     if isinstance(a, tuple):
         return jnp.asarray(np.array(a[1], dtype=a[0]))
+    if isinstance(a, list) and a and isinstance(a[0], tuple):  # a sequence of arrays
+        return [build(v) for v in a]
     return a
 
 
@@ -34,10 +39,14 @@ def enc(v):
 def record(x):
     x = jnp.asarray(x)
     host = np.asarray(x)
-    vals = (host if host.dtype == bool else host.astype(np.float64)).tolist()
+    part = host.real if host.dtype.kind == "c" else host
+    vals = (part if part.dtype == bool else part.astype(np.float64)).tolist()
     walk = lambda t: [walk(u) for u in t] if isinstance(t, list) else (t if isinstance(t, bool) else enc(t))
-    return {"dtype": str(x.dtype), "weak_type": bool(getattr(x, "weak_type", False)),
-            "shape": list(x.shape), "values": walk(vals)}
+    out = {"dtype": str(x.dtype), "weak_type": bool(getattr(x, "weak_type", False)),
+           "shape": list(x.shape), "values": walk(vals)}
+    if host.dtype.kind == "c":  # complex results: the imaginary parts beside the real ones
+        out["imag"] = walk(host.imag.astype(np.float64).tolist())
+    return out
 
 
 out = {}
@@ -56,6 +65,6 @@ for cid, path, args, kwargs, mode in CASES:
     except Exception as e:  # noqa: BLE001
         out[cid] = {"error": type(e).__name__, "message": str(e).split("\n")[0]}
 here = os.path.dirname(os.path.abspath(__file__))
-with open(os.path.join(here, "jax_nn_scipy_reference.json"), "w") as f:
+with open(os.path.join(here, OUT), "w") as f:
     json.dump({"jax_version": jax.__version__, "cases": out}, f, indent=0, sort_keys=True)
 print(len(out), "cases recorded with jax", jax.__version__)

@@ -246,9 +246,15 @@ def acos(a: Pair) -> Pair:
 
 
 def acosh(a: Pair) -> Pair:
-    """log(a + sqrt(a + 1) sqrt(a - 1)): the product of roots picks the principal branch."""
+    """log(a + sqrt(a + 1) sqrt(a - 1)): the product of roots picks the principal branch.
+    At an infinite argument that formula meets inf - inf; there acosh(a) ~ log(2a): an
+    infinite real part and arg(a) as the imaginary one (XLA's values: inf + pi i at -inf)."""
     one = _one(a)
-    return log(add(a, mul(sqrt(add(a, one)), sqrt(sub(a, one)))))
+    re, im = log(add(a, mul(sqrt(add(a, one)), sqrt(sub(a, one)))))
+    x, y = a
+    inf = _c(x, math.inf)
+    far = _a("or", _a("eq", _a("abs", x), inf), _a("eq", _a("abs", y), inf))
+    return graph.where(far, inf, re), graph.where(far, _a("atan2", y, x), im)
 
 
 def atanh(a: Pair) -> Pair:

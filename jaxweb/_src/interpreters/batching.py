@@ -172,18 +172,24 @@ def _vmap_trace(fun: Callable[..., Sequence[Any]], in_dims: Sequence[int | None]
 
 def vmap_flat(fun: Callable[..., Sequence[Any]], in_dims: Sequence[int | None],
               out_dims: Sequence[int | None] | Callable[[], Sequence[int | None]], axis_size: int,
-              args: Sequence[Any], axis_name: Any = None) -> list:
+              args: Sequence[Any], axis_name: Any = None,
+              unmapped_out: Callable[[Any, int], Any] | None = None) -> list:
     """Apply `fun` to each slice along `in_dims`; outputs stacked along `out_dims` (or along
-    `out_dims()`, for output axes that are known only once `fun` has run)."""
+    `out_dims()`, for output axes that are known only once `fun` has run). A batched output
+    whose out axis is None is an error unless `unmapped_out(x, batch_axis)` is given
+    (vmap's sum_match: the caller sums over that axis)."""
     vals_dims = _vmap_trace(fun, in_dims, axis_size, args, axis_name)
     dims = out_dims() if callable(out_dims) else out_dims
-    return [_move_out(v, d, od, axis_size) for (v, d), od in zip(vals_dims, dims)]
+    return [_move_out(v, d, od, axis_size, unmapped_out) for (v, d), od in zip(vals_dims, dims)]
 
 
-def _move_out(x: Any, dim: int | None, out_dim: int | None, size: int) -> Any:
+def _move_out(x: Any, dim: int | None, out_dim: int | None, size: int,
+              unmapped_out: Callable[[Any, int], Any] | None = None) -> Any:
     if out_dim is None:
         if dim is not_mapped:
             return x
+        if unmapped_out is not None:
+            return unmapped_out(x, dim)
         raise ValueError(f"at vmap out_axes, got axis spec None but output was batched on axis {dim}")
     x = bdim_at_front(x, dim, size)
     nd = core.get_aval(x).ndim

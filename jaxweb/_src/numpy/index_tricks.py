@@ -21,7 +21,7 @@ from ..compiler.shapetracker import prod
 from ..lax import gather_scatter as gs, structural as lax
 from ..lax.base import canonical_axes
 from . import (util, creation as _creation, indexing as _indexing, reductions as _reductions,
-    shape as _shape, ufuncs as _ufuncs)
+    shape as _shape, ufuncs as _ufuncs, ufuncs_math as _ufuncs_math)
 from ..lax.indexing import normalize_index
 
 
@@ -141,22 +141,36 @@ def insert(arr: Any, obj: Any, values: Any, axis: int | None = None) -> Any:
 
 def compress(condition: Any, a: Any, axis: int | None = None, *, size: int | None = None,
              fill_value: Any = 0, out: None = None) -> Any:
-    """`jnp.compress`: the slices along `axis` where the (concrete) condition holds."""
+    """`jnp.compress`: the slices along `axis` where `condition` holds.
+
+    Without `size` the condition must be concrete (the result's shape depends on it);
+    with `size` it may be traced (under jit or vmap): the kept slices come first, in
+    order, then `fill_value`. As in JAX, a condition shorter than the axis ignores the
+    slices past it, and one longer must be False past the axis."""
     util.check_arraylike("compress", condition, a)
-    cond = [bool(c) for c in _ints(_creation.asarray(condition).astype("int32"), "jnp.compress condition")]
+    if out is not None:
+        raise NotImplementedError("The 'out' argument to jnp.compress is not supported.")
+    cond = _creation.asarray(condition).astype(bool)
+    if cond.ndim != 1:
+        raise ValueError("condition must be a 1D array")
     arr, axis = _flat_or_axis(a, axis)
     n = arr.shape[axis]
-    keep = [i for i, c in enumerate(cond[:n]) if c]
-    if any(cond[n:]):
-        raise IndexError(f"condition contains entries that are out of bounds for axis {axis} with size {n}")
-    out_ = _take_static(arr, keep, axis)
+    k = min(cond.shape[0], n)
+    extra, cond = lax.slice_in_dim(cond, k, cond.shape[0], 1, 0), lax.slice_in_dim(cond, 0, k, 1, 0)
+    arr = lax.slice_in_dim(arr, 0, cond.shape[0], 1, axis)
     if size is None:
-        return out_
-    if size <= len(keep):
-        return lax.slice_in_dim(out_, 0, size, 1, axis)
-    cfg = [(0, 0, 0)] * arr.ndim
-    cfg[axis] = (0, size - len(keep), 0)
-    return lax.pad(out_, _creation.asarray(fill_value, dtype=arr.dtype), cfg)
+        flags = _ints(_shape.concatenate([cond, extra]).astype("int32"), "jnp.compress condition")
+        if any(flags[cond.shape[0]:]):
+            raise ValueError("condition contains entries that are out of bounds")
+        return _take_static(arr, [i for i, c in enumerate(flags[:cond.shape[0]]) if c], axis)
+    if not 0 <= size <= arr.shape[axis]:
+        raise ValueError("size must be positive and not greater than the size of the array axis;"
+                         f" got {size=} for a.shape[axis]={arr.shape[axis]}")
+    mask = lax.broadcast_in_dim(cond, arr.shape, (axis,))
+    arr = _ufuncs_math.where(mask, arr, _creation.asarray(fill_value, dtype=arr.dtype))
+    from .sorting import argsort  # noqa: PLC0415  (sorting is a family loaded on first use)
+    order = argsort(_ufuncs.logical_not(cond), stable=True)  # kept slices first, in order
+    return lax.slice_in_dim(_indexing.take(arr, order, axis=axis), 0, size, 1, axis)
 
 
 def extract(condition: Any, arr: Any, *, size: int | None = None, fill_value: Any = 0) -> Any:

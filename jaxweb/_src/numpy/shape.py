@@ -48,9 +48,13 @@ def ndim(a: Any) -> int:
     return core.get_aval(a).ndim
 
 
-def size(a: Any, axis: int | None = None) -> int:
+def size(a: Any, axis: int | Sequence[int] | None = None) -> int:
+    """`jnp.size`: the number of elements (along `axis`, an int or a tuple of ints)."""
     s = core.get_aval(a).shape
-    return prod(s) if axis is None else s[axis]
+    if axis is None:
+        return prod(s)
+    axes = (axis,) if isinstance(axis, int) else tuple(axis)
+    return prod([s[i] for i in canonical_axes(axes, len(s))])
 
 
 # ---------------------------------------------------------------- reshape family

@@ -103,8 +103,18 @@ negative = _unary("negative", lax.neg_p)
 sign = _unary("sign", lax.sign_p)
 floor = _unary("floor", lax.floor_p, identity_kinds="biu")
 ceil = _unary("ceil", lax.ceil_p, identity_kinds="biu")
-rint = _unary("rint", lax.round_p, promote_args_inexact,
-              rounding_method=lax.RoundingMethod.TO_NEAREST_EVEN)
+_rint_real = _unary("rint", lax.round_p, promote_args_inexact,
+                    rounding_method=lax.RoundingMethod.TO_NEAREST_EVEN)
+
+
+def rint(x: Any, /) -> Any:
+    """`jnp.rint`: round half to even (each part of a complex value, as JAX)."""
+    (x,) = promote_args_inexact("rint", x)
+    if _dtype(x).kind == "c":
+        return lax_complex.complex(_rint_real(lax_complex.real(x)), _rint_real(lax_complex.imag(x)))
+    return _rint_real(x)
+
+
 fabs = _unary("fabs", lax.abs_p, promote_args_inexact)
 
 

@@ -15,3 +15,15 @@ from jaxweb.scipy.stats import chi2  # noqa: F401
 from jaxweb.scipy.stats import dirichlet  # noqa: F401
 from jaxweb.scipy.stats import binom  # noqa: F401
 from jaxweb.scipy.stats import geom  # noqa: F401
+from jaxweb.scipy.stats import gumbel_r  # noqa: F401
+from jaxweb.scipy.stats import gumbel_l  # noqa: F401
+from jaxweb.scipy.stats import pareto  # noqa: F401
+from jaxweb.scipy.stats import truncnorm  # noqa: F401
+from jaxweb.scipy.stats import gennorm  # noqa: F401
+from jaxweb.scipy.stats import vonmises  # noqa: F401
+from jaxweb.scipy.stats import wrapcauchy  # noqa: F401
+from jaxweb.scipy.stats import betabinom  # noqa: F401
+from jaxweb.scipy.stats import nbinom  # noqa: F401
+from jaxweb.scipy.stats import multinomial  # noqa: F401
+from jaxweb._src.scipy.stats._descriptive import ModeResult, mode, rankdata, sem  # noqa: F401
+from jaxweb._src.scipy.stats.kde import gaussian_kde  # noqa: F401

@@ -38,7 +38,7 @@ def choose_mode(b) -> str | None:
         v = b.idx_nodes.get(f"r{b.R - 1}")
         if v is not None:
             dep = depends([plan.body], {id(v)})
-            if _loads_contiguous(plan.body, v, dep) and _worth(plan.body, v, dep):
+            if _loads_contiguous(plan.body, v, dep) and _worth(plan.body, v, dep) and not _nested_in(plan, dep):
                 return "inner"
     v = b.idx_nodes.get(f"g{b.G - 1}")
     if v is not None and plan.gshape[-1] >= 4 and b.R:
