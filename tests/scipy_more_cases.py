@@ -183,3 +183,15 @@ CASES += [
     ("la.convolution_matrix.small", "scipy.linalg.convolution_matrix", [(F32, [1.0, 2.0, -1.0, 3.0]), 2],
      {"mode": "same"}, "value"),
 ]
+
+# ---------------------------------------------------------------- scipy.special
+POS = [0.0, 1e-4, 0.1, 0.5, 1.0, 1.5, 3.0, 10.0, 35.0, 45.0, 80.0, INF, NAN]
+REALS = [-INF, -30.0, -5.0, -1.0, -0.1, 0.0, 0.3, 1.0, 1.9, 2.1, 5.0, 30.0, 1e4, INF, NAN]
+CASES += [
+    ("sp.bernoulli", "scipy.special.bernoulli", [10], {}, "value"),
+    ("sp.exp1", "scipy.special.exp1", [(F32, [-1.0] + POS)], {}, "value"),
+    ("sp.expi", "scipy.special.expi", [(F32, [-40.0, -3.0, -0.5] + POS)], {}, "value"),
+    ("sp.erfcx", "scipy.special.erfcx", [(F32, REALS)], {}, "value"),
+    ("sp.exp1.grad", "scipy.special.exp1", [(F32, [0.3, 1.0, 2.0, 5.0])], {}, "grad"),
+    ("sp.erfcx.grad", "scipy.special.erfcx", [(F32, [-1.0, 0.5, 1.9, 2.5, 10.0])], {}, "grad"),
+]
