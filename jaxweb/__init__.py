@@ -43,8 +43,14 @@ def __getattr__(name: str):
     raise AttributeError(f"module 'jaxweb' has no attribute {name!r}")
 
 
+#: the single-device modules stay out of dir(jaxweb): the page snapshot's warm-up
+#: (scripts/snapshot.mjs) imports every name dir() lists, and with these imported the pages
+#: booted without their memory snapshot (tests/test_pages.py -k repl); they load on use.
+_NOT_LISTED = frozenset({"sharding", "ops", "monitoring", "version", "stages"}) | set(_LAZY_NAMES)
+
+
 def __dir__() -> list[str]:
-    return sorted(set(globals()) | _LAZY_SUBMODULES | set(_LAZY_NAMES))
+    return sorted((set(globals()) | _LAZY_SUBMODULES) - _NOT_LISTED)
 
 __version__ = "0.1.0"
 __all__ = ["Array", "ShapedArray", "config", "default_backend", "default_device", "device_count",
