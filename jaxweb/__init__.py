@@ -6,7 +6,8 @@ in a page running Pyodide.
 """
 from jaxweb._src import backends as _backends  # noqa: F401  (registers the platforms)
 from jaxweb._src.array import ArrayType as Array
-from jaxweb._src.config import config, enable_x64, numpy_dtype_promotion, numpy_rank_promotion
+from jaxweb._src.config import (config, default_prng_impl, enable_custom_prng, enable_x64, legacy_prng_key,
+                                numpy_dtype_promotion, numpy_rank_promotion, threefry_partitionable)
 from jaxweb._src.core import ShapedArray
 from jaxweb._src.device import (Device, default_backend, device_count, devices, local_devices,
                                 use_device as default_device)
@@ -22,18 +23,34 @@ _array_methods.install_all()
 
 #: Public submodules imported on first use (`jax.nn.relu` still works after `import jaxweb as jax`):
 #: they are a third of jaxweb's modules, and a page's `import jaxweb` compiles every module it imports.
-_LAZY_SUBMODULES = frozenset({"random", "nn", "scipy", "debug", "test_util", "profiler"})
+_LAZY_SUBMODULES = frozenset({"random", "nn", "scipy", "debug", "test_util", "profiler", "sharding", "ops",
+                               "monitoring", "version", "stages"})
+#: top-level names of lazy modules (single-device sharding): name -> (module, attribute)
+_LAZY_NAMES = {"NamedSharding": ("jaxweb.sharding", "NamedSharding"), "P": ("jaxweb.sharding", "PartitionSpec"),
+               **{n: ("jaxweb.sharding", n) for n in ("make_mesh", "set_mesh", "reshard", "shard_map", "smap", "pmap",
+                                                        "make_array_from_single_device_arrays",
+                                                        "make_array_from_process_local_data")}}
 
 
 def __getattr__(name: str):
+    import importlib  # noqa: PLC0415
     if name in _LAZY_SUBMODULES:
-        import importlib  # noqa: PLC0415
         return importlib.import_module(f"jaxweb.{name}")  # also binds it here, as an import does
+    if name in _LAZY_NAMES:
+        module, attr = _LAZY_NAMES[name]
+        value = globals()[name] = getattr(importlib.import_module(module), attr)
+        return value
     raise AttributeError(f"module 'jaxweb' has no attribute {name!r}")
 
 
+#: the single-device modules stay out of dir(jaxweb): the page snapshot's warm-up
+#: (scripts/snapshot.mjs) imports every name dir() lists, and with these imported the pages
+#: booted without their memory snapshot (tests/test_pages.py -k repl); they load on use.
+_NOT_LISTED = frozenset({"sharding", "ops", "monitoring", "version", "stages"}) | set(_LAZY_NAMES)
+
+
 def __dir__() -> list[str]:
-    return sorted(set(globals()) | _LAZY_SUBMODULES)
+    return sorted((set(globals()) | _LAZY_SUBMODULES) - _NOT_LISTED)
 
 from jaxweb._src.version import __version__  # noqa: E402
 __all__ = ["Array", "ShapedArray", "config", "default_backend", "default_device", "device_count",

@@ -2,9 +2,11 @@
 from jaxweb._src.core import (ConcretizationTypeError, TracerArrayConversionError,
                               TracerBoolConversionError, TracerIntegerConversionError,
                               UnexpectedTracerError)
-from jaxweb._src.errors import JaxRuntimeError
+from jaxweb._src.errors import (InconclusiveDimensionOperation, JAXIndexError, JaxprTypeError, JaxRuntimeError,
+                                JAXTypeError, KeyReuseError)
 from jaxweb._src.numpy.indexing import NonConcreteBooleanIndexError
 
-__all__ = ["ConcretizationTypeError", "JaxRuntimeError", "NonConcreteBooleanIndexError",
+__all__ = ["ConcretizationTypeError", "InconclusiveDimensionOperation", "JAXIndexError", "JAXTypeError",
+           "JaxprTypeError", "JaxRuntimeError", "KeyReuseError", "NonConcreteBooleanIndexError",
            "TracerArrayConversionError", "TracerBoolConversionError", "TracerIntegerConversionError",
            "UnexpectedTracerError"]

@@ -125,3 +125,73 @@ CASES += [
     ("nd.map_coordinates.int", "scipy.ndimage.map_coordinates", [("int32", IMG), COORDS, 1], {}, "value"),
     ("nd.map_coordinates.order3", "scipy.ndimage.map_coordinates", [(F32, IMG), COORDS, 3], {}, "value"),
 ]
+
+# ---------------------------------------------------------------- scipy.linalg
+SQ = [[4.0, 1.0, -2.0, 0.5], [1.0, 3.0, 0.0, 1.0], [0.5, -1.0, 2.0, 0.3], [0.2, 0.4, -0.6, 1.5]]
+SQ3 = [[1.0, 2.0, 0.0], [0.5, -1.0, 0.3], [0.2, 0.1, 0.5]]
+CASES += [
+    ("la.circulant", "scipy.linalg.circulant", [(F32, [1.0, 2.0, 3.0, 4.0])], {}, "value"),
+    ("la.circulant.batch", "scipy.linalg.circulant", [(F32, [[1.0, 2.0, 3.0], [0.0, -1.0, 5.0]])], {}, "value"),
+    ("la.toeplitz", "scipy.linalg.toeplitz", [(F32, [1.0, 2.0, 3.0])], {}, "value"),
+    ("la.toeplitz.r", "scipy.linalg.toeplitz", [(F32, [1.0, 2.0, 3.0]), (F32, [1.0, 5.0, 6.0, 7.0])], {}, "value"),
+    ("la.toeplitz.complex", "scipy.linalg.toeplitz", [("complex64", [1.0, 2j, 3.0])], {}, "value"),
+    ("la.hankel", "scipy.linalg.hankel", [(F32, [1.0, 2.0, 3.0])], {}, "value"),
+    ("la.hankel.r", "scipy.linalg.hankel", [(F32, [1.0, 2.0, 3.0]), (F32, [9.0, 5.0, 6.0, 7.0])], {}, "value"),
+    ("la.companion", "scipy.linalg.companion", [(F32, [2.0, -3.0, 1.0, 5.0])], {}, "value"),
+    ("la.companion.int", "scipy.linalg.companion", [("int32", [1, -3, 2])], {}, "value"),
+    ("la.fiedler", "scipy.linalg.fiedler", [(F32, [1.0, 4.0, 12.0, 45.0])], {}, "value"),
+    ("la.fiedler_companion", "scipy.linalg.fiedler_companion", [(F32, [1.0, -2.0, 3.0, -4.0, 5.0, 0.5])], {}, "value"),
+    ("la.fiedler_companion.2", "scipy.linalg.fiedler_companion", [(F32, [2.0, 3.0])], {}, "value"),
+    ("la.leslie", "scipy.linalg.leslie", [(F32, [0.1, 2.0, 1.0, 0.1]), (F32, [0.2, 0.8, 0.7])], {}, "value"),
+    ("la.dft", "scipy.linalg.dft", [4], {}, "value"),
+    ("la.dft.sqrtn", "scipy.linalg.dft", [5], {"scale": "sqrtn"}, "value"),
+    ("la.dft.n", "scipy.linalg.dft", [3], {"scale": "n"}, "value"),
+    ("la.hadamard", "scipy.linalg.hadamard", [4], {}, "value"),
+    ("la.hadamard.f32", "scipy.linalg.hadamard", [2], {"dtype": "float32"}, "value"),
+    ("la.helmert", "scipy.linalg.helmert", [4], {}, "value"),
+    ("la.helmert.full", "scipy.linalg.helmert", [3], {"full": True}, "value"),
+    ("la.hilbert", "scipy.linalg.hilbert", [4], {}, "value"),
+    ("la.invhilbert", "scipy.linalg.invhilbert", [4], {}, "value"),
+    ("la.pascal", "scipy.linalg.pascal", [4], {}, "value"),
+    ("la.pascal.lower", "scipy.linalg.pascal", [4], {"kind": "lower"}, "value"),
+    ("la.pascal.upper", "scipy.linalg.pascal", [4], {"kind": "upper"}, "value"),
+    ("la.invpascal", "scipy.linalg.invpascal", [4], {}, "value"),
+    ("la.invpascal.lower", "scipy.linalg.invpascal", [4], {"kind": "lower"}, "value"),
+    ("la.invpascal.upper", "scipy.linalg.invpascal", [4], {"kind": "upper"}, "value"),
+    ("la.hessenberg", "scipy.linalg.hessenberg", [(F32, SQ)], {}, "value"),
+    ("la.hessenberg.q", "scipy.linalg.hessenberg", [(F32, SQ)], {"calc_q": True}, "value"),
+    ("la.expm_frechet", "scipy.linalg.expm_frechet", [(F32, SQ3), (F32, [[0.0, 1.0, 0.0], [0.0, 0.0, 0.0],
+                                                                        [1.0, 0.0, 0.5]])], {}, "value"),
+    ("la.expm_frechet.only", "scipy.linalg.expm_frechet", [(F32, SQ3), (F32, SQ3)], {"compute_expm": False}, "value"),
+    ("la.solve_sylvester", "scipy.linalg.solve_sylvester", [(F32, SQ), (F32, SQ3), (F32, [[1.0, 2.0, 3.0]] * 4)],
+     {}, "value"),
+    ("la.eigh_tridiagonal", "scipy.linalg.eigh_tridiagonal", [(F32, [2.0, 3.0, 1.0, 4.0]), (F32, [0.5, -1.0, 0.3])],
+     {"eigvals_only": True}, "value"),
+    ("la.eigh_tridiagonal.vectors", "scipy.linalg.eigh_tridiagonal", [(F32, [2.0, 3.0]), (F32, [0.5])], {}, "value"),
+    ("la.rsf2csf", "scipy.linalg.rsf2csf", [(F32, [[1.0, 2.0, 0.5], [-3.0, 1.0, 0.2], [0.0, 0.0, 4.0]]),
+                                            (F32, [[1.0, 0.0, 0.0], [0.0, 0.6, -0.8], [0.0, 0.8, 0.6]])], {}, "value"),
+    ("la.rsf2csf.upper", "scipy.linalg.rsf2csf", [(F32, [[1.0, 2.0], [0.0, 3.0]]), (F32, [[1.0, 0.0], [0.0, 1.0]])],
+     {}, "value"),
+    ("la.qr_multiply", "scipy.linalg.qr_multiply", [(F32, SQ), (F32, SQ3[:2] + [[1.0, 1.0, 1.0], [0.0, 2.0, 1.0]])],
+     {"mode": "left"}, "value"),
+    ("la.qr_multiply.right", "scipy.linalg.qr_multiply", [(F32, SQ), (F32, [[1.0, 2.0, 3.0, 4.0]])], {}, "value"),
+    ("la.convolution_matrix", "scipy.linalg.convolution_matrix", [(F32, [1.0, 2.0, -1.0]), 5], {}, "value"),
+    ("la.convolution_matrix.same", "scipy.linalg.convolution_matrix", [(F32, [1.0, 2.0, -1.0, 4.0]), 5],
+     {"mode": "same"}, "value"),
+    ("la.convolution_matrix.valid", "scipy.linalg.convolution_matrix", [(F32, [1.0, 2.0, -1.0]), 5],
+     {"mode": "valid"}, "value"),
+    ("la.convolution_matrix.small", "scipy.linalg.convolution_matrix", [(F32, [1.0, 2.0, -1.0, 3.0]), 2],
+     {"mode": "same"}, "value"),
+]
+
+# ---------------------------------------------------------------- scipy.special
+POS = [0.0, 1e-4, 0.1, 0.5, 1.0, 1.5, 3.0, 10.0, 35.0, 45.0, 80.0, INF, NAN]
+REALS = [-INF, -30.0, -5.0, -1.0, -0.1, 0.0, 0.3, 1.0, 1.9, 2.1, 5.0, 30.0, 1e4, INF, NAN]
+CASES += [
+    ("sp.bernoulli", "scipy.special.bernoulli", [10], {}, "value"),
+    ("sp.exp1", "scipy.special.exp1", [(F32, [-1.0] + POS)], {}, "value"),
+    ("sp.expi", "scipy.special.expi", [(F32, [-40.0, -3.0, -0.5] + POS)], {}, "value"),
+    ("sp.erfcx", "scipy.special.erfcx", [(F32, REALS)], {}, "value"),
+    ("sp.exp1.grad", "scipy.special.exp1", [(F32, [0.3, 1.0, 2.0, 5.0])], {}, "grad"),
+    ("sp.erfcx.grad", "scipy.special.erfcx", [(F32, [-1.0, 0.5, 1.9, 2.5, 10.0])], {}, "grad"),
+]

@@ -40,6 +40,8 @@ def device_put(x: Any, device: Any = None, *, src: Any = None, donate: Any = Fal
                may_alias: Any = None) -> Any:
     """`jax.device_put`: the pytree x with every leaf an Array on `device` (a Device, a
     platform name such as 'wasm', or None for the default device)."""
+    if device is not None and hasattr(device, "device_set") and hasattr(device, "is_fully_replicated"):
+        device = sorted(device.device_set, key=lambda d: d.id)[0]  # a jax.sharding.Sharding: its (one) device
     if device is not None and not isinstance(device, (Device, str)):
         raise ValueError("`jax.device_put` only accepts `None`, `jax.sharding.Sharding`, `jax.Device`, "
                          "`Format`, `jax.memory.Space` or a pytree of these values. Received invalid "

@@ -128,3 +128,29 @@ def numpy_rank_promotion(value: str) -> contextlib.AbstractContextManager:
 
 
 config = Config()
+
+
+# ---- the PRNG flags as JAX's top-level context managers (jaxweb.random reads them)
+def default_prng_impl(value: str) -> contextlib.AbstractContextManager:
+    """`jax.default_prng_impl(...)`: the PRNG implementation of new keys ('threefry2x32'
+    is jaxweb's one implementation; 'rbg'/'unsafe_rbg' are XLA-only)."""
+    if value != "threefry2x32":
+        raise NotImplementedError(f"jaxweb: PRNG implementation {value!r} is not supported (only 'threefry2x32')")
+    return override("jax_default_prng_impl", value)
+
+
+def threefry_partitionable(value: bool = True) -> contextlib.AbstractContextManager:
+    """`jax.threefry_partitionable(...)`: JAX's partitionable threefry bit layout (default True)."""
+    return override("jax_threefry_partitionable", bool(value))
+
+
+def enable_custom_prng(value: bool = True) -> contextlib.AbstractContextManager:
+    """`jax.enable_custom_prng(...)`."""
+    return override("jax_enable_custom_prng", bool(value))
+
+
+def legacy_prng_key(value: str) -> contextlib.AbstractContextManager:
+    """`jax.legacy_prng_key('allow' | 'warn' | 'error')`: how raw uint32 keys are treated."""
+    if value not in ("allow", "warn", "error"):
+        raise ValueError(f"new enum value must be in {{'allow', 'warn', 'error'}}, got {value!r}")
+    return override("jax_legacy_prng_key", value)

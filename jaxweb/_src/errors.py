@@ -36,3 +36,25 @@ class ResourceExhaustedError(JaxRuntimeError):
         what = f"{what} ({self.what})" if self.what and what else (what or self.what)
         return ResourceExhaustedError(self.nbytes, self.available, self.in_use, self.limit,
                                       device or self.device, what)
+
+
+class JAXTypeError(TypeError):
+    """`jax.errors.JAXTypeError`: the base of JAX's type errors about traced values."""
+
+
+class JAXIndexError(IndexError):
+    """`jax.errors.JAXIndexError`: the base of JAX's indexing errors."""
+
+
+class JaxprTypeError(TypeError):
+    """`jax.errors.JaxprTypeError`: a jaxpr that does not type-check."""
+
+
+class KeyReuseError(JAXTypeError):
+    """`jax.errors.KeyReuseError`: raised by JAX's key-reuse checker (jax_debug_key_reuse);
+    jaxweb has no such checker, so it only exists to be caught."""
+
+
+class InconclusiveDimensionOperation(Exception):
+    """`jax.errors.InconclusiveDimensionOperation`: a comparison of symbolic dimensions
+    whose answer depends on their values (shape polymorphism)."""

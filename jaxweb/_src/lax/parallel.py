@@ -27,7 +27,7 @@ class CollectivePrimitive(core.Primitive):
     """Binds at the innermost trace at or above the vmap of each named axis, even when
     no argument is traced by it (`psum(1, "i")`, `axis_index("i")`)."""
 
-    def bind(self, *args: Any, axis_name: tuple) -> Any:
+    def bind(self, *args: Any, axis_name: tuple, **params: Any) -> Any:
         mains = [batching.find_named_axis(n) for n in axis_name]
         if any(m is None for m in mains):
             unbound = next(n for n, m in zip(axis_name, mains) if m is None)
@@ -37,7 +37,7 @@ class CollectivePrimitive(core.Primitive):
         top = core.find_top_trace(args)
         main = max([top.main, *mains], key=lambda m: m.level)
         trace = main.trace_type(main)
-        out = trace.process_primitive(self, [trace.full_raise(a) for a in args], dict(axis_name=axis_name))
+        out = trace.process_primitive(self, [trace.full_raise(a) for a in args], dict(axis_name=axis_name, **params))
         return core.full_lower(out)
 
 
