@@ -21,6 +21,11 @@ from .compiler.graph import Node
 from .compiler.shapetracker import ShapeTracker
 
 
+#: constants of at most this many elements are written from the host when a buffer is
+#: needed (a jitted call's scalar argument): cheaper than a kernel, and never a compile
+_UPLOADED_CONST = 64
+
+
 class Array:
     """A JAX-style array. Immutable; use `.at[...]` for functional updates."""
 
@@ -145,6 +150,11 @@ class Array:
             if n.op == "buffer":
                 return n.arg
             buf = Buffer(self._device, self.size, self.dtype)
+            self._node = graph.view(graph.buffer(buf), ShapeTracker.from_shape((buf.size,)).reshape(self.shape))
+            return buf
+        if n.op == "const" and self.size <= _UPLOADED_CONST:  # a scalar argument: written, no kernel
+            buf = Buffer(self._device, self.size, self.dtype)
+            buf.write(self._host_bytes())
             self._node = graph.view(graph.buffer(buf), ShapeTracker.from_shape((buf.size,)).reshape(self.shape))
             return buf
         if n.op == "view" or n.op == "const":

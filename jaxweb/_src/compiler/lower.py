@@ -21,6 +21,7 @@ from typing import Any, Sequence
 
 from .. import dtypes
 from . import expr as E
+from . import params
 from .graph import Node, reduce_index
 from .kernel import Kernel, gidx
 from .shapetracker import index_dtype, prod, unflatten
@@ -58,8 +59,9 @@ class KernelLowering:
     """Builds the kernel computing `members` (all of one shape) from the graph."""
 
     def __init__(self, shape: tuple[int, ...], members: Sequence[Node], stored: set[int],
-                 nested_reduce: bool = True):
+                 nested_reduce: bool = True, params: dict | None = None):
         self.shape = shape
+        self.params = params or {}  # id(const node) -> (parameter block node, slot): `params.lift`
         self.nested_reduce = nested_reduce
         self.g = tuple(gidx(shape))
         self._gkey = tuple(map(id, self.g))
@@ -159,12 +161,21 @@ class KernelLowering:
         self.tags[n.tag] = None
         self._region[id(n)] = n
         if op == "const":
+            lifted = self.params.get(id(n))
+            if lifted is not None:  # a runtime scalar: read from the parameter block
+                return [], lambda xs: params.load(lifted[0], self.slot(lifted[0]), lifted[1][0])
             return [], lambda xs: E.const(n.arg, n.dtype)
         if self._is_load(n, ix, v):
             return [], lambda xs: E.load(self.slot(n), n.dtype, flat_index(ix, n.shape), v)
         if op == "view":
             src = n.src[0]
-            index, ok = n.arg.index(ix)
+            lifted = self.params.get(id(n))
+            if lifted is None:
+                index, ok = n.arg.index(ix)
+            else:  # its offset and mask bounds are runtime values
+                block, ks = lifted
+                index, ok = params.view_index(n.arg.views[0], ix, [params.load(block, self.slot(block), k)
+                                                                    for k in ks])
             inner = _and(v, ok)
             if inner is not None and inner.is_const and not inner.arg:
                 return [], lambda xs: E.const(0, n.dtype)
