@@ -160,7 +160,8 @@ class Array:
         if n.op == "view" or n.op == "const":
             base = n.src[0] if n.op == "view" else None
             if base is None or not (n.arg.is_contiguous and base.shape[0] == self.size):
-                self._node = execution.evaluate(self._device, [n], materialize=True)[0]
+                copied = execution.copied_slice(self._device, n) if base is not None else None
+                self._node = copied or execution.evaluate(self._device, [n], materialize=True)[0]
         n = self._node
         return n.arg if n.op == "buffer" else n.src[0].arg
 

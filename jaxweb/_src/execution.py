@@ -28,7 +28,7 @@ from .compiler.graph import Input, Node
 from .compiler.kernel import Schedule
 from .compiler.complex_pairs import RealAlias
 from .compiler.schedule import schedule
-from .compiler.shapetracker import ShapeTracker
+from .compiler.shapetracker import ShapeTracker, strides_for
 from .device import Buffer, Device
 
 #: ops queued on a device before its queue is flushed regardless of observation
@@ -220,6 +220,24 @@ def bind_inputs(sched: Schedule, args: Sequence[Buffer], device: Device | None =
         else:
             out.append(a)
     return out
+
+
+def copied_slice(device: Device, n: Node) -> Node | None:
+    """A contiguous slice of a buffer (a batch cut from a dataset at a new offset each step)
+    as a new buffer filled by a device copy: no kernel, so no kernel per offset either.
+    None where a copy cannot do it (another view, or bytes not word-aligned)."""
+    base, views = n.src[0].arg, n.arg.views
+    if not isinstance(base, Buffer) or len(views) != 1:
+        return None
+    v = views[0]
+    size = base.dtype.itemsize
+    if v.mask is not None or v.strides != strides_for(v.shape) or v.offset < 0 \
+            or (v.offset * size) % 4 or (n.size * size) % 4:
+        return None
+    buf = Buffer(device, n.size, n.dtype)
+    backend = device.backend
+    backend.copy(buf.handle, backend.offset(base.handle, v.offset * size), n.size * size)
+    return graph.view(graph.buffer(buf), ShapeTracker.from_shape((n.size,)).reshape(n.shape))
 
 
 def run_schedule(device: Device, sched: Schedule, inputs: list[Buffer], program: Any = None) -> list[Node]:

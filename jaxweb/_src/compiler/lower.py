@@ -175,7 +175,7 @@ class KernelLowering:
             else:  # its offset and mask bounds are runtime values
                 block, ks = lifted
                 index, ok = params.view_index(n.arg.views[0], ix, [params.load(block, self.slot(block), k)
-                                                                    for k in ks])
+                                                                    for k in ks], src.size)
             inner = _and(v, ok)
             if inner is not None and inner.is_const and not inner.arg:
                 return [], lambda xs: E.const(0, n.dtype)

@@ -131,13 +131,21 @@ def load(block: Node, slot: int, k: int) -> E.Expr:
     return E.load(slot, block.dtype, E.const(k, dtypes.int32))
 
 
-def view_index(v: View, idxs: Sequence[E.Expr], bounds: Sequence[E.Expr]) -> tuple[E.Expr, E.Expr]:
+def _clamped(p: E.Expr, lo: int, hi: int) -> E.Expr:
+    """A lifted index value with the range its place allows (code generators size bindings
+    and simplify index arithmetic by ranges; a load's value has none)."""
+    return E.binary("min", E.binary("max", p, E.const(lo, p.dtype)), E.const(hi, p.dtype))
+
+
+def view_index(v: View, idxs: Sequence[E.Expr], bounds: Sequence[E.Expr], base_size: int) -> tuple[E.Expr, E.Expr]:
     """`View.index` with the view's lifted offset and mask bounds read from `bounds`
-    (parameter loads, in `_bounds` order)."""
+    (parameter loads, in `_bounds` order); the offset is clamped to the range that keeps
+    some element of the view inside its base of `base_size` elements."""
     it = dtypes.int64 if any(ix.dtype is dtypes.int64 for ix in idxs) else dtypes.int32
     params = iter(E.cast(b, it) for b in bounds)
     idxs = [E.cast(ix, it) for ix in idxs]
-    index = next(params) if v.offset else E.const(0, it)
+    span = sum((s - 1) * abs(st) for s, st in zip(v.shape, v.strides) if s > 0)
+    index = _clamped(next(params), -span, base_size - 1 + span) if v.offset else E.const(0, it)
     valid = E.const(True, dtypes.bool_)
     for k, (ix, st) in enumerate(zip(idxs, v.strides)):
         if st != 0 and v.shape[k] != 1:
@@ -145,7 +153,7 @@ def view_index(v: View, idxs: Sequence[E.Expr], bounds: Sequence[E.Expr]) -> tup
         if v.mask is not None:
             lo, hi = v.mask[k]
             if lo > 0:
-                valid = valid & (ix >= next(params))
+                valid = valid & (ix >= _clamped(next(params), 0, v.shape[k]))
             if hi < v.shape[k]:
-                valid = valid & (ix < next(params))
+                valid = valid & (ix < _clamped(next(params), 0, v.shape[k]))
     return index, valid
