@@ -104,26 +104,35 @@ def lifted_values(n: Node) -> tuple[Any, list] | None:
     return None
 
 
-def lift(order: Sequence[Node]) -> dict[int, tuple[Node, list[int]]]:
-    """id(node) -> (its parameter block's buffer node, its slots) for the nodes of `order`
-    (a toposorted graph) whose values are lifted: one block per dtype."""
-    entries: dict[DType, list] = {}  # dtype -> [(position, value)]
-    owners: list[tuple[int, DType, list[int]]] = []
+def lift(order: Sequence[Node]) -> dict[int, tuple[DType, list[int], list]]:
+    """id(node) -> (the dtype its values are read as, their places in the lifted-value
+    sequence, the values) for the nodes of `order` (a toposorted graph) whose values are
+    lifted. Each kernel gets blocks of its own (`blocks`), so its text does not depend
+    on what else the flush computes."""
+    out: dict[int, tuple[DType, list[int], list]] = {}
     pos = 0
     for n in order:
         got = lifted_values(n)
         if got is None:
             continue
-        dt = n.dtype if n.op == "const" else dtypes.int32
-        slots = entries.setdefault(dt, [])
-        ks = []
-        for value in got[1]:
-            ks.append(len(slots))
-            slots.append((pos, value))
-            pos += 1
-        owners.append((id(n), dt, ks))
-    blocks = {dt: graph.buffer(ParamBlock(dt, [p for p, _ in e], [v for _, v in e])) for dt, e in entries.items()}
-    return {nid: (blocks[dt], ks) for nid, dt, ks in owners}
+        values = got[1]
+        out[id(n)] = (n.dtype if n.op == "const" else dtypes.int32, list(range(pos, pos + len(values))), values)
+        pos += len(values)
+    return out
+
+
+def blocks(used: Sequence[tuple[DType, list[int], list]]) -> tuple[list[Node], list[tuple[Node, list[int]]]]:
+    """A kernel's parameter blocks (one per dtype, buffer nodes) holding the lifted values it
+    reads (`used`: `lift` entries in first-read order), and where each entry's values sit."""
+    entries: dict[DType, tuple[list, list]] = {}
+    where: list[tuple[DType, list[int]]] = []
+    for dt, positions, values in used:
+        pos, vals = entries.setdefault(dt, ([], []))
+        where.append((dt, list(range(len(pos), len(pos) + len(positions)))))
+        pos += positions
+        vals += values
+    nodes = {dt: graph.buffer(ParamBlock(dt, pos, vals)) for dt, (pos, vals) in entries.items()}
+    return list(nodes.values()), [(nodes[dt], ks) for dt, ks in where]
 
 
 def load(block: Node, slot: int, k: int) -> E.Expr:
