@@ -85,6 +85,21 @@ def flush(device: Device, wanted: Any = None) -> None:
         h._node = by_id[id(h._node)]
 
 
+def step_boundary(values: Any) -> None:
+    """A natural end of an eager step (a gradient just computed, say): flush the queues of
+    the devices holding pending `values` (a pytree's leaves), so that an unobserved eager
+    training loop runs one step's graph at a time — each flush the same graph, whose
+    schedule the template cache reuses — rather than one graph growing across steps to
+    `MAX_PENDING` ops, cut wherever that falls."""
+    seen = set()
+    for v in values:
+        node = getattr(v, "_node", None)
+        device = getattr(v, "_device", None)
+        if node is not None and device is not None and id(device) not in seen and not graph.is_realized(node):
+            seen.add(id(device))
+            flush(device)
+
+
 def _isolate(device: Device, live: list) -> int:
     """After a failed flush (out of memory, say), compute each value on its own, so that one
     failure does not take the others with it; the failing ones stay pending and raise
