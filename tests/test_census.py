@@ -96,8 +96,8 @@ def test_no_compile_per_value(platform, case):
 def test_optax_schedule_compiles_once(platform):
     """An eager Adam step under an exponentially decaying learning rate (a new value each
     step, from the step count in the optimizer state). The first steps compile variants:
-    counts 1 and 2 are folded values, and a count equal to another constant of the step
-    (the schedule's 3 transition steps) is one node with it, another graph."""
+    count 1 is a folded value, and a count equal to another constant of the step (the
+    schedule's 3 transition steps) is one node with it, another graph."""
     opt = optax.adam(optax.exponential_decay(1e-2, 3, 0.7))
     with jaxweb.default_device(jaxweb.devices(platform)[0]):
         params = {"w": jnp.asarray(x_np[:64].reshape(8, 8)), "b": jnp.zeros(8)}

@@ -9,10 +9,11 @@ a read of a small per-dtype parameter buffer (a `ParamBlock` leaf of the schedul
 by the executor before each run), and the kernel text holds only the slot. A kernel then
 compiles once for all values, and a cached eager schedule is reused with new values.
 
-Values that change a kernel's structure stay folded where the fold pays: 0, 1, -1 and 2
-(`x * 0`, `x * 1`, `x + 0`, squares), booleans, and non-finite values (masks and
-identities of max/min); the kernel for "any other value" is the one reused. A view's
-zero offset and the mask bounds that clip nothing are not checked at all, so `x[0]`
+Values that change a kernel's structure stay folded where the fold pays: 0, 1 and -1
+(`x * 0`, `x * 1`, `x + 0`, `x * -1`), booleans, and non-finite values (masks and
+identities of max/min); the kernel for "any other value" is the one reused. (Small
+integer powers are `integer_pow`'s parameter, not a constant: `x ** 2` stays `x * x`.)
+A view's zero offset and the mask bounds that clip nothing are not checked at all, so `x[0]`
 and `x[3]` are two kernels, `x[3]` and `x[4]` one. Jitted programs keep their literals
 folded: they are the program's own constants, compiled once with it, and their runtime
 scalars arrive as argument buffers anyway.
@@ -35,8 +36,8 @@ from .shapetracker import View
 
 #: dtypes whose constants are lifted (those every backend loads natively)
 LIFTED = frozenset((dtypes.float32, dtypes.float64, dtypes.int32, dtypes.uint32))
-#: values kept folded into kernels: their folds change the kernel (x * 0, x * 1, x ** 2)
-FOLDED = frozenset((0, 1, -1, 2))
+#: values kept folded into kernels: their folds change the kernel (x * 0, x * 1, x * -1)
+FOLDED = frozenset((0, 1, -1))
 
 
 class ParamBlock:
