@@ -39,9 +39,7 @@ def main(argv=None) -> int:
     if wasm_bench.failed(res):
         return 1
     med = wasm_bench.median
-    print(f"headless Chromium, crossOriginIsolated={res['crossOriginIsolated']}, "
-          f"hardwareConcurrency={res['hardwareConcurrency']}, jaxweb wasm threads={res['jaxwebThreads']}; "
-          f"medians of {args.rounds}x{args.reps} interleaved runs per side; ratio = jax-js time / jaxweb time")
+    print(f"{wasm_bench.page_facts(res)}; medians of {args.rounds}x{args.reps} interleaved runs per side; ratio = jax-js time / jaxweb time")
     head = f"{'case':40s} {'unit':8s} {'jaxweb':>9s} {'jax-js':>9s} {'ratio':>7s} {'kernels/call':>12s}"
     wasm_bench.print_head(head)
     for row in res["rows"]:

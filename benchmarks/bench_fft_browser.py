@@ -13,9 +13,7 @@ call and its first (compiling) call. The machine may be shared: read the ratios.
 """
 from __future__ import annotations
 
-import argparse
 import sys
-import time
 
 import bench_wasm_browser as wasm_bench  # this script's folder is on sys.path
 
@@ -27,22 +25,13 @@ def numpy_times(powers: list[int], reps: int) -> dict:
     for p in powers:
         j = np.arange(2 ** p, dtype=np.float32)
         x = (np.sin(j * 0.7) + 1j * np.cos(j * 0.3)).astype(np.complex64)
-        np.fft.fft(x)
-        ts = []
-        for _ in range(max(reps, 5)):
-            t = time.perf_counter()
-            np.fft.fft(x)
-            ts.append(time.perf_counter() - t)
-        out[p] = sorted(ts)[len(ts) // 2]
+        out[p] = wasm_bench.host_median(lambda: np.fft.fft(x), reps)
     return out
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap = wasm_bench.page_parser(__doc__)
     ap.add_argument("--powers", default="10,12,14,16,18,20")
-    ap.add_argument("--reps", type=int, default=3)
-    ap.add_argument("--rounds", type=int, default=3)
-    ap.add_argument("--timeout", type=float, default=1800)
     args = ap.parse_args(argv)
     powers = [int(s) for s in args.powers.split(",")]
     res = wasm_bench.run_page("fft.html", {"powers": ",".join(map(str, powers)), "reps": args.reps,
@@ -51,9 +40,7 @@ def main(argv=None) -> int:
         return 1
     nps = numpy_times(powers, args.reps)
     med = wasm_bench.median
-    print(f"headless Chromium, crossOriginIsolated={res['crossOriginIsolated']}, "
-          f"hardwareConcurrency={res['hardwareConcurrency']}, jaxweb wasm threads={res['jaxwebThreads']}; "
-          f"medians of {args.rounds}x{args.reps} interleaved runs per side; "
+    print(f"{wasm_bench.page_facts(res)}; medians of {args.rounds}x{args.reps} interleaved runs per side; "
           f"rel.err = max|jaxweb - jax-js| / max|jax-js|")
     head = (f"{'case':10s} {'ms jaxweb':>10s} {'ms jax-js':>10s} {'ratio':>7s} {'ms numpy':>9s} "
             f"{'rel.err':>8s} {'kernels':>8s} {'compile s':>9s}")

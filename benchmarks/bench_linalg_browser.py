@@ -13,9 +13,7 @@ relative difference, jaxweb's kernel launches per call and its first (compiling)
 """
 from __future__ import annotations
 
-import argparse
 import sys
-import time
 import zlib
 from pathlib import Path
 
@@ -37,22 +35,13 @@ def numpy_times(sizes: list[int], reps: int) -> dict:
         a = x @ x.T / n + np.eye(n, dtype=np.float32)
         b = np.cos(np.arange(n, dtype=np.float32) * 0.3).reshape(n, 1)
         for op, fn in (("cholesky", lambda: np.linalg.cholesky(a)), ("solve", lambda: np.linalg.solve(a, b))):
-            fn()
-            ts = []
-            for _ in range(max(reps, 5)):
-                t = time.perf_counter()
-                fn()
-                ts.append(time.perf_counter() - t)
-            out[(op, n)] = sorted(ts)[len(ts) // 2]
+            out[(op, n)] = wasm_bench.host_median(fn, reps)
     return out
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap = wasm_bench.page_parser(__doc__)
     ap.add_argument("--sizes", default="256,512,1024")
-    ap.add_argument("--reps", type=int, default=3)
-    ap.add_argument("--rounds", type=int, default=3)
-    ap.add_argument("--timeout", type=float, default=1800)
     ap.add_argument("--ops", default="cholesky,solve")
     args = ap.parse_args(argv)
     sizes = [int(s) for s in args.sizes.split(",")]
@@ -63,10 +52,8 @@ def main(argv=None) -> int:
         return 1
     nps = numpy_times(sizes, args.reps)
     med = wasm_bench.median
-    print(f"headless Chromium, crossOriginIsolated={res['crossOriginIsolated']}, "
-          f"hardwareConcurrency={res['hardwareConcurrency']}, jaxweb wasm threads={res['jaxwebThreads']}; "
-          f"GFLOP/s from medians of {args.rounds}x{args.reps} interleaved runs per side; "
-          f"rel.err = max|jaxweb - jax-js| / max|jax-js|")
+    print(f"{wasm_bench.page_facts(res)}; GFLOP/s from medians of {args.rounds}x{args.reps} interleaved runs "
+          f"per side; rel.err = max|jaxweb - jax-js| / max|jax-js|")
     head = (f"{'case':16s} {'jaxweb':>8s} {'jax-js':>8s} {'ratio':>7s} {'numpy':>8s} {'ms jaxweb':>10s} "
             f"{'ms jax-js':>10s} {'rel.err':>8s} {'kernels':>8s} {'compile s':>9s}")
     wasm_bench.print_head(head)

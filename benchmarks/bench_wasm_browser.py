@@ -160,6 +160,33 @@ def median(ts):
     return s[len(s) // 2]
 
 
+def host_median(fn, reps: int) -> float:
+    """The median seconds of `fn` in this CPython (after one warm-up call, at least 5 runs):
+    the numpy ceilings the browser benchmarks print beside their pages' times."""
+    fn()
+    ts = []
+    for _ in range(max(reps, 5)):
+        t = time.perf_counter()
+        fn()
+        ts.append(time.perf_counter() - t)
+    return median(ts)
+
+
+def page_parser(doc: str, timeout: float = 1800) -> argparse.ArgumentParser:
+    """The options of an interleaved page benchmark: --reps, --rounds (3 each), --timeout."""
+    ap = argparse.ArgumentParser(description=doc.split("\n")[0])
+    ap.add_argument("--reps", type=int, default=3)
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--timeout", type=float, default=timeout)
+    return ap
+
+
+def page_facts(res: dict) -> str:
+    """What a page's numbers depend on: isolation, cores, and jaxweb's wasm threads."""
+    return (f"headless Chromium, crossOriginIsolated={res['crossOriginIsolated']}, "
+            f"hardwareConcurrency={res['hardwareConcurrency']}, jaxweb wasm threads={res['jaxwebThreads']}")
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--sizes", default="256,512,1024,2048")

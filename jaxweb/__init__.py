@@ -35,7 +35,7 @@ def __getattr__(name: str):
 def __dir__() -> list[str]:
     return sorted(set(globals()) | _LAZY_SUBMODULES)
 
-__version__ = "0.1.0"
+from jaxweb._src.version import __version__  # noqa: E402
 __all__ = ["Array", "ShapedArray", "config", "default_backend", "default_device", "device_count",
            "device_put", "devices", "enable_x64", "local_devices", "lax", "nn", "numpy", "random",
            "scipy", "tree", "tree_util", "dtypes", "debug", "test_util", "ad_checkpoint",

@@ -3,6 +3,9 @@ from jaxweb._src.api import closure_convert
 from jaxweb._src.api_extra import custom_gradient
 from jaxweb._src.custom_derivatives import (SymbolicZero, custom_jvp, custom_jvp_call_p, custom_vjp,
                                             custom_vjp_call_p)
+from jaxweb.tree_util import tree_map
+from jaxweb._src import core
+from jaxweb._src.interpreters import rules as R
 
 __all__ = ["CustomVJPPrimal", "SymbolicZero", "closure_convert", "custom_gradient", "custom_jvp",
            "custom_jvp_call_p", "custom_vjp", "custom_vjp_call_p", "custom_vjp_primal_tree_values",
@@ -22,16 +25,12 @@ class CustomVJPPrimal:
 
 def custom_vjp_primal_tree_values(tree):
     """The `.value` of every CustomVJPPrimal in `tree`."""
-    from jaxweb.tree_util import tree_map
     return tree_map(lambda x: x.value if isinstance(x, CustomVJPPrimal) else x, tree,
                     is_leaf=lambda x: isinstance(x, CustomVJPPrimal))
 
 
 def zero_from_primal(val, symbolic_zeros: bool = False):
     """Zero tangents shaped like the primal pytree `val` (SymbolicZeros if asked)."""
-    from jaxweb._src import core
-    from jaxweb._src.interpreters import rules as R
-    from jaxweb.tree_util import tree_map
 
     def zero(x):
         aval = core.get_aval(x)

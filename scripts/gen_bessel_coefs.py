@@ -1,6 +1,6 @@
-"""Generate the Chebyshev coefficients of jaxweb/_src/numpy/bessel_coefs.py (run once).
+"""Generate the Chebyshev coefficients of jaxweb/_src/lax/bessel_coefs.py (run once).
 
-    python scripts/gen_bessel_coefs.py > jaxweb/_src/numpy/bessel_coefs.py
+    python scripts/gen_bessel_coefs.py > jaxweb/_src/lax/bessel_coefs.py
 
 Exponentially scaled modified Bessel functions of order 0 and 1, as Chebyshev series
 in t on [-1, 1]: for 0 <= x <= 8, t = x/4 - 1 and the series gives i0e(x) and i1e(x)/x;

@@ -148,3 +148,15 @@ def test_tree_helpers():
         op: str = jax.tree.static(default="add")
     leaves, treedef = jax.tree_util.tree_flatten(Op(jnp.ones(2), "mul"))
     assert len(leaves) == 1 and jax.tree_util.tree_unflatten(treedef, [5]).op == "mul"
+
+
+def test_clear_caches_drops_traces_and_programs():
+    traces = []
+    f = jax.jit(lambda x: (traces.append(1), x * 2)[1])
+    f(jnp.ones(3))
+    f(jnp.ones(3))
+    assert len(traces) == 1
+    jax.clear_caches()
+    assert f(jnp.ones(3)).tolist() == [2.0, 2.0, 2.0]
+    assert len(traces) == 2
+    assert jnp.linalg.inv(jnp.eye(2) * 2).tolist() == [[0.5, 0.0], [0.0, 0.5]]  # linalg re-traces its algorithm

@@ -2,68 +2,36 @@
 // backend) side by side in one crossOriginIsolated page, interleaved rounds.
 // bench_compiler_browser.py serves this folder and reads window.__benchResult.
 // ?reps=5&rounds=3 in the URL.
-import { f32, loadBench, log, timed } from './common.mjs';
+import { f32, jaxjsMlp, loadBench, log, timed } from './common.mjs';
 import * as jaxjs from '/jaxjs/index.js';
 
 const q = new URLSearchParams(location.search);
 const REPS = Number(q.get('reps') ?? 5);
 const ROUNDS = Number(q.get('rounds') ?? 3);
-const B = 1000, LR = 1e-3, B1 = 0.9, B2 = 0.999, EPS = 1e-8;
 
 async function main() {
   const { jw, res } = await loadBench('compiler_bench.py', 'cb');
   await jaxjs.init('wasm');
   jaxjs.defaultDevice('wasm');
-  const { numpy: np, nn, tree, jit, valueAndGrad } = jaxjs;
+  const { numpy: np, jit } = jaxjs;
 
   const input = async (name, shape) => {
     const a = np.array(f32(await jw.runPythonAsync(`cb.input_bytes(${JSON.stringify(name)})`))).reshape(shape);
     await a.blockUntilReady();
     return a;
   };
-  const sizes = [784, 256, 128, 10];
-  const params0 = {};
-  for (let i = 0; i < 3; i++) {
-    params0[`w${i}`] = await input(`params.${i}.0`, [sizes[i], sizes[i + 1]]);
-    params0[`b${i}`] = await input(`params.${i}.1`, [sizes[i + 1]]);
-  }
-  const x = await input('x', [B, 784]), y = await input('y', [B, 10]);
+  const mlp = await jaxjsMlp(jaxjs, input);
   const a = await input('a', [1 << 20]), b = await input('b', [1 << 20]);
   const small = await input('small', [16]), hundred = await input('hundred', [100]);
 
   // jax-js owns its arguments: every use but the last takes a .ref
-  function lossFn(p, x, y) {
-    let h = np.maximum(np.matmul(x, p.w0).add(p.b0), 0);
-    h = np.maximum(np.matmul(h, p.w1).add(p.b1), 0);
-    const logits = np.matmul(h, p.w2).add(p.b2);
-    return nn.logSoftmax(logits, -1).mul(y).sum().mul(-1 / B);
-  }
-  function stepFn(p, m, v, x, y) {
-    const [value, g] = valueAndGrad(lossFn)(tree.ref(p), x, y);
-    const m2 = tree.map((m, g) => m.mul(B1).add(g.mul(1 - B1)), m, tree.ref(g));
-    const v2 = tree.map((v, g) => v.mul(B2).add(g.ref.mul(g).mul(1 - B2)), v, g);
-    const p2 = tree.map((p, m, v) => p.sub(m.mul(LR).div(np.sqrt(v).add(EPS))), p, tree.ref(m2), tree.ref(v2));
-    return [value, p2, m2, v2];
-  }
-  const stepJit = jit(stepFn);
   const hypot = (a, b) => np.sqrt(a.ref.mul(a).add(b.ref.mul(b)));
   const hypotJit = jit(hypot);
   const addJit = jit((x) => x.add(1));
 
-  const train = (fn) => {
-    const st = { p: tree.map((t) => t.ref.add(0), params0) };
-    st.m = tree.map((t) => np.zerosLike(t.ref), st.p);
-    st.v = tree.map((t) => np.zerosLike(t.ref), st.p);
-    return async () => {
-      const [value, p, m, v] = fn(st.p, st.m, st.v, x.ref, y.ref);
-      Object.assign(st, { p, m, v });
-      await value.blockUntilReady();
-      value.dispose();
-    };
-  };
   const jsCases = {
-    mnist_jit: () => train(stepJit),
-    mnist_eager: () => train(stepFn),
+    mnist_jit: () => mlp.train(mlp.stepJit),
+    mnist_eager: () => mlp.train(mlp.stepFn),
     hypot_jit: () => async () => { const r = hypotJit(a.ref, b.ref); await r.blockUntilReady(); r.dispose(); },
     hypot_eager: () => async () => { const r = hypot(a.ref, b.ref); await r.blockUntilReady(); r.dispose(); },
     add_eager: () => async () => {
@@ -98,15 +66,7 @@ async function main() {
   // the same training from the same start on both sides: the losses must agree
   const mine = await jw.runPythonAsync('cb.mnist_losses(5)');
   res.jaxwebLosses = mine.toJs(); mine.destroy();
-  const st = { p: tree.map((t) => t.ref.add(0), params0) };
-  st.m = tree.map((t) => np.zerosLike(t.ref), st.p);
-  st.v = tree.map((t) => np.zerosLike(t.ref), st.p);
-  res.jaxjsLosses = [];
-  for (let i = 0; i < 5; i++) {
-    const [value, p, m, v] = stepJit(st.p, st.m, st.v, x.ref, y.ref);
-    Object.assign(st, { p, m, v });
-    res.jaxjsLosses.push((await value.data())[0]);
-  }
+  res.jaxjsLosses = await mlp.losses(5);
   window.__benchResult = res;
 }
 

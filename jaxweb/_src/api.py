@@ -9,18 +9,19 @@ from __future__ import annotations
 import contextlib
 import functools
 import inspect
+import weakref
 from typing import Any, Callable, Sequence
 
 from . import core, dtypes, execution
 from .array import Array
-from .config import trace_context
+from .config import trace_context, override, read
 from .api_util import (OutStore, abstractify, argnums_spec, as_array, check_jit_args, flatten_fun,
                        flatten_fun_nokwargs, normalize_argnums, split_argnums)
 from .checkpoint import checkpoint, checkpoint_policies, remat
 from .custom_derivatives import custom_jvp, custom_vjp
 from .interpreters import ad
 from .interpreters.batching import vmap_flat
-from .interpreters.rules import Zero, instantiate_zeros, tangent_dtype
+from .interpreters.rules import Zero, instantiate_zeros, tangent_dtype, UndefinedPrimal
 from .jaxpr import ClosedJaxpr, convert_constvars_jaxpr, eval_jaxpr, trace_to_closed_jaxpr
 from .lax.ad_util import stop_gradient
 from .executable import device_for
@@ -28,6 +29,8 @@ from .pjit import jit_call
 from .stages import Lowered
 from .shape_dtype_struct import ShapeDtypeStruct
 from .tree_util import Partial, broadcast_prefix, tree_flatten, tree_map, tree_unflatten
+from .lax.elementwise import broadcasted_iota, convert_element_type, eq
+from .lax.structural import reshape, slice as lax_slice
 
 __all__ = ["jvp", "linearize", "vjp", "grad", "value_and_grad", "jacfwd", "jacrev", "jacobian",
            "hessian", "vmap", "stop_gradient", "make_jaxpr", "eval_shape", "ShapeDtypeStruct", "jit",
@@ -147,7 +150,6 @@ def _ct_as(ct: Any, aval: core.ShapedArray) -> Any:
     want = tangent_dtype(aval.dtype)
     ct = as_array(ct)
     if core.get_aval(ct).dtype != want and want.name != "float0":
-        from .lax.elementwise import convert_element_type
         ct = convert_element_type(ct, want)
     return ct
 
@@ -205,7 +207,6 @@ def value_and_grad(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: boo
         else:
             ans, f_vjp = vjp(f_partial, *dyn)
         _check_scalar_output(ans, holomorphic)
-        from .lax.elementwise import convert_element_type
         g = f_vjp(convert_element_type(1, abstractify(ans).dtype, abstractify(ans).weak_type))
         g = g[0] if isinstance(argnums, int) else g
         execution.step_boundary(tree_flatten(g)[0])  # eager: one step's graph per flush
@@ -230,13 +231,9 @@ def grad(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
 # ---------------------------------------------------------------- jacobians
 def _basis(aval: core.ShapedArray) -> Any:
     """The standard basis of a leaf's space, stacked: shape (size, *shape)."""
-    import importlib
-    from .lax.structural import reshape
-    jnp = importlib.import_module("jaxweb.numpy")
     n = aval.size
-    eye = jnp.eye(n, dtype=aval.dtype) if hasattr(jnp, "eye") else jnp.asarray(
-        [[1 if i == j else 0 for j in range(n)] for i in range(n)], dtype=aval.dtype)
-    return reshape(eye, (n, *aval.shape))
+    eye = eq(broadcasted_iota(dtypes.int32, (n, n), 0), broadcasted_iota(dtypes.int32, (n, n), 1))
+    return reshape(convert_element_type(eye, aval.dtype), (n, *aval.shape))
 
 
 def _zeros_like(aval: core.ShapedArray) -> Any:
@@ -259,7 +256,6 @@ def _check_real_inputs(leaves: Sequence[Any], name: str, holomorphic: bool = Fal
 
 
 def _reshape_jac(j: Any, lead: tuple, trail: tuple) -> Any:
-    from .lax.structural import reshape
     return reshape(j, (*lead, *trail))
 
 
@@ -291,8 +287,6 @@ def jacfwd(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = Fals
         basis = _basis(core.ShapedArray((offsets[-1],), dtypes.float32))
 
         def push(t):
-            from .lax.structural import reshape, slice as lax_slice
-            from .lax.elementwise import convert_element_type
             # tangents as weakly typed as their primals, so Python-float inputs give weak
             # Jacobians where the function keeps them weak, as in JAX
             tangents = [reshape(convert_element_type(lax_slice(t, (o,), (o + a.size,)), a.dtype,
@@ -308,7 +302,6 @@ def jacfwd(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = Fals
                 if cols is None:
                     block = _zeros_like(ya.update(shape=(*ya.shape, 0)))
                 else:
-                    from .lax.structural import slice as lax_slice
                     c = cols[j]
                     nd = core.get_aval(c).ndim
                     block = lax_slice(c, (0,) * (nd - 1) + (offsets[i],), (*ya.shape, offsets[i + 1]))
@@ -357,7 +350,6 @@ def _weak_like(ct: Any, x: Any) -> Any:
     """A cotangent block with its input's weak type (jacrev of a Python float is weak)."""
     a, ca = abstractify(x), core.get_aval(ct)
     if a.weak_type and not ca.weak_type and ca.dtype == a.dtype:
-        from .lax.elementwise import convert_element_type
         return convert_element_type(ct, ca.dtype, True)
     return ct
 
@@ -520,6 +512,16 @@ def eval_shape(fun: Callable, *args: Any, **kwargs: Any) -> Any:
 MAX_TRACES = 256
 
 
+#: Every live jitted function, so that `jax.clear_caches` can drop their traces.
+_JITTED: "weakref.WeakSet[_Jitted]" = weakref.WeakSet()
+
+
+def clear_jit_caches() -> None:
+    """Drop the traces (and with them the programs) of every live jitted function."""
+    for f in list(_JITTED):
+        f.clear_cache()
+
+
 class _Jitted:
     """`jit(fun)`: trace once per (argument structure, avals, static args), then run the jaxpr.
 
@@ -532,6 +534,7 @@ class _Jitted:
         self._donate_argnums, self._donate_argnames = donate_argnums, donate_argnames
         self._cache: dict = {}
         self._fast: dict = {}  # (avals, trace context) -> (jaxpr, out tree) of all-Array positional calls
+        _JITTED.add(self)
 
     def __get__(self, obj, objtype=None):
         return self if obj is None else functools.partial(self, obj)
@@ -584,7 +587,6 @@ class _Jitted:
         return hit[0], hit[1], flat
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        from .config import read
         if read("jax_disable_jit"):
             return self._fun(*args, **kwargs)
         closed, out_tree, flat = self._jaxpr(args, kwargs)
@@ -704,7 +706,6 @@ def _check_static_spec(fun: Callable, nums: tuple, names: tuple) -> None:
 
 def disable_jit(disable: bool = True) -> contextlib.AbstractContextManager:
     """Context manager: inside it, jitted functions run their Python code op by op."""
-    from .config import override
     return override("jax_disable_jit", disable)
 
 
@@ -773,7 +774,6 @@ def linear_transpose(fun: Callable, *primals: Any, reduce_axes: Sequence = ()) -
             if abstractify(c).shape != a.shape or abstractify(c).dtype != a.dtype:
                 raise TypeError("cotangent type does not match function output, expected "
                                 f"{a.str_short()} but got {abstractify(c).str_short()}")
-        from .interpreters.rules import UndefinedPrimal
         res = ad.backward_pass(closed.jaxpr, closed.consts, [UndefinedPrimal(a) for a in in_avals],
                                [as_array(c) for c in ct_flat])
         res = [_zeros_like(a) if isinstance(r, Zero) else r for r, a in zip(res, in_avals)]

@@ -9,9 +9,20 @@ from __future__ import annotations
 import contextlib
 from typing import Any, Callable, Iterator, Sequence
 
-from . import config as _config
-from . import core, dtypes
-from .tree_util import tree_map
+from . import config as _config, core, dtypes, executable, pjit
+from .api import clear_jit_caches
+from .lax import linalg as lax_linalg
+from .tree_util import tree_map, Partial, tree_flatten, tree_unflatten
+from .device import Device, local_devices, default_backend, devices
+from .dispatch import device_put as put_one
+from .array import Array
+from .api_util import OutStore, flatten_fun_nokwargs
+from .version import __version__
+from .lax.base import full
+from .lax.elementwise import asarray
+from .lax.structural import broadcast_in_dim
+from .custom_derivatives import custom_vjp
+from .jaxpr import eval_jaxpr, trace_to_closed_jaxpr
 
 __all__ = ["device_put", "typeof", "device_get", "local_device_count", "process_count", "process_index",
            "process_indices", "host_count", "host_id", "host_ids", "clear_caches",
@@ -29,8 +40,6 @@ def device_put(x: Any, device: Any = None, *, src: Any = None, donate: Any = Fal
                may_alias: Any = None) -> Any:
     """`jax.device_put`: the pytree x with every leaf an Array on `device` (a Device, a
     platform name such as 'wasm', or None for the default device)."""
-    from .device import Device
-    from .dispatch import device_put as put_one
     if device is not None and not isinstance(device, (Device, str)):
         raise ValueError("`jax.device_put` only accepts `None`, `jax.sharding.Sharding`, `jax.Device`, "
                          "`Format`, `jax.memory.Space` or a pytree of these values. Received invalid "
@@ -46,7 +55,6 @@ def typeof(x: Any) -> core.ShapedArray:
 def device_get(x: Any) -> Any:
     """`jax.device_get`: a pytree with each Array replaced by a host value — a numpy array
     where numpy is importable (as JAX gives), else nested Python lists/scalars."""
-    from .array import Array
     try:
         import numpy as np
     except ImportError:  # Pyodide without numpy
@@ -63,7 +71,6 @@ def device_get(x: Any) -> Any:
 
 def local_device_count(backend: str | None = None) -> int:
     """`jax.local_device_count`: devices of the default (or given) platform."""
-    from .device import local_devices
     return len(local_devices(backend=backend)) if backend else len(local_devices())
 
 
@@ -90,9 +97,12 @@ def host_ids(backend: str | None = None) -> list[int]:
 
 
 def clear_caches() -> None:
-    """`jax.clear_caches`: drop compiled kernels and traced jaxprs held by caches."""
-    from . import dispatch
-    dispatch._KERNELS.clear()
+    """`jax.clear_caches`: drop traced jaxprs and compiled programs held by caches (every jitted
+    function's traces, the programs, the per-jaxpr JVP/batched jaxprs, linalg's algorithms)."""
+    clear_jit_caches()
+    executable.clear_cache()
+    pjit.clear_caches()
+    lax_linalg.clear_cache()
 
 
 def effects_barrier() -> None:
@@ -138,10 +148,8 @@ def make_array_from_callback(shape: Sequence[int], sharding: Any, data_callback:
                              dtype: Any = None) -> Any:
     """`jax.make_array_from_callback` on one device: `data_callback` receives the index of
     the whole array (a tuple of full slices) and returns its data."""
-    import importlib
-    jnp = importlib.import_module("jaxweb.numpy")
     index = tuple(slice(None) for _ in shape)
-    out = jnp.asarray(data_callback(index), dtype=dtype)
+    out = asarray(data_callback(index), dtype)
     if tuple(out.shape) != tuple(shape):
         raise ValueError(f"make_array_from_callback: data_callback returned shape {tuple(out.shape)}, "
                          f"expected {tuple(shape)}")
@@ -154,10 +162,6 @@ def custom_gradient(fun: Callable) -> Callable:
     is traced to a jaxpr in the forward pass, so the values it closes over become
     residuals (pytree leaves) rather than escaped tracers."""
     import functools
-    from .api_util import OutStore, flatten_fun_nokwargs
-    from .custom_derivatives import custom_vjp
-    from .jaxpr import eval_jaxpr, trace_to_closed_jaxpr
-    from .tree_util import Partial, tree_flatten, tree_unflatten
 
     @custom_vjp
     def wrapped(*args: Any) -> Any:
@@ -189,9 +193,7 @@ def print_environment_info(return_string: bool = False) -> str | None:
     """`jax.print_environment_info`: versions and devices."""
     import platform
     import sys
-    from .device import default_backend, devices
-    import jaxweb
-    text = (f"jaxweb:    {jaxweb.__version__}\npython:    {sys.version}\n"
+    text = (f"jaxweb:    {__version__}\npython:    {sys.version}\n"
             f"platform:  {platform.platform()}\nbackend:   {default_backend()}\n"
             f"devices:   {devices()}\n")
     if return_string:
@@ -209,8 +211,7 @@ class Ref:
     __slots__ = ("_value", "_frozen")
 
     def __init__(self, value: Any):
-        import importlib
-        self._value = importlib.import_module("jaxweb.numpy").asarray(value)
+        self._value = asarray(value)
         self._frozen = False
 
     def _check(self) -> None:
@@ -229,10 +230,10 @@ class Ref:
 
     def __setitem__(self, idx: Any, value: Any) -> None:
         self._check()
-        import importlib
-        jnp = importlib.import_module("jaxweb.numpy")
         if idx is Ellipsis or idx == ():
-            new = jnp.broadcast_to(jnp.asarray(value, dtype=self._value.dtype), self._value.shape)
+            v = asarray(value, self._value.dtype)
+            shape = self._value.shape
+            new = v if v.shape == shape else broadcast_in_dim(v, shape, tuple(range(len(shape) - v.ndim, len(shape))))
         else:
             new = self._value.at[idx].set(value)
         self._value = new
@@ -263,9 +264,7 @@ def new_ref(init_val: Any, *, memory_space: Any = None, kind: Any = None) -> Ref
 
 def empty_ref(ty: Any, *, memory_space: Any = None) -> Ref:
     """`jax.empty_ref`: a ref of `ty`'s shape and dtype (zero-filled here)."""
-    import importlib
-    jnp = importlib.import_module("jaxweb.numpy")
-    return Ref(jnp.zeros(ty.shape, ty.dtype))
+    return Ref(full(ty.shape, 0, ty.dtype))
 
 
 def freeze(ref: Ref) -> Any:

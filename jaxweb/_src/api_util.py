@@ -8,6 +8,7 @@ from typing import Any, Callable, Sequence
 
 from . import core, dtypes
 from .array import Array
+from .host_arrays import from_host
 from .tree_util import PyTreeDef, tree_flatten, tree_unflatten
 
 
@@ -86,8 +87,7 @@ def as_array(x: Any) -> Any:
         return x
     if not core.valid_jaxtype(x):
         raise TypeError(f"Argument {x!r} of type {type(x)} is not a valid JAX type.")
-    from .numpy.creation import asarray
-    return asarray(x)
+    return from_host(x)
 
 
 def check_jit_args(fun: Callable, args: tuple, kwargs: dict, static_argnums: Sequence[int],

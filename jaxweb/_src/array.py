@@ -19,6 +19,7 @@ from .device import Buffer, default_device
 from .compiler import graph
 from .compiler.graph import Node
 from .compiler.shapetracker import ShapeTracker
+from .array_repr import array_repr, array_str
 
 
 #: constants of at most this many elements are written from the host when a buffer is
@@ -88,6 +89,13 @@ class Array:
 
     def is_const(self) -> bool:
         return self._node is not None and self._node.op == "const"
+
+    def constant_scalar(self) -> "Array | None":
+        """The 0-d constant this array is filled with, if it is a constant (not 0-d, not float0):
+        jaxpr tracing stages it as a broadcast of that scalar, as JAX does, not as a buffer."""
+        if not (self.is_const() and self.ndim > 0 and self.dtype.name != "float0"):
+            return None
+        return Array.constant(self.aval.update(shape=()), self.device, self._const)
 
     @property
     def _const(self) -> Any:
@@ -199,11 +207,9 @@ class Array:
         return await host.async_block_until_ready(self)
 
     def __repr__(self) -> str:
-        from .array_repr import array_repr
         return array_repr(self)
 
     def __str__(self) -> str:
-        from .array_repr import array_str
         return array_str(self)
 
     def __format__(self, spec: str) -> str:
@@ -225,12 +231,6 @@ class Array:
     def __float__(self) -> float:
         self._check_scalar("float")
         return float(self.item())
-
-    def __round__(self, ndigits: int | None = None) -> Any:
-        from .. import numpy as jnp  # late: the numpy layer sits above
-        if ndigits is None:
-            return jnp.round(self).astype(jnp.int32)
-        return jnp.round(self, ndigits)
 
     def __complex__(self) -> complex:
         return complex(self.item())
@@ -264,8 +264,8 @@ class Array:
         np = hostdata.numpy_or_none()
         if np is None:
             raise TypeError("pickling jaxweb arrays needs numpy")
-        from .numpy.creation import asarray
-        return (asarray, (self.__array__(),))
+        from .host_arrays import from_host  # noqa: PLC0415  (host_arrays builds on this module)
+        return (from_host, (self.__array__(),))
 
 
 class _ArrayMeta(type):

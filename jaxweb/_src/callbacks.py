@@ -31,6 +31,11 @@ from .device import Buffer, device_of_backend
 from .interpreters import rules as R
 from .lowering import lowering_rules, record_effect
 from .tree_util import tree_flatten, tree_leaves, tree_map, tree_unflatten
+from .host_arrays import from_host
+from .lax.base import full
+from .lax.elementwise import asarray
+from .lax.structural import broadcast, concatenate, expand_dims, index_in_dim
+from .interpreters.batching import bdim_at_front
 
 debug_callback_p = core.Primitive("debug_callback")
 debug_callback_p.multiple_results = True
@@ -42,15 +47,9 @@ VMAP_METHODS = ("sequential", "sequential_unrolled", "expand_dims", "broadcast_a
                 "legacy_vectorized", None)
 
 
-def _jnp() -> Any:
-    import importlib
-    return importlib.import_module("jaxweb.numpy")
-
-
 def _concrete(args: Sequence[Any]) -> list:
     """Arguments as Arrays (Python scalars that reached the impl become 0-d Arrays)."""
-    jnp = _jnp()
-    return [a if hasattr(a, "aval") else jnp.asarray(a) for a in args]
+    return [a if hasattr(a, "aval") else from_host(a) for a in args]
 
 
 # ---------------------------------------------------------------- debug_callback
@@ -74,7 +73,6 @@ def _debug_transpose(cts, *args, **params):
 
 def _debug_batch(args, dims, **params):
     """One call per batch element (an unmapped argument is passed whole to each)."""
-    from .lax.structural import index_in_dim
     size = next(core.get_aval(a).shape[d] for a, d in zip(args, dims) if d is not None)
     for i in range(size):
         debug_callback_p.bind(*[a if d is None else index_in_dim(a, i, d, keepdims=False)
@@ -206,14 +204,13 @@ def _pure_abstract(*avals, callback, result_avals, sharding, vmap_method):
 
 
 def _pure_impl(*args, callback, result_avals, sharding, vmap_method):
-    jnp = _jnp()
     outs = callback(*_concrete(args))
     if len(outs) != len(result_avals):
         raise RuntimeError(f"pure_callback: the callback returned {len(outs)} arrays, but "
                            f"result_shape_dtypes describes {len(result_avals)}")
     results = []
     for o, a in zip(outs, result_avals):
-        r = jnp.asarray(o, dtype=a.dtype)
+        r = asarray(o, a.dtype)
         if r.shape != a.shape:
             raise RuntimeError(f"pure_callback: the callback returned an array of shape {r.shape}, "
                                f"but result_shape_dtypes expects {a.shape}")
@@ -232,8 +229,6 @@ def _pure_transpose(*args, **kwargs):
 
 
 def _pure_batch(args, dims, *, callback, result_avals, sharding, vmap_method):
-    from .interpreters.batching import bdim_at_front
-    from .lax.structural import broadcast, index_in_dim
     size = next(core.get_aval(a).shape[d] for a, d in zip(args, dims) if d is not None)
     batched_avals = tuple(a.update(shape=(size, *a.shape)) for a in result_avals)
     params = dict(callback=callback, sharding=sharding, vmap_method=vmap_method)
@@ -246,11 +241,10 @@ def _pure_batch(args, dims, *, callback, result_avals, sharding, vmap_method):
                  for a, d in zip(args, dims)]
         outs = pure_callback_p.bind(*front, result_avals=batched_avals, **params)
     elif vmap_method in ("sequential", "sequential_unrolled"):
-        jnp = _jnp()
         per = [pure_callback_p.bind(*[a if d is None else index_in_dim(a, i, d, keepdims=False)
                                       for a, d in zip(args, dims)], result_avals=result_avals, **params)
                for i in range(size)]
-        outs = [jnp.stack(list(xs)) if size else jnp.zeros(a.shape, a.dtype)
+        outs = [concatenate([expand_dims(x, (0,)) for x in xs], 0) if size else full(a.shape, 0, a.dtype)
                 for xs, a in zip(zip(*per) if per else [[]] * len(result_avals), batched_avals)]
     else:
         raise NotImplementedError(

@@ -16,10 +16,11 @@ from typing import Any, Callable, Sequence
 
 from . import core
 from .interpreters import rules as R
-from .interpreters.batching import batch_fun_at_front, bdim_at_front
-from .jaxpr import ClosedJaxpr, JaxprEqn, jaxpr_as_fun, trace_to_closed_jaxpr
+from .interpreters.ad import custom_lin_p, tangent_aval
+from .jaxpr import ClosedJaxpr, jaxpr_as_fun
 from .lowering import inline_rules, lowering_rules
-from .tree_util import tree_flatten, tree_unflatten
+from .tree_util import tree_flatten, tree_unflatten, tree_map
+from .lax.base import full
 
 __all__ = ["custom_jvp", "custom_vjp", "SymbolicZero"]
 
@@ -66,131 +67,7 @@ for _p in (custom_jvp_call_p, custom_vjp_call_p):  # compiled: the function itse
     inline_rules[_p] = lambda params: params["call_jaxpr"]
 
 
-# ---------------------------------------------------------------- custom_lin (reverse mode of custom_vjp)
-custom_lin_p = core.Primitive("custom_lin")
-custom_lin_p.multiple_results = True
-
-
-@core.def_abstract_eval(custom_lin_p)
-def _custom_lin_abstract(*avals, num_res, bwd, out_avals):
-    return list(out_avals)
-
-
-def _custom_lin_impl(*args, num_res, bwd, out_avals):
-    raise TypeError("can't apply forward-mode autodiff (jvp) to a custom_vjp function.")
-
-
-def _custom_lin_transpose(cts, *args, num_res, bwd, out_avals):
-    res = list(args[:num_res])
-    cts = [R.instantiate_zeros(c) for c in cts]
-    return [None] * num_res + list(bwd(res, cts))
-
-
-core.impl_rules[custom_lin_p] = _custom_lin_impl
-lowering_rules[custom_lin_p] = _custom_lin_impl  # compiled (inside a loop's JVP): the same error
-R.primitive_transposes[custom_lin_p] = _custom_lin_transpose
-
-
-def custom_vjp_jvp(fwd: Callable, bwd: Callable, primals: Sequence[Any], tangents: Sequence[Any]
-                   ) -> tuple[list, list]:
-    """JVP of a custom_vjp call: run fwd, and make the tangents a custom_lin of them."""
-    outs, res = fwd(*primals)
-    out_avals = [_tangent_aval(o) for o in outs]
-    tangents = [R.instantiate_zeros(t) for t in tangents]
-    t_outs = custom_lin_p.bind(*res, *tangents, num_res=len(res), bwd=bwd, out_avals=tuple(out_avals))
-    return list(outs), list(t_outs)
-
-
-def _tangent_aval(x: Any) -> core.ShapedArray:
-    aval = core.get_aval(x)
-    return aval.update(dtype=R.tangent_dtype(aval.dtype))
-
-
-# ---------------------------------------------------------------- per-interpreter handling
-def batch_custom_jvp(trace, primitive, fun, jvp, tracers, *, symbolic_zeros=False):
-    """vmap of a custom_jvp call: every input batched at axis 0, function and rule vmapped."""
-    size, name = trace.main.global_data
-    vals = [bdim_at_front(t.val, t.batch_dim, size) for t in tracers]
-    n = len(vals)
-    fun_b = batch_fun_at_front(fun, [0] * n, size, name)
-
-    def jvp_b(primals, tangents):
-        tangents = [R.instantiate_zeros(t) for t in tangents]
-        outs = batch_fun_at_front(lambda *pt: _concat(jvp(pt[:n], pt[n:])), [0] * (2 * n), size, name)(
-            *primals, *tangents)
-        return outs[:len(outs) // 2], outs[len(outs) // 2:]
-
-    outs = primitive.bind(*vals, call_jaxpr=fun_b, jvp=jvp_b, symbolic_zeros=False)
-    return [_batched(trace, o) for o in outs]
-
-
-def batch_custom_vjp(trace, primitive, fun, fwd, bwd, tracers, *, symbolic_zeros=False):
-    """vmap of a custom_vjp call: fun, fwd and bwd all vmapped along axis 0."""
-    size, name = trace.main.global_data
-    vals = [bdim_at_front(t.val, t.batch_dim, size) for t in tracers]
-    n = len(vals)
-    fun_b = batch_fun_at_front(fun, [0] * n, size, name)
-    n_out: list[int] = []
-
-    def fwd_flat(*xs):
-        outs, res = fwd(*xs)
-        n_out[:] = [len(outs)]
-        return [*outs, *res]
-
-    def fwd_b(*xs):
-        both = batch_fun_at_front(fwd_flat, [0] * n, size, name)(*xs)
-        return both[:n_out[0]], both[n_out[0]:]
-
-    def bwd_b(res, cts):
-        nr = len(res)
-        cts = [R.instantiate_zeros(c) for c in cts]
-        return batch_fun_at_front(lambda *rc: list(bwd(list(rc[:nr]), list(rc[nr:]))),
-                                  [0] * (nr + len(cts)), size, name)(*res, *cts)
-
-    outs = primitive.bind(*vals, call_jaxpr=fun_b, fwd=fwd_b, bwd=bwd_b, symbolic_zeros=symbolic_zeros)
-    return [_batched(trace, o) for o in outs]
-
-
-def _batched(trace, x: Any) -> Any:
-    from .interpreters.batching import BatchTracer
-    return BatchTracer(trace, x, 0)
-
-
-def _concat(pair: tuple[Sequence[Any], Sequence[Any]]) -> list:
-    return [*pair[0], *pair[1]]
-
-
-def _stage(trace, fun: Callable, tracers: Sequence[Any]) -> ClosedJaxpr | None:
-    """The traced function, or None when it closes over traced values (then it is inlined)."""
-    closed = trace_to_closed_jaxpr(fun, [t.aval for t in tracers])
-    if any(isinstance(c, core.Tracer) for c in closed.consts):
-        return None
-    return closed
-
-
-def stage_custom_jvp(trace, primitive, fun, jvp, tracers, *, symbolic_zeros=False):
-    """Jaxpr tracing of a custom_jvp call: a `custom_jvp_call` equation keeping the rule."""
-    closed = _stage(trace, fun, tracers)
-    if closed is None:
-        return fun(*tracers)
-    return _emit(trace, primitive, tracers, closed, dict(call_jaxpr=closed, jvp=jvp,
-                                                         symbolic_zeros=symbolic_zeros))
-
-
-def stage_custom_vjp(trace, primitive, fun, fwd, bwd, tracers, *, symbolic_zeros=False):
-    """Jaxpr tracing of a custom_vjp call: a `custom_vjp_call` equation keeping fwd/bwd."""
-    closed = _stage(trace, fun, tracers)
-    if closed is None:
-        return fun(*tracers)
-    return _emit(trace, primitive, tracers, closed, dict(call_jaxpr=closed, fwd=fwd, bwd=bwd,
-                                                         symbolic_zeros=symbolic_zeros))
-
-
-def _emit(trace, primitive, tracers, closed: ClosedJaxpr, params: dict) -> list:
-    b = trace.builder
-    outs = [b.new_tracer(trace, a) for a in closed.out_avals]
-    b.eqns.append(JaxprEqn(primitive, [b.getvar(t) for t in tracers], params, [b.add_var(o) for o in outs]))
-    return outs
+lowering_rules[custom_lin_p] = core.impl_rules[custom_lin_p]  # compiled (inside a loop's JVP): the same error
 
 
 # ---------------------------------------------------------------- the user-facing decorators
@@ -268,8 +145,7 @@ class custom_jvp(_CustomBase):
                 contrib = fn(t, out, *primals)
                 total = contrib if total is None else _tree_add(total, contrib)
             if total is None:
-                from .tree_util import tree_map
-                total = tree_map(lambda o: R.instantiate_zeros(R.Zero(_tangent_aval(o))), out)
+                total = tree_map(lambda o: R.instantiate_zeros(R.Zero(tangent_aval(o))), out)
             return out, total
         self.defjvp(jvp)
 
@@ -394,7 +270,6 @@ def _flatten_cts(cts: Any, in_tree, in_avals: list, name: str) -> list:
 def _as_cotangent(ct: Any, aval: core.ShapedArray) -> Any:
     """A bwd output as an array (Python scalars take the input's tangent dtype)."""
     if core.is_python_scalar(ct):
-        from .lax.base import full
         return full(aval.shape, ct, R.tangent_dtype(aval.dtype))
     return ct
 
@@ -402,7 +277,7 @@ def _as_cotangent(ct: Any, aval: core.ShapedArray) -> Any:
 def _check_tangent_type(primal: Any, tangent: Any) -> None:
     if isinstance(tangent, R.Zero):
         return
-    want, got = _tangent_aval(primal), core.get_aval(tangent)
+    want, got = tangent_aval(primal), core.get_aval(tangent)
     if want.shape != got.shape or want.dtype != got.dtype and not (got.weak_type and got.dtype.kind == want.dtype.kind):
         raise TypeError("Custom JVP rule must produce primal and tangent outputs with corresponding "
                         f"shapes and dtypes. Expected {want.str_short(False)} (tangent type of "
@@ -410,5 +285,4 @@ def _check_tangent_type(primal: Any, tangent: Any) -> None:
 
 
 def _tree_add(a: Any, b: Any) -> Any:
-    from .tree_util import tree_map
     return tree_map(lambda x, y: x + y, a, b)

@@ -16,9 +16,10 @@ from . import core
 from .array import Array
 from .compiler import graph
 from .compiler.graph import Node
-from .config import read
-from .device import Buffer, Device, default_device
+from .config import read, override
+from .device import Buffer, Device, default_device, devices
 from .lowering import lower_primitive, lowering_rules
+from .host_arrays import from_host
 
 
 def def_lowering(prim: core.Primitive):
@@ -89,13 +90,10 @@ def contiguous_buffer(x: Array) -> Buffer:
 
 def device_put(x: Any, device: Device | str | None = None) -> Array:
     """`jaxweb.device_put`: an Array of `x` on `device` (default device if None)."""
-    from .numpy.creation import asarray  # late: the numpy layer is above dispatch
     if isinstance(device, str):
-        from .device import devices
         device = devices(device)[0]
     device = device or default_device()
     if isinstance(x, Array):
         return x.to_device(device)
-    from .config import override
     with override("jax_default_device", device):
-        return asarray(x)
+        return from_host(x)

@@ -79,7 +79,8 @@ def numpy_dtype(d: "DType") -> Any:
 
 
 class ScalarType:
-    """What `jnp.float32` is: a dtype-like callable that makes 0-d arrays."""
+    """The dtype-like behind `jnp.float32` & co. (`dt.type`). Calling one makes a 0-d array,
+    which needs arrays: `jaxweb._src.numpy.scalar_types` gives every `dt.type` its `__call__`."""
 
     def __init__(self, dt: DType):
         self._dtype = dt
@@ -94,10 +95,6 @@ class ScalarType:
 
     def __repr__(self) -> str:
         return f"<class 'jaxweb.numpy.{self._dtype.name}'>"
-
-    def __call__(self, x: Any = 0) -> Any:
-        from .numpy.creation import asarray  # late import: numpy layer sits above
-        return asarray(x, dtype=self._dtype)
 
     def __eq__(self, other: Any) -> bool:
         return self is other or (isinstance(other, DType) and other is self._dtype)

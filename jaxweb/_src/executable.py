@@ -13,14 +13,14 @@ import logging
 import weakref
 from typing import Any, Sequence
 
-from . import execution, profiler
+from . import core, execution, profiler
 from .array import Array
 from .compiler.cost import schedule_cost
 from .compiler.schedule import schedule
 from .config import read
 from .device import Device, default_device
 from .dispatch import device_put
-from .jaxpr import ClosedJaxpr, typecheck
+from .jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Var, typecheck
 from .lowering import collect_effects, const_node, input_nodes, lower_jaxpr, target_device
 
 logger = logging.getLogger("jaxweb")
@@ -92,6 +92,11 @@ def executable(closed: ClosedJaxpr, device: Device, name: str, donated: Sequence
     return exe
 
 
+def clear_cache() -> None:
+    """Drop every compiled program (`jax.clear_caches`)."""
+    _CACHE.clear()
+
+
 def device_for(args: Sequence[Any]) -> Device:
     """The device a jitted call runs on: its first Array argument's, else the default."""
     for a in args:
@@ -99,3 +104,33 @@ def device_for(args: Sequence[Any]) -> Device:
             return a.device
     return default_device()
 
+
+
+def one_equation_impl(prim: Any, anchor: Any = None) -> Any:
+    """`prim`'s eager impl: the jaxpr applying `prim` once, compiled and run like a jitted
+    call (what fft, linalg and control flow evaluate eagerly with). One jaxpr per avals and
+    params; with `anchor(params)` (a body jaxpr) the jaxprs live only as long as it does."""
+    cache: Any = weakref.WeakKeyDictionary() if anchor else {}
+
+    def impl(*args: Any, **params: Any) -> Any:
+        avals = tuple(core.get_aval(a) for a in args)
+        per = cache.setdefault(anchor(params), {}) if anchor else cache
+        key = (avals, tuple(sorted((k, _param_key(v)) for k, v in params.items())))
+        closed = per.get(key)
+        if closed is None:
+            invars = [Var(a) for a in avals]
+            outs = prim.abstract_eval(*avals, **params)
+            outvars = [Var(a) for a in (outs if prim.multiple_results else [outs])]
+            closed = per[key] = ClosedJaxpr(Jaxpr([], invars, outvars, [JaxprEqn(prim, invars, params, outvars)]), [])
+        outs = executable(closed, device_for(args), prim.name)(list(args))
+        return list(outs) if prim.multiple_results else outs[0]
+    return impl
+
+
+def _param_key(v: Any) -> Any:
+    """A hashable stand-in for a parameter (a jaxpr by identity)."""
+    if isinstance(v, ClosedJaxpr):
+        return id(v)
+    if isinstance(v, tuple):
+        return tuple(_param_key(x) for x in v)
+    return v

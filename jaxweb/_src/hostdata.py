@@ -158,6 +158,15 @@ def unpack(data: bytes | memoryview, dt: DType, count: int) -> list:
     return list(struct.unpack(f"<{count}{dt.fmt}", data))
 
 
+def f32_to_bf16_bits(x: Any) -> Any:
+    """bfloat16 bits (uint16) of float32 numpy values, rounded to nearest even; NaN stays NaN."""
+    np = numpy_or_none()
+    u = np.asarray(x, dtype=np.float32).view(np.uint32).astype(np.uint64)
+    rounded = ((u + 0x7FFF + ((u >> 16) & 1)) >> 16).astype(np.uint16)
+    nan = np.isnan(np.asarray(x, dtype=np.float32))
+    return np.where(nan, ((u >> 16) | 0x40).astype(np.uint16), rounded)
+
+
 def from_numpy(x: Any, dt: DType) -> bytes:
     """Bytes of a numpy array converted to `dt` (bfloat16 rounded to nearest even)."""
     np = numpy_or_none()
@@ -165,7 +174,6 @@ def from_numpy(x: Any, dt: DType) -> bytes:
     if dt is dtypes.bfloat16:
         if x.dtype.name == "bfloat16":
             return np.ascontiguousarray(x).view(np.uint16).astype("<u2").tobytes()
-        from .backends.reference_ops import f32_to_bf16_bits  # noqa: PLC0415  (numpy present)
         return f32_to_bf16_bits(x.astype(np.float32)).astype("<u2").tobytes()
     if x.dtype.kind in "iu" and dt.kind in "iu":
         x = x.astype(np.int64) if x.dtype.kind == "i" or x.dtype.itemsize < 8 else x

@@ -14,6 +14,7 @@ from typing import Any, Callable, Sequence
 
 from . import core
 from .core import ShapedArray
+from .interpreters.rules import array_ops
 from .interpreters.trace_util import ensure_live
 
 
@@ -231,13 +232,11 @@ class JaxprTrace(core.Trace):
     def _splat(self, val: Any) -> JaxprTracer | None:
         """A constant-filled array (zeros, ones, full) staged as a broadcast of a scalar
         literal, as JAX does, instead of being captured as a constant buffer."""
-        from .array import Array
-        if not (type(val) is Array and val.is_const() and val.ndim > 0
-                and val.dtype.name != "float0"):
+        splat = getattr(type(val), "constant_scalar", None)  # Arrays: the value they are filled with
+        scalar = splat(val) if splat is not None else None
+        if scalar is None:
             return None
-        from .lax.structural import broadcast_in_dim_p  # late: lax sits above the core
-        scalar = Array.constant(val.aval.update(shape=()), val.device, val._const)
-        return self.process_primitive(broadcast_in_dim_p, [self.get_or_make_const_tracer(scalar)],
+        return self.process_primitive(array_ops["broadcast_in_dim_p"], [self.get_or_make_const_tracer(scalar)],
                                       dict(shape=val.shape, broadcast_dimensions=()))
 
     pure = lift = get_or_make_const_tracer
@@ -253,11 +252,9 @@ class JaxprTrace(core.Trace):
         return out_tracers if primitive.multiple_results else out_tracers[0]
 
     def process_custom_jvp_call(self, primitive, fun, jvp, tracers, **params):
-        from .custom_derivatives import stage_custom_jvp
         return stage_custom_jvp(self, primitive, fun, jvp, tracers, **params)
 
     def process_custom_vjp_call(self, primitive, fun, fwd, bwd, tracers, **params):
-        from .custom_derivatives import stage_custom_vjp
         return stage_custom_vjp(self, primitive, fun, fwd, bwd, tracers, **params)
 
 
@@ -377,3 +374,37 @@ def pp_jaxpr(jaxpr: Jaxpr, names: _Namer | None = None, indent: int = 0, prefix:
     pad = " " * (indent + 4)
     body = "\n".join(pad + e for e in eqns)
     return f"{head}\n{body}\n{' ' * (indent + 2)}{tail}"
+
+
+# ---------------------------------------------------------------- custom_jvp / custom_vjp calls staged into a jaxpr
+def _stage(trace, fun: Callable, tracers: Sequence[Any]) -> ClosedJaxpr | None:
+    """The traced function, or None when it closes over traced values (then it is inlined)."""
+    closed = trace_to_closed_jaxpr(fun, [t.aval for t in tracers])
+    if any(isinstance(c, core.Tracer) for c in closed.consts):
+        return None
+    return closed
+
+
+def stage_custom_jvp(trace, primitive, fun, jvp, tracers, *, symbolic_zeros=False):
+    """Jaxpr tracing of a custom_jvp call: a `custom_jvp_call` equation keeping the rule."""
+    closed = _stage(trace, fun, tracers)
+    if closed is None:
+        return fun(*tracers)
+    return _emit(trace, primitive, tracers, closed, dict(call_jaxpr=closed, jvp=jvp,
+                                                         symbolic_zeros=symbolic_zeros))
+
+
+def stage_custom_vjp(trace, primitive, fun, fwd, bwd, tracers, *, symbolic_zeros=False):
+    """Jaxpr tracing of a custom_vjp call: a `custom_vjp_call` equation keeping fwd/bwd."""
+    closed = _stage(trace, fun, tracers)
+    if closed is None:
+        return fun(*tracers)
+    return _emit(trace, primitive, tracers, closed, dict(call_jaxpr=closed, fwd=fwd, bwd=bwd,
+                                                         symbolic_zeros=symbolic_zeros))
+
+
+def _emit(trace, primitive, tracers, closed: ClosedJaxpr, params: dict) -> list:
+    b = trace.builder
+    outs = [b.new_tracer(trace, a) for a in closed.out_avals]
+    b.eqns.append(JaxprEqn(primitive, [b.getvar(t) for t in tracers], params, [b.add_var(o) for o in outs]))
+    return outs

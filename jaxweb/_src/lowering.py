@@ -52,6 +52,11 @@ def target_device(device: Any) -> Iterator[None]:
         _targets.pop()
 
 
+def current_target() -> Any:
+    """The device the program being lowered is for (the default device outside lowering)."""
+    return _targets[-1] if _targets else default_device()
+
+
 def target_capabilities() -> Any:
     """The capabilities of the backend the program being lowered is for (None: not known)."""
     return _targets[-1].backend.capabilities if _targets else None

@@ -27,6 +27,12 @@ _jvp_cache: "weakref.WeakKeyDictionary[ClosedJaxpr, dict]" = weakref.WeakKeyDict
 _batch_cache: "weakref.WeakKeyDictionary[ClosedJaxpr, dict]" = weakref.WeakKeyDictionary()
 
 
+def clear_caches() -> None:
+    """Drop the per-jaxpr JVP and batched jaxprs (`jax.clear_caches`)."""
+    _jvp_cache.clear()
+    _batch_cache.clear()
+
+
 def _cached(cache: weakref.WeakKeyDictionary, closed: ClosedJaxpr, key: Any,
             make: Callable[[], ClosedJaxpr]) -> ClosedJaxpr:
     per = cache.setdefault(closed, {})

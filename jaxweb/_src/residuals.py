@@ -11,12 +11,14 @@ import inspect
 from typing import Any, Callable
 
 from .jaxpr import ClosedJaxpr, Jaxpr, Literal
+from .checkpoint import checkpoint_name_p
+from .api import make_jaxpr, vjp
+from .tree_util import tree_flatten
 
 
 def _producer(jaxpr: Jaxpr, var: Any, arg_names: dict) -> str:
     """Where `var` of `jaxpr` comes from: an argument (by name), a named value, a
     primitive's output, found through jit/checkpoint equations."""
-    from .checkpoint import checkpoint_name_p
     if isinstance(var, Literal):
         return "from a literal"
     if id(var) in arg_names:
@@ -42,8 +44,6 @@ def _producer(jaxpr: Jaxpr, var: Any, arg_names: dict) -> str:
 def saved_residuals(f: Callable, *args: Any, **kwargs: Any) -> list[tuple[Any, str]]:
     """[(aval, description)] of the residuals `jax.vjp(f, *args)` keeps: arguments first,
     in argument order, then the rest in program order (as JAX lists them)."""
-    from .api import make_jaxpr, vjp
-    from .tree_util import tree_flatten
     try:
         names = [p.name for p in inspect.signature(f).parameters.values()]
     except (TypeError, ValueError):

@@ -13,18 +13,16 @@ import functools
 import random
 from typing import Any, Callable, Sequence
 
+import jaxweb.numpy as jnp
+
 from . import core, dtypes
 from .tree_util import tree_leaves, tree_map, tree_structure
+from .api import jvp, linearize, vjp
 
 EPS = 1e-4
 #: JAX's default gradient tolerances per dtype name.
 DEFAULT_GRADIENT_TOLERANCE = {"bfloat16": 1e-1, "float16": 1e-2, "float32": 2e-3, "float64": 1e-5,
                               "complex64": 1e-3, "complex128": 1e-5}
-
-
-def _jnp() -> Any:
-    import importlib
-    return importlib.import_module("jaxweb.numpy")
 
 
 def _dtype(x: Any) -> dtypes.DType:
@@ -41,7 +39,6 @@ def _tolerance(dt: dtypes.DType, tol: Any) -> float:
 
 
 def _rand_like(rng: random.Random, x: Any) -> Any:
-    jnp = _jnp()
     aval = core.get_aval(x)
     values = [rng.gauss(0.0, 1.0) for _ in range(aval.size)]
     out = jnp.reshape(jnp.asarray(values, dtype=aval.dtype), aval.shape)
@@ -49,7 +46,6 @@ def _rand_like(rng: random.Random, x: Any) -> Any:
 
 
 def _check_close(xs: Any, ys: Any, atol: Any, rtol: Any, err_msg: str) -> None:
-    jnp = _jnp()
 
     def close(a: Any, b: Any) -> None:
         a, b = jnp.asarray(a), jnp.asarray(b)
@@ -77,7 +73,6 @@ def _scale(xs: Any, a: float) -> Any:
 
 def numerical_jvp(f: Callable, primals: Sequence[Any], tangents: Sequence[Any], eps: float = EPS) -> Any:
     """The central difference (f(x + eps t) - f(x - eps t)) / (2 eps)."""
-    jnp = _jnp()
     delta = _scale(tangents, eps)
     pos = f(*tree_map(lambda x, d: x + d, tuple(primals), tuple(delta)))
     neg = f(*tree_map(lambda x, d: x - d, tuple(primals), tuple(delta)))
@@ -85,7 +80,6 @@ def numerical_jvp(f: Callable, primals: Sequence[Any], tangents: Sequence[Any], 
 
 
 def _inner(xs: Any, ys: Any) -> Any:
-    jnp = _jnp()
     parts = [jnp.sum(jnp.asarray(x, dtype=dtypes.float32 if _dtype(x).itemsize < 4 else None)
                      * jnp.asarray(y)) for x, y in zip(tree_leaves(xs), tree_leaves(ys))]
     total = parts[0] if parts else jnp.asarray(0.0)
@@ -124,7 +118,6 @@ def check_grads(f: Callable, args: Sequence[Any], order: int, modes: Sequence[st
                 atol: Any = None, rtol: Any = None, eps: float | None = None) -> None:
     """`jax.test_util.check_grads`: forward and/or reverse derivatives of f at args, up to
     `order`, against finite differences in one random direction; AssertionError if not."""
-    from .api import jvp, linearize, vjp
     args = tuple(args)
     eps = eps or EPS
 

@@ -20,6 +20,7 @@ uint = uint32
 single, double, csingle, cdouble, complex_ = float32, float64, complex64, complex128, complex128
 
 import math as _math
+from jaxweb._src.numpy import _modules
 
 pi, e, inf, nan, euler_gamma = _math.pi, _math.e, _math.inf, _math.nan, 0.5772156649015329
 newaxis = None
@@ -32,7 +33,6 @@ def _import_lazy_families() -> None:
     """Bind every name of the families `_modules` leaves for later (once)."""
     global _lazy_loaded
     import importlib  # noqa: PLC0415
-    from jaxweb._src.numpy import _modules  # noqa: PLC0415
     names = {}
     for family in _modules._LAZY_FAMILIES:
         mod = importlib.import_module(f"jaxweb._src.numpy.{family}")

@@ -17,18 +17,12 @@ import numpy as np
 
 from .. import dtypes
 from ..dtypes import DType
+from ..hostdata import f32_to_bf16_bits
 
 BF16 = dtypes.bfloat16
 
 
 # ---------------------------------------------------------------- bfloat16 and storage
-def f32_to_bf16_bits(x: np.ndarray) -> np.ndarray:
-    u = np.asarray(x, dtype=np.float32).view(np.uint32).astype(np.uint64)
-    rounded = ((u + 0x7FFF + ((u >> 16) & 1)) >> 16).astype(np.uint16)
-    nan = np.isnan(np.asarray(x, dtype=np.float32))
-    return np.where(nan, ((u >> 16) | 0x40).astype(np.uint16), rounded)
-
-
 def bf16_bits_to_f32(b: np.ndarray) -> np.ndarray:
     return (np.asarray(b, dtype=np.uint16).astype(np.uint32) << 16).view(np.float32)
 

@@ -16,7 +16,7 @@ from .. import core
 from ..jaxpr import Jaxpr, Literal, Var
 from . import partial_eval as pe
 from .trace_util import ensure_live, is_live
-from .rules import (UndefinedPrimal, Zero, instantiate_zeros, is_undefined_primal,
+from .rules import (UndefinedPrimal, Zero, array_ops, instantiate_zeros, is_undefined_primal,
                     primitive_jvps, primitive_transposes, tangent_dtype)
 
 
@@ -80,7 +80,6 @@ class JVPTrace(core.Trace):
         return [JVPTracer(self, p, t) for p, t in zip(outs, t_outs)]
 
     def process_custom_vjp_call(self, primitive, fun, fwd, bwd, tracers, **params):
-        from ..custom_derivatives import custom_vjp_jvp
         primals = [t.primal for t in tracers]
         tangents = [t.tangent for t in tracers]
         if all(isinstance(t, Zero) for t in tangents):
@@ -173,8 +172,7 @@ def add_cotangents(a: Any, b: Any) -> Any:
         return a
     if core.get_aval(a).dtype.name == "float0":
         return a
-    from ..lax.elementwise import add_p
-    return add_p.bind(a, b)
+    return array_ops["add"](a, b)
 
 
 def backward_pass(jaxpr: Jaxpr, consts: Sequence[Any], args: Sequence[Any], cts: Sequence[Any]
@@ -231,3 +229,42 @@ def backward_pass(jaxpr: Jaxpr, consts: Sequence[Any], args: Sequence[Any], cts:
         for v, c in zip(eqn.invars, cts_in):
             write_ct(v, c)
     return [read_ct(v) if id(v) in linear else Zero(v.aval) for v in jaxpr.invars]
+
+
+# ---------------------------------------------------------------- custom_vjp under jvp: custom_lin (its reverse mode)
+custom_lin_p = core.Primitive("custom_lin")
+custom_lin_p.multiple_results = True
+
+
+@core.def_abstract_eval(custom_lin_p)
+def _custom_lin_abstract(*avals, num_res, bwd, out_avals):
+    return list(out_avals)
+
+
+def _custom_lin_impl(*args, num_res, bwd, out_avals):
+    raise TypeError("can't apply forward-mode autodiff (jvp) to a custom_vjp function.")
+
+
+def _custom_lin_transpose(cts, *args, num_res, bwd, out_avals):
+    res = list(args[:num_res])
+    cts = [instantiate_zeros(c) for c in cts]
+    return [None] * num_res + list(bwd(res, cts))
+
+
+core.impl_rules[custom_lin_p] = _custom_lin_impl
+primitive_transposes[custom_lin_p] = _custom_lin_transpose
+
+
+def custom_vjp_jvp(fwd: Callable, bwd: Callable, primals: Sequence[Any], tangents: Sequence[Any]
+                   ) -> tuple[list, list]:
+    """JVP of a custom_vjp call: run fwd, and make the tangents a custom_lin of them."""
+    outs, res = fwd(*primals)
+    out_avals = [tangent_aval(o) for o in outs]
+    tangents = [instantiate_zeros(t) for t in tangents]
+    t_outs = custom_lin_p.bind(*res, *tangents, num_res=len(res), bwd=bwd, out_avals=tuple(out_avals))
+    return list(outs), list(t_outs)
+
+
+def tangent_aval(x: Any) -> core.ShapedArray:
+    aval = core.get_aval(x)
+    return aval.update(dtype=tangent_dtype(aval.dtype))

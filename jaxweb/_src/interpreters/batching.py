@@ -10,20 +10,19 @@ from typing import Any, Callable, Sequence
 
 from .. import core
 from .trace_util import ensure_live
-from .rules import not_mapped, primitive_batchers
+from .rules import array_ops, instantiate_zeros, not_mapped, primitive_batchers
 
 
 # ---------------------------------------------------------------- helpers for rules
 def moveaxis(x: Any, src: int, dst: int) -> Any:
     """`x` with axis `src` moved to position `dst` (a lax.transpose; no-op if equal)."""
-    from ..lax.structural import transpose
     nd = core.get_aval(x).ndim
     src, dst = src % nd, dst % nd
     if src == dst:
         return x
     perm = [i for i in range(nd) if i != src]
     perm.insert(dst, src)
-    return transpose(x, perm)
+    return array_ops["transpose"](x, perm)
 
 
 def moveaxis_to_front(x: Any, dim: int | None) -> Any:
@@ -33,10 +32,9 @@ def moveaxis_to_front(x: Any, dim: int | None) -> Any:
 
 def bdim_at_front(x: Any, dim: int | None, size: int) -> Any:
     """`x` with its batch axis first; an unbatched `x` is broadcast along a new first axis."""
-    from ..lax.structural import broadcast_in_dim
     if dim is None:
         shape = core.get_aval(x).shape
-        return broadcast_in_dim(x, (size, *shape), tuple(range(1, len(shape) + 1)))
+        return array_ops["broadcast_in_dim"](x, (size, *shape), tuple(range(1, len(shape) + 1)))
     return moveaxis_to_front(x, dim)
 
 
@@ -45,7 +43,6 @@ def broadcast_batched(args: Sequence[Any], dims: Sequence[int | None]) -> tuple[
 
     Batched operands keep (or move to) the first batched operand's batch position;
     unbatched ones (and lower-rank per-example ones, right-aligned) are broadcast."""
-    from ..lax.structural import broadcast_in_dim
     batched = [(x, d) for x, d in zip(args, dims) if d is not None]
     size = core.get_aval(batched[0][0]).shape[batched[0][1]]
     per_ex = [_unbatched_shape(x, d) for x, d in zip(args, dims)]
@@ -62,7 +59,7 @@ def broadcast_batched(args: Sequence[Any], dims: Sequence[int | None]) -> tuple[
         if d is not None:
             x = moveaxis_to_front(x, d)
         axes = example_axes[nd - len(pe_shape):]
-        out.append(broadcast_in_dim(x, full, ((bd,) if d is not None else ()) + tuple(axes)))
+        out.append(array_ops["broadcast_in_dim"](x, full, ((bd,) if d is not None else ()) + tuple(axes)))
     return out, bd
 
 
@@ -158,11 +155,9 @@ class BatchTrace(core.Trace):
         return BatchTracer(self, out, out_dim)
 
     def process_custom_jvp_call(self, primitive, fun, jvp, tracers, **params):
-        from ..custom_derivatives import batch_custom_jvp
         return batch_custom_jvp(self, primitive, fun, jvp, tracers, **params)
 
     def process_custom_vjp_call(self, primitive, fun, fwd, bwd, tracers, **params):
-        from ..custom_derivatives import batch_custom_vjp
         return batch_custom_vjp(self, primitive, fun, fwd, bwd, tracers, **params)
 
 
@@ -204,3 +199,56 @@ def batch_fun_at_front(fun: Callable[..., Sequence[Any]], in_dims: Sequence[int 
         vals_dims = _vmap_trace(fun, in_dims, axis_size, args, axis_name)
         return [bdim_at_front(v, d, axis_size) for v, d in vals_dims]
     return run
+
+
+# ---------------------------------------------------------------- custom_jvp / custom_vjp calls under vmap
+def batch_custom_jvp(trace, primitive, fun, jvp, tracers, *, symbolic_zeros=False):
+    """vmap of a custom_jvp call: every input batched at axis 0, function and rule vmapped."""
+    size, name = trace.main.global_data
+    vals = [bdim_at_front(t.val, t.batch_dim, size) for t in tracers]
+    n = len(vals)
+    fun_b = batch_fun_at_front(fun, [0] * n, size, name)
+
+    def jvp_b(primals, tangents):
+        tangents = [instantiate_zeros(t) for t in tangents]
+        outs = batch_fun_at_front(lambda *pt: _concat(jvp(pt[:n], pt[n:])), [0] * (2 * n), size, name)(
+            *primals, *tangents)
+        return outs[:len(outs) // 2], outs[len(outs) // 2:]
+
+    outs = primitive.bind(*vals, call_jaxpr=fun_b, jvp=jvp_b, symbolic_zeros=False)
+    return [_batched(trace, o) for o in outs]
+
+
+def batch_custom_vjp(trace, primitive, fun, fwd, bwd, tracers, *, symbolic_zeros=False):
+    """vmap of a custom_vjp call: fun, fwd and bwd all vmapped along axis 0."""
+    size, name = trace.main.global_data
+    vals = [bdim_at_front(t.val, t.batch_dim, size) for t in tracers]
+    n = len(vals)
+    fun_b = batch_fun_at_front(fun, [0] * n, size, name)
+    n_out: list[int] = []
+
+    def fwd_flat(*xs):
+        outs, res = fwd(*xs)
+        n_out[:] = [len(outs)]
+        return [*outs, *res]
+
+    def fwd_b(*xs):
+        both = batch_fun_at_front(fwd_flat, [0] * n, size, name)(*xs)
+        return both[:n_out[0]], both[n_out[0]:]
+
+    def bwd_b(res, cts):
+        nr = len(res)
+        cts = [instantiate_zeros(c) for c in cts]
+        return batch_fun_at_front(lambda *rc: list(bwd(list(rc[:nr]), list(rc[nr:]))),
+                                  [0] * (nr + len(cts)), size, name)(*res, *cts)
+
+    outs = primitive.bind(*vals, call_jaxpr=fun_b, fwd=fwd_b, bwd=bwd_b, symbolic_zeros=symbolic_zeros)
+    return [_batched(trace, o) for o in outs]
+
+
+def _batched(trace, x: Any) -> Any:
+    return BatchTracer(trace, x, 0)
+
+
+def _concat(pair: tuple[Sequence[Any], Sequence[Any]]) -> list:
+    return [*pair[0], *pair[1]]

@@ -17,12 +17,19 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from .. import core
+from .. import core, dtypes
 
 primitive_jvps: dict[core.Primitive, Callable] = {}
 primitive_transposes: dict[core.Primitive, Callable] = {}
 primitive_batchers: dict[core.Primitive, Callable] = {}
 not_mapped = None
+
+#: The few array operations the interpreters apply themselves: `add` (summing tangents),
+#: `full` (instantiating a symbolic zero), `transpose` and `broadcast_in_dim` (moving and
+#: adding batch axes), and `broadcast_in_dim_p` (staging a splatted constant). They are lax's:
+#: each lax module fills in its own when it loads, so the interpreters stay below lax (the seam
+#: JAX's ad_util keeps with `aval_zeros_likers`).
+array_ops: dict[str, Callable] = {}
 
 
 class Zero:
@@ -60,8 +67,7 @@ def is_undefined_primal(x: Any) -> bool:
 def instantiate_zeros(t: Any) -> Any:
     """A concrete (or traced) zero array for a symbolic Zero; anything else unchanged."""
     if isinstance(t, Zero):
-        from ..lax.base import full  # late: lax sits above the interpreters
-        z = full(t.aval.shape, 0, tangent_dtype(t.aval.dtype))
+        z = array_ops["full"](t.aval.shape, 0, tangent_dtype(t.aval.dtype))
         if t.aval.weak_type and not z.weak_type:  # keep JAX's weak type on zero tangents
             z.aval = z.aval.update(weak_type=True)
         return z
@@ -70,7 +76,6 @@ def instantiate_zeros(t: Any) -> Any:
 
 def tangent_dtype(dtype: Any) -> Any:
     """Tangent dtype of a primal dtype: float0 for integers and bools, as in JAX."""
-    from .. import dtypes
     return dtype if dtypes.dtype(dtype).kind in "fc" else dtypes.float0
 
 

@@ -12,6 +12,7 @@ from typing import Any
 from .. import core
 from ..dispatch import def_lowering
 from ..interpreters import rules as R
+from ..tree_util import tree_map
 
 stop_gradient_p = core.Primitive("stop_gradient")
 core.def_abstract_eval(stop_gradient_p)(lambda x: x)
@@ -24,7 +25,6 @@ R.primitive_jvps[stop_gradient_p] = lambda primals, tangents: (
 
 def stop_gradient(x: Any) -> Any:
     """`lax.stop_gradient`: `x` (any pytree), with zero derivative everywhere."""
-    from ..tree_util import tree_map
 
     def stop(leaf: Any) -> Any:
         if core.is_python_scalar(leaf) or core.get_aval(leaf).dtype.kind not in "fc":

@@ -14,6 +14,10 @@ from ..compiler import graph
 from ..compiler.graph import Node
 from ..dispatch import def_lowering
 from ..dtypes import DType
+from ..array import Array
+from ..device import default_device
+from ..hostdata import coerce_scalar
+from ..interpreters import rules as R
 
 FLOAT = "f"
 INEXACT = "fc"
@@ -131,8 +135,6 @@ def aval_of(x: Any) -> core.ShapedArray:
 
 def full(shape: Sequence[int], fill_value: Any, dtype: Any = None) -> Any:
     """`lax.full`: a constant array (no device memory until it is needed)."""
-    from ..array import Array
-    from ..device import default_device
     shape = core.canonicalize_shape(shape)
     if any(d < 0 for d in shape):
         raise TypeError(f"broadcast_in_dim shape must have every element be nonnegative, got {shape}.")
@@ -147,8 +149,10 @@ def full(shape: Sequence[int], fill_value: Any, dtype: Any = None) -> Any:
     dt = dtypes.canonicalize_dtype(dtype) if dtype is not None else core.get_aval(fill_value).dtype
     if dt is dtypes.float0:
         return Array.constant(core.ShapedArray(shape, dt), default_device(), False)
-    from ..hostdata import coerce_scalar
     return Array.constant(core.ShapedArray(shape, dt, weak), default_device(), coerce_scalar(fill_value, dt))
+
+
+R.array_ops["full"] = full
 
 
 def canonical_axes(axes: Sequence[int], ndim: int, name: str = "axis") -> tuple[int, ...]:

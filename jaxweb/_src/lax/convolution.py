@@ -26,7 +26,8 @@ from ..compiler import graph
 from ..dispatch import def_lowering
 from ..interpreters import rules as R
 from . import base
-from .reductions import lax_ns
+from . import elementwise as lax_ew
+from . import structural as lax_st
 
 
 class ConvDimensionNumbers(NamedTuple):
@@ -237,12 +238,11 @@ def _regroup_kernel(w: Any, groups: int) -> Any:
 
     Output-feature block g of the forward kernel becomes input block g of the
     transposed one: w'[g*I + c, j] = w[g*Og + j, c]."""
-    L = lax_ns()
     o, i, *ks = core.get_aval(w).shape
-    w = L.reshape(w, (groups, o // groups, i, *ks))
-    w = L.transpose(w, (0, 2, 1) + tuple(range(3, 3 + len(ks))))
-    w = L.reshape(w, (groups * i, o // groups, *ks))
-    return L.rev(w, tuple(range(2, 2 + len(ks))))
+    w = lax_st.reshape(w, (groups, o // groups, i, *ks))
+    w = lax_st.transpose(w, (0, 2, 1) + tuple(range(3, 3 + len(ks))))
+    w = lax_st.reshape(w, (groups * i, o // groups, *ks))
+    return lax_st.rev(w, tuple(range(2, 2 + len(ks))))
 
 
 def transpose_padding(n: int, m: int, k: int, stride: int, lo: int, in_dil: int, k_dil: int) -> tuple[int, int]:
@@ -262,7 +262,6 @@ def _conv_transpose_lhs(ct, x, w, *, window_strides, padding, lhs_dilation, rhs_
     xd_bar[p] = sum_k' ctd[p + k'*rd - (kd-1-lo)] wflip[k'], with ct dilated by the
     stride; sampling p at multiples of lhs_dilation (the transposed conv's stride)
     gives x_bar, and pad_hi makes exactly n outputs."""
-    L = lax_ns()
     ls, rs, os_ = dimension_numbers
     x_aval = x.aval
     ct = R.instantiate_zeros(ct)
@@ -271,7 +270,7 @@ def _conv_transpose_lhs(ct, x, w, *, window_strides, padding, lhs_dilation, rhs_
     pads = [transpose_padding(n, m, k, s, lo, ld, rd) for n, k, m, s, (lo, _), ld, rd in zip(
         ins, ks, outs, window_strides, padding, lhs_dilation, rhs_dilation)]
     groups = max(feature_group_count, batch_group_count)
-    w_t = _regroup_kernel(L.transpose(w, rs), groups)
+    w_t = _regroup_kernel(lax_st.transpose(w, rs), groups)
     iota = tuple(range(x_aval.ndim))
     common = dict(window_strides=tuple(lhs_dilation), padding=tuple(pads), lhs_dilation=tuple(window_strides),
                   rhs_dilation=tuple(rhs_dilation), batch_group_count=1, precision=precision,
@@ -279,19 +278,19 @@ def _conv_transpose_lhs(ct, x, w, *, window_strides, padding, lhs_dilation, rhs_
     if batch_group_count == 1:
         out = conv_general_dilated_p.bind(ct, w_t, dimension_numbers=ConvDimensionNumbers(os_, iota, ls),
                                           feature_group_count=feature_group_count, **common)
-        return L.convert_element_type(out, x_aval.dtype)
+        return lax_ew.convert_element_type(out, x_aval.dtype)
     # batch groups: z[n, b*C + c] = x_bar[b*Nb + n, c]; regroup the batch back.
     z = conv_general_dilated_p.bind(ct, w_t, dimension_numbers=ConvDimensionNumbers(os_, iota, iota),
                                     feature_group_count=batch_group_count, **common)
     nb, bc, *sp = core.get_aval(z).shape
     B = batch_group_count
-    z = L.reshape(z, (nb, B, bc // B, *sp))
-    z = L.transpose(z, (1, 0) + tuple(range(2, 3 + len(sp))))
-    z = L.reshape(z, (B * nb, bc // B, *sp))
+    z = lax_st.reshape(z, (nb, B, bc // B, *sp))
+    z = lax_st.transpose(z, (1, 0) + tuple(range(2, 3 + len(sp))))
+    z = lax_st.reshape(z, (B * nb, bc // B, *sp))
     inv = [0] * x_aval.ndim
     for k, d in enumerate(ls):
         inv[d] = k
-    return L.convert_element_type(L.transpose(z, tuple(inv)), x_aval.dtype)
+    return lax_ew.convert_element_type(lax_st.transpose(z, tuple(inv)), x_aval.dtype)
 
 
 def _conv_transpose_rhs(ct, x, w, *, window_strides, padding, lhs_dilation, rhs_dilation,
@@ -315,7 +314,7 @@ def _conv_transpose_rhs(ct, x, w, *, window_strides, padding, lhs_dilation, rhs_
         x, ct, window_strides=tuple(rhs_dilation), padding=tuple(pads), lhs_dilation=tuple(lhs_dilation),
         rhs_dilation=tuple(window_strides), dimension_numbers=dn, feature_group_count=batch_group_count,
         batch_group_count=feature_group_count, precision=precision, preferred_element_type=preferred_element_type)
-    return lax_ns().convert_element_type(out, w_aval.dtype)
+    return lax_ew.convert_element_type(out, w_aval.dtype)
 
 
 R.defbilinear(conv_general_dilated_p, _conv_transpose_lhs, _conv_transpose_rhs)
@@ -325,16 +324,15 @@ R.defbilinear(conv_general_dilated_p, _conv_transpose_lhs, _conv_transpose_rhs)
 def _fold(x: Any, vdim: int, dim: int, groups: int) -> Any:
     """Merge vmapped axis `vdim` into axis `dim` (indexed without vdim), inside each of
     `groups` outer blocks: (groups, r) -> (groups, v, r) flattened."""
-    L = lax_ns()
-    x = L.transpose(x, _move_order(core.get_aval(x).ndim, vdim, dim))  # (.., v, T, ..) with v at dim
+    x = lax_st.transpose(x, _move_order(core.get_aval(x).ndim, vdim, dim))  # (.., v, T, ..) with v at dim
     shape = list(core.get_aval(x).shape)
     v, t = shape[dim], shape[dim + 1]
-    x = L.reshape(x, tuple(shape[:dim]) + (v, groups, t // groups) + tuple(shape[dim + 2:]))
+    x = lax_st.reshape(x, tuple(shape[:dim]) + (v, groups, t // groups) + tuple(shape[dim + 2:]))
     nd = len(shape) + 1
     order = list(range(nd))
     order[dim], order[dim + 1] = dim + 1, dim
-    x = L.transpose(x, tuple(order))
-    return L.reshape(x, tuple(shape[:dim]) + (v * t,) + tuple(shape[dim + 2:]))
+    x = lax_st.transpose(x, tuple(order))
+    return lax_st.reshape(x, tuple(shape[:dim]) + (v * t,) + tuple(shape[dim + 2:]))
 
 
 def _move_order(nd: int, src: int, dst: int) -> tuple[int, ...]:
@@ -345,14 +343,13 @@ def _move_order(nd: int, src: int, dst: int) -> tuple[int, ...]:
 
 def _unfold(y: Any, dim: int, groups: int, v: int) -> Any:
     """Inverse of `_fold`: split axis `dim` (groups, v, r) and put v in front, at `dim`."""
-    L = lax_ns()
     shape = list(core.get_aval(y).shape)
     t = shape[dim] // v
-    y = L.reshape(y, tuple(shape[:dim]) + (groups, v, t // groups) + tuple(shape[dim + 1:]))
+    y = lax_st.reshape(y, tuple(shape[:dim]) + (groups, v, t // groups) + tuple(shape[dim + 1:]))
     order = list(range(len(shape) + 2))
     order[dim], order[dim + 1] = dim + 1, dim
-    y = L.transpose(y, tuple(order))
-    return L.reshape(y, tuple(shape[:dim]) + (v, t) + tuple(shape[dim + 1:]))
+    y = lax_st.transpose(y, tuple(order))
+    return lax_st.reshape(y, tuple(shape[:dim]) + (v, t) + tuple(shape[dim + 1:]))
 
 
 def _conv_batch(args, dims, **params):
@@ -460,10 +457,9 @@ def conv_transpose(lhs: Any, rhs: Any, strides: Sequence[int], padding: Any,
     else:
         pads = padding
     if transpose_kernel:
-        L = lax_ns()
-        rhs = L.rev(rhs, dn.rhs_spec[2:])
+        rhs = lax_st.rev(rhs, dn.rhs_spec[2:])
         order = list(range(nd))
         order[dn.rhs_spec[0]], order[dn.rhs_spec[1]] = dn.rhs_spec[1], dn.rhs_spec[0]
-        rhs = L.transpose(rhs, tuple(order))
+        rhs = lax_st.transpose(rhs, tuple(order))
     return conv_general_dilated(lhs, rhs, (1,) * (nd - 2), pads, strides, rd, dn,
                                 precision=precision, preferred_element_type=preferred_element_type)

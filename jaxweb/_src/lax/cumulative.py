@@ -22,7 +22,9 @@ from ..compiler.graph import Node
 from ..dispatch import def_lowering
 from ..interpreters import rules as R
 from . import base
-from .reductions import (lax_ns, reduce_max_p, reduce_min_p, reduce_prod_p, reduce_sum_p)
+from .reductions import (reduce_max_p, reduce_min_p, reduce_prod_p, reduce_sum_p)
+from . import elementwise as lax_ew
+from . import structural as lax_st
 
 #: mask name -> IR comparison of (j, i): which j contribute to output i
 _MASK_OPS = {"le": "le", "ge": "ge", "ne": "ne"}
@@ -186,12 +188,12 @@ R.defjvp(cummin_p, _tri_jvp(reduce_min_p, "min"))
 
 def _cumlogsumexp_jvp(t, ans, x, *, axis, reverse):
     """d out_i = sum_{j in prefix(i)} t_j exp(x_j - out_i)."""
-    L = lax_ns()
     mask = "ge" if reverse else "le"
     shape = _tri_shape(core.get_aval(x).shape, axis)
     dims = tuple(d for d in range(len(shape)) if d != axis + 1)
-    weights = L.exp(L.sub(tri_expand(x, axis, mask, float("-inf")), L.broadcast_in_dim(ans, shape, dims)))
-    return reduce_sum_p.bind(L.mul(tri_expand(t, axis, mask, 0), weights), axes=(axis + 1,))
+    weights = lax_ew.exp(lax_ew.sub(tri_expand(x, axis, mask, float("-inf")),
+                                    lax_st.broadcast_in_dim(ans, shape, dims)))
+    return reduce_sum_p.bind(lax_ew.mul(tri_expand(t, axis, mask, 0), weights), axes=(axis + 1,))
 
 
 R.defjvp2(cumlogsumexp_p, _cumlogsumexp_jvp)

@@ -18,7 +18,9 @@ from ..compiler.graph import Node
 from ..dispatch import def_lowering
 from ..interpreters import rules as R
 from . import base
-from .reductions import lax_ns, moveaxis
+from .reductions import moveaxis
+from . import elementwise as lax_ew
+from . import structural as lax_st
 
 DotDimensionNumbers = tuple  # ((lhs_contracting, rhs_contracting), (lhs_batch, rhs_batch))
 
@@ -152,8 +154,8 @@ def _transpose_lhs(ct, x, y, *, dimension_numbers, precision=None, preferred_ele
         pos[d] = nb + k
     for d, r in zip(lc, _ranks(rc)):
         pos[d] = nb + len(lf) + r
-    out = lax_ns().transpose(out, tuple(pos[d] for d in range(x_aval.ndim)))
-    return lax_ns().convert_element_type(out, x_aval.dtype)
+    out = lax_st.transpose(out, tuple(pos[d] for d in range(x_aval.ndim)))
+    return lax_ew.convert_element_type(out, x_aval.dtype)
 
 
 def _swap_dn(dimension_numbers):
@@ -169,7 +171,7 @@ def _transpose_rhs(ct, x, y, *, dimension_numbers, precision=None, preferred_ele
     nlf = len(free_dims(x_aval.ndim, lc, lb))
     nrf = len(core.get_aval(ct).shape) - nb - nlf
     ct = R.instantiate_zeros(ct)
-    ct_swapped = lax_ns().transpose(ct, tuple(range(nb)) + tuple(range(nb + nlf, nb + nlf + nrf))
+    ct_swapped = lax_st.transpose(ct, tuple(range(nb)) + tuple(range(nb + nlf, nb + nlf + nrf))
                                     + tuple(range(nb, nb + nlf)))
     return _transpose_lhs(ct_swapped, y, x, dimension_numbers=_swap_dn(dimension_numbers),
                           precision=precision, preferred_element_type=preferred_element_type)

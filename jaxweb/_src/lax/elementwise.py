@@ -30,7 +30,9 @@ from typing import Any, Sequence
 
 from .. import core, dtypes
 from ..compiler import graph
+from ..array import Array
 from ..dispatch import def_lowering
+from ..host_arrays import from_host
 from ..interpreters import rules as R
 from . import base
 from .base import ANY, FLOAT, INT, INT_OR_BOOL, NUM, binop, unop
@@ -62,7 +64,6 @@ def _promote_scalars(*xs: Any) -> list:
     shapes = [core.get_aval(x).shape for x in xs]
     target = builtins.max(shapes, key=len)
     if any(s != target and s == () for s in shapes):
-        from .structural import broadcast_in_dim
         xs = [broadcast_in_dim(x, target, ()) if s == () and s != target else x
               for x, s in zip(xs, shapes)]
     return list(xs)
@@ -122,6 +123,7 @@ def _linear_transpose(*fns):
 
 # ---------------------------------------------------------------- arithmetic
 add_p = binop("add", NUM)
+R.array_ops["add"] = add_p.bind  # summing tangents and cotangents
 R.defbroadcasting(add_p)
 R.deflinear(add_p, _linear_transpose(lambda ct, x, y: ct, lambda ct, x, y: ct))
 sub_p = binop("sub", NUM)
@@ -173,7 +175,6 @@ def _abs_jvp(g: Any, ans: Any, x: Any) -> Any:
     """d|x| = Re(dx conj(x) / |x|) for complex x, written with x and |x| so that it is
     differentiable again (Re(dx) at 0, as JAX); ±dx for real x."""
     if core.get_aval(x).dtype.kind == "c":
-        from .complex import conj, real
         dt = core.get_aval(x).dtype
         return real(mul(g, div(conj(_replace_zero(x)), _replace_zero(convert_element_type(ans, dt)))))
     return select(ge(x, 0), g, neg(g))
@@ -259,7 +260,6 @@ def pow(x: Any, y: Any) -> Any:
     if core.is_python_scalar(y):
         y = _weak_scalar(y, dtypes.default_int() if type(y) is int else xa.dtype)
     if core.get_aval(y).ndim == 0 and xa.ndim:
-        from .structural import broadcast_in_dim
         y = broadcast_in_dim(y, xa.shape, ())
     return pow_p.bind(x, y)
 
@@ -406,7 +406,6 @@ def _select_n_transpose(ct, which, *cases):
 
 def _full_batch(args: Sequence[Any], dims: Sequence[Any], shape: tuple) -> tuple[list, int]:
     """Move every batch dim to the front; broadcast unbatched (or 0-d) args to (B,) + shape."""
-    from .structural import broadcast_in_dim, transpose
     size = next(core.get_aval(a).shape[d] for a, d in zip(args, dims) if d is not None)
     out = []
     for a, d in zip(args, dims):
@@ -473,7 +472,6 @@ def _bcast_to(t: Any, x: Any) -> Any:
     shape = core.get_aval(x).shape
     if core.get_aval(t).shape == shape:
         return t
-    from .structural import broadcast_in_dim
     return broadcast_in_dim(t, shape, ())
 
 
@@ -547,6 +545,15 @@ def convert_element_type(x: Any, new_dtype: Any, weak_type: bool = False) -> Any
     if aval.dtype is new_dtype and aval.weak_type == weak_type:
         return x
     return convert_element_type_p.bind(x, new_dtype=new_dtype, weak_type=bool(weak_type))
+
+
+def asarray(x: Any, dtype: Any = None) -> Any:
+    """An Array (or tracer) of `x` in `dtype`: host values through `host_arrays.from_host`,
+    arrays and tracers through `convert_element_type` (JAX's `lax_internal.asarray`). What
+    code below jnp uses where it would have written `jnp.asarray`."""
+    if isinstance(x, (Array, core.Tracer)):
+        return x if dtype is None else convert_element_type(x, dtype)
+    return from_host(x, dtype)
 
 
 bitcast_convert_type_p = core.Primitive("bitcast_convert_type")
@@ -695,5 +702,7 @@ clz = _unary_wrapper(clz_p)
 from .transcendental import *  # noqa: E402,F401,F403
 from .transcendental import __all__ as _transcendental_all  # noqa: E402
 from .transcendental import log  # noqa: E402  (pow's JVP)
+from .structural import broadcast_in_dim, transpose
+from .complex import conj, real
 
 __all__ += _transcendental_all

@@ -18,22 +18,20 @@ import operator
 from typing import Any, Callable, Sequence
 
 from .. import core, dtypes
-from . import elementwise as ew
-from . import structural as st
+from . import elementwise as ew, structural as st
+from .base import full
+from .bessel import i0e, i1e
+from ..tree_util import tree_map
+from ..device import default_backend
 
 
 def _aval(x: Any) -> core.ShapedArray:
     return core.get_aval(x)
 
 
-def _array(x: Any) -> Any:
-    import importlib
-    return importlib.import_module("jaxweb.numpy").asarray(x)
-
-
 def tile(operand: Any, reps: Sequence[int]) -> Any:
     """`lax.tile`: repeat the array `reps[i]` times along axis i (len(reps) == ndim)."""
-    operand = _array(operand)
+    operand = ew.asarray(operand)
     reps = tuple(operator.index(r) for r in reps)
     shape = _aval(operand).shape
     if len(reps) != len(shape):
@@ -116,7 +114,7 @@ def mulhi(x: Any, y: Any, /) -> Any:
 
 def index_take(src: Any, idxs: Sequence[Any], axes: Sequence[int]) -> Any:
     """`lax.index_take`: src indexed by one integer array per axis in `axes`."""
-    src = _array(src)
+    src = ew.asarray(src)
     index: list = [slice(None)] * _aval(src).ndim
     for i, ax in zip(idxs, axes):
         index[ax] = i
@@ -144,7 +142,6 @@ def broadcast_like(arr: Any, like_arr: Any) -> Any:
 def empty(shape: Sequence[int], dtype: Any, *, out_sharding: Any = None) -> Any:
     """`lax.empty`: an array of the shape and dtype (zero-filled, as jaxweb has no
     uninitialized memory to hand out)."""
-    from .base import full
     return full(tuple(shape), 0, dtype)
 
 
@@ -157,20 +154,17 @@ def dtype(x: Any) -> dtypes.DType:
 
 def optimization_barrier(operand: Any, /) -> Any:
     """`lax.optimization_barrier`: the operand (a pytree of arrays) unchanged."""
-    from ..tree_util import tree_map
-    return tree_map(_array, operand)
+    return tree_map(ew.asarray, operand)
 
 
 def shape_as_value(shape: Sequence[int]) -> Any:
     """`lax.shape_as_value`: the shape as a 1-d int array."""
-    import importlib
-    return importlib.import_module("jaxweb.numpy").asarray(tuple(shape), dtype=dtypes.int32)
+    return ew.asarray(tuple(shape), dtypes.int32)
 
 
 def platform_dependent(*args: Any, default: Callable | None = None, **per_platform: Callable) -> Any:
     """`lax.platform_dependent`: call the branch for the default device's platform
     (jaxweb's platforms: cpu, wasm, webgpu), else `default`."""
-    from ..device import default_backend
     fn = per_platform.get(default_backend(), default)
     if fn is None:
         raise NotImplementedError(f"platform_dependent: no branch for platform {default_backend()!r} "
@@ -180,19 +174,16 @@ def platform_dependent(*args: Any, default: Callable | None = None, **per_platfo
 
 def bessel_i0e(x: Any) -> Any:
     """`lax.bessel_i0e`: exp(-|x|) I0(x)."""
-    from ..numpy.bessel import i0e
     return i0e(_inexact(x))
 
 
 def bessel_i1e(x: Any) -> Any:
     """`lax.bessel_i1e`: exp(-|x|) I1(x)."""
-    from ..numpy.bessel import i1e
     return i1e(_inexact(x))
 
 
 def _inexact(x: Any) -> Any:
-    import importlib
-    x = importlib.import_module("jaxweb.numpy").asarray(x)
+    x = ew.asarray(x)
     if _aval(x).dtype.kind != "f":
         raise TypeError(f"bessel functions do not accept dtype {_aval(x).dtype.name}. Accepted dtypes "
                         "are subtypes of floating.")

@@ -22,15 +22,16 @@ import math
 from typing import Any, Sequence
 
 from .. import core, dtypes
-from ..compiler import expr as E
-from ..compiler import graph
+from ..lowering import current_target
+from ..compiler import expr as E, graph
 from ..compiler.graph import Node
 from ..dispatch import def_lowering
 from ..interpreters import rules as R
 from ..interpreters.batching import bdim_at_front
 from . import fft_passes
 from .complex import conj
-from .elementwise import convert_element_type
+from .elementwise import asarray, convert_element_type
+from ..executable import one_equation_impl
 
 
 class FftType(enum.IntEnum):
@@ -91,9 +92,7 @@ def _fft_abstract(x, *, fft_type, fft_lengths):
 
 # ---------------------------------------------------------------- lowering
 def _device() -> Any:
-    from .. import lowering
-    from ..device import default_device
-    return lowering._targets[-1] if lowering._targets else default_device()
+    return current_target()
 
 
 def _along(x: fft_passes.Pair, axis: int, sign: int, last: bool) -> fft_passes.Pair:
@@ -159,39 +158,16 @@ def _fft_lower(x: Node, *, fft_type, fft_lengths):
     return graph.make_complex(*pair)
 
 
-_ONE_EQN: dict = {}
-
-
-def _fft_impl(x, *, fft_type, fft_lengths):
-    """An eager call: the one-equation program of this shape and transform, compiled once."""
-    from ..executable import device_for, executable
-    from ..jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Var
-    aval = core.get_aval(x)
-    params = {"fft_type": fft_type, "fft_lengths": fft_lengths}
-    key = (aval, fft_type, fft_lengths)
-    closed = _ONE_EQN.get(key)
-    if closed is None:
-        inv, outv = Var(aval), Var(fft_p.abstract_eval(aval, **params))
-        closed = _ONE_EQN[key] = ClosedJaxpr(Jaxpr([], [inv], [outv], [JaxprEqn(fft_p, [inv], params, [outv])]), [])
-    return executable(closed, device_for((x,)), "fft")([x])[0]
-
-
-core.impl_rules[fft_p] = _fft_impl
+core.impl_rules[fft_p] = one_equation_impl(fft_p)  # eager: the one-equation program, compiled once
 
 
 # ---------------------------------------------------------------- rules
-def _jnp() -> Any:
-    import importlib
-    return importlib.import_module("jaxweb.numpy")
-
-
 def _bin_weights(t: Any, fft_lengths: tuple, double: float) -> Any:
     """1 at the DC (and, for even n, Nyquist) bin and `double` elsewhere, along the last axis."""
-    jnp = _jnp()
     m = core.get_aval(t).shape[-1]
-    k = jnp.arange(m)
-    single = (k == 0) | ((k == m - 1) & (fft_lengths[-1] % 2 == 0))
-    return jnp.where(single, 1.0, double).astype(dtypes.real_part_dtype(core.get_aval(t).dtype))
+    even = fft_lengths[-1] % 2 == 0
+    weights = [1.0 if k == 0 or (k == m - 1 and even) else double for k in range(m)]
+    return asarray(weights, dtypes.real_part_dtype(core.get_aval(t).dtype))
 
 
 def _fft_transpose(t, x, *, fft_type, fft_lengths):

@@ -14,17 +14,17 @@ import enum
 from typing import Any, NamedTuple, Sequence
 
 from .. import core, dtypes
-from ..compiler import expr as E
-from ..compiler import graph
+from ..compiler import expr as E, graph
 from ..compiler.graph import Node
 from ..compiler.kernel import identity
 from ..compiler.shapetracker import unflatten
-from ..dispatch import def_lowering
+from ..dispatch import def_lowering, device_of, materialize
 from ..interpreters import rules as R
 from ..interpreters.rules import UndefinedPrimal, Zero
-from .base import in_f32
+from .base import in_f32, full
 from ..interpreters.batching import bdim_at_front
 from .structural import batch_size, linear_transpose
+from .elementwise import add, convert_element_type, eq, full_like, mul, neg, select_n, _weak_scalar
 
 __all__ = ["GatherDimensionNumbers", "ScatterDimensionNumbers", "GatherScatterMode", "gather",
            "scatter", "scatter_add", "scatter_sub", "scatter_mul", "scatter_min", "scatter_max",
@@ -233,7 +233,6 @@ def _scatter_mode_of_gather(mode: GatherScatterMode) -> GatherScatterMode:
 
 @linear_transpose
 def _gather_transpose(ct, x, idx, *, dimension_numbers, slice_sizes, mode, **_):
-    from .base import full
     zeros = full(x.aval.shape, 0, x.aval.dtype)
     out = scatter_add(zeros, idx, ct, _gather_to_scatter_dnums(dimension_numbers),
                       mode=_scatter_mode_of_gather(mode))
@@ -485,8 +484,6 @@ R.primitive_transposes[scatter_add_p] = _scatter_add_transpose
 def _scatter_transpose(ct, x, idx, upd, *, dimension_numbers, mode, **params):
     """Linear in (operand, updates): the operand keeps the cotangent where nothing
     lands; each update gets it where that update is the one that won."""
-    from .base import full
-    from .elementwise import convert_element_type
     dn = dimension_numbers
     x_aval = x.aval if isinstance(x, UndefinedPrimal) else core.get_aval(x)
     u_aval = upd.aval if isinstance(upd, UndefinedPrimal) else core.get_aval(upd)
@@ -498,22 +495,15 @@ def _scatter_transpose(ct, x, idx, upd, *, dimension_numbers, mode, **params):
         owner = scatter_p.bind(full(x_aval.shape, -1, dtypes.int32), idx, ids, dimension_numbers=dn,
                                mode=mode, **params)
         back = _gather_updates(owner, idx, u_aval, x_aval.shape, dn, mode, **params)
-        won = convert_element_type(_eq(back, ids), ct.dtype)
-        from .elementwise import mul
+        won = convert_element_type(eq(back, ids), ct.dtype)
         ct_u = mul(_gather_updates(ct, idx, u_aval, x_aval.shape, dn, mode, **params), won)
     return [ct_x, None, ct_u]
 
 
 def flat_iota(shape: tuple[int, ...]) -> Any:
     """A concrete int32 array holding each element's row-major flat position."""
-    from ..dispatch import device_of, materialize
     sym = graph.fn(shape, dtypes.int32, lambda ctx, ix: _flat(ix, shape))
     return materialize(sym, core.ShapedArray(shape, dtypes.int32), device_of(()), "iota")
-
-
-def _eq(a: Any, b: Any) -> Any:
-    import importlib
-    return importlib.import_module("jaxweb.numpy").equal(a, b)
 
 
 R.primitive_transposes[scatter_p] = _scatter_transpose
@@ -521,7 +511,6 @@ R.primitive_transposes[scatter_p] = _scatter_transpose
 
 def _scatter_mul_jvp(primals, tangents, *, unique_indices, **params):
     """d(x * u) = t_x * u + x * t_u; the update term needs each element hit at most once."""
-    from .elementwise import add, mul
     x, idx, upd = primals
     tx, _, tu = tangents
     out = scatter_mul_p.bind(x, idx, upd, unique_indices=unique_indices, **params)
@@ -531,7 +520,6 @@ def _scatter_mul_jvp(primals, tangents, *, unique_indices, **params):
     if not isinstance(tu, Zero):
         if not unique_indices:
             raise NotImplementedError("scatter_mul gradients are only implemented if `unique_indices=True`")
-        from .base import full
         hit = scatter_p.bind(full(core.get_aval(x).shape, 0, core.get_aval(tu).dtype), idx, tu,
                              unique_indices=True, **params)
         t = mul(x, hit) if isinstance(t, Zero) else add(t, mul(x, hit))
@@ -542,16 +530,14 @@ def _scatter_extremum_jvp(prim):
     """Tangent of scatter_min/max: the tangent of whichever value won (the operand or
     an update), averaged over ties, as JAX does."""
     def jvp(primals, tangents, **params):
-        import importlib
-        jnp = importlib.import_module("jaxweb.numpy")
         x, idx, upd = primals
         tx, _, tu = (R.instantiate_zeros(t) for t in tangents)
         out = prim.bind(x, idx, upd, **params)
         dn, mode = params["dimension_numbers"], params["mode"]
-        zeros = jnp.zeros_like(out)
-        won_x = jnp.equal(x, out).astype(out.dtype)
+        zeros = full_like(out, 0)
+        won_x = convert_element_type(eq(x, out), out.dtype)
         at_upd = _gather_updates(out, idx, core.get_aval(upd), core.get_aval(x).shape, dn, mode)
-        won_u = jnp.equal(upd, at_upd).astype(out.dtype)
+        won_u = convert_element_type(eq(upd, at_upd), out.dtype)
         common = {k: v for k, v in params.items() if k != "dimension_numbers"}
         count = won_x + scatter_add_p.bind(zeros, idx, won_u, dimension_numbers=dn, **common)
         total = tx * won_x + scatter_add_p.bind(zeros, idx, tu * won_u, dimension_numbers=dn, **common)
@@ -582,7 +568,6 @@ def _scatter_wrapper(prim: core.Primitive, doc: str):
            *, indices_are_sorted: bool = False, unique_indices: bool = False,
            mode: str | GatherScatterMode | None = None) -> Any:
         if core.is_python_scalar(updates):
-            from .elementwise import _weak_scalar
             updates = _weak_scalar(updates, core.get_aval(operand).dtype)
         return prim.bind(operand, scatter_indices, updates, dimension_numbers=_sdn(dimension_numbers),
                          indices_are_sorted=bool(indices_are_sorted), unique_indices=bool(unique_indices),
@@ -601,18 +586,13 @@ scatter_max = _scatter_wrapper(scatter_max_p, "`lax.scatter_max`: elementwise ma
 def scatter_sub(operand: Any, scatter_indices: Any, updates: Any, dimension_numbers: ScatterDimensionNumbers,
                 **kwargs: Any) -> Any:
     """`lax.scatter_sub`: subtract updates from the indexed windows."""
-    from .elementwise import neg
     return scatter_add(operand, scatter_indices, neg(updates), dimension_numbers, **kwargs)
 
 
 def scatter_apply(operand: Any, scatter_indices: Any, func: Any, dimension_numbers: ScatterDimensionNumbers,
                   *, update_shape: Sequence[int] = (), **kwargs: Any) -> Any:
     """`lax.scatter_apply`: apply `func` to the indexed elements (each once, even if repeated)."""
-    from .base import full
-    from .elementwise import convert_element_type
     aval = core.get_aval(operand)
     hit = scatter(full(aval.shape, False, dtypes.bool_), scatter_indices,
                   full(tuple(update_shape), True, dtypes.bool_), dimension_numbers, **kwargs)
-    import importlib
-    jnp = importlib.import_module("jaxweb.numpy")
-    return jnp.where(hit, convert_element_type(func(operand), aval.dtype), operand)
+    return select_n(hit, operand, convert_element_type(func(operand), aval.dtype))

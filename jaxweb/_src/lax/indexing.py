@@ -11,8 +11,7 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 from .. import core, dtypes
-from ..compiler import expr as E
-from ..compiler import graph
+from ..compiler import expr as E, graph
 from ..compiler.graph import Node
 from ..dispatch import def_lowering
 from ..interpreters import rules as R
@@ -20,7 +19,9 @@ from ..interpreters.rules import UndefinedPrimal
 from . import gather_scatter as gs
 from .gather_scatter import *  # noqa: F401,F403
 from ..interpreters.batching import bdim_at_front
-from .structural import batch_size, linear_transpose
+from .structural import batch_size, linear_transpose, broadcast_in_dim, concatenate, squeeze, expand_dims
+from .base import full
+from .elementwise import convert_element_type
 
 __all__ = ["dynamic_slice", "dynamic_update_slice", "dynamic_slice_in_dim", "dynamic_index_in_dim",
            "dynamic_update_slice_in_dim", "dynamic_update_index_in_dim", "dynamic_slice_p",
@@ -104,14 +105,12 @@ def _dynamic_slice_lower(x, *idxs, slice_sizes):
 
 @linear_transpose
 def _dynamic_slice_transpose(ct, x, *idxs, slice_sizes):
-    from .base import full
     zeros = full(x.aval.shape, 0, x.aval.dtype)
     return [dynamic_update_slice_p.bind(zeros, ct, *idxs)] + [None] * len(idxs)
 
 
 def _stacked_indices(idxs, dims, n) -> Any:
     """The scalar start indices (some batched) as one (n, k) index array."""
-    from .structural import broadcast_in_dim, concatenate
     cols = []
     for i, d in zip(idxs, dims):
         i = bdim_at_front(i, d, n)
@@ -124,7 +123,6 @@ def _dynamic_slice_batch(args, dims, *, slice_sizes):
     n = batch_size(args, dims)
     if all(d is None for d in dims[1:]):
         x = bdim_at_front(x, dims[0], n)
-        from .base import full
         zero = full((), 0, core.get_aval(idxs[0]).dtype) if idxs else 0
         return dynamic_slice_p.bind(x, zero, *idxs, slice_sizes=(n,) + tuple(slice_sizes)), 0
     x = bdim_at_front(x, dims[0], n)
@@ -142,8 +140,6 @@ def _normalize_indices(operand: Any, start_indices: Sequence[Any], name: str,
                        allow_negative: bool | Sequence[bool] = True) -> list:
     """Indices as same-typed integer scalars, negatives counted from the end unless
     `allow_negative` is False for that dimension (JAX's wrapper)."""
-    from .base import full
-    from .elementwise import convert_element_type
     shape = core.get_aval(operand).shape
     if hasattr(start_indices, "shape") and getattr(start_indices, "ndim", 0) == 1:
         start_indices = [start_indices[i] for i in range(start_indices.shape[0])]
@@ -193,7 +189,6 @@ def dynamic_slice_in_dim(operand: Any, start_index: Any, slice_size: int, axis: 
 
 def dynamic_index_in_dim(operand: Any, index: Any, axis: int = 0, keepdims: bool = True) -> Any:
     """`lax.dynamic_index_in_dim`: one (clamped) element along `axis`."""
-    from .structural import squeeze
     out = dynamic_slice_in_dim(operand, index, 1, axis)
     return out if keepdims else squeeze(out, (int(axis) % core.get_aval(operand).ndim,))
 
@@ -236,7 +231,6 @@ def _dus_lower(x, upd, *idxs):
 
 @linear_transpose
 def _dus_transpose(ct, x, upd, *idxs):
-    from .base import full
     ct_x = ct_u = None
     u_shape = (upd.aval if isinstance(upd, UndefinedPrimal) else core.get_aval(upd)).shape
     if isinstance(x, UndefinedPrimal):
@@ -260,7 +254,6 @@ def _dus_batch(args, dims):
     n = batch_size(args, dims)
     x, upd = bdim_at_front(x, dims[0], n), bdim_at_front(upd, dims[1], n)
     if all(d is None for d in dims[2:]):
-        from .base import full
         zero = full((), 0, core.get_aval(idxs[0]).dtype) if idxs else 0
         return dynamic_update_slice_p.bind(x, upd, zero, *idxs), 0
     k = len(idxs)
@@ -291,7 +284,6 @@ def dynamic_update_slice_in_dim(operand: Any, update: Any, start_index: Any, axi
 
 def dynamic_update_index_in_dim(operand: Any, update: Any, index: Any, axis: int) -> Any:
     """`lax.dynamic_update_index_in_dim`: write one slice (rank one lower or equal) at `index`."""
-    from .structural import expand_dims
     axis = int(axis) % core.get_aval(operand).ndim
     if core.get_aval(update).ndim == core.get_aval(operand).ndim - 1:
         update = expand_dims(update, (axis,))

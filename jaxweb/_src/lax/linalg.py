@@ -27,11 +27,14 @@ from typing import Any, Callable
 from .. import core, dtypes
 from ..interpreters import rules as R
 from ..interpreters.batching import bdim_at_front
-from ..jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Var, trace_to_closed_jaxpr
+from ..jaxpr import ClosedJaxpr, trace_to_closed_jaxpr
 from ..compiler import linalg_routines
 from ..lowering import const_node, lower_jaxpr, lowering_rules, target_capabilities
 from . import linalg_algorithms as alg
 from .reductions import batch_size
+from ..executable import one_equation_impl
+from . import control_flow as lax_cf
+from . import indexing as lax_ix
 
 
 def _jnp() -> Any:
@@ -64,6 +67,11 @@ def _params_key(params: dict) -> tuple:
     return tuple(sorted(params.items()))
 
 
+def clear_cache() -> None:
+    """Drop the traced algorithm jaxprs (`jax.clear_caches`)."""
+    _TRACED.clear()
+
+
 def _algorithm_jaxpr(prim: core.Primitive, algo: Callable, avals: tuple, params: dict) -> ClosedJaxpr:
     key = (prim, avals, _params_key(params))
     hit = _TRACED.get(key)
@@ -86,23 +94,8 @@ def _def_algorithm(prim: core.Primitive, algo: Callable) -> None:
         outs = lower_jaxpr(closed.jaxpr, [const_node(c) for c in closed.consts], list(nodes))
         return outs if prim.multiple_results else outs[0]
 
-    one_eqn: dict = {}
-
-    def impl(*args, **params):
-        from ..executable import device_for, executable
-        avals = tuple(_aval(a) for a in args)
-        key = (avals, _params_key(params))
-        closed = one_eqn.get(key)
-        if closed is None:
-            invars = [Var(a) for a in avals]
-            outs = prim.abstract_eval(*avals, **params)
-            outvars = [Var(a) for a in (outs if prim.multiple_results else [outs])]
-            closed = one_eqn[key] = ClosedJaxpr(Jaxpr([], invars, outvars, [JaxprEqn(prim, invars, params, outvars)]), [])
-        outs = executable(closed, device_for(args), prim.name)(list(args))
-        return list(outs) if prim.multiple_results else outs[0]
-
     lowering_rules[prim] = lower
-    core.impl_rules[prim] = impl
+    core.impl_rules[prim] = one_equation_impl(prim)
 
 
 def _check_float(name: str, *avals: core.ShapedArray) -> None:
@@ -307,18 +300,17 @@ def lu_pivots_to_permutation(pivots: Any, permutation_size: int) -> Any:
     """`lax.linalg.lu_pivots_to_permutation`: the row permutation the swaps produce
     (swap i with pivots[i], in order), as one compiled loop."""
     jnp = _jnp()
-    L = importlib.import_module("jaxweb.lax")
     pivots = jnp.asarray(pivots).astype(dtypes.int32)
     batch, k = _aval(pivots).shape[:-1], _aval(pivots).shape[-1]
     idx = jnp.arange(permutation_size, dtype=dtypes.int32)
 
     def step(i, perm):
-        p = L.dynamic_index_in_dim(pivots, i, axis=len(batch), keepdims=True)
-        at_i = L.dynamic_index_in_dim(perm, i, axis=len(batch), keepdims=True)
+        p = lax_ix.dynamic_index_in_dim(pivots, i, axis=len(batch), keepdims=True)
+        at_i = lax_ix.dynamic_index_in_dim(perm, i, axis=len(batch), keepdims=True)
         at_p = jnp.take_along_axis(perm, p, axis=-1)
         return jnp.where(idx == i, at_p, jnp.where(idx == p, at_i, perm))
 
-    return L.fori_loop(0, k, step, jnp.broadcast_to(idx, batch + (permutation_size,)))
+    return lax_cf.fori_loop(0, k, step, jnp.broadcast_to(idx, batch + (permutation_size,)))
 
 
 # ---------------------------------------------------------------- qr

@@ -19,14 +19,13 @@ import importlib
 from typing import Any
 
 from .. import core, dtypes
+from . import indexing as lax_ix
+from . import control_flow as lax_cf
+from . import structural as lax_st
 
 
 def _jnp() -> Any:
     return importlib.import_module("jaxweb.numpy")
-
-
-def _lax() -> Any:
-    return importlib.import_module("jaxweb.lax")
 
 
 def _shape(x: Any) -> tuple[int, ...]:
@@ -35,17 +34,17 @@ def _shape(x: Any) -> tuple[int, ...]:
 
 def _col(x: Any, j: Any) -> Any:
     """x[..., :, j] at a traced j."""
-    return _lax().dynamic_index_in_dim(x, j, axis=len(_shape(x)) - 1, keepdims=False)
+    return lax_ix.dynamic_index_in_dim(x, j, axis=len(_shape(x)) - 1, keepdims=False)
 
 
 def _row(x: Any, i: Any) -> Any:
     """x[..., i, :] at a traced i."""
-    return _lax().dynamic_index_in_dim(x, i, axis=len(_shape(x)) - 2, keepdims=False)
+    return lax_ix.dynamic_index_in_dim(x, i, axis=len(_shape(x)) - 2, keepdims=False)
 
 
 def _elem(v: Any, i: Any) -> Any:
     """v[..., i] at a traced i."""
-    return _lax().dynamic_index_in_dim(v, i, axis=len(_shape(v)) - 1, keepdims=False)
+    return lax_ix.dynamic_index_in_dim(v, i, axis=len(_shape(v)) - 1, keepdims=False)
 
 
 def _t(x: Any) -> Any:
@@ -95,7 +94,7 @@ def cholesky(a: Any, block: int = BLOCK) -> Any:
     whole matrix in one GEMM (zero
     outside the trailing block). A non-positive pivot makes a NaN; then the whole lower
     triangle is NaN, as JAX returns it."""
-    jnp, lax = _jnp(), _lax()
+    jnp = _jnp()
     n = _shape(a)[-1]
     b = min(block, n)
     nb = -(-n // b)
@@ -107,20 +106,20 @@ def cholesky(a: Any, block: int = BLOCK) -> Any:
 
     def step(k, a):
         k0 = k * b
-        panel = lax.dynamic_slice_in_dim(a, k0, b, axis=nd - 1)  # (..., N, b)
+        panel = lax_ix.dynamic_slice_in_dim(a, k0, b, axis=nd - 1)  # (..., N, b)
         for j in range(b):
             c = k0 + j
             col = panel[..., :, j]
             ljj = jnp.sqrt(jnp.real(_elem(col, c)))
             l = jnp.where(idx > c, col / ljj[..., None], jnp.where(idx == c, ljj[..., None], 0.0))
-            lrow = lax.dynamic_slice_in_dim(l, k0, b, axis=nd - 2)  # l at the panel's rows
+            lrow = lax_ix.dynamic_slice_in_dim(l, k0, b, axis=nd - 2)  # l at the panel's rows
             panel = jnp.where(jj > j, panel - l[..., :, None] * jnp.conj(lrow)[..., None, :], panel)
             panel = jnp.where(jj == j, l[..., :, None], panel)
         below = jnp.where(idx[:, None] >= k0 + b, panel, 0.0)
         a = a - jnp.einsum("...ik,...jk->...ij", below, jnp.conj(below))
-        return lax.dynamic_update_slice_in_dim(a, panel, k0, axis=nd - 1)
+        return lax_ix.dynamic_update_slice_in_dim(a, panel, k0, axis=nd - 1)
 
-    out = step(0, a) if nb == 1 else lax.fori_loop(0, nb, step, a)
+    out = step(0, a) if nb == 1 else lax_cf.fori_loop(0, nb, step, a)
     low = jnp.where(idx[:, None] >= idx[None, :], out, 0.0)[..., :n, :n]
     ok = jnp.all(jnp.isfinite(jnp.diagonal(low, axis1=-2, axis2=-1)), axis=-1)
     rows, cols = jnp.arange(n)[:, None], jnp.arange(n)[None, :]
@@ -150,26 +149,26 @@ def triangular_solve(a: Any, b: Any, left_side: bool, lower: bool, transpose_a: 
     once (one batch), then each loop step solves one block of rows with two GEMMs:
     x_k = D_k⁻¹ (b_k - a[k-th rows] x), the rows of x not solved yet being zero. A zero on
     the diagonal takes (by `cond`) plain substitution instead, whose inf/NaN are LAPACK's."""
-    jnp, lax = _jnp(), _lax()
+    jnp = _jnp()
     if not left_side:  # x op(a) = b  <=>  op(a)ᵀ xᵀ = bᵀ
         return _t(triangular_solve(a, _t(b), True, lower, not transpose_a, unit_diagonal, block))
     if transpose_a:
         a, lower = _t(a), not lower
     nd = len(_shape(a))
     if not lower:  # J U J is lower for the reversal J
-        a = lax.rev(a, (nd - 2, nd - 1))
-        b = lax.rev(b, (nd - 2,))
+        a = lax_st.rev(a, (nd - 2, nd - 1))
+        b = lax_st.rev(b, (nd - 2,))
     if unit_diagonal:
         x = _blocked_lower_solve(a, b, True, block)
     else:  # a zero pivot: substitution, for LAPACK's (and JAX's) exact inf/NaN pattern
         d = jnp.diagonal(a, axis1=-2, axis2=-1)
-        x = lax.cond(jnp.any(d == 0), _substitute, lambda a, b: _blocked_lower_solve(a, b, False, block), a, b)
-    return x if lower else lax.rev(x, (nd - 2,))
+        x = lax_cf.cond(jnp.any(d == 0), _substitute, lambda a, b: _blocked_lower_solve(a, b, False, block), a, b)
+    return x if lower else lax_st.rev(x, (nd - 2,))
 
 
 def _substitute(a: Any, b: Any) -> Any:
     """Forward substitution one row per loop step (rows of x not solved yet are zero)."""
-    jnp, lax = _jnp(), _lax()
+    jnp = _jnp()
     rows = jnp.arange(_shape(a)[-1])[:, None]
 
     def step(i, x):
@@ -177,12 +176,12 @@ def _substitute(a: Any, b: Any) -> Any:
         xi = (_row(b, i) - jnp.einsum("...j,...jk->...k", ai, x)) / _elem(ai, i)[..., None]
         return jnp.where(rows == i, xi[..., None, :], x)
 
-    return lax.fori_loop(0, _shape(a)[-1], step, jnp.zeros_like(b))
+    return lax_cf.fori_loop(0, _shape(a)[-1], step, jnp.zeros_like(b))
 
 
 def _blocked_lower_solve(a: Any, b: Any, unit_diagonal: bool, block: int) -> Any:
     """Forward substitution by blocks of rows, with the diagonal blocks' inverses."""
-    jnp, lax = _jnp(), _lax()
+    jnp = _jnp()
     nd = len(_shape(a))
     m = _shape(a)[-1]
     bs = min(block, m)
@@ -198,12 +197,12 @@ def _blocked_lower_solve(a: Any, b: Any, unit_diagonal: bool, block: int) -> Any
         return jnp.matmul(inv[..., 0, :, :], b)[..., :m, :]
 
     def step(k, x):
-        rows = lax.dynamic_slice_in_dim(a, k * bs, bs, axis=nd - 2)  # (..., bs, N)
-        rhs = lax.dynamic_slice_in_dim(b, k * bs, bs, axis=nd - 2) - jnp.matmul(rows, x)
-        xk = jnp.matmul(lax.dynamic_index_in_dim(inv, k, axis=nd - 2, keepdims=False), rhs)
-        return lax.dynamic_update_slice_in_dim(x, xk, k * bs, axis=nd - 2)
+        rows = lax_ix.dynamic_slice_in_dim(a, k * bs, bs, axis=nd - 2)  # (..., bs, N)
+        rhs = lax_ix.dynamic_slice_in_dim(b, k * bs, bs, axis=nd - 2) - jnp.matmul(rows, x)
+        xk = jnp.matmul(lax_ix.dynamic_index_in_dim(inv, k, axis=nd - 2, keepdims=False), rhs)
+        return lax_ix.dynamic_update_slice_in_dim(x, xk, k * bs, axis=nd - 2)
 
-    return lax.fori_loop(0, nb, step, jnp.zeros_like(b))[..., :m, :]
+    return lax_cf.fori_loop(0, nb, step, jnp.zeros_like(b))[..., :m, :]
 
 
 # ---------------------------------------------------------------- LU with partial pivoting
@@ -236,7 +235,7 @@ def _rows(x: Any, index: Any) -> Any:
 
 def _lu_columns(a: Any) -> tuple[Any, Any, Any]:
     """Step j swaps the pivot row into row j and eliminates below it (whole matrix)."""
-    jnp, lax = _jnp(), _lax()
+    jnp = _jnp()
     m, n = _shape(a)[-2:]
     k = min(m, n)
     batch = _shape(a)[:-2]
@@ -257,7 +256,7 @@ def _lu_columns(a: Any) -> tuple[Any, Any, Any]:
         return a, pivots, perm
 
     init = (a, jnp.zeros(batch + (k,), i32), jnp.broadcast_to(im.astype(i32), batch + (m,)))
-    return lax.fori_loop(0, k, step, init)
+    return lax_cf.fori_loop(0, k, step, init)
 
 
 def _lu_blocked(a: Any, block: int) -> tuple[Any, Any, Any]:
@@ -265,7 +264,7 @@ def _lu_blocked(a: Any, block: int) -> tuple[Any, Any, Any]:
     columns with partial pivoting (an inner loop over its columns; swaps applied to the
     panel only, composed into one row permutation), then permutes the other columns' rows once, solves U12 = L11⁻¹ A12
     (L11's inverse by unrolled substitution) and subtracts L21 U12 in one GEMM."""
-    jnp, lax = _jnp(), _lax()
+    jnp = _jnp()
     n = _shape(a)[-1]
     b = min(block, n)
     nb = -(-n // b)
@@ -279,7 +278,7 @@ def _lu_blocked(a: Any, block: int) -> tuple[Any, Any, Any]:
     def step(k, carry):
         a, pivots, perm = carry
         k0 = k * b
-        panel = lax.dynamic_slice_in_dim(a, k0, b, axis=nd - 1)  # (..., N, b)
+        panel = lax_ix.dynamic_slice_in_dim(a, k0, b, axis=nd - 1)  # (..., N, b)
         def column(j, carry):  # a loop, not unrolled: unrolled, the row swaps would
             panel, bperm, pivots = carry  # compose into chains of gathers in one kernel
             c = k0 + j
@@ -295,20 +294,20 @@ def _lu_blocked(a: Any, block: int) -> tuple[Any, Any, Any]:
             return panel, bperm, pivots
 
         bperm = jnp.broadcast_to(idx.astype(i32), batch + (N,))
-        panel, bperm, pivots = lax.fori_loop(0, b, column, (panel, bperm, pivots))
+        panel, bperm, pivots = lax_cf.fori_loop(0, b, column, (panel, bperm, pivots))
         perm = jnp.take_along_axis(perm, bperm, axis=-1)
-        a = lax.dynamic_update_slice_in_dim(_rows(a, bperm), panel, k0, axis=nd - 1)
-        l11 = lax.dynamic_slice_in_dim(lax.dynamic_slice_in_dim(a, k0, b, axis=nd - 2), k0, b, axis=nd - 1)
+        a = lax_ix.dynamic_update_slice_in_dim(_rows(a, bperm), panel, k0, axis=nd - 1)
+        l11 = lax_ix.dynamic_slice_in_dim(lax_ix.dynamic_slice_in_dim(a, k0, b, axis=nd - 2), k0, b, axis=nd - 1)
         strict = jnp.where(jj[:, None] > jj[None, :], l11, 0.0)
-        block_rows = lax.dynamic_slice_in_dim(a, k0, b, axis=nd - 2)  # (..., b, N)
+        block_rows = lax_ix.dynamic_slice_in_dim(a, k0, b, axis=nd - 2)  # (..., b, N)
         right = idx >= k0 + b
         u12 = jnp.where(right, jnp.matmul(_lower_inverses(strict, True), block_rows), 0.0)
-        a = lax.dynamic_update_slice_in_dim(a, jnp.where(right, u12, block_rows), k0, axis=nd - 2)
+        a = lax_ix.dynamic_update_slice_in_dim(a, jnp.where(right, u12, block_rows), k0, axis=nd - 2)
         l21 = jnp.where(idx[:, None] >= k0 + b, panel, 0.0)
         return a - jnp.matmul(l21, u12), pivots, perm
 
     init = (a, jnp.broadcast_to(idx.astype(i32), batch + (N,)), jnp.broadcast_to(idx.astype(i32), batch + (N,)))
-    a, pivots, perm = step(0, init) if nb == 1 else lax.fori_loop(0, nb, step, init)
+    a, pivots, perm = step(0, init) if nb == 1 else lax_cf.fori_loop(0, nb, step, init)
     return a[..., :n, :n], pivots[..., :n], perm[..., :n]
 
 
@@ -318,7 +317,7 @@ def qr(a: Any, full_matrices: bool) -> tuple[Any, Any]:
     real, β = -sign(Re x₀)‖x‖, τ = (β - x₀)/β for v scaled to v₀ = 1, and H = I where x is
     already β e₀ with x₀ real; R = Hᴴ R, Q = Q H accumulated into an m x m Q. So R's
     diagonal is real with LAPACK's signs, for real and complex a alike."""
-    jnp, lax = _jnp(), _lax()
+    jnp = _jnp()
     m, n = _shape(a)[-2:]
     dt = core.get_aval(a).dtype
     idx = jnp.arange(m)
@@ -338,7 +337,7 @@ def qr(a: Any, full_matrices: bool) -> tuple[Any, Any]:
         q = q - tau * jnp.einsum("...ij,...j->...i", q, v)[..., :, None] * jnp.conj(v)[..., None, :]
         return q, r
 
-    q, r = lax.fori_loop(0, min(m, n), step, (q0, a))
+    q, r = lax_cf.fori_loop(0, min(m, n), step, (q0, a))
     r = jnp.where(jnp.arange(m)[:, None] > jnp.arange(n)[None, :], 0.0, r)
     if full_matrices:
         return q, r
@@ -387,7 +386,7 @@ def _jacobi(x: Any, n: int, pair_terms: Any, rotate: Any) -> Any:
     column i becomes c_i x_i + coef_i x_partner(i). A complex apq = |apq| e^{iφ} takes the
     real rotation of |apq| between the phases diag(1, e^{-iφ}) and their inverse, so
     coef carries conj(apq)/|apq| (the row rotation is its conjugate)."""
-    jnp, lax = _jnp(), _lax()
+    jnp = _jnp()
     partners, roles = _round_tables(n)
     ptab = jnp.asarray(partners, dtypes.int32)
     rtab = jnp.asarray(roles, _real_dtype(x[0]))
@@ -407,7 +406,7 @@ def _jacobi(x: Any, n: int, pair_terms: Any, rotate: Any) -> Any:
         phase = jnp.where(mag == 0, 1.0, jnp.conj(apq) / jnp.where(mag == 0, 1.0, mag))
         return rotate(x, partner, c, -role * s * phase)
 
-    return lax.fori_loop(0, _sweeps(core.get_aval(x[0]).dtype) * nr, step, x)
+    return lax_cf.fori_loop(0, _sweeps(core.get_aval(x[0]).dtype) * nr, step, x)
 
 
 def _ordered(p: Any, q: Any, role: Any) -> tuple[Any, Any]:
@@ -522,7 +521,7 @@ def schur(a: Any) -> tuple[Any, Any]:
     the block shrinks when its last row (left of the diagonal) is negligible; an
     exceptional shift every 11th step breaks cycles (permutation matrices). At most 30 n
     steps, as LAPACK's lahqr; every matrix of a batch steps until all have converged."""
-    jnp, lax = _jnp(), _lax()
+    jnp = _jnp()
     n = _shape(a)[-1]
     batch = _shape(a)[:-2]
     real = _real_dtype(a)
@@ -561,7 +560,7 @@ def schur(a: Any) -> tuple[Any, Any]:
         return it + 1, a, z, jnp.where(done, m - 1, m)
 
     init = (jnp.asarray(0, i32), a, jnp.broadcast_to(eye, _shape(a)), jnp.full(batch, n, i32))
-    _, t, z, _ = lax.while_loop(cond, body, init)
+    _, t, z, _ = lax_cf.while_loop(cond, body, init)
     return jnp.where(idx[:, None] > idx[None, :], 0.0, t), z
 
 
@@ -587,7 +586,7 @@ def eig(a: Any, left: bool, right: bool) -> list:
     left/right eigenvectors. T's eigenvectors come by back substitution, all at once one row
     per loop step (a near-zero divisor t_ii - t_kk is raised to eps |t_kk|, as LAPACK's
     trevc); vr = Z Y; the left ones are the rows of vr⁻¹."""
-    jnp, lax = _jnp(), _lax()
+    jnp = _jnp()
     t, z = schur(a)
     n = _shape(a)[-1]
     w = jnp.diagonal(t, axis1=-2, axis2=-1)
@@ -605,7 +604,7 @@ def eig(a: Any, left: bool, right: bool) -> list:
         den = jnp.where(jnp.abs(den) < smin, smin.astype(core.get_aval(t).dtype), den)
         return jnp.where((idx[:, None] == i) & (idx[None, :] > i), (-s / den)[..., None, :], y)
 
-    y = lax.fori_loop(0, n, step, jnp.broadcast_to(jnp.eye(n, dtype=core.get_aval(t).dtype), _shape(t)))
+    y = lax_cf.fori_loop(0, n, step, jnp.broadcast_to(jnp.eye(n, dtype=core.get_aval(t).dtype), _shape(t)))
     vr = _unit_columns(jnp.matmul(z, y))
     out = [w]
     if left:
@@ -621,7 +620,7 @@ def tridiagonal_solve(dl: Any, d: Any, du: Any, b: Any) -> Any:
     du, each (..., m); b (..., m, k)) by the Thomas algorithm: a forward scan of the
     eliminated coefficients, a reverse scan of the back substitution, no pivoting (as
     JAX's gtsv-free path); a zero pivot gives inf/NaN."""
-    jnp, lax = _jnp(), _lax()
+    jnp = _jnp()
     mv = lambda v: jnp.moveaxis(v, -1, 0)  # noqa: E731  (m, ...)
     dl_, d_, du_ = mv(dl), mv(d), mv(du)
     b_ = jnp.moveaxis(b, -2, 0)  # (m, ..., k)
@@ -635,12 +634,12 @@ def tridiagonal_solve(dl: Any, d: Any, du: Any, b: Any) -> Any:
         return (c, y), (c, y)
 
     init = (jnp.zeros_like(d_[0]), jnp.zeros_like(b_[0]))
-    _, (cs, ys) = lax.scan(forward, init, (dl_, d_, du_, b_))
+    _, (cs, ys) = lax_cf.scan(forward, init, (dl_, d_, du_, b_))
 
     def backward(x_next, xs):
         c, y = xs
         x = y - c[..., None] * x_next
         return x, x
 
-    _, xs = lax.scan(backward, jnp.zeros_like(b_[0]), (cs, ys), reverse=True)
+    _, xs = lax_cf.scan(backward, jnp.zeros_like(b_[0]), (cs, ys), reverse=True)
     return jnp.moveaxis(xs, 0, -2)

@@ -12,8 +12,11 @@ __all__ = ["psum", "pmean", "pmax", "pmin", "axis_index"]
 from typing import Any
 
 from .. import core
-from ..interpreters import batching
-from ..interpreters import rules as R
+from ..interpreters import batching, rules as R
+from . import reductions
+from .structural import broadcast_in_dim
+from .elementwise import convert_element_type, eq_p, iota
+from ..tree_util import tree_map
 
 
 def _names(axis_name: Any) -> tuple:
@@ -43,8 +46,6 @@ def _reducer(name: str, reduce_name: str) -> core.Primitive:
     core.def_abstract_eval(prim)(lambda x, *, axis_name: x)
 
     def collective(trace, vals, dims, *, axis_name):
-        from . import reductions
-        from .structural import broadcast_in_dim
         (x,), (d,) = vals, dims
         size = trace.axis_size
         x = batching.bdim_at_front(x, d, size)
@@ -66,7 +67,6 @@ R.deflinear(psum_p, lambda ct, x, *, axis_name: [psum_p.bind(R.instantiate_zeros
 
 def _chooser_jvp(prim: core.Primitive):
     def jvp(primals, tangents, *, axis_name):
-        from .elementwise import convert_element_type, eq_p
         (x,), (t,) = primals, tangents
         out = prim.bind(x, axis_name=axis_name)
         if isinstance(t, R.Zero):
@@ -86,7 +86,6 @@ core.def_abstract_eval(axis_index_p)(lambda *, axis_name: core.ShapedArray((), "
 
 
 def _axis_index_collective(trace, vals, dims, *, axis_name):
-    from .elementwise import iota
     return iota("int32", trace.axis_size), 0
 
 
@@ -96,26 +95,22 @@ R.defnondifferentiable(axis_index_p)
 
 def psum(x: Any, axis_name: Any) -> Any:
     """Sum of `x` (a pytree) over the named vmap axis (or axes)."""
-    from ..tree_util import tree_map
     return tree_map(lambda v: psum_p.bind(v, axis_name=_names(axis_name)), x)
 
 
 def pmean(x: Any, axis_name: Any) -> Any:
     """Mean of `x` (a pytree) over the named vmap axis (or axes)."""
-    from ..tree_util import tree_map
     n = psum(1, axis_name)
     return tree_map(lambda v: psum_p.bind(v, axis_name=_names(axis_name)) / n, x)
 
 
 def pmax(x: Any, axis_name: Any) -> Any:
     """Maximum of `x` (a pytree) over the named vmap axis (or axes)."""
-    from ..tree_util import tree_map
     return tree_map(lambda v: pmax_p.bind(v, axis_name=_names(axis_name)), x)
 
 
 def pmin(x: Any, axis_name: Any) -> Any:
     """Minimum of `x` (a pytree) over the named vmap axis (or axes)."""
-    from ..tree_util import tree_map
     return tree_map(lambda v: pmin_p.bind(v, axis_name=_names(axis_name)), x)
 
 

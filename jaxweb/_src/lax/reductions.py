@@ -23,12 +23,6 @@ from ..interpreters import rules as R
 from . import base
 
 
-def lax_ns() -> Any:
-    """The `jaxweb.lax` namespace, looked up at call time (rules use ops of other modules)."""
-    import jaxweb.lax as L
-    return L
-
-
 def kept_dims(ndim: int, axes: Sequence[int]) -> tuple[int, ...]:
     return tuple(i for i in range(ndim) if i not in axes)
 
@@ -142,7 +136,7 @@ for _p in (reduce_and_p, reduce_or_p, reduce_xor_p):
 def _reduce_sum_transpose(ct, x, *, axes, out_sharding=None):
     shape = x.aval.shape
     ct = R.instantiate_zeros(ct)
-    return [lax_ns().broadcast_in_dim(ct, shape, kept_dims(len(shape), axes))]
+    return [lax_st.broadcast_in_dim(ct, shape, kept_dims(len(shape), axes))]
 
 
 R.deflinear(reduce_sum_p, _reduce_sum_transpose)
@@ -150,12 +144,11 @@ R.deflinear(reduce_sum_p, _reduce_sum_transpose)
 
 def _chooser_jvp(t, ans, x, *, axes, out_sharding=None):
     """max/min JVP: the tangent averaged over the positions attaining the extremum (as JAX)."""
-    L = lax_ns()
     shape = core.get_aval(x).shape
     keep = kept_dims(len(shape), axes)
-    hit = L.convert_element_type(L.eq(x, L.broadcast_in_dim(ans, shape, keep)), core.get_aval(t).dtype)
+    hit = lax_ew.convert_element_type(lax_ew.eq(x, lax_st.broadcast_in_dim(ans, shape, keep)), core.get_aval(t).dtype)
     count = reduce_sum_p.bind(hit, axes=axes)
-    return L.div(reduce_sum_p.bind(L.mul(t, hit), axes=axes), count)
+    return lax_ew.div(reduce_sum_p.bind(lax_ew.mul(t, hit), axes=axes), count)
 
 
 R.defjvp2(reduce_max_p, _chooser_jvp)
@@ -164,8 +157,6 @@ R.defjvp2(reduce_min_p, _chooser_jvp)
 
 def _reduce_prod_jvp(t, x, *, axes, out_sharding=None):
     """d prod = sum_i t_i * prod_{j != i} x_j, exact when some x_j are zero."""
-    from .cumulative import others_product
-    L = lax_ns()
     shape = core.get_aval(x).shape
     keep = kept_dims(len(shape), axes)
     n = 1
@@ -174,9 +165,9 @@ def _reduce_prod_jvp(t, x, *, axes, out_sharding=None):
     flat = tuple(shape[i] for i in keep) + (n,)
 
     def flatten(v):  # reduced axes moved last and merged into one
-        return L.reshape(L.transpose(v, keep + tuple(axes)), flat)
+        return lax_st.reshape(lax_st.transpose(v, keep + tuple(axes)), flat)
     others = others_product(flatten(x), len(keep))
-    return reduce_sum_p.bind(L.mul(flatten(t), others), axes=(len(keep),))
+    return reduce_sum_p.bind(lax_ew.mul(flatten(t), others), axes=(len(keep),))
 
 
 R.defjvp(reduce_prod_p, _reduce_prod_jvp)
@@ -284,9 +275,8 @@ _PROBES = {(5.0, -3.0): "add", (6.0, 2.0): "mul", (3.0, -1.0): "max", (2.0, -2.0
 def monoid_of(computation: Callable) -> str | None:
     """The lax name of a monoid computation: by identity with the lax function, or (for
     lambdas wrapping add/mul/max/min) by probing it on scalars."""
-    L = lax_ns()
     for name in _MONOIDS:
-        if computation is getattr(L, name, None):
+        if computation is getattr(lax_ew, name, None):
             return name
     try:
         a = float(computation(2.0, 3.0))
@@ -312,8 +302,7 @@ def fold_init(name: str, out: Any, init: Any) -> Any:
     dt = core.get_aval(out).dtype
     if is_identity(name, init, dt):
         return out
-    L = lax_ns()
-    return getattr(L, name)(out, L.convert_element_type(init, dt))
+    return getattr(lax_ew, name)(out, lax_ew.convert_element_type(init, dt))
 
 
 def reduce(operands: Any, init_values: Any, computation: Callable, dimensions: Sequence[int]) -> Any:
@@ -335,5 +324,8 @@ def reduce(operands: Any, init_values: Any, computation: Callable, dimensions: S
 
 from .cumulative import *  # noqa: E402,F401,F403  (cumsum & co., listed in jaxweb.lax)
 from .cumulative import __all__ as _cumulative_all  # noqa: E402
+from .cumulative import others_product
+from . import elementwise as lax_ew
+from . import structural as lax_st
 
 __all__ = __all__ + _cumulative_all

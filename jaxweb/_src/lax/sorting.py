@@ -25,7 +25,8 @@ from ..compiler.graph import Node
 from ..dispatch import def_lowering
 from ..interpreters import rules as R
 from . import base, bitonic
-from .reductions import batch_size, lax_ns, linear_in_first_jvp, to_front
+from .reductions import batch_size, linear_in_first_jvp, to_front
+from . import elementwise as lax_ew
 
 
 # ---------------------------------------------------------------- ordering kernels
@@ -116,7 +117,7 @@ def _sort_lower(*operands, dimension, is_stable, num_keys):
 
 def _sort_jvp(primals, tangents, *, dimension, is_stable, num_keys):
     shape = core.get_aval(primals[0]).shape
-    iota = lax_ns().broadcasted_iota(dtypes.int32, shape, dimension)
+    iota = lax_ew.broadcasted_iota(dtypes.int32, shape, dimension)
     *outs, perm = sort_p.bind(*primals, iota, dimension=dimension, is_stable=is_stable, num_keys=num_keys)
     touts = [t if isinstance(t, R.Zero) else gather_along(t, perm, dimension) for t in tangents]
     return outs, touts

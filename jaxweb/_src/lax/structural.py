@@ -24,6 +24,9 @@ from ..dispatch import def_lowering
 from ..interpreters import rules as R
 from ..interpreters.batching import bdim_at_front, moveaxis_to_front
 from ..interpreters.rules import UndefinedPrimal, Zero
+from .elementwise import select_n, sub, _weak_scalar
+from ..array import Array
+from . import base as _base
 
 # ---------------------------------------------------------------- rule helpers
 
@@ -79,10 +82,10 @@ def _broadcast_in_dim_lower(x, *, shape, broadcast_dimensions):
 
 @linear_transpose
 def _broadcast_in_dim_transpose(ct, x, *, shape, broadcast_dimensions):
-    from .reductions import reduce_sum
     in_shape = x.aval.shape
     kept = {d: in_shape[i] for i, d in enumerate(broadcast_dimensions)}
     axes = [d for d in range(len(shape)) if d not in kept or kept[d] != shape[d]]
+    from .reductions import reduce_sum  # noqa: PLC0415  (reductions builds on this module)
     summed = reduce_sum(ct, axes) if axes else ct
     return [reshape(summed, in_shape)]
 
@@ -105,8 +108,7 @@ def broadcast_in_dim(x: Any, shape: Sequence[int], broadcast_dimensions: Sequenc
     if aval.shape == shape and bd == tuple(range(len(shape))) and not core.is_python_scalar(x):
         return x
     if core.is_python_scalar(x):
-        from .base import full
-        return full(shape, x) if not bd else broadcast_in_dim_p.bind(x, shape=shape, broadcast_dimensions=bd)
+        return _base.full(shape, x) if not bd else broadcast_in_dim_p.bind(x, shape=shape, broadcast_dimensions=bd)
     if len(set(bd)) == len(bd) == aval.ndim and list(bd) != sorted(bd):
         # JAX accepts dimensions in any order: permute the operand so they increase
         # (the primitive keeps its increasing invariant), after checking sizes as JAX does
@@ -232,6 +234,9 @@ def transpose(x: Any, permutation: Sequence[int]) -> Any:
     return transpose_p.bind(x, permutation=permutation)
 
 
+R.array_ops.update(transpose=transpose, broadcast_in_dim=broadcast_in_dim, broadcast_in_dim_p=broadcast_in_dim_p)
+
+
 # ---------------------------------------------------------------- squeeze / expand_dims
 squeeze_p = core.Primitive("squeeze")
 
@@ -260,17 +265,15 @@ R.primitive_batchers[squeeze_p] = _squeeze_batch
 
 def squeeze(array: Any, dimensions: Sequence[int]) -> Any:
     """`lax.squeeze`: remove the given size-1 dimensions."""
-    from .base import canonical_axes
-    dims = tuple(sorted(set(canonical_axes(dimensions, core.get_aval(array).ndim))))
+    dims = tuple(sorted(set(_base.canonical_axes(dimensions, core.get_aval(array).ndim))))
     return array if not dims else squeeze_p.bind(array, dimensions=dims)
 
 
 def expand_dims(array: Any, dimensions: Sequence[int]) -> Any:
     """`lax.expand_dims`: insert size-1 dimensions at the given output positions."""
-    from .base import canonical_axes
     shape = core.get_aval(array).shape
     nd_out = len(shape) + len(dimensions)
-    dims = canonical_axes(dimensions, nd_out)
+    dims = _base.canonical_axes(dimensions, nd_out)
     if len(set(dims)) != len(dims):
         raise ValueError(f"repeated axis in lax.expand_dims: {tuple(dimensions)}")
     it = iter(shape)
@@ -365,8 +368,7 @@ def _slice_transpose(ct, x, *, start_indices, limit_indices, strides):
 
 
 def _zero_scalar(like: Any) -> Any:
-    from .base import full
-    return full((), 0, core.get_aval(like).dtype)
+    return _base.full((), 0, core.get_aval(like).dtype)
 
 
 def _slice_batch(args, dims, *, start_indices, limit_indices, strides):
@@ -484,15 +486,14 @@ def _is_neg_zero(v: Any) -> bool:
 
 @linear_transpose
 def _pad_transpose(ct, x, pv, *, padding_config):
-    from .reductions import reduce_sum
     unpad = [(-lo, -hi, 0) for lo, hi, _ in padding_config]
     t = pad(ct, _zero_scalar(ct), unpad)
     t_x = slice(t, (0,) * len(padding_config), core.get_aval(t).shape,
                 tuple(i + 1 for _, _, i in padding_config))
     t_pv = None
     if isinstance(pv, UndefinedPrimal):
-        from .elementwise import sub
         nd = len(padding_config)
+        from .reductions import reduce_sum  # noqa: PLC0415  (reductions builds on this module)
         t_pv = sub(reduce_sum(ct, range(nd)), reduce_sum(t_x, range(nd)))
     return [t_x if isinstance(x, UndefinedPrimal) else None, t_pv]
 
@@ -504,13 +505,11 @@ def _pad_batch(args, dims, *, padding_config):
     cfg = ((0, 0, 0),) + tuple(tuple(c) for c in padding_config)
     if bpv is None:
         return pad(x, pv, cfg), 0
-    import importlib
-    lax_ns = importlib.import_module("jaxweb.lax")  # late: select_n lives in another family module
     zero = _zero_scalar(x)
     out = pad(x, zero, cfg)
     mask = pad(broadcast_in_dim(True, core.get_aval(x).shape, ()), False, cfg)
     fill = broadcast_in_dim(moveaxis_to_front(pv, bpv), core.get_aval(out).shape, (0,))
-    return lax_ns.select_n(mask, fill, out), 0
+    return select_n(mask, fill, out), 0
 
 
 R.deflinear(pad_p, _pad_transpose)
@@ -518,18 +517,15 @@ R.primitive_batchers[pad_p] = _pad_batch
 
 
 def _is_host_scalar(x: Any) -> bool:
-    from ..array import Array
     return not isinstance(x, (Array, core.Tracer)) and getattr(x, "ndim", None) == 0 and hasattr(x, "item")
 
 
 def pad(operand: Any, padding_value: Any, padding_config: Sequence[tuple[int, int, int]]) -> Any:
     """`lax.pad`: (low, high, interior) padding per dimension; low/high may be negative."""
     if core.is_python_scalar(padding_value):
-        from .elementwise import _weak_scalar
         padding_value = _weak_scalar(padding_value, core.get_aval(operand).dtype)
     elif _is_host_scalar(padding_value):  # a constant: the padding stays a free view
-        from .base import full
-        padding_value = full((), padding_value.item(), core.get_aval(padding_value).dtype)
+        padding_value = _base.full((), padding_value.item(), core.get_aval(padding_value).dtype)
     cfg = tuple((int(lo), int(hi), int(i)) for lo, hi, i in padding_config)
     return pad_p.bind(operand, padding_value, padding_config=cfg)
 

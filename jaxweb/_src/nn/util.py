@@ -10,6 +10,7 @@ from typing import Any
 
 from .. import core, dtypes
 from ..numpy import util as np_util
+from ..lax import elementwise as lax_ew
 
 
 def check_arraylike(name: str, *args: Any) -> None:
@@ -40,7 +41,6 @@ def promote_dtypes_inexact(*args: Any) -> list:
         return args
     dt = core.get_aval(args[0]).dtype
     if dt.kind in "biu":
-        from ..lax import elementwise as lax_ew
         args = [lax_ew.convert_element_type(a, dtypes.default_float(), core.get_aval(a).weak_type)
                 for a in args]
     return [np_util.ensure_array(a) for a in args]

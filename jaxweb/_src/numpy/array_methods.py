@@ -6,10 +6,16 @@ name maps to the jnp function that implements it; lookups happen at call time.
 """
 from __future__ import annotations
 
-import importlib
 from typing import Any
 
-from .. import core
+import jaxweb.numpy as jnp  # the public namespace: a method may name a family loaded on first use
+
+from .. import core, dtypes
+from .util import is_arraylike
+from . import indexing as _indexing, shape as _shape, ufuncs as _ufuncs
+from .indexing import getitem, _IndexUpdateHelper
+from ..lax import elementwise as lax
+from ..array import Array
 
 _BINARY_OPS = {  # dunder -> jnp function name
     "add": "add", "sub": "subtract", "mul": "multiply", "truediv": "true_divide",
@@ -32,36 +38,22 @@ _METHODS = {  # method -> jnp function taking the array first
 }
 
 
-_JNP: list = []  # jaxweb.numpy, once imported (it imports this module: looked up at call time)
-
-
-def _jnp() -> Any:
-    if not _JNP:
-        _JNP.append(importlib.import_module("jaxweb.numpy"))
-    return _JNP[0]
-
-
-def _accepts(x: Any) -> bool:
-    from .util import is_arraylike
-    return is_arraylike(x)
-
-
 def _binary(fname: str, reflected: bool):
     def op(self, other):
-        if not _accepts(other):
+        if not is_arraylike(other):
             return NotImplemented
-        fn = getattr(_jnp(), fname)
+        fn = getattr(jnp, fname)
         return fn(other, self) if reflected else fn(self, other)
     return op
 
 
 def _unary(fname: str):
-    return lambda self: getattr(_jnp(), fname)(self)
+    return lambda self: getattr(jnp, fname)(self)
 
 
 def _method(fname: str):
     def m(self, *args, **kwargs):
-        return getattr(_jnp(), fname)(self, *args, **kwargs)
+        return getattr(jnp, fname)(self, *args, **kwargs)
     m.__name__ = fname
     return m
 
@@ -69,30 +61,28 @@ def _method(fname: str):
 def _reshape(self, *shape, order: str = "C"):
     if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
         shape = tuple(shape[0])
-    return _jnp().reshape(self, shape, order=order)
+    return _shape.reshape(self, shape, order=order)
 
 
 def _transpose(self, *axes):
     if len(axes) == 1 and isinstance(axes[0], (tuple, list)) or axes == (None,):
         axes = axes[0]
-    return _jnp().transpose(self, axes or None)
+    return _shape.transpose(self, axes or None)
 
 
 def _compress(self, condition, axis=None, **kwargs):
-    return _jnp().compress(condition, self, axis, **kwargs)
+    return _indexing.compress(condition, self, axis, **kwargs)
 
 
 def _choose(self, choices, mode="raise"):
-    return _jnp().choose(self, choices, mode=mode)
+    return _indexing.choose(self, choices, mode=mode)
 
 
 def _getitem(self, idx):
-    from .indexing import getitem
     return getitem(self, idx)
 
 
 def _at(self):
-    from .indexing import _IndexUpdateHelper
     return _IndexUpdateHelper(self)
 
 
@@ -101,8 +91,6 @@ _UINT = {1: "uint8", 2: "uint16", 4: "uint32", 8: "uint64"}
 
 def _as_uint(x: Any) -> Any:
     """x's bits as the unsigned type of its width (bool as uint8)."""
-    from .. import dtypes
-    from ..lax import elementwise as lax
     dt = core.get_aval(x).dtype
     u = dtypes.dtype(_UINT[dt.itemsize])
     if dt.kind == "b":
@@ -111,7 +99,6 @@ def _as_uint(x: Any) -> Any:
 
 
 def _from_uint(u: Any, dt: Any) -> Any:
-    from ..lax import elementwise as lax
     if dt.kind == "b":
         return lax.ne(u, lax.full_like(u, 0))
     return u if core.get_aval(u).dtype is dt else lax.bitcast_convert_type(u, dt)
@@ -120,13 +107,10 @@ def _from_uint(u: Any, dt: Any) -> Any:
 def _view(self, dtype: Any = None, type: Any = None):
     """`Array.view`: the same bytes read as `dtype` (little-endian, as numpy on every
     platform jaxweb runs on); a different item size rescales the last axis."""
-    from .. import dtypes
-    from ..lax import elementwise as lax
     if type is not None:
         raise NotImplementedError("`type` argument of array.view() is not supported.")
     if dtype is None:
         return self
-    jnp = _jnp()
     src, dst = core.get_aval(self).dtype, dtypes.dtype(dtype)
     if dst is src:
         return self
@@ -141,23 +125,23 @@ def _view(self, dtype: Any = None, type: Any = None):
     if src.itemsize > dst.itemsize:  # split each element into `ratio` little-endian pieces
         part = dtypes.dtype(_UINT[small])
         pieces = [lax.convert_element_type(
-            jnp.bitwise_and(jnp.right_shift(u, bits * i), (1 << bits) - 1), part) for i in range(ratio)]
-        out = jnp.reshape(jnp.stack(pieces, axis=-1), shape[:-1] + (shape[-1] * ratio,))
+            _ufuncs.bitwise_and(_ufuncs.right_shift(u, bits * i), (1 << bits) - 1), part) for i in range(ratio)]
+        out = _shape.reshape(_shape.stack(pieces, axis=-1), shape[:-1] + (shape[-1] * ratio,))
         return _from_uint(out, dst)
     if shape[-1] % ratio:
         raise ValueError("When changing to a larger dtype, its size must be a divisor of the total "
                          "size in bytes of the last axis of the array.")
     whole = dtypes.dtype(_UINT[big])
-    groups = jnp.reshape(u, shape[:-1] + (shape[-1] // ratio, ratio))
+    groups = _shape.reshape(u, shape[:-1] + (shape[-1] // ratio, ratio))
     acc = None
     for i in range(ratio):
-        piece = jnp.left_shift(lax.convert_element_type(groups[..., i], whole), bits * i)
-        acc = piece if acc is None else jnp.bitwise_or(acc, piece)
+        piece = _ufuncs.left_shift(lax.convert_element_type(groups[..., i], whole), bits * i)
+        acc = piece if acc is None else _ufuncs.bitwise_or(acc, piece)
     return _from_uint(acc, dst)
 
 
 def _mT(self):
-    return _jnp().matrix_transpose(self)
+    return _shape.matrix_transpose(self)
 
 
 def install(cls: type) -> None:
@@ -177,15 +161,22 @@ def install(cls: type) -> None:
     cls.choose = _choose
     cls.__getitem__ = _getitem
     cls.at = property(_at)
-    cls.T = property(lambda self: _jnp().transpose(self))
+    cls.T = property(lambda self: _shape.transpose(self))
     cls.mT = property(_mT)
-    cls.real = property(lambda self: _jnp().real(self))
-    cls.imag = property(lambda self: _jnp().imag(self))
+    cls.real = property(lambda self: _ufuncs.real(self))
+    cls.imag = property(lambda self: _ufuncs.imag(self))
     cls.__array_priority__ = 100
 
 
+def _round(self, ndigits: int | None = None) -> Any:
+    """`round(x)`: Python's rounding to an int32 array; `round(x, n)` keeps the dtype."""
+    if ndigits is None:
+        return jnp.round(self).astype(dtypes.int32)
+    return jnp.round(self, ndigits)
+
+
 def install_all() -> None:
-    from ..array import Array
     install(Array)
+    Array.__round__ = _round
     install(core.Tracer)
     core.Tracer.__hash__ = Array.__hash__  # arrays and tracers are unhashable

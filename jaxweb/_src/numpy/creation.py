@@ -6,13 +6,16 @@ __all__ = ["copy", "asarray", "array", "full", "zeros", "ones", "empty", "arange
            "zeros_like", "ones_like", "empty_like"]
 
 import math
-from typing import Any, Sequence
+from typing import Any
 
-from .. import core, dtypes, hostdata
+from .. import core, dtypes, host_arrays, hostdata
+from ..host_arrays import from_host
 from ..array import Array
-from ..device import Buffer, default_device
-from ..lax import base as lax_base
-from ..lax import elementwise as lax_ew
+from ..lax import base as lax_base, elementwise as lax_ew
+from .shape import stack
+from ..lax.structural import reshape, broadcast_in_dim, transpose, copy as lax_copy
+from .util import broadcast_to_shape, broadcast_shapes, check_arraylike
+from .ufuncs import power, exp, log, sign, abs as abs_
 
 
 def _shape_tuple(shape: Any) -> tuple[int, ...]:
@@ -23,27 +26,10 @@ def _shape_tuple(shape: Any) -> tuple[int, ...]:
     return out
 
 
-def _from_host(flat: list, shape: tuple[int, ...], dt: dtypes.DType, weak: bool = False) -> Array:
-    aval = core.ShapedArray(shape, dt, weak)
-    device = default_device()
-    buf = Buffer(device, aval.size, dt)
-    if aval.size:
-        buf.write(hostdata.pack(flat, dt))
-    return Array.from_buffer(aval, buf)
-
-
-def _check_int_range(flat: list, dt: dtypes.DType) -> None:
-    if dt.kind not in "iu":
-        return
-    info = dtypes.iinfo(dt)
-    for v in flat:
-        if isinstance(v, int) and not isinstance(v, bool) and not info.min <= v <= info.max:
-            raise OverflowError(f"Python integer {v} out of bounds for {dt.name}")
-
-
 def asarray(a: Any, dtype: Any = None, order: str | None = None, *, copy: bool | None = None,
             device: Any = None) -> Any:
-    """`jnp.asarray`: an Array from array-like input (no copy for Arrays)."""
+    """`jnp.asarray`: an Array from array-like input (no copy for Arrays). Host values go
+    through `host_arrays.from_host`; here are the cases that need array operations."""
     if dtype is not None:
         dtype = dtypes.canonicalize_dtype(dtypes.dtype(dtype))
     if a is None:
@@ -52,75 +38,18 @@ def asarray(a: Any, dtype: Any = None, order: str | None = None, *, copy: bool |
         a = a.__jax_array__()
     if isinstance(a, (Array, core.Tracer)):
         return a if dtype is None else lax_ew.convert_element_type(a, dtype)
-    if core.is_python_scalar(a):
-        dt = dtype or core.get_aval(a).dtype
-        _check_int_range([a], dt)
-        if dtype is not None or isinstance(a, bool):  # Python bools are not weakly typed
-            return lax_base.full((), a, dt)
-        return _weak(a, dt)
     np = hostdata.numpy_or_none()
-    if np is not None and isinstance(a, (np.ndarray, np.generic)):
-        src = dtypes.dtype(a.dtype.name) if a.dtype.name != "object" else None
-        if src is None:
-            return asarray(a.tolist(), dtype)
-        dt = dtype or dtypes.canonicalize_dtype(src)
-        if dt is dtypes.bfloat16 and a.dtype.name != "bfloat16":  # round on the device
-            return lax_ew.convert_element_type(asarray(a.astype(np.float32)), dt)
-        return Array.from_numpy(a, dt, default_device())
-    if isinstance(a, (list, tuple)):
-        return _from_sequence(a, dtype)
-    if hasattr(a, "__array__"):
+    is_numpy = np is not None and isinstance(a, (np.ndarray, np.generic))
+    if is_numpy and dtype is dtypes.bfloat16 and a.dtype.name not in ("bfloat16", "object"):  # round on the device
+        return lax_ew.convert_element_type(from_host(a.astype(np.float32)), dtype)
+    if not is_numpy and not isinstance(a, (list, tuple)) and hasattr(a, "__array__"):
         return asarray(a.__array__(), dtype)
-    raise TypeError(f"Unexpected input type for array: {type(a)}")
-
-
-def _weak(a: Any, dt: dtypes.DType) -> Array:
-    out = lax_base.full((), a, dt)
-    out.aval = out.aval.update(weak_type=True)
-    return out
-
-
-def _leaves(a: Any) -> list:
-    """The non-sequence leaves of nested lists/tuples (arrays and numpy arrays are leaves)."""
     if isinstance(a, (list, tuple)):
-        return [leaf for e in a for leaf in _leaves(e)]
-    return [a]
-
-
-def _from_sequence(a: Sequence, dtype: Any) -> Any:
-    """As JAX: one dtype for the whole nest, the promotion of every leaf (Python scalars
-    weakly), and never a weak result (a list is not a weakly typed value)."""
-    leaves = _leaves(a)
-    if any(v is None for v in leaves):
-        raise ValueError("None is not a valid value for jnp.array")
-    for v in leaves:
-        if not core.is_python_scalar(v) and not hasattr(v, "dtype"):
-            raise TypeError(f"Unexpected input type for array: {type(v)}")
-    if dtype is None:
-        if leaves:
-            typed = [v if core.is_python_scalar(v) or getattr(v, "weak_type", False) else dtypes.dtype(v)
-                     for v in leaves]
-            dtype = dtypes.result_type(*_dedupe(typed))
-        else:
-            dtype = dtypes.default_float()
-    if any(getattr(v, "ndim", 0) or isinstance(v, (Array, core.Tracer)) for v in leaves):
-        from .shape import stack  # arrays or tracers inside: build with jnp ops
-        return stack([asarray(e, dtype) for e in a]) if a else asarray([], dtype)
-    shape, flat = hostdata.flatten_nested(a)
-    _check_int_range(flat, dtype)
-    flat = [v.item() if hasattr(v, "item") else v for v in flat]
-    return _from_host(flat, shape, dtype)
-
-
-def _dedupe(leaves: list) -> list:
-    seen, out = set(), []
-    for v in leaves:
-        k = type(v) if core.is_python_scalar(v) else (
-            ("weak", v.dtype) if getattr(v, "weak_type", False) else v)
-        if k not in seen:
-            seen.add(k)
-            out.append(v)
-    return out
+        leaves = host_arrays.leaves(a)
+        if any(getattr(v, "ndim", 0) or isinstance(v, (Array, core.Tracer)) for v in leaves):
+            dtype = host_arrays.sequence_dtype(leaves, dtype)
+            return stack([asarray(e, dtype) for e in a]) if a else asarray([], dtype)
+    return from_host(a, dtype)
 
 
 def array(object: Any, dtype: Any = None, copy: bool = True, order: str | None = "K", ndmin: int = 0,
@@ -128,7 +57,6 @@ def array(object: Any, dtype: Any = None, copy: bool = True, order: str | None =
     """`jnp.array`."""
     out = asarray(object, dtype)
     if ndmin > out.ndim:
-        from ..lax.structural import reshape
         out = reshape(out, (1,) * (ndmin - out.ndim) + tuple(out.shape))
     return out
 
@@ -137,13 +65,11 @@ def full(shape: Any, fill_value: Any, dtype: Any = None, *, device: Any = None) 
     shape = _shape_tuple(shape)
     if dtype is None and not core.is_python_scalar(fill_value):
         fill = asarray(fill_value)
-        from .util import broadcast_to_shape
         return broadcast_to_shape(fill, shape) if fill.ndim else lax_base.full(shape, fill, fill.dtype)
     if dtype is None:  # a Python scalar: weakly typed, as in JAX
         return lax_base.full(shape, fill_value)
     dt = dtypes.canonicalize_dtype(dtype)
     if getattr(fill_value, "ndim", 0):
-        from .util import broadcast_to_shape
         return broadcast_to_shape(asarray(fill_value, dt), shape)
     return lax_base.full(shape, fill_value, dt)
 
@@ -208,8 +134,6 @@ def linspace(start: Any, stop: Any, num: int = 50, endpoint: bool = True, retste
 
     start/stop may be arrays: samples run along `axis` of the broadcast result; the
     last sample is exactly `stop` when `endpoint`."""
-    from ..lax.structural import broadcast_in_dim, transpose
-    from .util import broadcast_shapes, broadcast_to_shape
     num = int(core.concrete_or_error(num, "the num argument of jnp.linspace"))
     if num < 0:
         raise ValueError(f"Number of samples, {num}, must be non-negative.")
@@ -242,7 +166,6 @@ def linspace(start: Any, stop: Any, num: int = 50, endpoint: bool = True, retste
 def logspace(start: Any, stop: Any, num: int = 50, endpoint: bool = True, base: Any = 10.0,
              dtype: Any = None, axis: int = 0) -> Any:
     """`jnp.logspace`: base ** linspace(start, stop)."""
-    from .ufuncs import power
     calc = _inexact_dtype(start, stop)
     exps = linspace(start, stop, num, endpoint=endpoint, dtype=calc, axis=axis)
     out = power(lax_ew.convert_element_type(asarray(base), calc), exps)
@@ -252,12 +175,10 @@ def logspace(start: Any, stop: Any, num: int = 50, endpoint: bool = True, base: 
 def geomspace(start: Any, stop: Any, num: int = 50, endpoint: bool = True, dtype: Any = None,
               axis: int = 0) -> Any:
     """`jnp.geomspace`: a geometric progression from start to stop (same signs)."""
-    from .ufuncs import exp, log, sign, abs as abs_
     calc = _inexact_dtype(start, stop)
     start, stop = (lax_ew.convert_element_type(asarray(v), calc) for v in (start, stop))
     sgn = sign(start)
     out = exp(linspace(log(abs_(start)), log(abs_(stop)), num, endpoint=endpoint, axis=0))
-    from ..lax.structural import broadcast_in_dim
     out = lax_ew.mul(out, broadcast_in_dim(sgn, out.shape, tuple(range(1, out.ndim))))
     first = broadcast_in_dim(start, out.shape, tuple(range(1, out.ndim)))
     idx0 = lax_ew.broadcasted_iota(dtypes.int32, out.shape, 0)
@@ -267,7 +188,6 @@ def geomspace(start: Any, stop: Any, num: int = 50, endpoint: bool = True, dtype
         out = lax_ew.select(lax_ew.eq(idx0, num - 1), last, out)
     axis = lax_base.canonical_axes([axis], out.ndim)[0]
     if axis:
-        from ..lax.structural import transpose
         perm = list(range(1, out.ndim))
         perm.insert(axis, 0)
         out = transpose(out, perm)
@@ -314,7 +234,6 @@ def _triangle(m: Any, k: int, cmp: str, name: str) -> Any:
     m = asarray(m)
     if m.ndim < 2:
         raise ValueError(f"{name} requires an array of at least two dimensions, got {m.ndim}")
-    from ..lax.structural import broadcast_in_dim
     N, M = m.shape[-2:]
     mask = broadcast_in_dim(_diagonal_mask(N, M, int(k), cmp), m.shape, (m.ndim - 2, m.ndim - 1))
     return lax_ew.select(mask, m, lax_ew.zeros_like(m))
@@ -332,7 +251,6 @@ def triu(m: Any, k: int = 0) -> Any:
 
 def meshgrid(*xi: Any, copy: bool = True, sparse: bool = False, indexing: str = "xy") -> list:
     """`jnp.meshgrid`: coordinate grids from 1-D arrays ('xy': Cartesian, 'ij': matrix)."""
-    from ..lax.structural import broadcast_in_dim, reshape
     if indexing not in ("xy", "ij"):
         raise ValueError(f"Valid values for indexing are 'xy' and 'ij', got {indexing}")
     arrs = [asarray(x) for x in xi]
@@ -360,13 +278,11 @@ def meshgrid(*xi: Any, copy: bool = True, sparse: bool = False, indexing: str = 
 def full_like(a: Any, fill_value: Any, dtype: Any = None, shape: Any = None, *,
               device: Any = None) -> Any:
     """`jnp.full_like`: an array like `a` (shape, dtype, weak type) filled with fill_value."""
-    from .util import check_arraylike
     check_arraylike("full_like", a)
     aval = core.get_aval(a)
     shape = aval.shape if shape is None else _shape_tuple(shape)
     dt = aval.dtype if dtype is None else dtypes.canonicalize_dtype(dtype)
     if getattr(fill_value, "ndim", 0):
-        from .util import broadcast_to_shape
         return broadcast_to_shape(asarray(fill_value, dt), shape)
     out = lax_base.full(shape, fill_value, dt)
     if dtype is None and aval.weak_type:
@@ -391,5 +307,4 @@ def empty_like(a: Any, dtype: Any = None, shape: Any = None, *, device: Any = No
 
 def copy(a: Any, order: str | None = None) -> Any:
     """`jnp.copy`: a new array with the same values (arrays are immutable, so rarely needed)."""
-    from ..lax.structural import copy as lax_copy
     return lax_copy(asarray(a))

@@ -9,27 +9,22 @@ from __future__ import annotations
 
 __all__ = ["fromfunction", "frombuffer", "fromstring", "fromiter", "fromfile"]
 
-import importlib
 from typing import Any, Callable
 
 from .. import core, dtypes, hostdata
 from ..array import array_from_bytes
-
-
-def _jnp() -> Any:
-    return importlib.import_module("jaxweb.numpy")
+from . import creation as _creation
+from ..api import vmap
+from .creation import _shape_tuple
 
 
 def fromfunction(function: Callable[..., Any], shape: Any, *, dtype: Any = float, **kwargs: Any) -> Any:
     """`jnp.fromfunction`: `function(i0, i1, ...)` over the index grid of `shape`."""
-    from ..api import vmap  # late: the api layer sits above jnp
-    from .creation import _shape_tuple
-    jnp = _jnp()
     shape = _shape_tuple(shape)
     for i in range(len(shape)):
         in_axes = [0 if i == j else None for j in range(len(shape))]
         function = vmap(function, in_axes=tuple(in_axes[::-1]))
-    return function(*(jnp.arange(n, dtype=dtype) for n in shape), **kwargs)
+    return function(*(_creation.arange(n, dtype=dtype) for n in shape), **kwargs)
 
 
 def _host_dtype(dtype: Any) -> dtypes.DType:
@@ -72,8 +67,8 @@ def fromstring(string: str, dtype: Any = float, count: int = -1, *, sep: str) ->
                 break
     if 0 <= count and len(values) < count:
         raise ValueError(f"string is smaller than requested size")
-    return _jnp().asarray(values, dtype=dtypes.canonicalize_dtype(d)) if values else \
-        _jnp().zeros((0,), dtypes.canonicalize_dtype(d))
+    return _creation.asarray(values, dtype=dtypes.canonicalize_dtype(d)) if values else \
+        _creation.zeros((0,), dtypes.canonicalize_dtype(d))
 
 
 def fromiter(*args: Any, **kwargs: Any) -> Any:

@@ -12,6 +12,7 @@ __all__ = ["einsum_path"]
 
 import string
 from typing import Any, Sequence
+from .linalg_ops import _label_sizes, _parse
 
 _LETTERS = string.ascii_letters
 
@@ -126,7 +127,6 @@ def path_info(subscripts: str, labels: list[str], out: str, sizes: dict[str, int
 
 def einsum_path(subscripts: Any, *operands: Any, optimize: Any = "greedy") -> tuple[list, Any]:
     """`jnp.einsum_path`: (contraction path, description) for these operands' shapes."""
-    from .linalg_ops import _label_sizes, _parse
     if is_sublist_form(subscripts):
         subscripts, operands = sublists_to_subscripts((subscripts, *operands))
     shapes = [tuple(getattr(o, "shape", ())) for o in operands]

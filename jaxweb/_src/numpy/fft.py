@@ -12,6 +12,7 @@ from .creation import arange, asarray
 from .padding import pad
 from .shape import moveaxis, roll
 from .util import check_arraylike
+from .ufuncs import conjugate
 
 __all__ = ["fft", "ifft", "rfft", "irfft", "fft2", "ifft2", "rfft2", "irfft2", "fftn", "ifftn",
            "rfftn", "irfftn", "hfft", "ihfft", "fftfreq", "rfftfreq", "fftshift", "ifftshift"]
@@ -122,7 +123,6 @@ def irfft(a: Any, n: int | None = None, axis: int = -1, norm: str | None = None)
 
 def hfft(a: Any, n: int | None = None, axis: int = -1, norm: str | None = None) -> Any:
     """The transform of a Hermitian-symmetric signal given by its first half (real output)."""
-    from .ufuncs import conjugate
     conj_a = conjugate(asarray(a))
     _check_1d("hfft", axis)
     nn = (conj_a.shape[axis] - 1) * 2 if n is None else n
@@ -131,7 +131,6 @@ def hfft(a: Any, n: int | None = None, axis: int = -1, norm: str | None = None) 
 
 def ihfft(a: Any, n: int | None = None, axis: int = -1, norm: str | None = None) -> Any:
     """The inverse of hfft: the first half of a Hermitian spectrum from real input."""
-    from .ufuncs import conjugate
     _check_1d("ihfft", axis)
     arr = asarray(a)
     nn = arr.shape[axis] if n is None else n

@@ -13,20 +13,16 @@ __all__ = ["append", "insert", "delete", "compress", "extract", "place", "trim_z
            "triu_indices", "tril_indices_from", "triu_indices_from", "mask_indices", "mgrid", "ogrid",
            "r_", "c_", "s_", "index_exp"]
 
-import importlib
 import operator
 from typing import Any, Sequence
 
 from .. import core, dtypes
 from ..compiler.shapetracker import prod
-from ..lax import gather_scatter as gs
-from ..lax import structural as lax
+from ..lax import gather_scatter as gs, structural as lax
 from ..lax.base import canonical_axes
-from . import util
-
-
-def _jnp() -> Any:
-    return importlib.import_module("jaxweb.numpy")
+from . import (util, creation as _creation, indexing as _indexing, reductions as _reductions,
+    shape as _shape, ufuncs as _ufuncs)
+from ..lax.indexing import normalize_index
 
 
 def _ints(x: Any, what: str) -> list[int]:
@@ -43,7 +39,7 @@ def _ints(x: Any, what: str) -> list[int]:
 
 
 def _i32(values: Sequence[int]) -> Any:
-    return _jnp().asarray(list(values), dtype=dtypes.int32)
+    return _creation.asarray(list(values), dtype=dtypes.int32)
 
 
 def _take_static(a: Any, positions: Sequence[int], axis: int) -> Any:
@@ -72,9 +68,9 @@ def _flat_or_axis(arr: Any, axis: int | None) -> tuple[Any, int]:
 def append(arr: Any, values: Any, axis: int | None = None) -> Any:
     """`jnp.append`: `values` joined after `arr` (both flattened if axis is None)."""
     util.check_arraylike("append", arr, values)
-    cat = _jnp().concatenate
+    cat = _shape.concatenate
     if axis is None:
-        return cat([_jnp().ravel(arr), _jnp().ravel(values)])
+        return cat([_shape.ravel(arr), _shape.ravel(values)])
     return cat([arr, values], axis=axis)
 
 
@@ -99,15 +95,15 @@ def delete(arr: Any, obj: Any, axis: int | None = None, *, assume_unique_indices
 def _delete_traced(a: Any, obj: Any, axis: int) -> Any:
     """delete with traced, unique indices (static count): the k-th kept position is k plus
     the number of deleted positions at or before it."""
-    jnp = _jnp()
     n = a.shape[axis]
-    obj = jnp.ravel(jnp.asarray(obj))
-    obj = jnp.sort(jnp.where(obj < 0, obj + n, obj))
+    obj = _shape.ravel(_creation.asarray(obj))
+    from .sorting import sort  # noqa: PLC0415  (sorting is a family loaded on first use)
+    obj = sort(_ufuncs.where(obj < 0, obj + n, obj))
     m = obj.shape[0]
-    shifted = obj - jnp.arange(m, dtype=obj.dtype)
-    keep = jnp.arange(n - m, dtype=obj.dtype)
-    keep = keep + jnp.sum(keep[None, :] >= shifted[:, None], axis=0, dtype=obj.dtype)
-    return _jnp().take(a, keep, axis=axis)
+    shifted = obj - _creation.arange(m, dtype=obj.dtype)
+    keep = _creation.arange(n - m, dtype=obj.dtype)
+    keep = keep + _reductions.sum(keep[None, :] >= shifted[:, None], axis=0, dtype=obj.dtype)
+    return _indexing.take(a, keep, axis=axis)
 
 
 def insert(arr: Any, obj: Any, values: Any, axis: int | None = None) -> Any:
@@ -119,16 +115,16 @@ def insert(arr: Any, obj: Any, values: Any, axis: int | None = None) -> Any:
     scalar = not isinstance(obj, slice) and getattr(obj, "ndim", 0) == 0 and not isinstance(obj, (list, tuple))
     idx = list(range(*obj.indices(n))) if isinstance(obj, slice) else _ints(obj, "jnp.insert indices")
     idx = [min(max(i + n if i < 0 else i, 0), n) for i in idx]
-    v = _jnp().asarray(values, dtype=a.dtype)
+    v = _creation.asarray(values, dtype=a.dtype)
     if scalar:
         v = lax.reshape(v, (1,) * (a.ndim - v.ndim) + v.shape) if v.ndim < a.ndim else v
-        v = _jnp().moveaxis(v, 0, axis) if v.ndim else v
+        v = _shape.moveaxis(v, 0, axis) if v.ndim else v
         count = v.shape[axis] if v.ndim else 1
     else:
         count = len(idx)
     shape = list(a.shape)
     shape[axis] = count
-    v = _jnp().broadcast_to(v, tuple(shape))
+    v = _shape.broadcast_to(v, tuple(shape))
     if scalar:
         idx = idx * count
     order = sorted(range(count), key=lambda k: idx[k])
@@ -147,7 +143,7 @@ def compress(condition: Any, a: Any, axis: int | None = None, *, size: int | Non
              fill_value: Any = 0, out: None = None) -> Any:
     """`jnp.compress`: the slices along `axis` where the (concrete) condition holds."""
     util.check_arraylike("compress", condition, a)
-    cond = [bool(c) for c in _ints(_jnp().asarray(condition).astype("int32"), "jnp.compress condition")]
+    cond = [bool(c) for c in _ints(_creation.asarray(condition).astype("int32"), "jnp.compress condition")]
     arr, axis = _flat_or_axis(a, axis)
     n = arr.shape[axis]
     keep = [i for i, c in enumerate(cond[:n]) if c]
@@ -160,12 +156,12 @@ def compress(condition: Any, a: Any, axis: int | None = None, *, size: int | Non
         return lax.slice_in_dim(out_, 0, size, 1, axis)
     cfg = [(0, 0, 0)] * arr.ndim
     cfg[axis] = (0, size - len(keep), 0)
-    return lax.pad(out_, _jnp().asarray(fill_value, dtype=arr.dtype), cfg)
+    return lax.pad(out_, _creation.asarray(fill_value, dtype=arr.dtype), cfg)
 
 
 def extract(condition: Any, arr: Any, *, size: int | None = None, fill_value: Any = 0) -> Any:
     """`jnp.extract`: the flattened elements of `arr` where `condition` holds."""
-    return compress(_jnp().ravel(condition), _jnp().ravel(arr), size=size, fill_value=fill_value)
+    return compress(_shape.ravel(condition), _shape.ravel(arr), size=size, fill_value=fill_value)
 
 
 def trim_zeros(filt: Any, trim: str = "fb") -> Any:
@@ -174,7 +170,7 @@ def trim_zeros(filt: Any, trim: str = "fb") -> Any:
     a = util.ensure_array(filt)
     if a.ndim != 1:
         raise ValueError(f"trim_zeros requires a 1-D input, got shape {a.shape}")
-    nz = [i for i, v in enumerate(_ints(_jnp().not_equal(a, 0).astype("int32"), "jnp.trim_zeros")) if v]
+    nz = [i for i, v in enumerate(_ints(_ufuncs.not_equal(a, 0).astype("int32"), "jnp.trim_zeros")) if v]
     if not nz:
         return lax.slice_in_dim(a, 0, 0, 1, 0)
     lo = nz[0] if "f" in trim.lower() else 0
@@ -186,13 +182,13 @@ def place(arr: Any, mask: Any, vals: Any, *, inplace: bool = True) -> Any:
     """`jnp.place(..., inplace=False)`: `arr` with the (concrete) masked positions set to
     `vals`, cycled in order."""
     _no_inplace("place", inplace)
-    jnp = _jnp()
     a = util.ensure_array(arr)
-    hits = [i for i, v in enumerate(_ints(jnp.ravel(jnp.asarray(mask)).astype("int32"), "jnp.place mask")) if v]
+    flat_mask = _shape.ravel(_creation.asarray(mask)).astype("int32")
+    hits = [i for i, v in enumerate(_ints(flat_mask, "jnp.place mask")) if v]
     if not hits:
         return a
-    v = jnp.resize(jnp.ravel(jnp.asarray(vals, dtype=a.dtype)), (len(hits),))
-    return lax.reshape(jnp.ravel(a).at[_i32(hits)].set(v), a.shape)
+    v = _shape.resize(_shape.ravel(_creation.asarray(vals, dtype=a.dtype)), (len(hits),))
+    return lax.reshape(_shape.ravel(a).at[_i32(hits)].set(v), a.shape)
 
 
 # ---------------------------------------------------------------- functional puts
@@ -206,18 +202,17 @@ def put(a: Any, ind: Any, v: Any, mode: str | None = None, *, inplace: bool = Tr
     """`jnp.put(..., inplace=False)`: the flattened `a` with `v` (repeated as needed)
     written at `ind`; out-of-bounds indices are dropped (mode=None), clipped or wrapped."""
     _no_inplace("put", inplace)
-    jnp = _jnp()
     arr = util.ensure_array(a)
-    flat = jnp.ravel(arr)
-    idx = jnp.ravel(jnp.asarray(ind))
-    vals = jnp.resize(jnp.asarray(v, dtype=arr.dtype), idx.shape) if idx.size else jnp.zeros((0,), arr.dtype)
+    flat = _shape.ravel(arr)
+    idx = _shape.ravel(_creation.asarray(ind))
+    vals = (_shape.resize(_creation.asarray(v, dtype=arr.dtype), idx.shape) if idx.size
+            else _creation.zeros((0,), arr.dtype))
     if mode == "raise":
         raise NotImplementedError("The 'raise' mode to jnp.put is not supported.")
     if mode == "wrap":
-        idx, mode = jnp.mod(idx, flat.size), "clip"
+        idx, mode = _ufuncs.mod(idx, flat.size), "clip"
     dn = gs.ScatterDimensionNumbers((), (0,), (0,))
     if mode != "clip":
-        from ..lax.indexing import normalize_index
         idx = normalize_index(idx.astype(dtypes.int32), flat.size)
     out = gs.scatter(flat, lax.reshape(idx, (idx.size, 1)), vals, dn, mode="clip" if mode == "clip" else None)
     return lax.reshape(out, arr.shape)
@@ -229,17 +224,16 @@ def put_along_axis(arr: Any, indices: Any, values: Any, axis: int | None, inplac
     if inplace:
         raise ValueError("jax.numpy.put_along_axis cannot modify arrays in-place, because JAX arrays"
                          "are immutable. Pass inplace=False to instead return an updated array.")
-    jnp = _jnp()
     a = util.ensure_array(arr)
     idx = util.ensure_array(indices)
     if axis is None:
-        return lax.reshape(put_along_axis(jnp.ravel(a), jnp.ravel(idx), jnp.ravel(jnp.asarray(values)), 0,
+        flat_values = _shape.ravel(_creation.asarray(values))
+        return lax.reshape(put_along_axis(_shape.ravel(a), _shape.ravel(idx), flat_values, 0,
                                           inplace=False, mode=mode), a.shape)
     axis = canonical_axes((axis,), a.ndim)[0]
     shape = tuple(idx.shape[d] if d == axis else a.shape[d] for d in range(a.ndim))
-    idx = jnp.broadcast_to(idx, shape)
-    vals = jnp.broadcast_to(jnp.asarray(values, dtype=a.dtype), shape)
-    from ..lax.indexing import normalize_index
+    idx = _shape.broadcast_to(idx, shape)
+    vals = _shape.broadcast_to(_creation.asarray(values, dtype=a.dtype), shape)
     idx = normalize_index(idx.astype(dtypes.int32), a.shape[axis])
     others = tuple(d for d in range(a.ndim) if d != axis)
     dn = gs.ScatterDimensionNumbers((), (axis,), (axis,), others, others)
@@ -252,7 +246,6 @@ def fill_diagonal(a: Any, val: Any, wrap: bool = False, *, inplace: bool = True)
         raise NotImplementedError("JAX arrays are immutable, must use inplace=False")
     if wrap:
         raise NotImplementedError("wrap=True is not implemented, must use wrap=False")
-    jnp = _jnp()
     arr = util.ensure_array(a)
     if arr.ndim < 2:
         raise ValueError("array must be at least 2-d")
@@ -260,39 +253,37 @@ def fill_diagonal(a: Any, val: Any, wrap: bool = False, *, inplace: bool = True)
         raise ValueError("All dimensions of input must be of equal length")
     n = min(arr.shape)
     step = sum(prod(arr.shape[d + 1:]) for d in range(arr.ndim))
-    vals = jnp.resize(jnp.ravel(jnp.asarray(val, dtype=arr.dtype)), (n,))
-    flat = jnp.ravel(arr).at[_i32([i * step for i in range(n)])].set(vals)
+    vals = _shape.resize(_shape.ravel(_creation.asarray(val, dtype=arr.dtype)), (n,))
+    flat = _shape.ravel(arr).at[_i32([i * step for i in range(n)])].set(vals)
     return lax.reshape(flat, arr.shape)
 
 
 def choose(a: Any, choices: Sequence[Any], out: None = None, mode: str = "raise") -> Any:
     """`jnp.choose`: out[i] = choices[a[i]][i], all broadcast together."""
-    jnp = _jnp()
     util.check_arraylike("choose", a, *choices)
-    arrs = jnp.broadcast_arrays(a, *choices)
+    arrs = _shape.broadcast_arrays(a, *choices)
     idx, cs = arrs[0], arrs[1:]
     n = len(cs)
     if mode == "wrap":
-        idx = jnp.mod(idx, n)
+        idx = _ufuncs.mod(idx, n)
     elif mode == "raise":
         if not isinstance(idx, core.Tracer) and any(not 0 <= i < n for i in _ints(idx, "jnp.choose")):
             raise ValueError("invalid entry in choice array")
     elif mode != "clip":
         raise ValueError(f"mode={mode!r} not understood. Must be 'raise', 'wrap', or 'clip'")
-    stacked = jnp.stack(cs)
-    got = jnp.take_along_axis(stacked, lax.expand_dims(idx.astype(dtypes.int32), (0,)), 0, mode="clip")
+    stacked = _shape.stack(cs)
+    got = _indexing.take_along_axis(stacked, lax.expand_dims(idx.astype(dtypes.int32), (0,)), 0, mode="clip")
     return lax.squeeze(got, (0,))
 
 
 def block(arrays: Any) -> Any:
     """`jnp.block`: assemble an array from nested lists of blocks (innermost on the last axis)."""
-    jnp = _jnp()
 
     def depth(x):
         return 1 + depth(x[0]) if isinstance(x, list) and x else (1 if isinstance(x, list) else 0)
 
     def max_ndim(x):
-        return max((max_ndim(e) for e in x), default=0) if isinstance(x, list) else jnp.ndim(x)
+        return max((max_ndim(e) for e in x), default=0) if isinstance(x, list) else _shape.ndim(x)
     d = depth(arrays)
     nd = max(d, max_ndim(arrays))
 
@@ -302,7 +293,7 @@ def block(arrays: Any) -> Any:
             return lax.reshape(v, (1,) * (nd - v.ndim) + v.shape) if v.ndim < nd else v
         if not x:
             raise ValueError("Lists cannot be empty")
-        return jnp.concatenate([build(e, level + 1) for e in x], axis=nd - d + level)
+        return _shape.concatenate([build(e, level + 1) for e in x], axis=nd - d + level)
     if isinstance(arrays, tuple):
         raise TypeError("jnp.block does not allow tuples")
     return build(arrays, 0)
@@ -326,31 +317,29 @@ def ix_(*args: Any) -> tuple:
 
 def indices(dimensions: Sequence[int], dtype: Any = None, sparse: bool = False) -> Any:
     """`jnp.indices`: grids of each dimension's index."""
-    jnp = _jnp()
     dims = tuple(operator.index(d) for d in dimensions)
     dtype = dtype or dtypes.int32
     grids = []
     for k, n in enumerate(dims):
         shape = [1] * len(dims)
         shape[k] = n
-        g = lax.reshape(jnp.arange(n, dtype=dtype), tuple(shape))
-        grids.append(g if sparse else jnp.broadcast_to(g, dims))
+        g = lax.reshape(_creation.arange(n, dtype=dtype), tuple(shape))
+        grids.append(g if sparse else _shape.broadcast_to(g, dims))
     if sparse:
         return tuple(grids)
-    return jnp.stack(grids) if grids else jnp.zeros((0,), dtype)
+    return _shape.stack(grids) if grids else _creation.zeros((0,), dtype)
 
 
 def unravel_index(indices: Any, shape: Sequence[int]) -> tuple:
     """`jnp.unravel_index`: coordinates of flat indices (clipped to [-size, size), then
     negatives counted from the end)."""
-    jnp = _jnp()
     shape = tuple(operator.index(d) for d in shape)
     size = prod(shape)
-    idx = jnp.asarray(indices)
+    idx = _creation.asarray(indices)
     if idx.dtype.kind not in "iu":
         raise TypeError("only int indices permitted")
-    idx = jnp.clip(idx, -size, max(size - 1, 0))
-    idx = jnp.where(idx < 0, idx + size, idx)
+    idx = _ufuncs.clip(idx, -size, max(size - 1, 0))
+    idx = _ufuncs.where(idx < 0, idx + size, idx)
     out = []
     for d in range(len(shape)):
         stride = prod(shape[d + 1:])
@@ -361,19 +350,18 @@ def unravel_index(indices: Any, shape: Sequence[int]) -> tuple:
 def ravel_multi_index(multi_index: Sequence[Any], dims: Sequence[int], mode: str = "raise",
                       order: str = "C") -> Any:
     """`jnp.ravel_multi_index`: flat indices of coordinates ('raise' needs concrete input)."""
-    jnp = _jnp()
     dims = tuple(operator.index(d) for d in dims)
     if len(multi_index) != len(dims):
         raise ValueError(f"parameter multi_index must be a sequence of length {len(dims)}")
-    idxs = [jnp.asarray(i) for i in multi_index]
+    idxs = [_creation.asarray(i) for i in multi_index]
     if mode == "raise":
         for i, n in zip(idxs, dims):
             if any(not 0 <= v < n for v in _ints(i, "jnp.ravel_multi_index")):
                 raise ValueError("invalid entry in coordinates array")
     elif mode == "clip":
-        idxs = [jnp.clip(i, 0, n - 1) for i, n in zip(idxs, dims)]
+        idxs = [_ufuncs.clip(i, 0, n - 1) for i, n in zip(idxs, dims)]
     elif mode == "wrap":
-        idxs = [jnp.mod(i, n) for i, n in zip(idxs, dims)]
+        idxs = [_ufuncs.mod(i, n) for i, n in zip(idxs, dims)]
     else:
         raise ValueError(f"invalid mode={mode!r}. Expected 'raise', 'wrap', or 'clip'")
     order_dims = range(len(dims)) if order == "C" else reversed(range(len(dims)))
@@ -431,20 +419,18 @@ def triu_indices_from(arr: Any, k: int = 0) -> tuple:
 
 def mask_indices(n: int, mask_func: Any, k: int = 0, *, size: int | None = None) -> tuple:
     """`jnp.mask_indices`: indices where `mask_func(ones((n, n)), k)` is non-zero."""
-    jnp = _jnp()
-    return jnp.nonzero(mask_func(jnp.ones((n, n), dtype=dtypes.int32), k), size=size)
+    return _indexing.nonzero(mask_func(_creation.ones((n, n), dtype=dtypes.int32), k), size=size)
 
 
 # ---------------------------------------------------------------- index expression objects
 def _range_of(s: slice) -> Any:
     """A slice as numpy's grid/concatenation helpers read it: arange, or linspace for
     a complex (imaginary) step giving the number of points."""
-    jnp = _jnp()
     start = 0 if s.start is None else s.start
     step = 1 if s.step is None else s.step
     if isinstance(step, complex):
-        return jnp.linspace(start, s.stop, int(abs(step)))
-    return jnp.arange(start, s.stop, step)
+        return _creation.linspace(start, s.stop, int(abs(step)))
+    return _creation.arange(start, s.stop, step)
 
 
 class _Grid:
@@ -454,7 +440,6 @@ class _Grid:
         self.sparse = sparse
 
     def __getitem__(self, key: Any) -> Any:
-        jnp = _jnp()
         if isinstance(key, slice):
             return _range_of(key)
         axes = [_range_of(k) for k in key]
@@ -469,7 +454,7 @@ class _Grid:
         if self.sparse:
             return shaped
         full = tuple(a.shape[0] for a in axes)
-        return jnp.stack([jnp.broadcast_to(a, full) for a in shaped])
+        return _shape.stack([_shape.broadcast_to(a, full) for a in shaped])
 
 
 mgrid = _Grid(sparse=False)
@@ -484,7 +469,6 @@ class _Concatenator:
         self.axis, self.ndmin, self.trans1d = axis, ndmin, trans1d
 
     def __getitem__(self, key: Any) -> Any:
-        jnp = _jnp()
         key = key if isinstance(key, tuple) else (key,)
         axis, ndmin, trans1d = self.axis, self.ndmin, self.trans1d
         if key and isinstance(key[0], str):
@@ -493,10 +477,10 @@ class _Concatenator:
             key = key[1:]
         items = []
         for item in key:
-            a = _range_of(item) if isinstance(item, slice) else jnp.asarray(item)
-            items.append(self._upgrade(jnp.atleast_1d(a), ndmin, trans1d))
+            a = _range_of(item) if isinstance(item, slice) else _creation.asarray(item)
+            items.append(self._upgrade(_shape.atleast_1d(a), ndmin, trans1d))
         items = util.promote_dtypes(*items) if len(items) > 1 else items
-        return jnp.concatenate(items, axis=axis)
+        return _shape.concatenate(items, axis=axis)
 
     @staticmethod
     def _upgrade(a: Any, ndmin: int, trans1d: int) -> Any:

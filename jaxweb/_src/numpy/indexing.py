@@ -17,30 +17,24 @@ delete and put live in index_tricks.py and are re-exported here.
 """
 from __future__ import annotations
 
-import importlib
 import operator
 from typing import Any, Callable
 
 from .. import config, core, dtypes
 from ..array import Array
 from ..compiler.shapetracker import prod
-from ..lax import elementwise as lax_ew
-from ..lax import gather_scatter as gs
-from ..lax import structural as lax
+from ..lax import elementwise as lax_ew, gather_scatter as gs, structural as lax
 from ..lax.indexing import normalize_index
-from . import util
+from . import util, creation as _creation, reductions as _reductions, shape as _shape, ufuncs as _ufuncs
 from .index_tricks import *  # noqa: F401,F403  (re-exported jnp names)
 from .index_tricks import __all__ as _tricks_all
+from ..lax.base import canonical_axes
 
 __all__ = ["take", "take_along_axis", "nonzero", "argwhere", "flatnonzero"] + _tricks_all
 
 
 class NonConcreteBooleanIndexError(IndexError):
     """A boolean mask index was traced: its result shape would depend on values."""
-
-
-def _jnp() -> Any:
-    return importlib.import_module("jaxweb.numpy")
 
 
 # ---------------------------------------------------------------- parsing
@@ -80,7 +74,6 @@ def _concrete_mask(m: Any) -> list:
 
 def _mask_to_arrays(mask: Any, pos: int, shape: tuple[int, ...]) -> list:
     """Integer index arrays (one per mask dim) equivalent to a concrete boolean mask."""
-    from .creation import asarray
     mshape = tuple(mask.shape)
     if mshape != shape[pos:pos + len(mshape)]:
         raise IndexError(f"boolean index did not match shape of indexed array in index {pos}: "
@@ -92,7 +85,7 @@ def _mask_to_arrays(mask: Any, pos: int, shape: tuple[int, ...]) -> list:
         for d in reversed(range(len(mshape))):
             cols[d].append(k % mshape[d])
             k //= mshape[d]
-    return [_Adv(asarray(c, dtype=dtypes.int32) if c else asarray([], dtype=dtypes.int32)) for c in cols]
+    return [_Adv(_creation.asarray(c if c else [], dtype=dtypes.int32)) for c in cols]
 
 
 def _flatten(v: Any) -> list:
@@ -110,7 +103,6 @@ def _parse(x_shape: tuple[int, ...], idx: Any) -> tuple[list, tuple[int, ...], l
         if isinstance(idx, list):
             _check_entry(idx, top_level=True)
         idx = (idx,)
-    from .creation import asarray
     entries: list = []
     for i in idx:
         if i is None or i is Ellipsis or isinstance(i, slice):
@@ -124,7 +116,7 @@ def _parse(x_shape: tuple[int, ...], idx: Any) -> tuple[list, tuple[int, ...], l
             if not isinstance(i, (Array, core.Tracer)):
                 if hasattr(i, "__jax_array__"):
                     i = i.__jax_array__()
-                i = asarray(i)
+                i = _creation.asarray(i)
             entries.append(i)
     if sum(e is Ellipsis for e in entries) > 1:
         raise IndexError("an index can only have a single ellipsis ('...')")
@@ -223,8 +215,7 @@ def getitem(x: Any, idx: Any, mode: Any = None, fill_value: Any = None,
 
 
 def _const_int(i: int) -> Any:
-    from .creation import asarray
-    return asarray(i, dtype=dtypes.int32)
+    return _creation.asarray(i, dtype=dtypes.int32)
 
 
 def _basic(x: Any, entries: list) -> Any:
@@ -269,9 +260,8 @@ def _advanced(x: Any, entries: list, pos: list[int], mode: Any, fill_value: Any,
 
 # ---------------------------------------------------------------- .at[] updates
 def _values_for(x: Any, target_shape: tuple[int, ...], values: Any) -> Any:
-    from .creation import asarray
-    v = lax_ew.convert_element_type(asarray(values), x.dtype) if not core.is_python_scalar(values) \
-        else asarray(values, dtype=x.dtype)
+    v = lax_ew.convert_element_type(_creation.asarray(values), x.dtype) if not core.is_python_scalar(values) \
+        else _creation.asarray(values, dtype=x.dtype)
     if v.ndim > len(target_shape):
         raise ValueError(f"Cannot broadcast to shape with fewer dimensions: arr_shape={v.shape} "
                          f"shape={target_shape}")
@@ -324,10 +314,9 @@ def _basic_update(x: Any, idx: Any, values: Any, prim: Callable) -> Any | None:
     zero = lax.broadcast_in_dim(lax_ew.convert_element_type(0, x.dtype), (), ())
     placed = lax.pad(vals, zero, config)
     mask = lax.pad(lax.broadcast_in_dim(True, tuple(kept), ()), False, config)
-    lax_ns = importlib.import_module("jaxweb.lax")
     name = combine[1] if x.dtype.kind == "b" else combine[0]
-    new = placed if name is None else getattr(lax_ns, name)(xe, placed)
-    out = lax_ns.select_n(mask, xe, new)
+    new = placed if name is None else getattr(lax_ew, name)(xe, placed)
+    out = lax_ew.select_n(mask, xe, new)
     return lax.reshape(out, x.shape) if shape != x.shape else out
 
 
@@ -340,7 +329,7 @@ def _scatter_update(x: Any, idx: Any, values: Any, prim: Callable, mode: Any,
     xa = core.get_aval(x)
     if type(values) is int and xa.dtype.kind in "iu" and \
             dtypes.iinfo(xa.dtype).min <= values <= dtypes.iinfo(xa.dtype).max:
-        values = _jnp().asarray(values, dtype=xa.dtype)
+        values = _creation.asarray(values, dtype=xa.dtype)
     else:
         values = util.ensure_array(values)
     va = core.get_aval(values)
@@ -437,23 +426,22 @@ class _IndexUpdateRef:
         return self._update(values, gs.scatter_max, **_kw(kw))
 
     def _ones_scaled(self, values: Any, kw: dict) -> Any:
-        ones = _jnp().ones_like(self.array) if hasattr(_jnp(), "ones_like") else \
-            lax.broadcast_in_dim(lax_ew.convert_element_type(1, self.array.dtype), self.array.shape, ())
+        ones = _creation.ones_like(self.array)
         return _scatter_update(ones, self.index, values, gs.scatter_mul, kw.get("mode"),
                                kw.get("indices_are_sorted", False), kw.get("unique_indices", False))
 
     def divide(self, values: Any, **kw: Any) -> Any:
-        return _jnp().divide(self.array, self._ones_scaled(values, _kw(kw)))
+        return _ufuncs.divide(self.array, self._ones_scaled(values, _kw(kw)))
 
     def power(self, values: Any, **kw: Any) -> Any:
-        return _jnp().power(self.array, self._ones_scaled(values, _kw(kw)))
+        return _ufuncs.power(self.array, self._ones_scaled(values, _kw(kw)))
 
     def apply(self, func: Callable, **kw: Any) -> Any:
         kw = _kw(kw)
         x = util.ensure_array(self.array)
         hit = _scatter_update(lax.broadcast_in_dim(False, x.shape, ()), self.index, True, gs.scatter,
                               kw.get("mode"), False, False)
-        return _jnp().where(hit, lax_ew.convert_element_type(func(x), x.dtype), x)
+        return _ufuncs.where(hit, lax_ew.convert_element_type(func(x), x.dtype), x)
 
 
 def _kw(kw: dict) -> dict:
@@ -503,7 +491,7 @@ def take(a: Any, indices: Any, axis: int | None = None, out: None = None, mode: 
     axis = util_axis(axis, a.ndim)
     n = a.shape[axis]
     if mode == "wrap":
-        idx = _jnp().mod(idx, n) if n else idx
+        idx = _ufuncs.mod(idx, n) if n else idx
         mode = "clip"
     if n == 0 and idx.size:
         raise IndexError("Cannot do a non-empty jnp.take() from an empty axis.")
@@ -518,7 +506,6 @@ def take(a: Any, indices: Any, axis: int | None = None, out: None = None, mode: 
 
 
 def util_axis(axis: int, ndim: int) -> int:
-    from ..lax.base import canonical_axes
     return canonical_axes((operator.index(axis),), ndim)[0]
 
 
@@ -585,36 +572,34 @@ def nonzero(a: Any, *, size: int | None = None, fill_value: Any = None) -> tuple
         for d in reversed(range(a.ndim)):
             cols[d].append(k % a.shape[d])
             k //= a.shape[d]
-    from .creation import asarray
     out = []
     for d, c in enumerate(cols):
         if size is not None and len(c) < size:
             fv = fill_value[d] if isinstance(fill_value, (tuple, list)) else (0 if fill_value is None else fill_value)
             c = c + [fv] * (size - len(c))
-        out.append(asarray(c, dtype=dtypes.int32))
+        out.append(_creation.asarray(c, dtype=dtypes.int32))
     return tuple(out)
 
 
 def _nonzero_traced(a: Any, size: int, fill_value: Any) -> tuple:
     """Traced input with a static size: rank each non-zero by a cumulative sum, then
     scatter the flat positions of the first `size` of them."""
-    jnp = _jnp()
-    from .creation import asarray
     flat = lax.reshape(a, (a.size,))
-    mask = jnp.not_equal(flat, 0) if flat.dtype.kind != "b" else flat
-    rank = jnp.cumsum(lax_ew.convert_element_type(mask, dtypes.int32)) - 1
-    target = jnp.where(mask, rank, size)
-    positions = asarray(list(range(a.size)), dtype=dtypes.int32)
+    mask = _ufuncs.not_equal(flat, 0) if flat.dtype.kind != "b" else flat
+    rank = _reductions.cumsum(lax_ew.convert_element_type(mask, dtypes.int32)) - 1
+    target = _ufuncs.where(mask, rank, size)
+    positions = _creation.asarray(list(range(a.size)), dtype=dtypes.int32)
     dn = gs.ScatterDimensionNumbers(update_window_dims=(), inserted_window_dims=(0,),
                                     scatter_dims_to_operand_dims=(0,))
-    found = gs.scatter(asarray([-1] * size, dtype=dtypes.int32), lax.reshape(target, (a.size, 1)), positions, dn)
-    valid = jnp.greater_equal(found, 0)
-    out, rest = [], jnp.maximum(found, 0)
+    found = gs.scatter(_creation.asarray([-1] * size, dtype=dtypes.int32), lax.reshape(target, (a.size, 1)),
+                       positions, dn)
+    valid = _ufuncs.greater_equal(found, 0)
+    out, rest = [], _ufuncs.maximum(found, 0)
     strides = [prod(a.shape[d + 1:]) for d in range(a.ndim)]
     for d in range(a.ndim):
         coord = (rest // strides[d]) % a.shape[d]
         fv = fill_value[d] if isinstance(fill_value, (tuple, list)) else (0 if fill_value is None else fill_value)
-        out.append(jnp.where(valid, coord, fv))
+        out.append(_ufuncs.where(valid, coord, fv))
     return tuple(out)
 
 
@@ -631,5 +616,5 @@ def argwhere(a: Any, *, size: int | None = None, fill_value: Any = None) -> Any:
         (col,) = nonzero(lax.reshape(a, (1,)), size=size, fill_value=fill_value)
         return lax.broadcast_in_dim(col[:0], (col.shape[0], 0), (1,))
     cols = nonzero(a, size=size, fill_value=fill_value)
-    return _jnp().stack(cols, axis=1)
+    return _shape.stack(cols, axis=1)
 

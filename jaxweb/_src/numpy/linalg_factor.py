@@ -11,24 +11,20 @@ __all__ = ["cholesky", "det", "slogdet", "solve", "inv", "matrix_power", "multi_
            "tensorinv", "SlogdetResult"]
 
 import functools
-import importlib
 import operator
 from typing import Any, NamedTuple, Sequence
 
 from .. import core, dtypes
 from ..custom_derivatives import custom_jvp
-from ..lax import elementwise as lax
-from ..lax import linalg as lax_linalg
-from .util import check_arraylike, ensure_array
+from ..lax import elementwise as lax, linalg as lax_linalg
+from .util import check_arraylike, ensure_array, promote_dtypes
+from . import (creation as _creation, indexing as _indexing, linalg_ops as _linalg_ops,
+    reductions as _reductions, shape as _shape, sorting as _sorting, ufuncs as _ufuncs)
 
 
 class SlogdetResult(NamedTuple):
     sign: Any
     logabsdet: Any
-
-
-def _jnp() -> Any:
-    return importlib.import_module("jaxweb.numpy")
 
 
 def _aval(x: Any) -> core.ShapedArray:
@@ -38,7 +34,6 @@ def _aval(x: Any) -> core.ShapedArray:
 def inexact(name: str, *xs: Any) -> list:
     """Arrays in a common inexact dtype (integers and bools become the default float;
     real and complex floats stay as they are)."""
-    from .util import promote_dtypes
     check_arraylike(name, *xs)
     xs = promote_dtypes(*[ensure_array(x) for x in xs])
     dt = _aval(xs[0]).dtype
@@ -58,31 +53,28 @@ def square(name: str, a: Any) -> int:
 def cholesky(a: Any, *, upper: bool = False, symmetrize_input: bool = True) -> Any:
     """`jnp.linalg.cholesky`: lower L with L Lᴴ = a (upper Lᴴ if `upper`); NaN where a is
     not positive definite, as in JAX."""
-    jnp = _jnp()
     (a,) = inexact("cholesky", a)
     square("cholesky", a)
     L = lax_linalg.cholesky(a, symmetrize_input=symmetrize_input)
-    return jnp.conj(jnp.swapaxes(L, -1, -2)) if upper else L
+    return _ufuncs.conj(_shape.swapaxes(L, -1, -2)) if upper else L
 
 
 # ---------------------------------------------------------------- LU with partial pivoting
 def lu_factor(a: Any) -> tuple[Any, Any, Any]:
     """(LU packed, permutation, parity sign) of square (batched) a: a[perm] = L U."""
-    jnp = _jnp()
     lu, pivots, perm = lax_linalg.lu(a)
-    swaps = jnp.sum(pivots != jnp.arange(_aval(pivots).shape[-1], dtype=dtypes.int32), axis=-1)
-    sign = jnp.where(swaps % 2 == 1, -1.0, 1.0).astype(_aval(a).dtype)
+    swaps = _reductions.sum(pivots != _creation.arange(_aval(pivots).shape[-1], dtype=dtypes.int32), axis=-1)
+    sign = _ufuncs.where(swaps % 2 == 1, -1.0, 1.0).astype(_aval(a).dtype)
     return lu, perm, sign
 
 
 def _diag(x: Any) -> Any:
-    return _jnp().diagonal(x, axis1=-2, axis2=-1)
+    return _shape.diagonal(x, axis1=-2, axis2=-1)
 
 
 def slogdet(a: Any, *, method: str | None = None) -> SlogdetResult:
     """`jnp.linalg.slogdet`: (sign, log|det|) from the LU factors; for complex a the sign
     is the unit complex number det / |det| (0 for a singular a) and log|det| is real."""
-    jnp = _jnp()
     (a,) = inexact("slogdet", a)
     if _aval(a).ndim < 2 or _aval(a).shape[-1] != _aval(a).shape[-2]:
         raise ValueError(f"Argument to slogdet() must have shape [..., n, n], got {_aval(a).shape}")
@@ -92,55 +84,51 @@ def slogdet(a: Any, *, method: str | None = None) -> SlogdetResult:
     if _aval(a).shape[-1] == 0:
         shape = _aval(a).shape[:-2]
         real = dtypes.real_part_dtype(_aval(a).dtype)
-        return SlogdetResult(jnp.ones(shape, _aval(a).dtype), jnp.zeros(shape, real))
+        return SlogdetResult(_creation.ones(shape, _aval(a).dtype), _creation.zeros(shape, real))
     return SlogdetResult(*_slogdet_lu(a))
 
 
 @custom_jvp
 def _slogdet_lu(a: Any) -> tuple[Any, Any]:
-    jnp = _jnp()
     lu, _, parity = lu_factor(a)
     d = _diag(lu)
-    sign = parity * jnp.prod(jnp.sign(d), axis=-1)  # sign(z) = z / |z| for complex z
-    return sign, jnp.sum(jnp.log(jnp.abs(d)), axis=-1)
+    sign = parity * _reductions.prod(_ufuncs.sign(d), axis=-1)  # sign(z) = z / |z| for complex z
+    return sign, _reductions.sum(_ufuncs.log(_ufuncs.abs(d)), axis=-1)
 
 
 @_slogdet_lu.defjvp
 def _slogdet_jvp(primals: tuple, tangents: tuple) -> tuple:
     """JAX's rule: t = tr(a⁻¹ da); d log|det| = Re t, d sign = i Im(t) sign (0 for real a)."""
-    jnp = _jnp()
     (a,), (da,) = primals, tangents
     sign, logabs = _slogdet_lu(a)
-    t = jnp.trace(solve(a, da), axis1=-2, axis2=-1)
+    t = _shape.trace(solve(a, da), axis1=-2, axis2=-1)
     if _aval(a).dtype.kind != "c":
-        return (sign, logabs), (jnp.zeros_like(sign), t)
-    return (sign, logabs), ((t - jnp.real(t)) * sign, jnp.real(t))
+        return (sign, logabs), (_creation.zeros_like(sign), t)
+    return (sign, logabs), ((t - _ufuncs.real(t)) * sign, _ufuncs.real(t))
 
 
 def det(a: Any) -> Any:
     """`jnp.linalg.det`: the product of U's diagonal times the permutation's parity."""
-    jnp = _jnp()
     (a,) = inexact("det", a)
     if _aval(a).ndim < 2 or _aval(a).shape[-1] != _aval(a).shape[-2]:
         raise ValueError(f"Argument to _det() must have shape [..., n, n], got {_aval(a).shape}")
     n = _aval(a).shape[-1]
     if n == 0:
-        return jnp.ones(_aval(a).shape[:-2], _aval(a).dtype)
+        return _creation.ones(_aval(a).shape[:-2], _aval(a).dtype)
     if n == 1:
         return a[..., 0, 0]
     if n == 2:  # closed form: exact zero for singular integer-valued input, cheaper
         return a[..., 0, 0] * a[..., 1, 1] - a[..., 0, 1] * a[..., 1, 0]
     lu, _, parity = lu_factor(a)
-    return parity * jnp.prod(_diag(lu), axis=-1)
+    return parity * _reductions.prod(_diag(lu), axis=-1)
 
 
 def lu_solve(lu: Any, perm: Any, b: Any, trans: int = 0) -> Any:
     """x with a x = b (trans=0), aᵀ x = b (trans=1) or aᴴ x = b (trans=2) from
     a[perm] = L U; b (..., n, k)."""
-    jnp = _jnp()
     if trans == 0:
-        pb = jnp.take_along_axis(b, jnp.broadcast_to(perm[..., :, None], _aval(perm).shape + (_aval(b).shape[-1],)),
-                                 axis=-2)
+        rows = _shape.broadcast_to(perm[..., :, None], _aval(perm).shape + (_aval(b).shape[-1],))
+        pb = _indexing.take_along_axis(b, rows, axis=-2)
         y = lax_linalg.triangular_solve(lu, pb, left_side=True, lower=True, unit_diagonal=True)
         return lax_linalg.triangular_solve(lu, y, left_side=True, lower=False)
     # aᵀ = Uᵀ Lᵀ P: solve Uᵀ y = b, Lᵀ z = y, then x[perm] = z (conjugated for aᴴ)
@@ -148,8 +136,8 @@ def lu_solve(lu: Any, perm: Any, b: Any, trans: int = 0) -> Any:
     y = lax_linalg.triangular_solve(lu, b, left_side=True, lower=False, transpose_a=True, conjugate_a=conj)
     z = lax_linalg.triangular_solve(lu, y, left_side=True, lower=True, transpose_a=True, conjugate_a=conj,
                                     unit_diagonal=True)
-    inv_perm = jnp.argsort(perm, axis=-1)
-    return jnp.take_along_axis(z, jnp.broadcast_to(inv_perm[..., :, None], _aval(z).shape), axis=-2)
+    inv_perm = _sorting.argsort(perm, axis=-1)
+    return _indexing.take_along_axis(z, _shape.broadcast_to(inv_perm[..., :, None], _aval(z).shape), axis=-2)
 
 
 def _vectorize_error(sig: str, dim: str, got: int, want: int) -> ValueError:
@@ -160,7 +148,6 @@ def _vectorize_error(sig: str, dim: str, got: int, want: int) -> ValueError:
 def solve(a: Any, b: Any) -> Any:
     """`jnp.linalg.solve`: x with a x = b; b is a vector if 1-d, else (..., n, k) matrices
     (batch dimensions broadcast), as in JAX >= 0.5."""
-    jnp = _jnp()
     a, b = inexact("solve", a, b)
     as_, bs = _aval(a).shape, _aval(b).shape
     if len(as_) < 2 or as_[-1] != as_[-2]:
@@ -177,9 +164,9 @@ def solve(a: Any, b: Any) -> Any:
                          "behavior, use solve(a, b[..., None]).squeeze(-1).")
     elif bs[-2] != n:
         raise _vectorize_error("(m,m),(m,n)->(m,n)", "m", bs[-2], n)
-    batch = jnp.broadcast_shapes(as_[:-2], _aval(b).shape[:-2])
-    a = jnp.broadcast_to(a, batch + (n, n))
-    b = jnp.broadcast_to(b, batch + _aval(b).shape[-2:])
+    batch = _shape.broadcast_shapes(as_[:-2], _aval(b).shape[:-2])
+    a = _shape.broadcast_to(a, batch + (n, n))
+    b = _shape.broadcast_to(b, batch + _aval(b).shape[-2:])
     lu, perm, _ = lu_factor(a)
     x = lu_solve(lu, perm, b)
     return x[..., 0] if vector else x
@@ -187,41 +174,38 @@ def solve(a: Any, b: Any) -> Any:
 
 def inv(a: Any) -> Any:
     """`jnp.linalg.inv`: solve(a, I); a singular a gives inf/NaN entries, as JAX."""
-    jnp = _jnp()
     (a,) = inexact("inv", a)
     if _aval(a).ndim < 2 or _aval(a).shape[-1] != _aval(a).shape[-2]:
         raise ValueError(f"Argument to inv must have shape [..., n, n], got {_aval(a).shape}.")
     n = _aval(a).shape[-1]
-    eye = jnp.broadcast_to(jnp.eye(n, dtype=_aval(a).dtype), _aval(a).shape)
+    eye = _shape.broadcast_to(_creation.eye(n, dtype=_aval(a).dtype), _aval(a).shape)
     lu, perm, _ = lu_factor(a)
     return lu_solve(lu, perm, eye)
 
 
 def matrix_power(a: Any, n: int) -> Any:
     """`jnp.linalg.matrix_power`: a^n by repeated squaring (n < 0 inverts first)."""
-    jnp = _jnp()
     check_arraylike("matrix_power", a)
     a = ensure_array(a)
     size = square("matrix_power", a)
     n = operator.index(n)
     if n == 0:
-        return jnp.broadcast_to(jnp.eye(size, dtype=_aval(a).dtype), _aval(a).shape)
+        return _shape.broadcast_to(_creation.eye(size, dtype=_aval(a).dtype), _aval(a).shape)
     if n < 0:
         a, n = inv(a), -n
     result = None
     while n:
         if n & 1:
-            result = a if result is None else jnp.matmul(result, a)
+            result = a if result is None else _linalg_ops.matmul(result, a)
         n >>= 1
         if n:
-            a = jnp.matmul(a, a)
+            a = _linalg_ops.matmul(a, a)
     return result
 
 
 def multi_dot(arrays: Sequence[Any], *, precision: Any = None) -> Any:
     """`jnp.linalg.multi_dot`: the product of the matrices, in einsum's contraction order
     (a 1-d first/last array is a row/column vector)."""
-    jnp = _jnp()
     arrays = [ensure_array(x) for x in arrays]
     if len(arrays) < 2:
         raise ValueError("multi_dot requires at least two arrays")
@@ -232,7 +216,7 @@ def multi_dot(arrays: Sequence[Any], *, precision: Any = None) -> Any:
         arrays[-1] = arrays[-1][:, None]
     letters = "abcdefghijklmnopqrstuvwxyz"
     subs = ",".join(letters[i] + letters[i + 1] for i in range(len(arrays)))
-    out = jnp.einsum(f"{subs}->{letters[0]}{letters[len(arrays)]}", *arrays, optimize="greedy")
+    out = _linalg_ops.einsum(f"{subs}->{letters[0]}{letters[len(arrays)]}", *arrays, optimize="greedy")
     if first:
         out = out[0]
     if last:
@@ -242,28 +226,26 @@ def multi_dot(arrays: Sequence[Any], *, precision: Any = None) -> Any:
 
 def tensorinv(a: Any, ind: int = 2) -> Any:
     """`jnp.linalg.tensorinv`: the inverse of a viewed as a matrix (first `ind` axes rows)."""
-    jnp = _jnp()
     (a,) = inexact("tensorinv", a)
     shape = _aval(a).shape
     rows, cols = shape[:ind], shape[ind:]
     n = functools.reduce(operator.mul, rows, 1)
     if n != functools.reduce(operator.mul, cols, 1):
         raise ValueError(f"tensorinv: a.shape[:ind] and a.shape[ind:] must have equal size, got {shape}")
-    return jnp.reshape(inv(jnp.reshape(a, (n, n))), cols + rows)
+    return _shape.reshape(inv(_shape.reshape(a, (n, n))), cols + rows)
 
 
 def tensorsolve(a: Any, b: Any, axes: Sequence[int] | None = None) -> Any:
     """`jnp.linalg.tensorsolve`: x with tensordot(a, x, x.ndim) = b."""
-    jnp = _jnp()
     a, b = inexact("tensorsolve", a, b)
     if axes is not None:
         nd = _aval(a).ndim
         moved = [ax % nd for ax in axes]
-        a = jnp.moveaxis(a, moved, list(range(nd - len(moved), nd)))
+        a = _shape.moveaxis(a, moved, list(range(nd - len(moved), nd)))
     bshape = _aval(b).shape
     xshape = _aval(a).shape[len(bshape):]
     n = functools.reduce(operator.mul, bshape, 1)
     m = functools.reduce(operator.mul, xshape, 1)
     if n != m:
         raise ValueError(f"tensorsolve: shapes do not give a square system ({n} equations, {m} unknowns)")
-    return jnp.reshape(solve(jnp.reshape(a, (n, m)), jnp.reshape(b, (n,))), xshape)
+    return _shape.reshape(solve(_shape.reshape(a, (n, m)), _shape.reshape(b, (n,))), xshape)

@@ -12,18 +12,16 @@ from __future__ import annotations
 __all__ = ["matmul", "dot", "vdot", "inner", "outer", "tensordot", "einsum", "kron", "vecdot",
            "matvec", "vecmat", "convolve", "correlate", "cross"]
 
-import importlib
 from typing import Any, Sequence
 
 from .. import core, dtypes
-from ..lax import dot as lax_dot
-from ..lax import reductions as lax_red
+from ..lax import (dot as lax_dot, reductions as lax_red, base as lax_base, complex as lax_complex,
+    elementwise as lax_ew, structural as lax_st)
 from .reductions import check_no_out
 from .util import broadcast_shapes, broadcast_to_shape, check_arraylike, promote_dtypes
-
-
-def _lax() -> Any:
-    return lax_red.lax_ns()
+from . import creation as _creation, shape as _shapes, ufuncs as _ufuncs
+from .ufuncs import multiply
+from ..lax.convolution import conv_general_dilated
 
 
 def _shape(x: Any) -> tuple[int, ...]:
@@ -46,9 +44,8 @@ def matmul(a: Any, b: Any, *, precision: Any = None, preferred_element_type: Any
     if not sa or not sb:
         raise ValueError(f"matmul: Input operand {0 if not sa else 1} does not have enough dimensions "
                          f"(has 0, gufunc core with signature (n?,k),(k,m?)->(n?,m?) requires 1)")
-    L = _lax()
-    a2 = L.reshape(a, (1,) + sa) if len(sa) == 1 else a
-    b2 = L.reshape(b, sb + (1,)) if len(sb) == 1 else b
+    a2 = lax_st.reshape(a, (1,) + sa) if len(sa) == 1 else a
+    b2 = lax_st.reshape(b, sb + (1,)) if len(sb) == 1 else b
     sa2, sb2 = _shape(a2), _shape(b2)
     batch = broadcast_shapes(sa2[:-2], sb2[:-2], name="matmul")
     a2 = broadcast_to_shape(a2, batch + sa2[-2:])
@@ -57,7 +54,7 @@ def matmul(a: Any, b: Any, *, precision: Any = None, preferred_element_type: Any
     bd = tuple(range(nb))
     out = _dot_general(a2, b2, (((nb + 1,), (nb,)), (bd, bd)), preferred_element_type)
     shape = batch + sa2[-2:-1] * (len(sa) > 1) + sb2[-1:] * (len(sb) > 1)
-    return L.reshape(out, shape) if shape != _shape(out) else out
+    return lax_st.reshape(out, shape) if shape != _shape(out) else out
 
 
 def dot(a: Any, b: Any, *, precision: Any = None, preferred_element_type: Any = None) -> Any:
@@ -65,7 +62,6 @@ def dot(a: Any, b: Any, *, precision: Any = None, preferred_element_type: Any = 
     a, b = _promote("dot", a, b)
     sa, sb = _shape(a), _shape(b)
     if not sa or not sb:
-        from .ufuncs import multiply
         return multiply(a, b)
     cb = len(sb) - 2 if len(sb) > 1 else 0
     return _dot_general(a, b, (((len(sa) - 1,), (cb,)), ((), ())), preferred_element_type)
@@ -74,10 +70,9 @@ def dot(a: Any, b: Any, *, precision: Any = None, preferred_element_type: Any = 
 def vdot(a: Any, b: Any, *, precision: Any = None, preferred_element_type: Any = None) -> Any:
     """`jnp.vdot`: the dot product of the flattened operands, the first one conjugated."""
     a, b = _promote("vdot", a, b)
-    L = _lax()
     if core.get_aval(a).dtype.kind == "c":
-        a = L.conj(a)
-    a, b = L.reshape(a, (core.get_aval(a).size,)), L.reshape(b, (core.get_aval(b).size,))
+        a = lax_complex.conj(a)
+    a, b = lax_st.reshape(a, (core.get_aval(a).size,)), lax_st.reshape(b, (core.get_aval(b).size,))
     return _dot_general(a, b, (((0,), (0,)), ((), ())), preferred_element_type)
 
 
@@ -86,7 +81,6 @@ def inner(a: Any, b: Any, *, precision: Any = None, preferred_element_type: Any 
     a, b = _promote("inner", a, b)
     sa, sb = _shape(a), _shape(b)
     if not sa or not sb:
-        from .ufuncs import multiply
         return multiply(a, b)
     return _dot_general(a, b, (((len(sa) - 1,), (len(sb) - 1,)), ((), ())), preferred_element_type)
 
@@ -95,10 +89,8 @@ def outer(a: Any, b: Any, out: None = None) -> Any:
     """`jnp.outer`: out[i, j] = ravel(a)[i] * ravel(b)[j]."""
     check_no_out("outer", out)
     a, b = _promote("outer", a, b)
-    L = _lax()
-    a = L.reshape(a, (core.get_aval(a).size, 1))
-    b = L.reshape(b, (1, core.get_aval(b).size))
-    from .ufuncs import multiply
+    a = lax_st.reshape(a, (core.get_aval(a).size, 1))
+    b = lax_st.reshape(b, (1, core.get_aval(b).size))
     return multiply(a, b)
 
 
@@ -132,9 +124,8 @@ def vecdot(x1: Any, x2: Any, /, *, axis: int = -1, precision: Any = None,
     ax1, ax2 = axis % len(s1), axis % len(s2)
     if s1[ax1] != s2[ax2]:
         raise ValueError(f"axes must match; got shapes {s1} and {s2} with axis={axis}")
-    L = _lax()
-    x1 = L.transpose(x1, tuple(i for i in range(len(s1)) if i != ax1) + (ax1,))
-    x2 = L.transpose(x2, tuple(i for i in range(len(s2)) if i != ax2) + (ax2,))
+    x1 = lax_st.transpose(x1, tuple(i for i in range(len(s1)) if i != ax1) + (ax1,))
+    x2 = lax_st.transpose(x2, tuple(i for i in range(len(s2)) if i != ax2) + (ax2,))
     batch = broadcast_shapes(_shape(x1)[:-1], _shape(x2)[:-1], name="vecdot")
     n = s1[ax1]
     x1, x2 = broadcast_to_shape(x1, batch + (n,)), broadcast_to_shape(x2, batch + (n,))
@@ -145,30 +136,26 @@ def vecdot(x1: Any, x2: Any, /, *, axis: int = -1, precision: Any = None,
 def matvec(x1: Any, x2: Any, /) -> Any:
     """`jnp.matvec`: matrix (..., m, n) times vector (..., n)."""
     x1, x2 = _promote("matvec", x1, x2)
-    L = _lax()
-    out = matmul(x1, L.reshape(x2, _shape(x2) + (1,)))
-    return L.reshape(out, _shape(out)[:-1])
+    out = matmul(x1, lax_st.reshape(x2, _shape(x2) + (1,)))
+    return lax_st.reshape(out, _shape(out)[:-1])
 
 
 def vecmat(x1: Any, x2: Any, /) -> Any:
     """`jnp.vecmat`: vector (..., m) times matrix (..., m, n)."""
     x1, x2 = _promote("vecmat", x1, x2)
-    L = _lax()
-    out = matmul(L.reshape(x1, _shape(x1)[:-1] + (1, _shape(x1)[-1])), x2)
-    return L.reshape(out, _shape(out)[:-2] + _shape(out)[-1:])
+    out = matmul(lax_st.reshape(x1, _shape(x1)[:-1] + (1, _shape(x1)[-1])), x2)
+    return lax_st.reshape(out, _shape(out)[:-2] + _shape(out)[-1:])
 
 
 def kron(a: Any, b: Any) -> Any:
     """`jnp.kron`: the Kronecker product (ranks aligned by leading 1s)."""
     a, b = _promote("kron", a, b)
-    L = _lax()
     sa, sb = _shape(a), _shape(b)
     nd = max(len(sa), len(sb))
     sa, sb = (1,) * (nd - len(sa)) + sa, (1,) * (nd - len(sb)) + sb
-    ai = L.reshape(a, tuple(d for n in sa for d in (n, 1)))
-    bi = L.reshape(b, tuple(d for n in sb for d in (1, n)))
-    from .ufuncs import multiply
-    return L.reshape(multiply(ai, bi), tuple(x * y for x, y in zip(sa, sb)))
+    ai = lax_st.reshape(a, tuple(d for n in sa for d in (n, 1)))
+    bi = lax_st.reshape(b, tuple(d for n in sb for d in (1, n)))
+    return lax_st.reshape(multiply(ai, bi), tuple(x * y for x, y in zip(sa, sb)))
 
 
 # ---------------------------------------------------------------- convolve / correlate
@@ -179,31 +166,29 @@ _CORR_PADDING = {"valid": lambda m: (0, 0), "same": lambda m: (m // 2, m - 1 - m
 def _correlate(name: str, a: Any, v: Any, mode: str, flip: bool, pet: Any) -> Any:
     """c[k] = sum_j a[j + k] * w[j], w = v (reversed for convolve), as a 1-d convolution;
     numpy swaps the operands when v is longer (reversing a correlation's output)."""
-    from ..lax.convolution import conv_general_dilated
     check_arraylike(name, a, v)
     a, v = promote_dtypes(a, v)
     if core.get_aval(a).dtype.kind not in "fc":
-        a = _lax().convert_element_type(a, dtypes.default_float())
-        v = _lax().convert_element_type(v, dtypes.default_float())
+        a = lax_ew.convert_element_type(a, dtypes.default_float())
+        v = lax_ew.convert_element_type(v, dtypes.default_float())
     if not flip and core.get_aval(v).dtype.kind == "c":  # numpy's correlation conjugates v
-        v = _lax().conj(v)
+        v = lax_complex.conj(v)
     if len(_shape(a)) != 1 or len(_shape(v)) != 1:
         raise ValueError(f"{name}() only support 1-dimensional inputs.")
     if not _shape(a)[0] or not _shape(v)[0]:
         raise ValueError(f"{name}: inputs cannot be empty, got shapes {_shape(a)} and {_shape(v)}.")
     if mode not in _CORR_PADDING:
         raise ValueError(f"mode must be one of ['full', 'same', 'valid'], got {mode!r}")
-    L = _lax()
     swapped = _shape(v)[0] > _shape(a)[0]
     if swapped:
         a, v = v, a
     if flip:
-        v = L.rev(v, (0,))
+        v = lax_st.rev(v, (0,))
     m = _shape(v)[0]
-    out = conv_general_dilated(L.reshape(a, (1, 1, _shape(a)[0])), L.reshape(v, (1, 1, m)),
+    out = conv_general_dilated(lax_st.reshape(a, (1, 1, _shape(a)[0])), lax_st.reshape(v, (1, 1, m)),
                                (1,), (_CORR_PADDING[mode](m),), preferred_element_type=pet)
-    out = L.reshape(out, _shape(out)[2:])
-    return L.rev(out, (0,)) if swapped and not flip else out
+    out = lax_st.reshape(out, _shape(out)[2:])
+    return lax_st.rev(out, (0,)) if swapped and not flip else out
 
 
 def correlate(a: Any, v: Any, mode: str = "valid", *, precision: Any = None,
@@ -267,14 +252,14 @@ def _label_sizes(labels: list[str], shapes: list[tuple[int, ...]]) -> dict[str, 
 
 def _diagonal(x: Any, s: str) -> tuple[Any, str]:
     """Take diagonals for labels repeated within one operand ('ii' -> 'i')."""
-    L = _lax()
-    jnp_where = importlib.import_module("jaxweb.numpy").where
+    jnp_where = _ufuncs.where
     while len(set(s)) != len(s):
         c = next(c for c in s if s.count(c) > 1)
         i, j = s.index(c), s.index(c, s.index(c) + 1)
         shape = _shape(x)
-        mask = L.eq(L.broadcasted_iota(dtypes.int32, shape, i), L.broadcasted_iota(dtypes.int32, shape, j))
-        x = lax_red.reduce_sum(jnp_where(mask, x, L.full((), 0, core.get_aval(x).dtype)), (j,))
+        mask = lax_ew.eq(lax_ew.broadcasted_iota(dtypes.int32, shape, i),
+                         lax_ew.broadcasted_iota(dtypes.int32, shape, j))
+        x = lax_red.reduce_sum(jnp_where(mask, x, lax_base.full((), 0, core.get_aval(x).dtype)), (j,))
         s = s[:j] + s[j + 1:]
     return x, s
 
@@ -335,7 +320,7 @@ def einsum(subscripts: Any, *operands: Any, out: None = None, optimize: Any = "o
     (x, s), = items
     x, s = _sum_private(x, s, set(out_labels))
     perm = tuple(s.index(c) for c in out_labels)
-    return _lax().transpose(x, perm) if perm != tuple(range(len(perm))) else x
+    return lax_st.transpose(x, perm) if perm != tuple(range(len(perm))) else x
 
 
 def cross(a: Any, b: Any, axisa: int = -1, axisb: int = -1, axisc: int = -1,
@@ -343,17 +328,16 @@ def cross(a: Any, b: Any, axisa: int = -1, axisb: int = -1, axisc: int = -1,
     """`jnp.cross`: the cross product of 3-vectors (2-vectors get a zero third component;
     two 2-vectors give the scalar z component) along the given axes."""
     check_arraylike("cross", a, b)
-    jnp = importlib.import_module("jaxweb.numpy")
     if axis is not None:
         axisa = axisb = axisc = axis
     a, b = promote_dtypes(a, b)
-    a, b = jnp.moveaxis(a, axisa, -1), jnp.moveaxis(b, axisb, -1)
+    a, b = _shapes.moveaxis(a, axisa, -1), _shapes.moveaxis(b, axisb, -1)
     if _shape(a)[-1] not in (2, 3) or _shape(b)[-1] not in (2, 3):
         raise ValueError("Dimension must be either 2 or 3 for cross product")
     if _shape(a)[-1] == 2 and _shape(b)[-1] == 2:
         return a[..., 0] * b[..., 1] - a[..., 1] * b[..., 0]
     a0, a1, b0, b1 = a[..., 0], a[..., 1], b[..., 0], b[..., 1]
-    a2 = a[..., 2] if _shape(a)[-1] == 3 else jnp.zeros_like(a0)
-    b2 = b[..., 2] if _shape(b)[-1] == 3 else jnp.zeros_like(b0)
-    c = jnp.stack(jnp.broadcast_arrays(a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0))
-    return jnp.moveaxis(c, 0, axisc)
+    a2 = a[..., 2] if _shape(a)[-1] == 3 else _creation.zeros_like(a0)
+    b2 = b[..., 2] if _shape(b)[-1] == 3 else _creation.zeros_like(b0)
+    c = _shapes.stack(_shapes.broadcast_arrays(a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0))
+    return _shapes.moveaxis(c, 0, axisc)

@@ -9,12 +9,13 @@ from __future__ import annotations
 __all__ = ["qr", "eigh", "eigvalsh", "svd", "svdvals", "pinv", "lstsq", "matrix_rank", "cond", "eig",
            "eigvals", "QRResult", "EighResult", "EigResult", "SVDResult"]
 
-import importlib
 from typing import Any, NamedTuple
 
 from .. import core, dtypes
 from ..lax import linalg as lax_linalg
-from .linalg_factor import inexact, square
+from .linalg_factor import inexact, square, inv
+from . import (creation as _creation, indexing as _indexing, linalg_ops as _linalg_ops,
+    reductions as _reductions, shape as _shape, sorting as _sorting, ufuncs as _ufuncs)
 
 
 class QRResult(NamedTuple):
@@ -38,10 +39,6 @@ class SVDResult(NamedTuple):
     Vh: Any
 
 
-def _jnp() -> Any:
-    return importlib.import_module("jaxweb.numpy")
-
-
 def _aval(x: Any) -> core.ShapedArray:
     return core.get_aval(x)
 
@@ -51,11 +48,11 @@ def _eps(x: Any) -> float:
 
 
 def _t(x: Any) -> Any:
-    return _jnp().swapaxes(x, -1, -2)
+    return _shape.swapaxes(x, -1, -2)
 
 
 def _h(x: Any) -> Any:
-    return _jnp().conj(_t(x))
+    return _ufuncs.conj(_t(x))
 
 
 # ---------------------------------------------------------------- QR
@@ -74,13 +71,12 @@ def qr(a: Any, mode: str = "reduced") -> Any:
 def eigh(a: Any, UPLO: str | None = None, symmetrize_input: bool = True) -> EighResult:
     """`jnp.linalg.eigh`: ascending eigenvalues and orthonormal eigenvectors (columns) of a
     symmetric matrix; UPLO picks the triangle read when not symmetrizing."""
-    jnp = _jnp()
     (a,) = inexact("eigh", a)
     n = square("eigh", a)
     if UPLO not in (None, "L", "U"):
         raise ValueError(f"UPLO must be 'L' or 'U', got {UPLO!r}")
     if n == 0:
-        return EighResult(jnp.zeros(_aval(a).shape[:-1], dtypes.real_part_dtype(_aval(a).dtype)), a)
+        return EighResult(_creation.zeros(_aval(a).shape[:-1], dtypes.real_part_dtype(_aval(a).dtype)), a)
     v, w = lax_linalg.eigh(a, lower=UPLO != "U", symmetrize_input=symmetrize_input)
     return EighResult(w, v)
 
@@ -109,18 +105,17 @@ def svd(a: Any, full_matrices: bool = True, compute_uv: bool = True, hermitian: 
         subset_by_index: Any = None) -> Any:
     """`jnp.linalg.svd`: a = U diag(S) Vh with S descending (U, Vh square when
     `full_matrices`); only S with compute_uv=False."""
-    jnp = _jnp()
     if subset_by_index is not None:
         raise NotImplementedError("svd(subset_by_index=...) is not supported")
     (a,) = inexact("svd", a)
     if hermitian:  # s = |eigenvalues| (descending), U = V sign(w), Vh = Vᴴ
         w, v = eigh(a)
-        order = jnp.argsort(-jnp.abs(w), axis=-1)
-        w = jnp.take_along_axis(w, order, axis=-1)
-        v = jnp.take_along_axis(v, jnp.broadcast_to(order[..., None, :], _aval(v).shape), axis=-1)
+        order = _sorting.argsort(-_ufuncs.abs(w), axis=-1)
+        w = _indexing.take_along_axis(w, order, axis=-1)
+        v = _indexing.take_along_axis(v, _shape.broadcast_to(order[..., None, :], _aval(v).shape), axis=-1)
         if not compute_uv:
-            return jnp.abs(w)
-        return SVDResult(v * jnp.where(w < 0, -1.0, 1.0)[..., None, :], jnp.abs(w), _h(v))
+            return _ufuncs.abs(w)
+        return SVDResult(v * _ufuncs.where(w < 0, -1.0, 1.0)[..., None, :], _ufuncs.abs(w), _h(v))
     out = lax_linalg.svd(a, full_matrices=full_matrices, compute_uv=compute_uv)
     return SVDResult(*out) if compute_uv else out
 
@@ -136,22 +131,20 @@ def _default_rtol(a: Any) -> float:
 
 def pinv(a: Any, rtol: Any = None, hermitian: bool = False, *, rcond: Any = None) -> Any:
     """`jnp.linalg.pinv`: V diag(1/s) Uᴴ, dropping singular values below rtol * s_max."""
-    jnp = _jnp()
     (a,) = inexact("pinv", a)
     if rcond is not None and rtol is not None:
         raise ValueError("pinv: only one of rtol and rcond may be specified.")
     tol = rcond if rcond is not None else rtol
     u, s, vh = svd(a, full_matrices=False)
     tol = 10.0 * _default_rtol(a) if tol is None else tol
-    cut = jnp.asarray(tol, _aval(s).dtype)[..., None] * s[..., :1]
+    cut = _creation.asarray(tol, _aval(s).dtype)[..., None] * s[..., :1]
     keep = s > cut
-    sinv = jnp.where(keep, 1.0 / jnp.where(keep, s, 1.0), 0.0)
-    return jnp.matmul(_h(vh) * sinv[..., None, :], _h(u))
+    sinv = _ufuncs.where(keep, 1.0 / _ufuncs.where(keep, s, 1.0), 0.0)
+    return _linalg_ops.matmul(_h(vh) * sinv[..., None, :], _h(u))
 
 
 def lstsq(a: Any, b: Any, rcond: Any = None, *, numpy_resid: bool = False) -> tuple:
     """`jnp.linalg.lstsq`: (x, residuals, rank, s) minimizing |a x - b| by the SVD."""
-    jnp = _jnp()
     a, b = inexact("lstsq", a, b)
     if _aval(a).ndim != 2:
         raise TypeError(f"{_aval(a).ndim}-dimensional array given. Array must be two-dimensional")
@@ -161,29 +154,28 @@ def lstsq(a: Any, b: Any, rcond: Any = None, *, numpy_resid: bool = False) -> tu
     u, s, vh = svd(a, full_matrices=False)
     tol = _eps(a) * max(m, n) if rcond is None else float(rcond)
     keep = (s > 0) & (s >= tol * s[:1]) if s.shape[0] else s > 0
-    sinv = jnp.where(keep, 1.0 / jnp.where(keep, s, 1.0), 0.0)
-    x = jnp.matmul(_h(vh), sinv[:, None] * jnp.matmul(_h(u), b2))
-    rank = jnp.sum(keep, dtype=dtypes.int32)
+    sinv = _ufuncs.where(keep, 1.0 / _ufuncs.where(keep, s, 1.0), 0.0)
+    x = _linalg_ops.matmul(_h(vh), sinv[:, None] * _linalg_ops.matmul(_h(u), b2))
+    rank = _reductions.sum(keep, dtype=dtypes.int32)
     if numpy_resid and (int(rank) < n or m <= n):
-        resid = jnp.zeros((0,), _aval(s).dtype)
+        resid = _creation.zeros((0,), _aval(s).dtype)
     else:
-        resid = jnp.sum(jnp.abs(b2 - jnp.matmul(a, x)) ** 2, axis=0)
+        resid = _reductions.sum(_ufuncs.abs(b2 - _linalg_ops.matmul(a, x)) ** 2, axis=0)
     return (x[:, 0] if vector else x), resid, rank, s
 
 
 def matrix_rank(M: Any, rtol: Any = None, *, tol: Any = None) -> Any:
     """`jnp.linalg.matrix_rank`: singular values above rtol * s_max (or above tol)."""
-    jnp = _jnp()
     (M,) = inexact("matrix_rank", M)
     if _aval(M).ndim < 2:
-        return jnp.asarray(jnp.any(M != 0), dtypes.int32).astype(dtypes.int32)
+        return _creation.asarray(_reductions.any(M != 0), dtypes.int32).astype(dtypes.int32)
     s = svd(M, compute_uv=False)
     if tol is None:
         r = _default_rtol(M) if rtol is None else rtol
-        cut = jnp.asarray(r, _aval(s).dtype)[..., None] * s[..., :1]
+        cut = _creation.asarray(r, _aval(s).dtype)[..., None] * s[..., :1]
     else:
-        cut = jnp.asarray(tol, _aval(s).dtype)[..., None]
-    return jnp.sum(s > cut, axis=-1, dtype=dtypes.int32)
+        cut = _creation.asarray(tol, _aval(s).dtype)[..., None]
+    return _reductions.sum(s > cut, axis=-1, dtype=dtypes.int32)
 
 
 def cond(x: Any, p: Any = None) -> Any:
@@ -194,6 +186,5 @@ def cond(x: Any, p: Any = None) -> Any:
         hi, lo = s[..., 0], s[..., -1]
         return hi / lo if p != -2 else lo / hi
     from .linalg_norms import norm
-    from .linalg_factor import inv
     return norm(x, ord=p, axis=(-2, -1)) * norm(inv(x), ord=p, axis=(-2, -1))
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 __all__ = ["interp", "gradient", "trapezoid", "unwrap"]
 
-import importlib
 import math
 from typing import Any, Sequence
 
@@ -19,10 +18,10 @@ from ..lax import elementwise as lax
 from ..lax import structural as lax_st
 from ..lax.base import canonical_axes
 from .util import check_arraylike, ensure_array, promote_dtypes
-
-
-def _jnp() -> Any:
-    return importlib.import_module("jaxweb.numpy")
+from . import reductions as _reductions
+from . import shape as _shape
+from . import sorting as _sorting
+from . import ufuncs as _ufuncs
 
 
 def _aval(x: Any) -> core.ShapedArray:
@@ -48,7 +47,6 @@ def interp(x: Any, xp: Any, fp: Any, left: Any = None, right: Any = None, period
     """`jnp.interp`: piecewise-linear interpolation of (xp, fp) at x; outside [xp[0], xp[-1]]
     fp's end values (or `left`/`right`, or 'extrapolate'); `period` wraps x and xp."""
     check_arraylike("interp", x, xp, fp)
-    jnp = _jnp()
     x, xp, fp = ensure_array(x), ensure_array(xp), ensure_array(fp)
     if _aval(xp).shape != _aval(fp).shape or _aval(xp).ndim != 1:
         raise ValueError("xp and fp must be one-dimensional arrays of equal size")
@@ -58,24 +56,24 @@ def interp(x: Any, xp: Any, fp: Any, left: Any = None, right: Any = None, period
     if period is not None:
         if getattr(period, "ndim", 0) != 0:
             raise ValueError(f"period must be a scalar; got {period}")
-        period = jnp.abs(period)
-        x, xp = jnp.remainder(x, period), jnp.remainder(xp, period)
-        order = jnp.argsort(xp)
+        period = _ufuncs.abs(period)
+        x, xp = _ufuncs.remainder(x, period), _ufuncs.remainder(xp, period)
+        order = _sorting.argsort(xp)
         xp, fp = xp[order], fp[order]
-        xp = jnp.concatenate([xp[-1:] - period, xp, xp[:1] + period])
-        fp = jnp.concatenate([fp[-1:], fp, fp[:1]])
+        xp = _shape.concatenate([xp[-1:] - period, xp, xp[:1] + period])
+        fp = _shape.concatenate([fp[-1:], fp, fp[:1]])
     n = _aval(xp).shape[0]
-    i = jnp.clip(jnp.searchsorted(xp, x, side="right"), 1, n - 1)
+    i = _ufuncs.clip(_sorting.searchsorted(xp, x, side="right"), 1, n - 1)
     lo_x, hi_x, lo_f, hi_f = xp[i - 1], xp[i], fp[i - 1], fp[i]
     dx = hi_x - lo_x
     eps = float(dtypes.finfo(_aval(xp).dtype).eps)
     tiny = _float_ulp(eps, _aval(xp).dtype)
-    flat = jnp.abs(dx) <= tiny
-    f = jnp.where(flat, lo_f, lo_f + ((x - lo_x) / jnp.where(flat, 1, dx)) * (hi_f - lo_f))
+    flat = _ufuncs.abs(dx) <= tiny
+    f = _ufuncs.where(flat, lo_f, lo_f + ((x - lo_x) / _ufuncs.where(flat, 1, dx)) * (hi_f - lo_f))
     if not ext_left and period is None:
-        f = jnp.where(x < xp[0], fp[0] if left is None else left, f)
+        f = _ufuncs.where(x < xp[0], fp[0] if left is None else left, f)
     if not ext_right and period is None:
-        f = jnp.where(x > xp[-1], fp[-1] if right is None else right, f)
+        f = _ufuncs.where(x > xp[-1], fp[-1] if right is None else right, f)
     return f
 
 
@@ -116,7 +114,6 @@ def gradient(f: Any, *varargs: Any, axis: int | Sequence[int] | None = None,
 
 
 def _gradient_along(a: Any, h: Any, axis: int) -> Any:
-    jnp = _jnp()
 
     def cut(v: Any, start: int | None, stop: int | None) -> Any:
         return lax_st.slice_in_dim(v, start, stop, axis=axis)
@@ -132,7 +129,7 @@ def _gradient_along(a: Any, h: Any, axis: int) -> Any:
                              "which the gradient is calculated.")
         shape = [1] * _aval(a).ndim
         shape[axis] = _aval(h).shape[0]
-        h = jnp.reshape(h, shape)
+        h = _shape.reshape(h, shape)
         upper = upper / (cut(h, 1, 2) - cut(h, 0, 1))
         lower = lower / (cut(h, -1, None) - cut(h, -2, -1))
         dx1 = cut(h, 1, -1) - cut(h, 0, -2)
@@ -143,25 +140,24 @@ def _gradient_along(a: Any, h: Any, axis: int) -> Any:
         inner = wa * cut(a, 0, -2) + wb * cut(a, 1, -1) + wc * cut(a, 2, None)
     else:
         raise ValueError("Spacing arrays must be 1D arrays or scalars.")
-    return jnp.concatenate([upper, inner, lower], axis=axis)
+    return _shape.concatenate([upper, inner, lower], axis=axis)
 
 
 def trapezoid(y: Any, x: Any = None, dx: Any = 1.0, axis: int = -1) -> Any:
     """`jnp.trapezoid`: the integral of y along `axis` by the trapezoidal rule, with sample
     points x (any shape broadcasting with y) or a constant spacing dx."""
-    jnp = _jnp()
     if x is None:
         check_arraylike("trapezoid", y)
         (ya,) = _inexact(y)
         dxa = ensure_array(dx)
         if _aval(dxa).ndim > 0:
-            dxa = jnp.expand_dims(dxa, tuple(range(_aval(ya).ndim - _aval(dxa).ndim)))
-            dxa = jnp.moveaxis(dxa, axis, -1)
+            dxa = _shape.expand_dims(dxa, tuple(range(_aval(ya).ndim - _aval(dxa).ndim)))
+            dxa = _shape.moveaxis(dxa, axis, -1)
     else:
         check_arraylike("trapezoid", y, x)
         ya, xa = _inexact(y, x)
-        dxa = jnp.diff(xa) if _aval(xa).ndim == 1 else jnp.moveaxis(jnp.diff(xa, axis=axis), axis, -1)
-    ya = jnp.moveaxis(ya, axis, -1)
+        dxa = _shape.diff(xa) if _aval(xa).ndim == 1 else _shape.moveaxis(_shape.diff(xa, axis=axis), axis, -1)
+    ya = _shape.moveaxis(ya, axis, -1)
     if _aval(dxa).ndim == 0 or _aval(dxa).shape[-1] == 1:
         d = dxa if _aval(dxa).ndim == 0 else dxa[..., 0]
         return d * (ya.sum(-1) - 0.5 * (ya[..., 0] + ya[..., -1]))
@@ -172,7 +168,6 @@ def unwrap(p: Any, discont: Any = None, axis: int = -1, period: Any = 2 * math.p
     """`jnp.unwrap`: remove jumps larger than `discont` (default period/2) along `axis` by
     adding multiples of `period`."""
     check_arraylike("unwrap", p)
-    jnp = _jnp()
     p, period = promote_dtypes(ensure_array(p), period)
     (ax,) = canonical_axes((axis,), max(_aval(p).ndim, 1))
     if _aval(p).shape[ax] == 0:
@@ -180,10 +175,10 @@ def unwrap(p: Any, discont: Any = None, axis: int = -1, period: Any = 2 * math.p
     if discont is None:
         discont = period / 2
     interval = period // 2 if _aval(p).dtype.kind in "iu" else period / 2
-    dd = jnp.diff(p, axis=ax)
-    ddmod = jnp.remainder(dd + interval, period) - interval
-    ddmod = jnp.where((ddmod == -interval) & (dd > 0), interval, ddmod)
-    correction = jnp.where(jnp.abs(dd) < discont, 0, ddmod - dd)
+    dd = _shape.diff(p, axis=ax)
+    ddmod = _ufuncs.remainder(dd + interval, period) - interval
+    ddmod = _ufuncs.where((ddmod == -interval) & (dd > 0), interval, ddmod)
+    correction = _ufuncs.where(_ufuncs.abs(dd) < discont, 0, ddmod - dd)
     head = lax_st.slice_in_dim(p, 0, 1, axis=ax)
-    rest = lax_st.slice_in_dim(p, 1, None, axis=ax) + jnp.cumsum(correction, axis=ax)
-    return jnp.concatenate([head, rest], axis=ax)
+    rest = lax_st.slice_in_dim(p, 1, None, axis=ax) + _reductions.cumsum(correction, axis=ax)
+    return _shape.concatenate([head, rest], axis=ax)

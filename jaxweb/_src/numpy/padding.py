@@ -13,9 +13,10 @@ __all__ = ["pad"]
 import operator
 from typing import Any, Callable
 
-from .. import core
+from .. import core, dtypes
 from ..lax import structural as lax
-from . import util
+from . import util, creation as _creation, reductions as _reductions, shape as _shape, ufuncs as _ufuncs
+from ..lax.elementwise import convert_element_type
 
 
 def _nested(value: Any) -> Any:
@@ -96,27 +97,24 @@ def _edge(x: Any, axis: int, lo: int, hi: int) -> Any:
 _STATS = {"maximum": "max", "minimum": "min", "mean": "mean", "median": "median"}
 
 
-def _jnp() -> Any:
-    import importlib
-    return importlib.import_module("jaxweb.numpy")
-
-
 def _fill_side(x: Any, value: Any, axis: int, width: int) -> Any:
     shp = list(x.shape)
     shp[axis] = width
-    return _jnp().broadcast_to(value, tuple(shp))
+    return _shape.broadcast_to(value, tuple(shp))
 
 
 def _stat(x: Any, axis: int, lo: int, hi: int, mode: str, lengths: tuple[Any, Any]) -> Any:
     """Pad with a statistic (max/min/mean/median) of the first/last `lengths` entries."""
-    jnp = _jnp()
     n = x.shape[axis]
-    fn = getattr(jnp, _STATS[mode])
+    if mode == "median":  # statistics is a family loaded on first use
+        from .sorting import median as fn  # noqa: PLC0415
+    else:
+        fn = getattr(_reductions, _STATS[mode])
 
     def side(start: int, stop: int) -> Any:
         v = fn(lax.slice_in_dim(x, start, stop, 1, axis), axis=axis, keepdims=True)
         if x.dtype.kind in "iub" and mode in ("mean", "median"):
-            v = jnp.round(v)
+            v = _ufuncs.round(v)
         return v.astype(x.dtype)
     lo_len, hi_len = (n if k is None else min(max(operator.index(k), 1), n) for k in lengths)
     parts = [_fill_side(x, side(0, lo_len), axis, lo)] if lo else []
@@ -128,17 +126,16 @@ def _stat(x: Any, axis: int, lo: int, hi: int, mode: str, lengths: tuple[Any, An
 
 def _linear_ramp(x: Any, axis: int, lo: int, hi: int, ends: tuple[Any, Any]) -> Any:
     """Pad with linear ramps from `ends` (outer edges) towards the edge values."""
-    jnp = _jnp()
     n = x.shape[axis]
-    ft = x.dtype if x.dtype.kind == "f" else jnp.float32
+    ft = x.dtype if x.dtype.kind == "f" else dtypes.float32
     shape = [1] * x.ndim
 
     def ramp(edge_at: int, width: int, end: Any, rising: bool) -> Any:
         shape[axis] = width
-        k = lax.reshape(jnp.arange(width, dtype=ft), tuple(shape))
+        k = lax.reshape(_creation.arange(width, dtype=ft), tuple(shape))
         frac = k / width if rising else (width - 1 - k) / width
         edge = lax.slice_in_dim(x, edge_at, edge_at + 1, 1, axis).astype(ft)
-        end = jnp.asarray(end, dtype=ft)
+        end = _creation.asarray(end, dtype=ft)
         return (end + (edge - end) * frac).astype(x.dtype)
     parts = [ramp(0, lo, ends[0], True)] if lo else []
     parts.append(x)
@@ -148,7 +145,6 @@ def _linear_ramp(x: Any, axis: int, lo: int, hi: int, ends: tuple[Any, Any]) -> 
 
 
 def _constant(x: Any, widths, values) -> Any:
-    from ..lax.elementwise import convert_element_type
     for axis, ((lo, hi), (vlo, vhi)) in enumerate(zip(widths, values)):
         for w, v in (((lo, 0, 0), vlo), ((0, hi, 0), vhi)):
             if w[0] or w[1]:
@@ -168,10 +164,9 @@ def pad(array: Any, pad_width: Any, mode: str = "constant", **kwargs: Any) -> An
         raise ValueError("index can't contain negative values")
     if callable(mode):  # numpy's pad_func(vector, iaxis_pad_width, iaxis, kwargs) per axis,
         # returning the new vector (JAX arrays are immutable), over a zero-padded array
-        from .shape import apply_along_axis
         padded = _constant(x, widths, [(0, 0)] * nd)
         for axis in range(nd):
-            padded = apply_along_axis(mode, axis, padded, widths[axis], axis, kwargs)
+            padded = _shape.apply_along_axis(mode, axis, padded, widths[axis], axis, kwargs)
         return padded
     if mode == "constant":
         values = _pairs(kwargs.get("constant_values", 0), nd, "constant_values", static=False)

@@ -6,24 +6,23 @@ Coefficient counts and degrees are static (shapes), so loops over them (Horner's
 `polyval`, long division in `polydiv`) unroll at trace time. `polyfit` solves the
 column-scaled Vandermonde least-squares problem by an SVD (`jnp.linalg.lstsq`), as JAX
 does. `roots` (and `poly` of a square matrix) take the eigenvalues of a general matrix
-(`jnp.linalg.eigvals`: the companion matrix's, for roots).
+(`_linalg_spectral.eigvals`: the companion matrix's, for roots).
 """
 from __future__ import annotations
 
 __all__ = ["poly", "polyval", "polyadd", "polysub", "polymul", "polydiv", "polyder", "polyint",
            "polyfit", "roots", "vander"]
 
-import importlib
 import operator
 from typing import Any
 
 from .. import core, dtypes
 from ..lax import elementwise as lax
 from .util import check_arraylike, ensure_array, promote_dtypes
-
-
-def _jnp() -> Any:
-    return importlib.import_module("jaxweb.numpy")
+from . import (creation as _creation, indexing as _indexing, linalg_ops as _linalg_ops,
+    linalg_spectral as _linalg_spectral, reductions as _reductions, shape as _shape, ufuncs as _ufuncs)
+from .linalg_factor import inv
+from .linalg_spectral import lstsq
 
 
 def _inexact(*args: Any) -> list:
@@ -53,28 +52,26 @@ def vander(x: Any, N: int | None = None, increasing: bool = False) -> Any:
     powers = lax.broadcasted_iota(dt, (n,), 0)
     if not increasing:
         powers = lax.sub(lax.full_like(powers, n - 1), powers)
-    jnp = _jnp()
-    return jnp.power(x[:, None], powers[None, :])
+    return _ufuncs.power(x[:, None], powers[None, :])
 
 
 def poly(seq_of_zeros: Any) -> Any:
     """`jnp.poly`: the monic polynomial whose roots are the given values."""
     check_arraylike("poly", seq_of_zeros)
-    jnp = _jnp()
     (z,) = _inexact(seq_of_zeros)
-    z = jnp.atleast_1d(z)
+    z = _shape.atleast_1d(z)
     sh = core.get_aval(z).shape
     if len(sh) == 2 and sh[0] == sh[1] and sh[0] != 0:
-        z = jnp.linalg.eigvals(z)
+        z = _linalg_spectral.eigvals(z)
         sh = core.get_aval(z).shape
     if len(sh) != 1:
         raise ValueError("input must be 1d or non-empty square 2d array.")
     dt = core.get_aval(z).dtype
     if sh[0] == 0:
-        return jnp.ones((), dt)
-    a = jnp.ones((1,), dt)
+        return _creation.ones((), dt)
+    a = _creation.ones((1,), dt)
     for k in range(sh[0]):
-        a = jnp.convolve(a, jnp.stack([jnp.ones((), dt), jnp.negative(z[k])]), mode="full")
+        a = _linalg_ops.convolve(a, _shape.stack([_creation.ones((), dt), _ufuncs.negative(z[k])]), mode="full")
     return a
 
 
@@ -83,7 +80,6 @@ def roots(p: Any, *, strip_zeros: bool = True) -> Any:
     companion matrix; leading zeros are stripped when `strip_zeros` (which needs concrete
     coefficients, as in JAX)."""
     check_arraylike("roots", p)
-    jnp = _jnp()
     (p,) = _inexact(p)
     if core.get_aval(p).ndim != 1:
         raise ValueError("Input must be a rank-1 array.")
@@ -95,22 +91,21 @@ def roots(p: Any, *, strip_zeros: bool = True) -> Any:
     real = core.get_aval(p).dtype
     cdt = "complex128" if dtypes.real_part_dtype(real).itemsize == 8 else "complex64"
     if n < 2:
-        return jnp.zeros((0,), cdt)
-    companion = jnp.concatenate([(-p[1:] / p[0])[None, :], jnp.eye(n - 2, n - 1, dtype=real)], axis=0)
-    return jnp.linalg.eigvals(companion)
+        return _creation.zeros((0,), cdt)
+    companion = _shape.concatenate([(-p[1:] / p[0])[None, :], _creation.eye(n - 2, n - 1, dtype=real)], axis=0)
+    return _linalg_spectral.eigvals(companion)
 
 
 def polyval(p: Any, x: Any, *, unroll: int = 16) -> Any:
     """`jnp.polyval`: p[0] x^(n-1) + ... + p[n-1] by Horner's rule (p may have trailing
     batch axes that broadcast with x)."""
     check_arraylike("polyval", p, x)
-    jnp = _jnp()
     p, x = promote_dtypes(ensure_array(p), ensure_array(x))
     pa, xa = core.get_aval(p), core.get_aval(x)
-    shape = jnp.broadcast_shapes(pa.shape[1:], xa.shape)
-    y = jnp.zeros(shape, xa.dtype)  # not weak, as in JAX
+    shape = _shape.broadcast_shapes(pa.shape[1:], xa.shape)
+    y = _creation.zeros(shape, xa.dtype)  # not weak, as in JAX
     for i in range(pa.shape[0]):
-        y = jnp.add(jnp.multiply(y, x), p[i])
+        y = _ufuncs.add(_ufuncs.multiply(y, x), p[i])
     return y
 
 
@@ -128,37 +123,35 @@ def polysub(a1: Any, a2: Any) -> Any:
     """`jnp.polysub`: the difference, aligned at the constant term."""
     check_arraylike("polysub", a1, a2)
     a1, a2 = promote_dtypes(ensure_array(a1), ensure_array(a2))
-    return polyadd(a1, _jnp().negative(a2))
+    return polyadd(a1, _ufuncs.negative(a2))
 
 
 def polymul(a1: Any, a2: Any, *, trim_leading_zeros: bool = False) -> Any:
     """`jnp.polymul`: the product (a full convolution of the coefficients)."""
     check_arraylike("polymul", a1, a2)
-    jnp = _jnp()
     a1, a2 = _inexact(a1, a2)
     if trim_leading_zeros and (core.get_aval(a1).shape[0] > 1 or core.get_aval(a2).shape[0] > 1):
-        a1, a2 = jnp.trim_zeros(a1, trim="f"), jnp.trim_zeros(a2, trim="f")
+        a1, a2 = _indexing.trim_zeros(a1, trim="f"), _indexing.trim_zeros(a2, trim="f")
     if core.get_aval(a1).shape[0] == 0:
-        a1 = jnp.zeros(1, core.get_aval(a2).dtype)
+        a1 = _creation.zeros(1, core.get_aval(a2).dtype)
     if core.get_aval(a2).shape[0] == 0:
-        a2 = jnp.zeros(1, core.get_aval(a1).dtype)
-    return jnp.convolve(a1, a2, mode="full")
+        a2 = _creation.zeros(1, core.get_aval(a1).dtype)
+    return _linalg_ops.convolve(a1, a2, mode="full")
 
 
 def polydiv(u: Any, v: Any, *, trim_leading_zeros: bool = False) -> tuple[Any, Any]:
     """`jnp.polydiv`: (quotient, remainder) by long division; the remainder keeps u's
     length (leading zeros trimmed to sqrt(eps) only with `trim_leading_zeros`, outside jit)."""
     check_arraylike("polydiv", u, v)
-    jnp = _jnp()
     u, v = _inexact(u, v)
     m, n = core.get_aval(u).shape[0] - 1, core.get_aval(v).shape[0] - 1
     dt = core.get_aval(u).dtype
-    scale = jnp.true_divide(1.0, v[0])
-    q = jnp.zeros(max(m - n + 1, 1), dt)
+    scale = _ufuncs.true_divide(1.0, v[0])
+    q = _creation.zeros(max(m - n + 1, 1), dt)
     for k in range(m - n + 1):
-        d = jnp.multiply(scale, u[k])
+        d = _ufuncs.multiply(scale, u[k])
         q = q.at[k].set(d)
-        u = u.at[k:k + n + 1].add(jnp.multiply(jnp.negative(d), v))
+        u = u.at[k:k + n + 1].add(_ufuncs.multiply(_ufuncs.negative(d), v))
     if trim_leading_zeros:
         tol = float(dtypes.finfo(dt).eps) ** 0.5
         big = [abs(float(c)) >= tol for c in core.concrete_or_error(u, "polydiv trim").tolist()]
@@ -170,7 +163,6 @@ def polydiv(u: Any, v: Any, *, trim_leading_zeros: bool = False) -> tuple[Any, A
 def polyder(p: Any, m: int = 1) -> Any:
     """`jnp.polyder`: the m-th derivative."""
     check_arraylike("polyder", p)
-    jnp = _jnp()
     m = _index(m, "'m' argument of jnp.polyder")
     (p,) = _inexact(p)
     if m < 0:
@@ -184,7 +176,7 @@ def polyder(p: Any, m: int = 1) -> Any:
         power = n - 1 - i
         for j in range(m):
             coeff[i] *= power - j
-    return jnp.multiply(p[:n - m], jnp.asarray(coeff, dt))
+    return _ufuncs.multiply(p[:n - m], _creation.asarray(coeff, dt))
 
 
 def polyint(p: Any, m: int = 1, k: Any = None) -> Any:
@@ -193,13 +185,12 @@ def polyint(p: Any, m: int = 1, k: Any = None) -> Any:
     m = _index(m, "'m' argument of jnp.polyint")
     k = 0 if k is None else k
     check_arraylike("polyint", p, k)
-    jnp = _jnp()
     p, k = _inexact(p, k)
     if m < 0:
         raise ValueError("Order of integral must be positive (see polyder)")
-    k = jnp.atleast_1d(k)
+    k = _shape.atleast_1d(k)
     if core.get_aval(k).shape[0] == 1:
-        k = jnp.full((m,), k[0])
+        k = _creation.full((m,), k[0])
     if core.get_aval(k).shape != (m,):
         raise ValueError("k must be a scalar or a rank-1 array of length 1 or m.")
     if m == 0:
@@ -214,7 +205,7 @@ def polyint(p: Any, m: int = 1, k: Any = None) -> Any:
         for j in range(m):
             c *= max(1, power - j)
         coeff.append(c)
-    return jnp.true_divide(jnp.concatenate([p, k]), jnp.asarray(coeff, dt))
+    return _ufuncs.true_divide(_shape.concatenate([p, k]), _creation.asarray(coeff, dt))
 
 
 def polyfit(x: Any, y: Any, deg: int, rcond: float | None = None, full: bool = False,
@@ -222,9 +213,6 @@ def polyfit(x: Any, y: Any, deg: int, rcond: float | None = None, full: bool = F
     """`jnp.polyfit`: least-squares polynomial coefficients (highest degree first), by an
     SVD solve of the column-scaled Vandermonde system as in JAX; `full` adds (residuals,
     rank, singular values, rcond), `cov` the coefficient covariance."""
-    jnp = _jnp()
-    from .linalg_factor import inv
-    from .linalg_spectral import lstsq
     check_arraylike("polyfit", x, y, *([] if w is None else [w]))
     deg = _index(deg, "deg must be int")
     order = deg + 1
@@ -252,21 +240,21 @@ def polyfit(x: Any, y: Any, deg: int, rcond: float | None = None, full: bool = F
             raise TypeError("expected w and y to have the same length")
         lhs = lhs * wa[:, None]
         rhs = rhs * (wa[:, None] if ya.ndim == 2 else wa)
-    scale = jnp.sqrt(jnp.sum(lhs * lhs, axis=0))
+    scale = _ufuncs.sqrt(_reductions.sum(lhs * lhs, axis=0))
     lhs = lhs / scale[None, :]
     c, resids, rank, s = lstsq(lhs, rhs, rcond)
     c = (c.T / scale[None, :]).T if core.get_aval(c).ndim > 1 else c / scale
     if full:
-        return c, resids, rank, s, jnp.asarray(rcond)
+        return c, resids, rank, s, _creation.asarray(rcond)
     if not cov:
         return c
-    vbase = inv(lhs.T @ lhs) / jnp.outer(scale, scale)
+    vbase = inv(lhs.T @ lhs) / _linalg_ops.outer(scale, scale)
     if cov == "unscaled":
-        fac = jnp.asarray(1.0, core.get_aval(vbase).dtype)
+        fac = _creation.asarray(1.0, core.get_aval(vbase).dtype)
     else:
         if xa.shape[0] <= order:
             raise ValueError("the number of data points must exceed order to scale the covariance matrix")
         fac = resids / (xa.shape[0] - order)
     if ya.ndim == 1:
-        return c, vbase * jnp.atleast_1d(fac)[None]
-    return c, vbase[:, :, None] * jnp.atleast_1d(fac)[None, None, :]
+        return c, vbase * _shape.atleast_1d(fac)[None]
+    return c, vbase[:, :, None] * _shape.atleast_1d(fac)[None, None, :]

@@ -14,7 +14,6 @@ __all__ = ["sum", "prod", "max", "min", "amax", "amin", "mean", "var", "std", "a
            "nanmax", "nanmin", "nanmean", "nanvar", "nanstd", "nanargmax", "nanargmin"]
 
 import builtins
-import importlib
 from typing import Any, Callable, Sequence
 
 from .. import core, dtypes
@@ -24,14 +23,6 @@ from ..lax import cumulative as lax_cum
 from .util import check_arraylike, ensure_array
 
 Axis = int | Sequence[int] | None
-
-
-def _jnp() -> Any:
-    return importlib.import_module("jaxweb.numpy")
-
-
-def _lax() -> Any:
-    return lax_red.lax_ns()
 
 
 def canonical_axis(axis: Axis, ndim: int) -> tuple[int, ...]:
@@ -54,7 +45,7 @@ def check_no_out(name: str, out: Any) -> None:
 
 def _keepdims(x: Any, axes: tuple[int, ...], shape: tuple[int, ...]) -> Any:
     kept = tuple(1 if i in axes else d for i, d in enumerate(shape))
-    return _lax().reshape(x, kept)
+    return lax_st.reshape(x, kept)
 
 
 def _sum_dtype(dt: dtypes.DType) -> dtypes.DType:
@@ -72,7 +63,7 @@ def _float_dtype(dt: dtypes.DType) -> dtypes.DType:
 
 
 def _cast(x: Any, dt: Any) -> Any:
-    return _lax().convert_element_type(x, dt) if core.get_aval(x).dtype != dt else x
+    return lax_ew.convert_element_type(x, dt) if core.get_aval(x).dtype != dt else x
 
 
 #: the jnp function folding `initial=` into a reduction's result
@@ -102,14 +93,13 @@ def _reduce(name: str, a: Any, axis: Axis, dtype: Any, keepdims: bool, initial: 
         if builtins.any(aval.shape[i] == 0 for i in axes):
             raise ValueError(f"zero-size array to reduction operation {name} which has no identity")
     if where is not None:
-        from ..compiler.kernel import REDUCE_IDENTITY
         ident = REDUCE_IDENTITY[monoid](dt)
-        x = _jnp().where(where, x, _lax().full((), ident, dt))
+        x = _ufuncs.where(where, x, lax_base.full((), ident, dt))
         aval = core.get_aval(x)
         axes = canonical_axis(axis, aval.ndim)
     out = lax_fn(x, axes)
     if initial is not None:
-        out = getattr(_jnp(), _COMBINE[monoid])(out, _cast(ensure_array(initial), dt))
+        out = getattr(_ufuncs, _COMBINE[monoid])(out, _cast(ensure_array(initial), dt))
         out = _cast(out, dt)
     return _keepdims(out, axes, aval.shape) if keepdims else out
 
@@ -118,12 +108,11 @@ def _lexicographic_extreme(lax_fn: Callable, monoid: str) -> Callable:
     """max/min of complex numbers in numpy's order: the extreme real part, then among the
     elements that have it, the extreme imaginary part (two real reductions)."""
     def reduce(x: Any, axes: tuple) -> Any:
-        jnp = _jnp()
-        re, im = jnp.real(x), jnp.imag(x)
+        re, im = _ufuncs.real(x), _ufuncs.imag(x)
         best = lax_fn(re, axes)
-        hit = jnp.equal(re, jnp.expand_dims(best, axes))
+        hit = _ufuncs.equal(re, _shape.expand_dims(best, axes))
         fill = float("-inf") if monoid == "max" else float("inf")
-        return _lax().complex(best, lax_fn(jnp.where(hit, im, fill), axes))
+        return lax_complex.complex(best, lax_fn(_ufuncs.where(hit, im, fill), axes))
     return reduce
 
 
@@ -180,7 +169,7 @@ any = _bool_reduce("any", lax_red.reduce_or, "max")
 def count_nonzero(a: Any, axis: Axis = None, keepdims: bool = False) -> Any:
     """`jnp.count_nonzero`: the number of nonzero elements, as the default int."""
     x = ensure_array(a)
-    nz = _jnp().not_equal(x, _lax().full((), 0, core.get_aval(x).dtype))
+    nz = _ufuncs.not_equal(x, lax_base.full((), 0, core.get_aval(x).dtype))
     return sum(nz, axis=axis, dtype=dtypes.default_int(), keepdims=keepdims)
 
 
@@ -208,11 +197,11 @@ def mean(a: Any, axis: Axis = None, dtype: Any = None, out: None = None, keepdim
     total = sum(x, axis=axis, dtype=acc, keepdims=keepdims, where=where)
     if where is None:
         n = _count(core.get_aval(x).shape, canonical_axis(axis, core.get_aval(x).ndim))
-        out_ = _jnp().true_divide(total, _lax().full((), n, acc))
+        out_ = _ufuncs.true_divide(total, lax_base.full((), n, acc))
     else:
-        mask = _jnp().broadcast_to(where, core.get_aval(x).shape)
+        mask = _shape.broadcast_to(where, core.get_aval(x).shape)
         n = sum(mask, axis=axis, dtype=acc, keepdims=keepdims)
-        out_ = _jnp().true_divide(total, n)
+        out_ = _ufuncs.true_divide(total, n)
     return _cast(out_, dt)
 
 
@@ -227,38 +216,37 @@ def var(a: Any, axis: Axis = None, dtype: Any = None, out: None = None, ddof: in
     dt = _mean_dtype(x, dtype)
     acc = dtypes.float32 if dt in lax_base.LOW_FLOATS else dt
     x = _cast(x, acc)
-    jnp = _jnp()
-    centered = jnp.subtract(x, mean(x, axis=axis, keepdims=True, where=where))
+    centered = _ufuncs.subtract(x, mean(x, axis=axis, keepdims=True, where=where))
     if dtypes.dtype(centered).kind == "c":  # |x - mean|^2: a real variance, as numpy
-        re, im = jnp.real(centered), jnp.imag(centered)
+        re, im = _ufuncs.real(centered), _ufuncs.imag(centered)
         centered, dt, acc = None, dtypes.real_part_dtype(dt), dtypes.real_part_dtype(acc)
-        sq = jnp.add(jnp.multiply(re, re), jnp.multiply(im, im))
+        sq = _ufuncs.add(_ufuncs.multiply(re, re), _ufuncs.multiply(im, im))
     else:
-        sq = jnp.multiply(centered, centered)
+        sq = _ufuncs.multiply(centered, centered)
     total = sum(sq, axis=axis, keepdims=keepdims, where=where)
     if where is None:
         n = _count(core.get_aval(x).shape, canonical_axis(axis, core.get_aval(x).ndim))
         if n - ddof <= 0:  # no degrees of freedom left: NaN, as in JAX
-            return _cast(jnp.full_like(total, float("nan")), dt)
-        denom: Any = _lax().full((), n - ddof, acc)
+            return _cast(_creation.full_like(total, float("nan")), dt)
+        denom: Any = lax_base.full((), n - ddof, acc)
     else:
-        mask = jnp.broadcast_to(where, core.get_aval(x).shape)
-        denom = jnp.subtract(sum(mask, axis=axis, dtype=acc, keepdims=keepdims), ddof)
-        denom = jnp.where(denom > 0, denom, float("nan"))
-    return _cast(jnp.true_divide(total, denom), dt)
+        mask = _shape.broadcast_to(where, core.get_aval(x).shape)
+        denom = _ufuncs.subtract(sum(mask, axis=axis, dtype=acc, keepdims=keepdims), ddof)
+        denom = _ufuncs.where(denom > 0, denom, float("nan"))
+    return _cast(_ufuncs.true_divide(total, denom), dt)
 
 
 def std(a: Any, axis: Axis = None, dtype: Any = None, out: None = None, ddof: int = 0,
         keepdims: bool = False, *, where: Any = None, correction: Any = None) -> Any:
     """`jnp.std`: the square root of `var`."""
     check_no_out("std", out)
-    return _jnp().sqrt(var(a, axis, dtype, None, ddof, keepdims, where=where, correction=correction))
+    return _ufuncs.sqrt(var(a, axis, dtype, None, ddof, keepdims, where=where, correction=correction))
 
 
 def ptp(a: Any, axis: Axis = None, out: None = None, keepdims: bool = False) -> Any:
     """`jnp.ptp`: max - min."""
     check_no_out("ptp", out)
-    return _jnp().subtract(max(a, axis, keepdims=keepdims), min(a, axis, keepdims=keepdims))
+    return _ufuncs.subtract(max(a, axis, keepdims=keepdims), min(a, axis, keepdims=keepdims))
 
 
 def _arg(name: str, lax_fn: Callable):
@@ -269,8 +257,8 @@ def _arg(name: str, lax_fn: Callable):
         if axis is None:
             if core.get_aval(x).size == 0:
                 raise ValueError(f"attempt to get {name} of an empty sequence")
-            res = lax_fn(_lax().reshape(x, (core.get_aval(x).size,)), 0, dtypes.default_int())
-            return _lax().reshape(res, (1,) * core.get_aval(x).ndim) if keepdims else res
+            res = lax_fn(lax_st.reshape(x, (core.get_aval(x).size,)), 0, dtypes.default_int())
+            return lax_st.reshape(res, (1,) * core.get_aval(x).ndim) if keepdims else res
         (ax,) = canonical_axis(axis, core.get_aval(x).ndim)
         if core.get_aval(x).shape[ax] == 0:
             raise ValueError(f"attempt to get {name} of an empty sequence")
@@ -294,7 +282,7 @@ def _cumulative(name: str, lax_fn: Callable, nan_fill: Any = None):
         if nan_fill is not None:
             x = _nan_to(x, nan_fill)
         if axis is None:
-            x = _lax().reshape(x, (core.get_aval(x).size,))
+            x = lax_st.reshape(x, (core.get_aval(x).size,))
             axis = 0
         (ax,) = lax_base.canonical_axes([axis], core.get_aval(x).ndim)
         # as JAX: cumsum/cumprod keep small integer types (bool -> the default int)
@@ -331,7 +319,7 @@ def _cumulative_with_initial(name: str, lax_fn: Callable, ident: int):
         if include_initial:
             pad = [(0, 0, 0)] * nd
             pad[ax] = (1, 0, 0)
-            out = _lax().pad(out, _lax().full((), ident, dt), pad)
+            out = lax_st.pad(out, lax_base.full((), ident, dt), pad)
         return out
     fn.__name__ = name
     fn.__doc__ = f"`jnp.{name}` (array API): optionally with the identity prepended."
@@ -346,8 +334,7 @@ cumulative_prod = _cumulative_with_initial("cumulative_prod", lax_cum.cumprod, 1
 def _nan_to(x: Any, value: Any) -> Any:
     if core.get_aval(x).dtype.kind != "f":
         return x
-    jnp = _jnp()
-    return jnp.where(jnp.isnan(x), _lax().full((), value, core.get_aval(x).dtype), x)
+    return _ufuncs.where(_ufuncs.isnan(x), lax_base.full((), value, core.get_aval(x).dtype), x)
 
 
 def nansum(a: Any, axis: Axis = None, dtype: Any = None, out: None = None, keepdims: bool = False,
@@ -372,9 +359,8 @@ def _nan_extremum(name: str, fn: Callable, fill: float):
         res = fn(_nan_to(x, fill), axis, None, keepdims, initial, where)
         if core.get_aval(x).dtype.kind != "f":
             return res
-        jnp = _jnp()
-        all_nan = all(jnp.isnan(x), axis=axis, keepdims=keepdims)
-        return jnp.where(all_nan, _lax().full((), float("nan"), core.get_aval(res).dtype), res)
+        all_nan = all(_ufuncs.isnan(x), axis=axis, keepdims=keepdims)
+        return _ufuncs.where(all_nan, lax_base.full((), float("nan"), core.get_aval(res).dtype), res)
     nanfn.__name__ = name
     nanfn.__doc__ = f"`jnp.{name}`: ignores NaNs (NaN only where every element is NaN)."
     return nanfn
@@ -385,9 +371,8 @@ nanmin = _nan_extremum("nanmin", min, float("inf"))
 
 
 def _nan_mask(x: Any, where: Any) -> Any:
-    jnp = _jnp()
-    ok = jnp.logical_not(jnp.isnan(x))
-    return ok if where is None else jnp.logical_and(ok, where)
+    ok = _ufuncs.logical_not(_ufuncs.isnan(x))
+    return ok if where is None else _ufuncs.logical_and(ok, where)
 
 
 def nanmean(a: Any, axis: Axis = None, dtype: Any = None, out: None = None, keepdims: bool = False, *,
@@ -414,7 +399,7 @@ def nanstd(a: Any, axis: Axis = None, dtype: Any = None, out: None = None, ddof:
            keepdims: bool = False, *, where: Any = None) -> Any:
     """`jnp.nanstd`."""
     check_no_out("nanstd", out)
-    return _jnp().sqrt(nanvar(a, axis, dtype, None, ddof, keepdims, where=where))
+    return _ufuncs.sqrt(nanvar(a, axis, dtype, None, ddof, keepdims, where=where))
 
 
 def _nanarg(name: str, fn: Callable, fill: float):
@@ -441,8 +426,7 @@ def average(a: Any, axis: Axis = None, weights: Any = None, returned: bool = Fal
         if not returned:
             return avg
         n = _count(core.get_aval(x).shape, canonical_axis(axis, core.get_aval(x).ndim))
-        return avg, _lax().full(core.get_aval(avg).shape, n, core.get_aval(avg).dtype)
-    jnp = _jnp()
+        return avg, lax_base.full(core.get_aval(avg).shape, n, core.get_aval(avg).dtype)
     w = ensure_array(weights)
     xs, ws = core.get_aval(x).shape, core.get_aval(w).shape
     if xs != ws:
@@ -451,15 +435,22 @@ def average(a: Any, axis: Axis = None, weights: Any = None, returned: bool = Fal
         axes = canonical_axis(axis, len(xs))
         if len(ws) != 1 or len(axes) != 1 or ws[0] != xs[axes[0]]:
             raise ValueError("Length of weights not compatible with specified axis.")
-        w = _lax().broadcast_in_dim(w, xs, axes)
+        w = lax_st.broadcast_in_dim(w, xs, axes)
     dt = dtypes.result_type(_float_dtype(core.get_aval(x).dtype), core.get_aval(w).dtype)
     x, w = _cast(x, dt), _cast(w, dt)
     wsum = sum(w, axis, keepdims=keepdims)
-    avg = jnp.true_divide(sum(jnp.multiply(x, w), axis, keepdims=keepdims), wsum)
-    return (avg, _jnp().broadcast_to(wsum, core.get_aval(avg).shape)) if returned else avg
+    avg = _ufuncs.true_divide(sum(_ufuncs.multiply(x, w), axis, keepdims=keepdims), wsum)
+    return (avg, _shape.broadcast_to(wsum, core.get_aval(avg).shape)) if returned else avg
 
 
 from .statistics import *  # noqa: E402,F401,F403  (cov, histogram & co., listed in jaxweb.numpy)
 from .statistics import __all__ as _statistics_all  # noqa: E402
+from ..lax import complex as lax_complex
+from ..lax import elementwise as lax_ew
+from ..lax import structural as lax_st
+from . import creation as _creation
+from . import shape as _shape
+from . import ufuncs as _ufuncs
+from ..compiler.kernel import REDUCE_IDENTITY
 
 __all__ = __all__ + _statistics_all

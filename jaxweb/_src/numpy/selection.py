@@ -10,17 +10,13 @@ from __future__ import annotations
 
 __all__ = ["select", "piecewise"]
 
-import importlib
 from typing import Any, Callable, Sequence
 
 from .. import core, dtypes
 from ..lax import elementwise as lax_ew
-from ..lax import structural as lax_st
 from .util import check_arraylike, ensure_array, promote_dtypes
-
-
-def _jnp() -> Any:
-    return importlib.import_module("jaxweb.numpy")
+from . import creation as _creation, reductions as _reductions, shape as _shape
+from ..api import vmap
 
 
 def select(condlist: Sequence[Any], choicelist: Sequence[Any], default: Any = 0) -> Any:
@@ -31,13 +27,12 @@ def select(condlist: Sequence[Any], choicelist: Sequence[Any], default: Any = 0)
     if len(condlist) == 0:
         raise ValueError("condlist must be non-empty")
     check_arraylike("select", *condlist, *choicelist, default)
-    jnp = _jnp()
     conds = [ensure_array(c) for c in condlist]
     choices = promote_dtypes(ensure_array(default), *[ensure_array(c) for c in choicelist])
     # the default goes first with a False condition: argmax of all-False is 0
-    stacked = jnp.stack(jnp.broadcast_arrays(False, *conds))
-    idx = jnp.argmax(lax_ew.convert_element_type(stacked, dtypes.bool_), axis=0)
-    return lax_ew.select_n(*jnp.broadcast_arrays(idx, *choices))
+    stacked = _shape.stack(_shape.broadcast_arrays(False, *conds))
+    idx = _reductions.argmax(lax_ew.convert_element_type(stacked, dtypes.bool_), axis=0)
+    return lax_ew.select_n(*_shape.broadcast_arrays(idx, *choices))
 
 
 def piecewise(x: Any, condlist: Any, funclist: Sequence[Any], *args: Any, **kw: Any) -> Any:
@@ -45,7 +40,6 @@ def piecewise(x: Any, condlist: Any, funclist: Sequence[Any], *args: Any, **kw: 
     a trailing extra entry of `funclist` is the default, otherwise the default is 0.
     Entries may be constants instead of functions; results take x's dtype."""
     check_arraylike("piecewise", x)
-    jnp = _jnp()
     x = ensure_array(x)
     nc, nf = len(condlist), len(funclist)
     if nf == nc + 1:
@@ -55,10 +49,10 @@ def piecewise(x: Any, condlist: Any, funclist: Sequence[Any], *args: Any, **kw: 
     else:
         raise ValueError(f"with {nc} condition(s), either {nc} or {nc + 1} functions are expected; got {nf}")
     aval = core.get_aval(x)
-    conds = jnp.asarray(condlist, dtype=dtypes.bool_)  # (nc, *condition shape)
-    zero = jnp.zeros_like(conds[:1])
-    index = jnp.argmax(jnp.cumsum(jnp.concatenate([zero, conds], axis=0), axis=0), axis=0)
-    index, xb = jnp.broadcast_arrays(index, x)
+    conds = _creation.asarray(condlist, dtype=dtypes.bool_)  # (nc, *condition shape)
+    zero = _creation.zeros_like(conds[:1])
+    index = _reductions.argmax(_reductions.cumsum(_shape.concatenate([zero, conds], axis=0), axis=0), axis=0)
+    index, xb = _shape.broadcast_arrays(index, x)
 
     def branch(f: Any) -> Callable[[Any], Any]:
         if callable(f):
@@ -68,11 +62,10 @@ def piecewise(x: Any, condlist: Any, funclist: Sequence[Any], *args: Any, **kw: 
     branches = [branch(f) for f in funcs]
 
     def one(i: Any, v: Any) -> Any:
-        return lax_ew.select_n(i, *[jnp.broadcast_to(b(v), ()) for b in branches])
+        return lax_ew.select_n(i, *[_shape.broadcast_to(b(v), ()) for b in branches])
 
     shape = core.get_aval(xb).shape
     if core.get_aval(xb).size == 0:
-        return jnp.zeros(shape, aval.dtype)
-    from ..api import vmap  # late: the api layer sits above jnp
-    flat = vmap(one)(jnp.ravel(index), jnp.ravel(xb))
-    return jnp.reshape(flat, shape)
+        return _creation.zeros(shape, aval.dtype)
+    flat = vmap(one)(_shape.ravel(index), _shape.ravel(xb))
+    return _shape.reshape(flat, shape)

@@ -12,54 +12,48 @@ from __future__ import annotations
 __all__ = ["unique", "unique_values", "unique_counts", "unique_inverse", "unique_all", "isin",
            "union1d", "intersect1d", "setdiff1d", "setxor1d"]
 
-import importlib
 from typing import Any, NamedTuple
 
 from .. import core, dtypes
 from ..lax import base as lax_base
 from ..lax import cumulative as lax_cum
-from ..lax import reductions as lax_red
 from ..lax import sorting as lax_sort
 from .util import check_arraylike, ensure_array
+from ..lax import elementwise as lax_ew
+from ..lax import structural as lax_st
+from . import reductions as _reductions
+from . import shape as _shape
+from . import ufuncs as _ufuncs
 
 _I32 = dtypes.int32
 
 
-def _jnp() -> Any:
-    return importlib.import_module("jaxweb.numpy")
-
-
-def _lax() -> Any:
-    return lax_red.lax_ns()
-
-
 def _flat(x: Any) -> Any:
     x = ensure_array(x)
-    return _lax().reshape(x, (core.get_aval(x).size,))
+    return lax_st.reshape(x, (core.get_aval(x).size,))
 
 
 def _count(mask: Any, size: int | None, what: str) -> int:
     if size is not None:
         return int(size)
-    total = _jnp().sum(mask, dtype=_I32)
+    total = _reductions.sum(mask, dtype=_I32)
     return int(core.concrete_or_error(total, f"the size of {what} (pass size= to use it under jit)"))
 
 
 def _compact(mask: Any, size: int | None, what: str) -> tuple[Any, Any, int]:
     """(positions of the first `k` True entries of 1-d `mask`, validity of each, k)."""
-    jnp, L = _jnp(), _lax()
     n = core.get_aval(mask).shape[0]
     k = _count(mask, size, what)
-    ids = jnp.subtract(lax_cum.cumsum(L.convert_element_type(mask, _I32), 0), L.full((), 1, _I32))
-    j = L.broadcasted_iota(_I32, (k,), 0)
+    ids = _ufuncs.subtract(lax_cum.cumsum(lax_ew.convert_element_type(mask, _I32), 0), lax_base.full((), 1, _I32))
+    j = lax_ew.broadcasted_iota(_I32, (k,), 0)
     pos = _search(ids, j, "left")
-    valid = jnp.less(pos, L.full((), n, _I32))
-    return jnp.clip(pos, 0, max(n - 1, 0)), valid, k
+    valid = _ufuncs.less(pos, lax_base.full((), n, _I32))
+    return _ufuncs.clip(pos, 0, max(n - 1, 0)), valid, k
 
 
 def _search(sorted_ids: Any, values: Any, side: str) -> Any:
     from .sorting import searchsorted
-    return _lax().convert_element_type(searchsorted(sorted_ids, values, side=side), _I32)
+    return lax_ew.convert_element_type(searchsorted(sorted_ids, values, side=side), _I32)
 
 
 def _take(x: Any, pos: Any) -> Any:
@@ -67,10 +61,9 @@ def _take(x: Any, pos: Any) -> Any:
 
 
 def _fill(values: Any, valid: Any, fill_value: Any, default: Any) -> Any:
-    jnp, L = _jnp(), _lax()
     dt = core.get_aval(values).dtype
-    fill = default if fill_value is None else L.full((), fill_value, dt)
-    return jnp.where(valid, values, fill)
+    fill = default if fill_value is None else lax_base.full((), fill_value, dt)
+    return _ufuncs.where(valid, values, fill)
 
 
 class _Unique(NamedTuple):
@@ -103,7 +96,6 @@ class _UniqueInverseResult(NamedTuple):
 def _unique_parts(ar: Any, equal_nan: bool, size: int | None, fill_value: Any, axis: int | None = None) -> _Unique:
     """Sort the slices along `axis` (elements if None) lexicographically, mark the first
     of each run of equal ones, and compact."""
-    jnp, L = _jnp(), _lax()
     x = ensure_array(ar)
     shape = core.get_aval(x).shape
     if axis is None:
@@ -111,42 +103,43 @@ def _unique_parts(ar: Any, equal_nan: bool, size: int | None, fill_value: Any, a
         keys = [rows]
     else:
         (axis,) = lax_base.canonical_axes([axis], len(shape))
-        moved = L.transpose(x, (axis,) + tuple(i for i in range(len(shape)) if i != axis))
+        moved = lax_st.transpose(x, (axis,) + tuple(i for i in range(len(shape)) if i != axis))
         rest = core.get_aval(moved).shape[1:]
-        rows = L.reshape(moved, (shape[axis], core.get_aval(moved).size // max(shape[axis], 1)))
-        keys = [L.index_in_dim(rows, c, 1, keepdims=False) for c in range(core.get_aval(rows).shape[1])]
+        rows = lax_st.reshape(moved, (shape[axis], core.get_aval(moved).size // max(shape[axis], 1)))
+        keys = [lax_st.index_in_dim(rows, c, 1, keepdims=False) for c in range(core.get_aval(rows).shape[1])]
     n = core.get_aval(rows).shape[0]
-    iota = L.broadcasted_iota(_I32, (n,), 0)
+    iota = lax_ew.broadcasted_iota(_I32, (n,), 0)
     if n == 0 or not keys:
-        empty = L.full((0,), 0, _I32)
-        return _Unique(rows if axis is None else x, empty, empty if axis is not None else L.reshape(empty, shape),
+        empty = lax_base.full((0,), 0, _I32)
+        return _Unique(rows if axis is None else x, empty, empty if axis is not None else lax_st.reshape(empty, shape),
                        empty)
     *sorted_keys, perm = lax_sort.sort(tuple(keys) + (iota,), dimension=0, num_keys=len(keys))
     differs = None
     for s in sorted_keys:
-        d = jnp.not_equal(s[1:], s[:-1])
+        d = _ufuncs.not_equal(s[1:], s[:-1])
         if equal_nan and core.get_aval(s).dtype.kind == "f":
-            d = jnp.logical_and(d, jnp.logical_not(jnp.logical_and(jnp.isnan(s[1:]), jnp.isnan(s[:-1]))))
-        differs = d if differs is None else jnp.logical_or(differs, d)
-    first = jnp.concatenate([L.full((1,), True, dtypes.bool_), differs])
+            both_nan = _ufuncs.logical_and(_ufuncs.isnan(s[1:]), _ufuncs.isnan(s[:-1]))
+            d = _ufuncs.logical_and(d, _ufuncs.logical_not(both_nan))
+        differs = d if differs is None else _ufuncs.logical_or(differs, d)
+    first = _shape.concatenate([lax_base.full((1,), True, dtypes.bool_), differs])
     pos, valid, k = _compact(first, size, "unique")
     # padding entries (size= beyond the count) repeat the smallest slice unless fill_value is given
-    src = jnp.where(valid, _take(perm, pos), _take(perm, L.full((k,), 0, _I32)))
-    picked = lax_sort.gather_along(rows, L.broadcast_in_dim(src, (k,) + core.get_aval(rows).shape[1:], (0,)), 0)
+    src = _ufuncs.where(valid, _take(perm, pos), _take(perm, lax_base.full((k,), 0, _I32)))
+    picked = lax_sort.gather_along(rows, lax_st.broadcast_in_dim(src, (k,) + core.get_aval(rows).shape[1:], (0,)), 0)
     if fill_value is not None:
-        picked = jnp.where(L.broadcast_in_dim(valid, core.get_aval(picked).shape, (0,)), picked,
-                           L.full((), fill_value, core.get_aval(picked).dtype))
+        picked = _ufuncs.where(lax_st.broadcast_in_dim(valid, core.get_aval(picked).shape, (0,)), picked,
+                           lax_base.full((), fill_value, core.get_aval(picked).dtype))
     if axis is None:
         values = picked
     else:
-        picked = L.reshape(picked, (k,) + rest)
-        values = L.transpose(picked, tuple(range(1, axis + 1)) + (0,) + tuple(range(axis + 1, len(shape))))
-    ids = jnp.subtract(lax_cum.cumsum(L.convert_element_type(first, _I32), 0), L.full((), 1, _I32))
-    ends = _search(ids, L.broadcasted_iota(_I32, (k,), 0), "right")
-    counts = jnp.where(valid, jnp.subtract(ends, pos), L.full((), 0, _I32))
+        picked = lax_st.reshape(picked, (k,) + rest)
+        values = lax_st.transpose(picked, tuple(range(1, axis + 1)) + (0,) + tuple(range(axis + 1, len(shape))))
+    ids = _ufuncs.subtract(lax_cum.cumsum(lax_ew.convert_element_type(first, _I32), 0), lax_base.full((), 1, _I32))
+    ends = _search(ids, lax_ew.broadcasted_iota(_I32, (k,), 0), "right")
+    counts = _ufuncs.where(valid, _ufuncs.subtract(ends, pos), lax_base.full((), 0, _I32))
     inverse = _take(ids, lax_sort.sort((perm, iota), dimension=0, num_keys=1)[1])
-    return _Unique(values, jnp.where(valid, _take(perm, pos), L.full((), 0, _I32)),
-                   L.reshape(inverse, shape) if axis is None else inverse, counts)
+    return _Unique(values, _ufuncs.where(valid, _take(perm, pos), lax_base.full((), 0, _I32)),
+                   lax_st.reshape(inverse, shape) if axis is None else inverse, counts)
 
 
 def unique(ar: Any, return_index: bool = False, return_inverse: bool = False, return_counts: bool = False,
@@ -185,24 +178,23 @@ def isin(element: Any, test_elements: Any, assume_unique: bool = False, invert: 
          method: str = "auto") -> Any:
     """`jnp.isin`: whether each element occurs in `test_elements` (NaN never does)."""
     check_arraylike("isin", element, test_elements)
-    jnp, L = _jnp(), _lax()
     e, t = ensure_array(element), _flat(test_elements)
     shape = core.get_aval(e).shape
     m = core.get_aval(t).shape[0]
-    eb = L.broadcast_in_dim(e, shape + (m,), tuple(range(len(shape))))
-    hit = jnp.any(jnp.equal(eb, L.broadcast_in_dim(t, shape + (m,), (len(shape),))), axis=-1)
-    return jnp.logical_not(hit) if invert else hit
+    eb = lax_st.broadcast_in_dim(e, shape + (m,), tuple(range(len(shape))))
+    hit = _reductions.any(_ufuncs.equal(eb, lax_st.broadcast_in_dim(t, shape + (m,), (len(shape),))), axis=-1)
+    return _ufuncs.logical_not(hit) if invert else hit
 
 
 def _masked_unique(values: Any, mask: Any, size: int | None, fill_value: Any, what: str) -> Any:
     pos, valid, _ = _compact(mask, size, what)
-    default = values[0] if core.get_aval(values).shape[0] else _lax().full((), 0, core.get_aval(values).dtype)
+    default = values[0] if core.get_aval(values).shape[0] else lax_base.full((), 0, core.get_aval(values).dtype)
     return _fill(_take(values, pos), valid, fill_value, default)
 
 
 def union1d(ar1: Any, ar2: Any, *, size: int | None = None, fill_value: Any = None) -> Any:
     """`jnp.union1d`: the sorted distinct values of both arrays."""
-    return unique(_jnp().concatenate([_flat(ar1), _flat(ar2)]), size=size, fill_value=fill_value)
+    return unique(_shape.concatenate([_flat(ar1), _flat(ar2)]), size=size, fill_value=fill_value)
 
 
 def intersect1d(ar1: Any, ar2: Any, assume_unique: bool = False, return_indices: bool = False, *,
@@ -215,11 +207,10 @@ def intersect1d(ar1: Any, ar2: Any, assume_unique: bool = False, return_indices:
     if not return_indices:
         return values
     pos, valid, _ = _compact(keep, size, "intersect1d")
-    jnp, L = _jnp(), _lax()
-    zero = L.full((), 0, _I32)
-    idx1 = jnp.where(valid, _take(i1, pos), zero)
-    at2 = jnp.clip(_search(u2, values, "left"), 0, max(core.get_aval(u2).shape[0] - 1, 0))
-    idx2 = jnp.where(valid, _take(i2, at2), zero)
+    zero = lax_base.full((), 0, _I32)
+    idx1 = _ufuncs.where(valid, _take(i1, pos), zero)
+    at2 = _ufuncs.clip(_search(u2, values, "left"), 0, max(core.get_aval(u2).shape[0] - 1, 0))
+    idx2 = _ufuncs.where(valid, _take(i2, at2), zero)
     return values, idx1, idx2
 
 
@@ -233,6 +224,6 @@ def setdiff1d(ar1: Any, ar2: Any, assume_unique: bool = False, *, size: int | No
 def setxor1d(ar1: Any, ar2: Any, assume_unique: bool = False, *, size: int | None = None,
              fill_value: Any = None) -> Any:
     """`jnp.setxor1d`: sorted values in exactly one of the arrays."""
-    both = _jnp().concatenate([unique(ar1), unique(ar2)])
+    both = _shape.concatenate([unique(ar1), unique(ar2)])
     values, counts = unique(both, return_counts=True)
-    return _masked_unique(values, _jnp().equal(counts, 1), size, fill_value, "setxor1d")
+    return _masked_unique(values, _ufuncs.equal(counts, 1), size, fill_value, "setxor1d")

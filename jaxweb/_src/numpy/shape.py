@@ -13,20 +13,18 @@ __all__ = ["reshape", "ravel", "transpose", "permute_dims", "matrix_transpose", 
            "atleast_2d", "atleast_3d", "diff", "ediff1d", "diag", "diagonal", "diagflat", "trace",
            "resize", "pad", "shape", "ndim", "size", "rollaxis", "apply_along_axis", "apply_over_axes"]
 
-import importlib
 import operator
 from typing import Any, Sequence
 
 from .. import core
+from ..api import vmap
 from ..compiler.shapetracker import prod
 from ..lax import structural as lax
-from ..lax.base import canonical_axes
-from . import util
+from ..lax.base import canonical_axes, full
+from . import util, creation as _creation, reductions as _reductions, ufuncs as _ufuncs
 from .padding import pad
-
-
-def _jnp() -> Any:
-    return importlib.import_module("jaxweb.numpy")
+from ..lax.indexing import dynamic_slice_in_dim
+from . import indexing as _indexing
 
 
 def _arr(a: Any, name: str) -> Any:
@@ -157,14 +155,13 @@ def rollaxis(a: Any, axis: int, start: int = 0) -> Any:
 def apply_along_axis(func1d: Any, axis: int, arr: Any, *args: Any, **kwargs: Any) -> Any:
     """`jnp.apply_along_axis`: `func1d` on every 1-D slice along `axis`, via vmap over
     the other axes (the function's output dims replace `axis`)."""
-    import jaxweb
     a = _arr(arr, "apply_along_axis")
     axis = _axis(axis, a.ndim)
     fn = lambda x: func1d(x, *args, **kwargs)  # noqa: E731
     for i in range(1, a.ndim - axis):
-        fn = jaxweb.vmap(fn, in_axes=i, out_axes=-1)
+        fn = vmap(fn, in_axes=i, out_axes=-1)
     for _ in range(axis):
-        fn = jaxweb.vmap(fn, in_axes=0, out_axes=0)
+        fn = vmap(fn, in_axes=0, out_axes=0)
     return fn(a)
 
 
@@ -252,7 +249,7 @@ def concatenate(arrays: Sequence[Any], axis: int | None = 0, dtype: Any = None) 
         raise ValueError("Zero-dimensional arrays cannot be concatenated.")
     arrs = util.promote_dtypes(*arrs) if len(arrs) > 1 else arrs
     if dtype is not None:
-        arrs = [_jnp().asarray(a, dtype) for a in arrs]
+        arrs = [_creation.asarray(a, dtype) for a in arrs]
     axis = _axis(axis, arrs[0].ndim)
     return lax.concatenate(arrs, axis)
 
@@ -427,8 +424,7 @@ def repeat(a: Any, repeats: Any, axis: int | None = None, *, total_repeat_length
     index = [i for i, c in enumerate(counts) for _ in range(c)]
     if total_repeat_length is not None:
         index = (index + [max(n - 1, 0)] * total_repeat_length)[:total_repeat_length]
-    from .indexing import take
-    return take(a, _jnp().asarray(index, dtype="int32"), axis=axis, mode="clip")
+    return _indexing.take(a, _creation.asarray(index, dtype="int32"), axis=axis, mode="clip")
 
 
 def _is_traced(x: Any) -> bool:
@@ -438,13 +434,12 @@ def _is_traced(x: Any) -> bool:
 def _repeat_traced(a: Any, reps: Any, axis: int, length: int) -> Any:
     """repeat with traced counts and a static output length: output position j takes the
     element whose cumulative count first exceeds j (the last element pads, as in JAX)."""
-    jnp = _jnp()
     n = a.shape[axis]
-    counts = jnp.broadcast_to(jnp.asarray(reps, dtype="int32"), (n,))
-    ends = jnp.cumsum(counts)
-    index = jnp.searchsorted(ends, jnp.arange(length, dtype="int32"), side="right")
-    from .indexing import take
-    return take(a, jnp.clip(index, 0, max(n - 1, 0)), axis=axis, mode="clip")
+    counts = broadcast_to(_creation.asarray(reps, dtype="int32"), (n,))
+    ends = _reductions.cumsum(counts)
+    from .sorting import searchsorted  # noqa: PLC0415  (sorting is a family loaded on first use)
+    index = searchsorted(ends, _creation.arange(length, dtype="int32"), side="right")
+    return _indexing.take(a, _ufuncs.clip(index, 0, max(n - 1, 0)), axis=axis, mode="clip")
 
 
 def _concrete_list(x: Any, what: str) -> list:
@@ -469,7 +464,7 @@ def resize(a: Any, new_shape: Any) -> Any:
     total = prod(new_shape)
     flat = ravel(a)
     if total == 0 or flat.size == 0:
-        return _jnp().zeros(new_shape, a.dtype)
+        return _creation.zeros(new_shape, a.dtype)
     reps = -(-total // flat.size)
     return lax.reshape(lax.slice(tile(flat, (reps,)), (0,), (total,)), new_shape)
 
@@ -507,12 +502,10 @@ def _roll_static(a: Any, shift: int, axis: int) -> Any:
 
 
 def _roll_dynamic(a: Any, shift: Any, axis: int) -> Any:
-    from ..lax.indexing import dynamic_slice_in_dim
-    jnp = _jnp()
     n = a.shape[axis]
     if n == 0:
         return a
-    start = jnp.remainder(jnp.negative(jnp.asarray(shift, "int32")), n)
+    start = _ufuncs.remainder(_ufuncs.negative(_creation.asarray(shift, "int32")), n)
     return dynamic_slice_in_dim(lax.concatenate([a, a], axis), start, n, axis)
 
 
@@ -582,11 +575,10 @@ def diff(a: Any, n: int = 1, axis: int = -1, prepend: Any = None, append: Any = 
     parts = [p for p in parts if p is not None]
     if len(parts) > 1:
         a = concatenate(parts, axis)
-    jnp = _jnp()
     for _ in range(n):
         m = a.shape[axis]
         hi, lo = lax.slice_in_dim(a, 1, m, 1, axis), lax.slice_in_dim(a, 0, max(m - 1, 0), 1, axis)
-        a = jnp.not_equal(hi, lo) if a.dtype.kind == "b" else jnp.subtract(hi, lo)
+        a = _ufuncs.not_equal(hi, lo) if a.dtype.kind == "b" else _ufuncs.subtract(hi, lo)
     return a
 
 
@@ -625,7 +617,7 @@ def diagonal(a: Any, offset: int = 0, axis1: int = 0, axis2: int = 1) -> Any:
 
 def trace(a: Any, offset: int = 0, axis1: int = 0, axis2: int = 1, dtype: Any = None, out: None = None) -> Any:
     """`jnp.trace`: the sum along a diagonal."""
-    return _jnp().sum(diagonal(a, offset, axis1, axis2), axis=-1, dtype=dtype)
+    return _reductions.sum(diagonal(a, offset, axis1, axis2), axis=-1, dtype=dtype)
 
 
 def diag(v: Any, k: int = 0) -> Any:
@@ -641,12 +633,11 @@ def diag(v: Any, k: int = 0) -> Any:
     m = n + abs(k)
     start = k if k >= 0 else -k * m
     used = n + max(n - 1, 0) * m
-    padded = lax.pad(v, lax_zero(v), [(start, m * m - start - used, m)]) if n else _jnp().zeros((m * m,), v.dtype)
+    padded = lax.pad(v, lax_zero(v), [(start, m * m - start - used, m)]) if n else _creation.zeros((m * m,), v.dtype)
     return lax.reshape(padded, (m, m))
 
 
 def lax_zero(x: Any) -> Any:
-    from ..lax.base import full
     return full((), 0, x.dtype)
 
 

@@ -11,23 +11,13 @@ from __future__ import annotations
 __all__ = ["sort", "sort_complex", "argsort", "lexsort", "partition", "argpartition", "searchsorted", "median",
            "nanmedian", "quantile", "nanquantile", "percentile", "nanpercentile"]
 
-import importlib
 from typing import Any, Sequence
 
 from .. import core, dtypes
 from ..lax import base as lax_base
-from ..lax import reductions as lax_red
 from ..lax import sorting as lax_sort
 from .reductions import canonical_axis, check_no_out
 from .util import check_arraylike, ensure_array, promote_dtypes
-
-
-def _lax() -> Any:
-    return lax_red.lax_ns()
-
-
-def _jnp() -> Any:
-    return importlib.import_module("jaxweb.numpy")
 
 
 def _shape(x: Any) -> tuple[int, ...]:
@@ -38,7 +28,7 @@ def _prepare(name: str, a: Any, axis: int | None) -> tuple[Any, int]:
     check_arraylike(name, a)
     x = ensure_array(a)
     if axis is None:
-        return _lax().reshape(x, (core.get_aval(x).size,)), 0
+        return lax_st.reshape(x, (core.get_aval(x).size,)), 0
     if core.get_aval(x).ndim == 0:
         raise ValueError(f"axis {axis} is out of bounds for array of dimension 0")
     (ax,) = lax_base.canonical_axes([axis], core.get_aval(x).ndim)
@@ -52,14 +42,14 @@ def sort(a: Any, axis: int | None = -1, *, kind: Any = None, order: Any = None, 
         raise TypeError("'order' argument to sort is not supported.")
     x, ax = _prepare("sort", a, axis)
     if descending:
-        return _lax().rev(lax_sort.sort(_lax().rev(x, (ax,)), dimension=ax), (ax,))
+        return lax_st.rev(lax_sort.sort(lax_st.rev(x, (ax,)), dimension=ax), (ax,))
     return lax_sort.sort(x, dimension=ax)
 
 
 def sort_complex(a: Any) -> Any:
     """`jnp.sort_complex`: sorted along the last axis (numpy's order), as a complex array."""
     x = sort(a)
-    return _lax().convert_element_type(x, dtypes.complex_of(dtypes.dtype(x)) if dtypes.dtype(x).kind in "fc"
+    return lax_ew.convert_element_type(x, dtypes.complex_of(dtypes.dtype(x)) if dtypes.dtype(x).kind in "fc"
                                        else dtypes.default_complex())
 
 
@@ -69,13 +59,12 @@ def argsort(a: Any, axis: int | None = -1, *, kind: Any = None, order: Any = Non
     if order is not None:
         raise TypeError("'order' argument to argsort is not supported.")
     x, ax = _prepare("argsort", a, axis)
-    L = _lax()
     shape = _shape(x)
-    iota = L.broadcasted_iota(dtypes.default_int(), shape, ax)
+    iota = lax_ew.broadcasted_iota(dtypes.default_int(), shape, ax)
     if not descending:
         return lax_sort.sort((x, iota), dimension=ax, num_keys=1)[1]
-    perm = lax_sort.sort((L.rev(x, (ax,)), iota), dimension=ax, num_keys=1)[1]
-    return _jnp().subtract(L.full((), shape[ax] - 1, dtypes.default_int()), L.rev(perm, (ax,)))
+    perm = lax_sort.sort((lax_st.rev(x, (ax,)), iota), dimension=ax, num_keys=1)[1]
+    return _ufuncs.subtract(lax_base.full((), shape[ax] - 1, dtypes.default_int()), lax_st.rev(perm, (ax,)))
 
 
 def lexsort(keys: Sequence[Any], axis: int = -1) -> Any:
@@ -89,7 +78,7 @@ def lexsort(keys: Sequence[Any], axis: int = -1) -> Any:
     if not shape:
         raise TypeError("lexsort keys must have at least one dimension")
     (ax,) = lax_base.canonical_axes([axis], len(shape))
-    iota = _lax().broadcasted_iota(dtypes.default_int(), shape, ax)
+    iota = lax_ew.broadcasted_iota(dtypes.default_int(), shape, ax)
     return lax_sort.sort(tuple(keys[::-1]) + (iota,), dimension=ax, num_keys=len(keys))[-1]
 
 
@@ -103,12 +92,11 @@ def _partition_sorted(a: Any, kth: int, axis: int, operand_is_index: bool) -> An
     if not -n <= kth < n:
         raise ValueError(f"kth(={kth}) out of bounds {n}")
     kth %= n
-    jnp = _jnp()
     rank_up = argsort(argsort(x, axis=ax), axis=ax)
-    iota = _lax().broadcasted_iota(dtypes.default_int(), _shape(x), ax)
+    iota = lax_ew.broadcasted_iota(dtypes.default_int(), _shape(x), ax)
     rank_rest = iota if operand_is_index else argsort(argsort(x, axis=ax, descending=True), axis=ax)
-    top = jnp.greater(rank_up, kth)
-    key = jnp.where(top, rank_rest, rank_up)
+    top = _ufuncs.greater(rank_up, kth)
+    key = _ufuncs.where(top, rank_rest, rank_up)
     payload = iota if operand_is_index else x
     return lax_sort.sort((top, key, payload), dimension=ax, num_keys=2)[-1]
 
@@ -127,23 +115,23 @@ def searchsorted(a: Any, v: Any, side: str = "left", sorter: Any = None, *, meth
     """`jnp.searchsorted`: insertion indices of v into sorted 1-d a (NaNs sort last)."""
     if side not in ("left", "right"):
         raise ValueError(f"{side!r} is an invalid value for keyword 'side'. Expected one of ['left', 'right']")
-    jnp = _jnp()
     a, v = ensure_array(a), ensure_array(v)
     if core.get_aval(a).ndim != 1:
         raise ValueError("a should be 1-dimensional")
     if sorter is not None:
         a = lax_sort.gather_along(a, ensure_array(sorter), 0)
     a, v = promote_dtypes(a, v)
-    vb = _lax().reshape(v, _shape(v) + (1,))
+    vb = lax_st.reshape(v, _shape(v) + (1,))
     if side == "left":
-        before = jnp.less(a, vb)
+        before = _ufuncs.less(a, vb)
         if core.get_aval(a).dtype.kind == "f":
-            before = jnp.logical_or(before, jnp.logical_and(jnp.isnan(vb), jnp.logical_not(jnp.isnan(a))))
+            before = _ufuncs.logical_or(before, _ufuncs.logical_and(_ufuncs.isnan(vb),
+                                                                    _ufuncs.logical_not(_ufuncs.isnan(a))))
     else:
-        before = jnp.less_equal(a, vb)
+        before = _ufuncs.less_equal(a, vb)
         if core.get_aval(a).dtype.kind == "f":
-            before = jnp.logical_or(before, jnp.isnan(vb))
-    return jnp.sum(before, axis=-1, dtype=dtypes.default_int())
+            before = _ufuncs.logical_or(before, _ufuncs.isnan(vb))
+    return _reductions.sum(before, axis=-1, dtype=dtypes.default_int())
 
 
 # ---------------------------------------------------------------- order statistics
@@ -161,7 +149,7 @@ def _weights_like(w: Any, x: Any, axis: Any) -> Any:
     want = tuple(xa.shape[i] for i in axes)
     if wa.shape != want:
         raise ValueError(f"Weights shape {wa.shape} must match reduction axes {want}")
-    return _lax().broadcast_in_dim(w, xa.shape, tuple(axes))
+    return lax_st.broadcast_in_dim(w, xa.shape, tuple(axes))
 
 
 def _quantile(name: str, a: Any, q: Any, axis: Any, method: str, keepdims: bool, ignore_nan: bool,
@@ -170,7 +158,6 @@ def _quantile(name: str, a: Any, q: Any, axis: Any, method: str, keepdims: bool,
         raise ValueError("method can only be 'linear', 'lower', 'higher', 'midpoint', 'nearest' or "
                          "'inverted_cdf'")
     check_arraylike(name, a, q)
-    jnp, L = _jnp(), _lax()
     x = ensure_array(a)
     if core.get_aval(x).dtype.kind == "c":
         raise ValueError("quantile does not support complex input, as the operation is poorly defined.")
@@ -181,13 +168,13 @@ def _quantile(name: str, a: Any, q: Any, axis: Any, method: str, keepdims: bool,
                                       "'inverted_cdf' supports weights.")
     dt = dtypes.result_type(core.get_aval(x).dtype, core.get_aval(ensure_array(q)).dtype, dtypes.default_float())
     dt = dt if dt.kind == "f" else dtypes.default_float()
-    x, qa = L.convert_element_type(x, dt), L.convert_element_type(ensure_array(q), dt)
+    x, qa = lax_ew.convert_element_type(x, dt), lax_ew.convert_element_type(ensure_array(q), dt)
     if core.get_aval(qa).ndim > 1:
         raise ValueError(f"q must be have rank <= 1, got shape {core.get_aval(qa).shape}")
     w = None
     if method == "inverted_cdf":
-        w = jnp.ones_like(x) if weights is None else \
-            _weights_like(L.convert_element_type(ensure_array(weights), dt), x, axis)
+        w = _creation.ones_like(x) if weights is None else \
+            _weights_like(lax_ew.convert_element_type(ensure_array(weights), dt), x, axis)
     shape = _shape(x)
     axes = canonical_axis(axis, len(shape))
     keep = tuple(i for i in range(len(shape)) if i not in axes)
@@ -198,70 +185,69 @@ def _quantile(name: str, a: Any, q: Any, axis: Any, method: str, keepdims: bool,
     qs = _shape(qa)
     out_rest = tuple(1 if i in axes else d for i, d in enumerate(shape)) if keepdims else rest
     if n == 0:
-        return L.full(qs + out_rest, float("nan"), dt)
-    flat = L.reshape(L.transpose(x, keep + axes), rest + (n,))
+        return lax_base.full(qs + out_rest, float("nan"), dt)
+    flat = lax_st.reshape(lax_st.transpose(x, keep + axes), rest + (n,))
     nq = core.get_aval(qa).size
-    qf = L.broadcast_in_dim(L.reshape(qa, (nq,)), rest + (nq,), (len(rest),))
+    qf = lax_st.broadcast_in_dim(lax_st.reshape(qa, (nq,)), rest + (nq,), (len(rest),))
     if w is not None:
-        wflat = L.reshape(L.transpose(w, keep + axes), rest + (n,))
+        wflat = lax_st.reshape(lax_st.transpose(w, keep + axes), rest + (n,))
         res = _inverted_cdf(flat, wflat, qf, n, len(rest), ignore_nan)
-        res = L.transpose(res, (len(rest),) + tuple(range(len(rest))))
-        return L.reshape(res, qs + out_rest)
+        res = lax_st.transpose(res, (len(rest),) + tuple(range(len(rest))))
+        return lax_st.reshape(res, qs + out_rest)
     s = lax_sort.sort(flat, dimension=len(rest))
     if ignore_nan:
-        count = jnp.sum(jnp.logical_not(jnp.isnan(flat)), axis=-1, dtype=dt)
-        valid = L.broadcast_in_dim(count, rest + (nq,), tuple(range(len(rest))))
+        count = _reductions.sum(_ufuncs.logical_not(_ufuncs.isnan(flat)), axis=-1, dtype=dt)
+        valid = lax_st.broadcast_in_dim(count, rest + (nq,), tuple(range(len(rest))))
     else:
-        valid = L.full(rest + (nq,), n, dt)
-    pos = jnp.multiply(qf, jnp.subtract(valid, L.full((), 1, dt)))
+        valid = lax_base.full(rest + (nq,), n, dt)
+    pos = _ufuncs.multiply(qf, _ufuncs.subtract(valid, lax_base.full((), 1, dt)))
 
     def at(p):
-        idx = jnp.clip(L.convert_element_type(p, dtypes.int32), 0, n - 1)
+        idx = _ufuncs.clip(lax_ew.convert_element_type(p, dtypes.int32), 0, n - 1)
         return lax_sort.gather_along(s, idx, len(rest))
-    lo, hi = jnp.floor(pos), jnp.ceil(pos)
+    lo, hi = _ufuncs.floor(pos), _ufuncs.ceil(pos)
     v_lo, v_hi = at(lo), at(hi)
     if method == "linear":
-        res = jnp.add(v_lo, jnp.multiply(jnp.subtract(v_hi, v_lo), jnp.subtract(pos, lo)))
+        res = _ufuncs.add(v_lo, _ufuncs.multiply(_ufuncs.subtract(v_hi, v_lo), _ufuncs.subtract(pos, lo)))
     elif method == "lower":
         res = v_lo
     elif method == "higher":
         res = v_hi
     elif method == "midpoint":
-        res = jnp.multiply(jnp.add(v_lo, v_hi), L.full((), 0.5, dt))
+        res = _ufuncs.multiply(_ufuncs.add(v_lo, v_hi), lax_base.full((), 0.5, dt))
     else:  # JAX rounds exact halves down (numpy rounds them to the even index)
-        res = jnp.where(jnp.greater(jnp.subtract(pos, lo), L.full((), 0.5, dt)), v_hi, v_lo)
-    nan = L.full((), float("nan"), dt)
+        res = _ufuncs.where(_ufuncs.greater(_ufuncs.subtract(pos, lo), lax_base.full((), 0.5, dt)), v_hi, v_lo)
+    nan = lax_base.full((), float("nan"), dt)
     if ignore_nan:
-        res = jnp.where(jnp.equal(valid, L.full((), 0, dt)), nan, res)
+        res = _ufuncs.where(_ufuncs.equal(valid, lax_base.full((), 0, dt)), nan, res)
     else:
-        any_nan = jnp.any(jnp.isnan(flat), axis=-1)
-        res = jnp.where(L.broadcast_in_dim(any_nan, rest + (nq,), tuple(range(len(rest)))), nan, res)
-    res = L.transpose(res, (len(rest),) + tuple(range(len(rest))))
-    return L.reshape(res, qs + out_rest)
+        any_nan = _reductions.any(_ufuncs.isnan(flat), axis=-1)
+        res = _ufuncs.where(lax_st.broadcast_in_dim(any_nan, rest + (nq,), tuple(range(len(rest)))), nan, res)
+    res = lax_st.transpose(res, (len(rest),) + tuple(range(len(rest))))
+    return lax_st.reshape(res, qs + out_rest)
 
 
 def _inverted_cdf(flat: Any, w: Any, qf: Any, n: int, ax: int, ignore_nan: bool) -> Any:
     """numpy's 'inverted_cdf' quantile with weights: the first sorted element whose
     cumulative weight reaches q * total. Negative or NaN weights give NaN, as do NaN data
     (unless ignored) and all-NaN slices."""
-    jnp, L = _jnp(), _lax()
     dt = core.get_aval(flat).dtype
     xs, ws = lax_sort.sort((flat, w), dimension=ax, num_keys=1)
-    bad_w = jnp.logical_or(ws < 0, jnp.isnan(ws))
-    nan_x = jnp.isnan(xs)
-    clean = jnp.where(jnp.logical_or(bad_w, nan_x), L.full((), 0, dt), ws)
-    cum = jnp.cumsum(clean, axis=ax)
+    bad_w = _ufuncs.logical_or(ws < 0, _ufuncs.isnan(ws))
+    nan_x = _ufuncs.isnan(xs)
+    clean = _ufuncs.where(_ufuncs.logical_or(bad_w, nan_x), lax_base.full((), 0, dt), ws)
+    cum = _reductions.cumsum(clean, axis=ax)
     total = cum[..., -1:]
     target = qf * total  # rest + (nq,)
-    below = jnp.less(cum[..., None, :], target[..., :, None])  # rest + (nq, n)
-    idx = jnp.sum(below, axis=-1, dtype=dtypes.int32)
-    valid = jnp.sum(jnp.logical_not(nan_x), axis=-1, dtype=dtypes.int32) if ignore_nan else \
-        L.full(core.get_aval(flat).shape[:-1], n, dtypes.int32)
-    idx = jnp.clip(idx, 0, jnp.maximum(valid - 1, 0)[..., None])
+    below = _ufuncs.less(cum[..., None, :], target[..., :, None])  # rest + (nq, n)
+    idx = _reductions.sum(below, axis=-1, dtype=dtypes.int32)
+    valid = _reductions.sum(_ufuncs.logical_not(nan_x), axis=-1, dtype=dtypes.int32) if ignore_nan else \
+        lax_base.full(core.get_aval(flat).shape[:-1], n, dtypes.int32)
+    idx = _ufuncs.clip(idx, 0, _ufuncs.maximum(valid - 1, 0)[..., None])
     res = lax_sort.gather_along(xs, idx, ax)
-    force = jnp.any(bad_w, axis=-1)
-    force = jnp.logical_or(force, jnp.equal(valid, 0) if ignore_nan else jnp.any(nan_x, axis=-1))
-    return jnp.where(force[..., None], L.full((), float("nan"), dt), res)
+    force = _reductions.any(bad_w, axis=-1)
+    force = _ufuncs.logical_or(force, _ufuncs.equal(valid, 0) if ignore_nan else _reductions.any(nan_x, axis=-1))
+    return _ufuncs.where(force[..., None], lax_base.full((), float("nan"), dt), res)
 
 
 def quantile(a: Any, q: Any, axis: Any = None, out: None = None, overwrite_input: bool = False,
@@ -284,7 +270,7 @@ def nanquantile(a: Any, q: Any, axis: Any = None, out: None = None, overwrite_in
 def _percent(q: Any) -> Any:
     q = ensure_array(q)
     dt = core.get_aval(q).dtype if core.get_aval(q).dtype.kind == "f" else dtypes.default_float()
-    return _jnp().true_divide(_lax().convert_element_type(q, dt), _lax().full((), 100, dt))
+    return _ufuncs.true_divide(lax_ew.convert_element_type(q, dt), lax_base.full((), 100, dt))
 
 
 def percentile(a: Any, q: Any, axis: Any = None, out: None = None, overwrite_input: bool = False,
@@ -321,5 +307,10 @@ def nanmedian(a: Any, axis: Any = None, out: None = None, overwrite_input: bool 
 
 from .setops import *  # noqa: E402,F401,F403  (unique, isin & co., listed in jaxweb.numpy)
 from .setops import __all__ as _setops_all  # noqa: E402
+from ..lax import elementwise as lax_ew
+from ..lax import structural as lax_st
+from . import creation as _creation
+from . import reductions as _reductions
+from . import ufuncs as _ufuncs
 
 __all__ = __all__ + _setops_all

@@ -18,9 +18,10 @@ from typing import Any
 from .. import core, dtypes
 from ..array import Array
 from ..custom_derivatives import custom_jvp
-from ..lax import complex as lax_complex
-from ..lax import elementwise as lax
-from .util import broadcast_to_shape, check_arraylike, ensure_array, promote_args, promote_args_inexact
+from ..lax import complex as lax_complex, elementwise as lax
+from .util import (broadcast_to_shape, check_arraylike, ensure_array, promote_args, promote_args_inexact,
+    broadcast_shapes)
+from .ufuncs_math import copysign
 
 #: Floating formats: dtype name -> (exponent bits, mantissa bits, same-width int dtype).
 _FORMATS = {"float16": (5, 10, dtypes.int16), "bfloat16": (8, 7, dtypes.int16),
@@ -150,7 +151,6 @@ def ldexp(x1: Any, x2: Any, /) -> Any:
 
 
 def _broadcast(a: tuple, b: tuple) -> tuple:
-    from .util import broadcast_shapes
     return broadcast_shapes(a, b, name="ldexp")
 
 
@@ -168,7 +168,6 @@ def spacing(x: Any, /) -> Any:
     """`jnp.spacing`: the distance to the next representable value away from zero."""
     check_arraylike("spacing", x)
     (x,) = promote_args_inexact("spacing", x)
-    from .ufuncs_math import copysign
     inf = lax.full_like(x, math.inf)
     if _aval(x).dtype.name == "float16":
         return _strong(lax.sub(lax.nextafter(x, inf), x))

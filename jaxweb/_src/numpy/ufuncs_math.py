@@ -21,9 +21,11 @@ from typing import Any, Callable
 
 from .. import core, dtypes
 from ..custom_derivatives import custom_jvp
-from ..lax import complex as lax_complex
-from ..lax import elementwise as lax
-from .util import broadcast_shapes, check_arraylike, promote_args, promote_args_inexact
+from ..lax import complex as lax_complex, elementwise as lax
+from .util import broadcast_shapes, check_arraylike, promote_args, promote_args_inexact, broadcast_to_shape
+from . import _modules
+from .ufuncs import maximum, minimum, equal
+from ..lax.reductions import reduce_sum
 
 
 def _dtype(x: Any) -> dtypes.DType:
@@ -184,7 +186,6 @@ def where(condition: Any, x: Any = None, y: Any = None, /, *, size: Any = None,
           fill_value: Any = None) -> Any:
     """`jnp.where`: x where condition (nonzero), else y; one argument means nonzero()."""
     if x is None and y is None:
-        from . import _modules
         return _modules.nonzero(condition, size=size, fill_value=fill_value)
     if x is None or y is None:  # JAX checks the operands first: None is not array-like
         raise TypeError(f"where requires ndarray or scalar arguments, got {type(None)} at position "
@@ -193,7 +194,6 @@ def where(condition: Any, x: Any = None, y: Any = None, /, *, size: Any = None,
     x, y = promote_args("where", x, y)
     (c,) = promote_args("where", condition)
     shape = broadcast_shapes(core.get_aval(c).shape, core.get_aval(x).shape, name="where")
-    from .util import broadcast_to_shape
     c = c if _dtype(c).kind == "b" else lax.ne(c, 0)
     c, x, y = (broadcast_to_shape(v, shape) for v in (c, x, y))
     return lax.select(c, x, y)
@@ -202,7 +202,6 @@ def where(condition: Any, x: Any = None, y: Any = None, /, *, size: Any = None,
 def clip(arr: Any = None, /, min: Any = None, max: Any = None, *, a: Any = None,
          a_min: Any = None, a_max: Any = None) -> Any:
     """`jnp.clip`: limit values to [min, max] (either bound may be None); NaN stays NaN."""
-    from .ufuncs import maximum, minimum
     arr = a if arr is None else arr
     lo = a_min if min is None else min
     hi = a_max if max is None else max
@@ -254,7 +253,6 @@ def isclose(a: Any, b: Any, rtol: Any = 1e-05, atol: Any = 1e-08, equal_nan: boo
 
 def _all(x: Any) -> Any:
     """True if every element of the bool array x is True (counted with reduce_sum)."""
-    from ..lax.reductions import reduce_sum
     aval = core.get_aval(x)
     if aval.ndim == 0:
         return x
@@ -269,7 +267,6 @@ def allclose(a: Any, b: Any, rtol: Any = 1e-05, atol: Any = 1e-08, equal_nan: bo
 
 
 def _equal_everywhere(a: Any, b: Any, equal_nan: bool) -> Any:
-    from .ufuncs import equal
     eq = equal(a, b)
     if equal_nan:
         eq = lax.bitwise_or(eq, lax.bitwise_and(isnan(a), isnan(b)))

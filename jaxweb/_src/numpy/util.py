@@ -16,6 +16,7 @@ from ..device import default_device
 from ..hostdata import coerce_scalar
 from ..lax import elementwise as lax_ew
 from ..lax import structural as lax_st
+from . import creation as _creation
 
 
 def is_arraylike(x: Any) -> bool:
@@ -33,8 +34,7 @@ def ensure_array(x: Any) -> Any:
     """Arrays and tracers pass through; scalars and numpy arrays become Arrays."""
     if isinstance(x, (Array, core.Tracer)):
         return x
-    from .creation import asarray
-    return asarray(x)
+    return _creation.asarray(x)
 
 
 def broadcast_shapes(*shapes: Sequence[int], name: str = "broadcast_shapes") -> tuple[int, ...]:

@@ -10,21 +10,18 @@ from __future__ import annotations
 __all__ = ["vectorize"]
 
 import functools
-import importlib
 import re
 from typing import Any, Callable, Collection
 
 from .. import core
+from . import creation as _creation, shape as _shape
+from ..api import vmap
 
 _DIM = r"\w+"
 _CORE = rf"(?:{_DIM}(?:,{_DIM})*)?"
 _ARG = rf"\({_CORE}\)"
 _ARGLIST = rf"{_ARG}(?:,{_ARG})*"
 _SIGNATURE = rf"^{_ARGLIST}->{_ARGLIST}$"
-
-
-def _jnp() -> Any:
-    return importlib.import_module("jaxweb.numpy")
 
 
 def parse_signature(signature: str) -> tuple[list[tuple[str, ...]], list[tuple[str, ...]]]:
@@ -55,7 +52,7 @@ def _checked(func: Callable, sizes: dict, out_dims: list, context: str) -> Calla
                             f"{len(outs)} {context}")
         local = dict(sizes)
         for o, dims in zip(outs, out_dims):
-            shape = core.get_aval(_jnp().asarray(o)).shape
+            shape = core.get_aval(_creation.asarray(o)).shape
             if len(shape) != len(dims):
                 raise ValueError(f"output shape {shape} does not match core dimensions {dims} {context}")
             _record_sizes(local, shape, dims, context)
@@ -91,8 +88,6 @@ def vectorize(pyfunc: Callable, *, excluded: Collection[int | str] = frozenset()
 
     @functools.wraps(pyfunc)
     def wrapped(*args: Any, **kwargs: Any) -> Any:
-        from ..api import vmap  # late: the api layer sits above jnp
-        jnp = _jnp()
         context = f"on vectorized function with excluded={excluded!r} and signature={signature!r}"
         func, args, kwargs = _apply_excluded(pyfunc, excluded, args, kwargs)
         if kwargs:
@@ -110,21 +105,21 @@ def vectorize(pyfunc: Callable, *, excluded: Collection[int | str] = frozenset()
                 raise ValueError(f"Cannot pass None at locations {nones} with signature={signature}")
             func, args, _ = _apply_excluded(func, nones, args, {})
             in_dims = [d for i, d in enumerate(in_dims) if i not in nones]
-        args = [jnp.asarray(a) for a in args]
+        args = [_creation.asarray(a) for a in args]
         sizes: dict = {}
         loop_shapes = []
         for a, dims in zip(args, in_dims):
             shape = core.get_aval(a).shape
             _record_sizes(sizes, shape, dims, context)
             loop_shapes.append(shape[:len(shape) - len(dims)])
-        loop = jnp.broadcast_shapes(*loop_shapes) if loop_shapes else ()
+        loop = _shape.broadcast_shapes(*loop_shapes) if loop_shapes else ()
         if out_dims is not None:
             func = _checked(func, sizes, out_dims, context)
         squeezed, filled = [], []
         for a, shape in zip(args, loop_shapes):
             filled.append(((1,) * (len(loop) - len(shape)) + shape)[::-1])
             ones = tuple(i for i, n in enumerate(shape) if n == 1)
-            squeezed.append(jnp.squeeze(a, axis=ones) if ones else a)
+            squeezed.append(_shape.squeeze(a, axis=ones) if ones else a)
         mapped, expand = func, []
         for neg, axis_sizes in enumerate(zip(*filled)):
             in_axes = tuple(None if n == 1 else 0 for n in axis_sizes)
@@ -136,7 +131,7 @@ def vectorize(pyfunc: Callable, *, excluded: Collection[int | str] = frozenset()
         if not expand:
             return result
         if isinstance(result, tuple):
-            return tuple(jnp.expand_dims(r, tuple(expand)) for r in result)
-        return jnp.expand_dims(result, tuple(expand))
+            return tuple(_shape.expand_dims(r, tuple(expand)) for r in result)
+        return _shape.expand_dims(result, tuple(expand))
 
     return wrapped

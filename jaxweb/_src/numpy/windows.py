@@ -12,8 +12,9 @@ import math
 from typing import Any, Callable
 
 from .. import core, dtypes
-from ..lax import base as lax_base
-from ..lax import elementwise as lax
+from ..lax import base as lax_base, elementwise as lax
+from .bessel import i0
+from .ufuncs import multiply
 
 
 def _length(M: Any, name: str) -> int:
@@ -53,7 +54,6 @@ hanning.__doc__ = "`jnp.hanning`: the Hann window of M points."
 
 def kaiser(M: int, beta: Any) -> Any:
     """`jnp.kaiser`: the Kaiser window of M points, I0(beta sqrt(1 - r²)) / I0(beta)."""
-    from .bessel import i0
     m = _length(M, "kaiser")
     dt = dtypes.default_float()
     if m <= 1:
@@ -61,6 +61,5 @@ def kaiser(M: int, beta: Any) -> Any:
     n = lax.broadcasted_iota(dt, (m,), 0)
     alpha = 0.5 * (m - 1)
     r = lax.div(lax.sub(n, alpha), alpha)
-    from .ufuncs import multiply
     arg = multiply(beta, lax.sqrt(lax.sub(1.0, lax.mul(r, r))))
     return lax.div(i0(arg), i0(beta))

@@ -12,8 +12,10 @@ from __future__ import annotations
 import os
 from typing import Any
 
-import jaxweb
 import jaxweb.numpy as jnp
+
+from ..api import jit
+from ..device import devices
 
 from . import graph as graphs
 from .protobuf import decode
@@ -105,7 +107,7 @@ class Model:
         key = tuple((k, v.dtype.name, v.shape, tuple(v.values)) for k, v in sorted(statics.items()))
         fn = self._jits.get(key)
         if fn is None:
-            fn = self._jits[key] = jaxweb.jit(lambda p, d: self.apply(p, **statics, **d))
+            fn = self._jits[key] = jit(lambda p, d: self.apply(p, **statics, **d))
         return fn(params, dynamic)
 
     def __repr__(self) -> str:
@@ -144,7 +146,7 @@ class InferenceSession:
         return [NodeArg(o) for o in self.model.outputs]
 
     def get_providers(self) -> list[str]:
-        return [f"jaxweb:{jaxweb.devices()[0].platform}"]
+        return [f"jaxweb:{devices()[0].platform}"]
 
     def run(self, output_names: list[str] | None, input_feed: dict, run_options: Any = None) -> list:
         known = {i.name: i for i in self.model.inputs}

@@ -8,17 +8,14 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
-from ... import lax
-from ... import numpy as jnp
-from ... import tree_util
-from . import base, numerics
-from . import tree_utils as tu
+from ... import lax, numpy as jnp, tree_util
+from . import base, numerics, tree_utils as tu
+from ..dtypes import canonicalize_dtype
 
 _is_none = lambda x: x is None  # noqa: E731
 
 
 def _canon(dtype: Any) -> Any:
-    from ..dtypes import canonicalize_dtype  # noqa: PLC0415
     return None if dtype is None else canonicalize_dtype(dtype)
 
 

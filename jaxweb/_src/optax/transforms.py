@@ -4,11 +4,10 @@ from __future__ import annotations
 
 from typing import Any, Callable, NamedTuple
 
-from ... import numpy as jnp
-from ... import tree_util
-from . import base, numerics
-from . import tree_utils as tu
+from ... import numpy as jnp, tree_util
+from . import base, numerics, tree_utils as tu
 from .moments import _canon, _count0
+from .wrappers import masked
 
 _is_none = lambda x: x is None  # noqa: E731
 
@@ -177,7 +176,6 @@ def add_decayed_weights(weight_decay: Any = 0.0, mask: Any = None) -> base.Gradi
         return updates, new_state
     tx = base.GradientTransformation(init_fn, update_fn)
     if mask is not None:
-        from .wrappers import masked  # noqa: PLC0415  (wrappers build on this module)
         return masked(tx, mask)
     return tx
 

@@ -9,10 +9,9 @@ from __future__ import annotations
 
 from typing import Any, Callable, Hashable, Mapping, NamedTuple
 
-from ... import numpy as jnp
-from ... import tree_util
-from . import base, numerics
-from . import tree_utils as tu
+from ... import numpy as jnp, tree_util
+from . import base, numerics, tree_utils as tu
+from .moments import _canon
 
 
 class MaskedState(NamedTuple):
@@ -202,7 +201,6 @@ class MultiSteps:
     def __init__(self, opt: base.GradientTransformation, every_k_schedule: int | Callable[[Any], Any],
                  use_grad_mean: bool = True, should_skip_update_fn: Callable[..., Any] | None = None,
                  accumulator_dtype: Any = jnp.float32):
-        from .moments import _canon  # noqa: PLC0415
         self._opt = base.with_extra_args_support(opt)
         k = every_k_schedule
         self._every_k_schedule = (lambda step: k) if isinstance(k, int) else k

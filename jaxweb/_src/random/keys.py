@@ -14,6 +14,8 @@ from typing import Any, Callable, NamedTuple
 
 from .. import dtypes
 from ..tree_util import register_pytree_node
+from ..numpy.indexing import take
+from ..numpy import reductions
 
 
 class PRNGImpl(NamedTuple):
@@ -189,12 +191,10 @@ class PRNGKeyArray:
     def take(self, indices: Any, axis: int | None = None) -> "PRNGKeyArray":
         if axis is None:
             return self.ravel().take(indices, 0)
-        from ..numpy.indexing import take
         return self._wrap(take(self._base_array, indices, axis=axis % self.ndim))
 
     # ------------------------------------------------------------------ comparisons
     def _compare(self, other: Any, negate: bool) -> Any:
-        from ..numpy import reductions
         if not isinstance(other, PRNGKeyArray) or other._impl != self._impl:
             raise TypeError(f"key array comparison needs two key arrays of dtype {self.dtype}, "
                             f"got {getattr(other, 'dtype', type(other).__name__)}")

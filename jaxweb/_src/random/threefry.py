@@ -16,6 +16,7 @@ from ..compiler import graph
 from ..dispatch import def_lowering
 from ..interpreters import rules as R
 from ..lax import _modules as lax
+from ..interpreters.batching import broadcast_batched
 
 U32 = dtypes.uint32
 UINT_DTYPES = {8: dtypes.uint8, 16: dtypes.uint16, 32: dtypes.uint32, 64: dtypes.uint64}
@@ -72,7 +73,6 @@ def _block_lower(x0, x1, ka, kb, *, rotations, inc):
 
 
 def _block_batch(args, dims, **params):
-    from ..interpreters.batching import broadcast_batched
     args, d = broadcast_batched(args, dims)
     return threefry_block_p.bind(*args, **params), [d, d]
 

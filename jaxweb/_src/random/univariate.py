@@ -12,12 +12,12 @@ from typing import Any, Callable, Sequence
 
 import jaxweb.numpy as jnp
 
-from .. import core, dtypes
+from .. import core, dtypes, config
 from ..lax import _modules as lax
 from . import xla_math
 from .floats import _normal_real, _normal_unscaled, _uniform, bernoulli
 from .keys import PRNGKeyArray
-from .prng import check_prng_key, internal_split
+from .prng import check_prng_key, internal_split, random_bits
 from .util import (jit, canonicalize_shape, check_all_safe_to_cast, check_broadcast_shapes,
                    check_float_dtype, check_shape, user_dtype)
 
@@ -90,7 +90,6 @@ def _safe_int_to_float(hi: Any, lo: Any) -> Any:
 
 
 def _gumbel_highest_f32(key: PRNGKeyArray, shape: tuple[int, ...]) -> Any:
-    from .prng import random_bits
     bits = random_bits(key, 32, (2, *shape))
     hi, lo = bits[0], bits[1]
     nhi, nlo = lax.bitwise_not(hi), lax.bitwise_not(lo)
@@ -122,7 +121,6 @@ def _gumbel(key: PRNGKeyArray, shape: tuple[int, ...], dtype: dtypes.DType, mode
 def gumbel(key: Any, shape: Shape = (), dtype: Any = None, mode: str | None = None, *,
            out_sharding: Any = None) -> Any:
     """Standard Gumbel random values; mode "high"/"highest" spend more bits for the tail."""
-    from .. import config
     key, _ = check_prng_key("gumbel", key)
     dtype = user_dtype(float if dtype is None else dtype)
     check_float_dtype("gumbel", dtype)

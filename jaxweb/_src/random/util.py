@@ -9,6 +9,8 @@ import warnings
 from typing import Any, Sequence
 
 from .. import config, core, dtypes
+from ..api import jit as api_jit
+from ..device import default_device
 
 Shape = Sequence[int]
 
@@ -132,8 +134,6 @@ def jit(fun: Any = None, *, static_argnums: Any = (), static_argnames: Any = ())
     import functools
     import inspect
 
-    from ..api import jit as api_jit
-    from ..device import default_device
 
     if fun is None:
         return functools.partial(jit, static_argnums=static_argnums, static_argnames=static_argnames)

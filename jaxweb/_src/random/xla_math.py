@@ -20,6 +20,7 @@ import math
 from .. import core, dtypes
 from ..custom_derivatives import custom_jvp
 from ..lax import _modules as lax
+from ..device import default_device
 
 # Veltkamp splitting constants 2^ceil(p/2) + 1 for a p-bit significand.
 _SPLIT = {"float16": 2.0 ** 6 + 1, "bfloat16": 2.0 ** 4 + 1, "float32": 2.0 ** 12 + 1,
@@ -63,7 +64,6 @@ def _convert(x: Any, dtype: Any) -> Any:
 
 
 def _fma_impl(a: Any, b: Any, c: Any) -> Any:
-    from ..device import default_device
     dt = core.get_aval(a).dtype
     if dt != dtypes.float64 and default_device().platform in _F64_PLATFORMS:
         wide = [_convert(x, dtypes.float64) for x in (a, b, c)]

@@ -25,6 +25,7 @@ from ..custom_derivatives import custom_jvp
 from ..lax import elementwise as lax
 from ..nn.util import promote_args_inexact
 from .series import continued_fraction, ratio_series, terms_axis
+from ..api import jvp
 
 Array = Any
 
@@ -111,7 +112,6 @@ def _gammainc(a: Array, x: Array) -> Array:
 @_gammainc.defjvp
 def _gammainc_jvp(primals, tangents):
     (a, x), (a_dot, x_dot) = primals, tangents
-    from ..api import jvp
     out, da = jvp(_gammainc_impl, (a, x), (a_dot, jnp.zeros_like(x)))
     return out, da + x_dot * _dx(a, x)
 
@@ -124,7 +124,6 @@ def _gammaincc(a: Array, x: Array) -> Array:
 @_gammaincc.defjvp
 def _gammaincc_jvp(primals, tangents):
     (a, x), (a_dot, x_dot) = primals, tangents
-    from ..api import jvp
     out, da = jvp(_gammaincc_impl, (a, x), (a_dot, jnp.zeros_like(x)))
     return out, da - x_dot * _dx(a, x)
 

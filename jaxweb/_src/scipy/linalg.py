@@ -16,8 +16,10 @@ from __future__ import annotations
 __all__ = ["block_diag", "cho_factor", "cho_solve", "cholesky", "det", "eigh", "expm", "inv", "lu",
            "lu_factor", "lu_solve", "polar", "qr", "schur", "solve", "solve_triangular", "sqrtm", "svd"]
 
-import importlib
 from typing import Any
+
+import jaxweb.lax as lax
+import jaxweb.numpy as jnp
 
 from .. import core, dtypes
 from ..lax import linalg as lax_linalg
@@ -25,26 +27,21 @@ from ..numpy import linalg_factor as F
 from ..numpy import linalg_spectral as S
 
 
-def _jnp() -> Any:
-    return importlib.import_module("jaxweb.numpy")
-
-
 def _shape(x: Any) -> tuple[int, ...]:
     return core.get_aval(x).shape
 
 
 def _mT(x: Any) -> Any:
-    return _jnp().swapaxes(x, -1, -2)
+    return jnp.swapaxes(x, -1, -2)
 
 
 def _H(x: Any) -> Any:
-    return _jnp().conj(_mT(x))
+    return jnp.conj(_mT(x))
 
 
 def _vector_rhs(name: str, a: Any, b: Any) -> tuple[Any, bool]:
     """b as (..., n, k), whether it was a vector, broadcast against a's batch dims; numpy
     vectorize's messages for a size mismatch (JAX's functions are vectorized)."""
-    jnp = _jnp()
     n = _shape(a)[-1]
     vector = len(_shape(b)) == 1 or (len(_shape(b)) == len(_shape(a)) - 1 and _shape(b)[-1] == n)
     got = _shape(b)[-1] if vector else _shape(b)[-2]
@@ -122,7 +119,7 @@ def lu_solve(lu_and_piv: tuple, b: Any, trans: int = 0, overwrite_b: bool = Fals
         raise ValueError(f"'trans' value must be 0, 1, or 2, got {trans}")
     perm = lax_linalg.lu_pivots_to_permutation(piv, _shape(lu_)[-1])
     lu_, b, vector = _vector_rhs("lu_solve", lu_, b)
-    perm = _jnp().broadcast_to(perm, _shape(lu_)[:-1])
+    perm = jnp.broadcast_to(perm, _shape(lu_)[:-1])
     x = F.lu_solve(lu_, perm, b, trans=trans)
     return x[..., 0] if vector else x
 
@@ -130,7 +127,6 @@ def lu_solve(lu_and_piv: tuple, b: Any, trans: int = 0, overwrite_b: bool = Fals
 def lu(a: Any, permute_l: bool = False, overwrite_a: bool = False, check_finite: bool = True) -> tuple:
     """`jax.scipy.linalg.lu`: (p, l, u) with a = p l u, p a permutation matrix, l unit lower
     (m x k), u upper (k x n); (p l, u) when permute_l."""
-    jnp = _jnp()
     (a,) = F.inexact("lu", a)
     m, n = _shape(a)[-2:]
     k = min(m, n)
@@ -184,7 +180,6 @@ def polar(a: Any, side: str = "right", *, method: str = "qdwh", eps: Any = None,
           max_iterations: Any = None) -> tuple[Any, Any]:
     """`jax.scipy.linalg.polar`, both methods by the SVD: a = u p (right) or p u (left), u = U Vh
     orthonormal, p = V S Vh (right) or U S Uᴴ (left) Hermitian positive semidefinite."""
-    jnp = _jnp()
     if side not in ("right", "left"):
         raise ValueError(f"side={side!r} is not one of 'right', 'left'")
     if method not in ("svd", "qdwh"):
@@ -222,7 +217,6 @@ def sqrtm(A: Any, blocksize: int = 1) -> Any:
     A = Z T Zᴴ: U = √T upper triangular by superdiagonals (U_ii = √T_ii, U_ij = (T_ij −
     Σ U_ik U_kj) / (U_ii + U_jj), the sum being (U U)_ij while U's later diagonals are 0),
     then Z U Zᴴ."""
-    jnp, lax = _jnp(), importlib.import_module("jaxweb.lax")
     if blocksize > 1:
         raise NotImplementedError("Blocked version is not implemented yet.")
     (A,) = F.inexact("sqrtm", A)
@@ -259,7 +253,6 @@ def solve(a: Any, b: Any, lower: bool = False, overwrite_a: bool = False, overwr
     and 'her' read a's `lower`/upper triangle and solve with LU)."""
     if assume_a not in ("gen", "sym", "her", "pos"):
         raise ValueError(f"Expected assume_a to be one of ['gen', 'sym', 'her', 'pos'], got {assume_a!r}")
-    jnp = _jnp()
     a, b = F.inexact("solve", a, b)
     _square("solve", a)
     if assume_a == "gen":
@@ -279,7 +272,6 @@ def solve(a: Any, b: Any, lower: bool = False, overwrite_a: bool = False, overwr
 def block_diag(*arrs: Any) -> Any:
     """`jax.scipy.linalg.block_diag`: the arrays (0-d as 1x1, 1-d as a row) on the diagonal
     of one matrix of their promoted dtype."""
-    jnp = _jnp()
     if not arrs:
         return jnp.zeros((1, 0))
     arrs = [jnp.atleast_2d(jnp.asarray(x)) for x in arrs]
@@ -308,7 +300,6 @@ _THETA = {7: 3.925724783138660, 13: 5.371920351148152}
 
 def _pade(a: Any, degree: int) -> tuple[Any, Any]:
     """(P, Q) with exp(a) ≈ Q⁻¹ P: P = V + U, Q = V - U (U odd powers, V even)."""
-    jnp = _jnp()
     n = _shape(a)[-1]
     eye = jnp.eye(n, dtype=core.get_aval(a).dtype)
     a2 = jnp.matmul(a, a)
@@ -329,8 +320,6 @@ def _pade(a: Any, degree: int) -> tuple[Any, Any]:
 def expm(A: Any, *, upper_triangular: bool = False, max_squarings: int = 16) -> Any:
     """`jax.scipy.linalg.expm`: exp(A) = (exp(A / 2^s))^(2^s), s chosen from A's 1-norm
     (at most max_squarings; beyond that the result is NaN, as JAX)."""
-    jnp = _jnp()
-    lax = importlib.import_module("jaxweb.lax")
     (A,) = F.inexact("expm", A)
     if len(_shape(A)) < 2 or _shape(A)[-1] != _shape(A)[-2]:
         raise ValueError(f"Expected A to be a (batched) square matrix, got A.shape={_shape(A)}.")

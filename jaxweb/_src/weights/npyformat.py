@@ -16,6 +16,7 @@ from typing import Any
 
 from .. import dtypes
 from .rawarrays import array_bytes, array_from_bytes, format_error
+from ..lax.structural import transpose
 
 MAGIC = b"\x93NUMPY"
 ARRAY_ALIGN = 64
@@ -112,7 +113,6 @@ def read_npy(buf: memoryview, name: str) -> Any:
     if big and dt.itemsize > 1:
         data = _byteswap(data, dt)
     if fortran and len(shape) > 1:
-        from ..lax.structural import transpose  # noqa: PLC0415
         arr = array_from_bytes(data, dt, shape[::-1])
         return transpose(arr, tuple(range(len(shape) - 1, -1, -1)))
     return array_from_bytes(data, dt, shape)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from typing import Any, Mapping
 
-from ... import tree_util
+from ... import tree_util, safetensors
 from .. import dtypes
 from .rawarrays import format_error
 
@@ -93,7 +93,6 @@ def decode_structure(node: Any, leaves: list, name: str) -> Any:
 
 
 def save_tree(target: Any, tree: Any) -> None:
-    from ... import safetensors  # noqa: PLC0415  (the public module builds on this package)
     named = flat_named(tree)
     tensors = {}
     for name, path, leaf in named:

@@ -11,6 +11,7 @@ from typing import Any, Sequence
 
 from .. import core, dtypes, hostdata
 from ..array import Array, array_from_bytes  # noqa: F401  (re-exported for the formats)
+from ..numpy.creation import asarray
 
 
 def format_error(name: str, problem: str) -> ValueError:
@@ -25,7 +26,6 @@ def nbytes_of(dtype: dtypes.DType, shape: Sequence[int]) -> int:
 def array_bytes(x: Any) -> tuple[bytes | memoryview, dtypes.DType, tuple[int, ...]]:
     """(little-endian C-order bytes, dtype, shape) of an array-like (Arrays, numpy arrays,
     Python scalars and lists)."""
-    from ..numpy.creation import asarray  # noqa: PLC0415  (the numpy layer sits above)
     np = hostdata.numpy_or_none()
     if np is not None and isinstance(x, (np.ndarray, np.generic)) and x.dtype.name in dtypes._BY_NAME:
         dt = dtypes.dtype(x.dtype.name)

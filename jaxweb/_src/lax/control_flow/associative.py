@@ -14,12 +14,12 @@ from typing import Any, Callable
 
 from ... import core
 from ...tree_util import tree_flatten, tree_unflatten
+from ..elementwise import add, bitwise_or
+from ..structural import pad, concatenate, rev, slice_in_dim
 
 
 def _interleave(a: Any, b: Any, axis: int) -> Any:
     """a[0], b[0], a[1], b[1], ... along `axis` (a has as many or one more elements)."""
-    from ..elementwise import add, bitwise_or
-    from ..structural import pad
     na, nb = core.get_aval(a).shape[axis], core.get_aval(b).shape[axis]
     nd = core.get_aval(a).ndim
     cfg_a, cfg_b = [(0, 0, 0)] * nd, [(0, 0, 0)] * nd
@@ -33,7 +33,6 @@ def _interleave(a: Any, b: Any, axis: int) -> Any:
 def associative_scan(fn: Callable, elems: Any, reverse: bool = False, axis: int = 0) -> Any:
     """`lax.associative_scan`: element k along `axis` is fn applied to elements 0..k
     (k..n-1 with `reverse`); `fn` must be associative and act elementwise along `axis`."""
-    from ..structural import concatenate, rev, slice_in_dim
     if not callable(fn):
         raise TypeError("lax.associative_scan: fn argument should be callable.")
     flat, tree = tree_flatten(elems)

@@ -21,12 +21,13 @@ from typing import Any, Callable, Sequence
 
 from ... import core, dtypes
 from ...api_util import OutStore, flatten_fun_nokwargs
-from ...interpreters import ad, partial_eval as pe
-from ...interpreters import rules as R
+from ...interpreters import ad, partial_eval as pe, rules as R
 from ...interpreters.batching import _vmap_trace, bdim_at_front, moveaxis
 from ...jaxpr import (ClosedJaxpr, Jaxpr, Literal, Var, convert_constvars_jaxpr, jaxpr_as_fun,
                       trace_to_closed_jaxpr)
-from ...tree_util import PyTreeDef, tree_unflatten
+from ...tree_util import PyTreeDef, tree_unflatten, DictKey, SequenceKey, keystr, tree_flatten_with_path
+from ...config import read
+from ..elementwise import convert_element_type
 
 Aval = core.ShapedArray
 
@@ -94,7 +95,6 @@ def is_concrete(x: Any) -> bool:
 
 def jit_disabled() -> bool:
     """Under `jax.disable_jit()` control flow runs as plain Python where it can, as in JAX."""
-    from ...config import read
     return bool(read("jax_disable_jit"))
 
 
@@ -130,7 +130,6 @@ def tree_differences(a: Any, b: Any, leaf_as_type: bool = False, path: tuple = (
                      ) -> list[tuple[tuple, str, str, str]]:
     """Where two pytrees (of avals) differ in structure: (path, thing1, thing2, why).
     A leaf reads "a pytree leaf", or its class with `leaf_as_type` (JAX uses both)."""
-    from ...tree_util import DictKey, SequenceKey
 
     def kind(x: Any) -> str:
         return "a pytree leaf" if isinstance(x, Aval) and not leaf_as_type else f"a {type(x)}"
@@ -163,7 +162,6 @@ def join_differences(diffs: list[str]) -> str:
 def check_carry_type(name: str, body_fun: Callable, in_tree: PyTreeDef, in_avals: Sequence[Aval],
                      out_tree: PyTreeDef, out_avals: Sequence[Aval]) -> None:
     """JAX's TypeError when a loop body's carry output differs from its carry input."""
-    from ...tree_util import keystr, tree_flatten_with_path
     try:
         carry_name = list(inspect.signature(body_fun).parameters)[0]
     except (ValueError, TypeError, IndexError):
@@ -201,7 +199,6 @@ def promote_weak_carry(vals: Sequence[Any], in_avals: Sequence[Aval], out_avals:
                        ) -> tuple[list, bool]:
     """Weakly typed initial carries (Python scalars) converted to what the body returns,
     as JAX does before checking carry types; and whether any changed."""
-    from ..elementwise import convert_element_type
     out, changed = [], False
     for v, a, b in zip(vals, in_avals, out_avals):
         if a.weak_type and not typematch(a, b):

@@ -16,19 +16,20 @@ like any jitted function, so an eager loop costs one schedule per iteration.
 """
 from __future__ import annotations
 
-import weakref
 from typing import Any, Sequence
 
 from ... import core, dtypes
 from ...compiler import graph
 from ...compiler.kernel import Call
-from ...executable import device_for, executable
-from ...jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Var, eval_jaxpr, trace_to_closed_jaxpr
+from ...executable import one_equation_impl
+from ...jaxpr import ClosedJaxpr, eval_jaxpr, trace_to_closed_jaxpr
 from ...lowering import collect_effects, const_node, input_nodes, lower_jaxpr, lowering_rules, record_effect
 from . import common as C
 from .conditionals import cond_p
 from .loops import _select_prefix, while_p
 from .scan import scan_p
+from ..reductions import reduce_or
+from ..structural import concatenate_p
 
 
 def _subgraph(closed: ClosedJaxpr, avals: Sequence[core.ShapedArray]) -> tuple[list, list]:
@@ -78,7 +79,6 @@ def _while_programs(cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts) -> tuple
             body = lower_jaxpr(body_jaxpr.jaxpr, [const_node(c) for c in body_jaxpr.consts],
                                input_nodes(all_avals)[cond_nconsts:])
         return pred, (body, effects)
-    from ..reductions import reduce_or
 
     def any_pred(*args):
         (p,) = eval_jaxpr(cond_jaxpr.jaxpr, cond_jaxpr.consts, *args)
@@ -142,7 +142,6 @@ def _stack_nodes(parts: list, shape: tuple, dtype: Any) -> Any:
         return graph.const(0, dtype, shape)
     if len(parts) == 1:
         return parts[0]
-    from ..structural import concatenate_p
     return lowering_rules[concatenate_p](*parts, dimension=0)
 
 
@@ -152,38 +151,8 @@ lowering_rules[scan_p] = _lower_scan
 
 
 # ---------------------------------------------------------------- eager: one-equation jaxprs, compiled
-_ONE_EQN: "weakref.WeakKeyDictionary[Any, dict]" = weakref.WeakKeyDictionary()
-
-
 _ANCHOR = {cond_p: lambda p: p["branches"][0], while_p: lambda p: p["body_jaxpr"], scan_p: lambda p: p["jaxpr"]}
 
 
-def _one_equation(prim: core.Primitive, avals: tuple, params: dict) -> ClosedJaxpr:
-    """The ClosedJaxpr applying `prim` once (cached for as long as its body jaxpr lives)."""
-    per = _ONE_EQN.setdefault(_ANCHOR[prim](params), {})
-    key = (avals, tuple(sorted((k, _param_key(v)) for k, v in params.items())))
-    hit = per.get(key)
-    if hit is None:
-        invars = [Var(a) for a in avals]
-        outvars = [Var(a) for a in prim.abstract_eval(*avals, **params)]
-        hit = per[key] = ClosedJaxpr(Jaxpr([], invars, outvars, [JaxprEqn(prim, invars, params, outvars)]), [])
-    return hit
-
-
-def _param_key(v: Any) -> Any:
-    if isinstance(v, ClosedJaxpr):
-        return id(v)
-    if isinstance(v, tuple):
-        return tuple(_param_key(x) for x in v)
-    return v
-
-
-def _compiled_impl(prim: core.Primitive):
-    def impl(*args, **params):
-        closed = _one_equation(prim, tuple(core.get_aval(a) for a in args), params)
-        return executable(closed, device_for(args), prim.name)(args)
-    return impl
-
-
-for _p in (cond_p, while_p, scan_p):
-    core.impl_rules[_p] = _compiled_impl(_p)
+for _p in (cond_p, while_p, scan_p):  # eager: the one-equation jaxpr, cached while its body lives
+    core.impl_rules[_p] = one_equation_impl(_p, _ANCHOR[_p])

@@ -16,12 +16,15 @@ __all__ = ["cond", "switch", "cond_p"]
 from typing import Any, Callable, Sequence
 
 from ... import core, dtypes
-from ...interpreters import ad, partial_eval as pe
-from ...interpreters import rules as R
+from ...interpreters import ad, partial_eval as pe, rules as R
 from ...interpreters.batching import bdim_at_front, current_axis_name, moveaxis
 from ...jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Var, jaxpr_as_fun
-from ...tree_util import tree_flatten, tree_unflatten
+from ...tree_util import tree_flatten, tree_unflatten, keystr, tree_flatten_with_path
 from . import common as C
+from ..base import full
+from ..structural import broadcast_in_dim
+from ..ad_util import stop_gradient
+from ..elementwise import eq, select_n, clamp, convert_element_type, ne
 
 cond_p = core.Primitive("cond")
 cond_p.multiple_results = True
@@ -77,7 +80,6 @@ def _merge_residuals(per_branch: Sequence[Sequence[core.ShapedArray]]) -> tuple[
 
 def _join_known(known: ClosedJaxpr, n_outs: int, slots: list, mine: list[int]) -> ClosedJaxpr:
     """A known branch returning its outputs and every residual slot (zeros where unused)."""
-    from ..base import full
 
     def fun(*args):
         outs = jaxpr_as_fun(known)(*args)
@@ -166,7 +168,6 @@ def _cond_transpose(cts, index, *ops, branches):
 
 # ---------------------------------------------------------------- batching
 def _bcast_to(pred: Any, shape: tuple) -> Any:
-    from ..structural import broadcast_in_dim
     nd = core.get_aval(pred).ndim
     return pred if len(shape) == nd else broadcast_in_dim(pred, shape, tuple(range(nd)))
 
@@ -192,9 +193,6 @@ def _cond_batch(args, dims, *, branches):
 def _select_batch(index, idim, ops, op_dims, branches, size, axis_name):
     """A batched index: every branch runs on the whole batch and `select_n` picks each
     example's result (so the cond becomes a select, as in JAX)."""
-    from ..ad_util import stop_gradient
-    from ..elementwise import eq, select_n
-    from ..base import full
     index = bdim_at_front(index, idim, size)
     ops = [bdim_at_front(x, d, size) for x, d in zip(ops, op_dims)]
     n_out = len(branches[0].out_avals)
@@ -222,7 +220,6 @@ pe.partial_eval_jaxpr_rules[cond_p] = _cond_partial_eval_jaxpr
 def _check_branch_outputs(api: str, name1: str, name2: str, f1: Callable, f2: Callable,
                           tree1: Any, avals1: Sequence, tree2: Any, avals2: Sequence) -> None:
     """JAX's TypeErrors for branches whose outputs differ in structure or type."""
-    from ...tree_util import keystr, tree_flatten_with_path
     info = f"{name1} is {C.fun_sourceinfo(f1)}\n{name2} is {C.fun_sourceinfo(f2)}\n\n"
     outs1 = tree_unflatten(tree1, list(avals1))
     if tree1 != tree2:
@@ -302,8 +299,6 @@ def switch(index: Any, branches: Sequence[Callable], *operands: Any, operand: An
         raise ValueError("Empty branch sequence")
     if len(branches) == 1:
         return branches[0](*operands)
-    from ..elementwise import clamp, convert_element_type
-    from ..base import full
     index = convert_element_type(index, dtypes.int32)
     index = clamp(full((), 0, dtypes.int32), index, full((), len(branches) - 1, dtypes.int32))
     if C.jit_disabled() and C.is_concrete(index):
@@ -334,11 +329,9 @@ def cond(pred: Any, true_fun: Callable, false_fun: Callable, *operands: Any, ope
         pred_dtype = dtypes.result_type(pred)
     except (TypeError, ValueError) as err:
         raise TypeError(f"Pred type must be either boolean or number, got {pred}.") from err
-    from ..elementwise import convert_element_type, ne
     if pred_dtype.kind != "b":
         if pred_dtype.kind not in "iuf":
             raise TypeError(f"Pred type must be either boolean or number, got {pred_dtype.name}.")
-        from ..base import full
         pred = ne(C.as_operand(pred), full((), 0, pred_dtype))
     if C.jit_disabled() and C.is_concrete(pred):
         return true_fun(*operands) if bool(pred) else false_fun(*operands)

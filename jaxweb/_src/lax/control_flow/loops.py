@@ -20,12 +20,14 @@ __all__ = ["while_loop", "fori_loop", "while_p"]
 from typing import Any, Callable, Sequence
 
 from ... import core, dtypes
-from ...interpreters import partial_eval as pe
-from ...interpreters import rules as R
+from ...interpreters import partial_eval as pe, rules as R
 from ...interpreters.batching import bdim_at_front, current_axis_name, moveaxis
 from ...jaxpr import JaxprEqn, Var
-from ...tree_util import tree_flatten, tree_structure, tree_unflatten
+from ...tree_util import tree_flatten, tree_structure, tree_unflatten, tree_map
 from . import common as C
+from ..elementwise import select_n, convert_element_type, lt
+from ..structural import broadcast_in_dim
+from .scan import scan
 
 while_p = core.Primitive("while")
 while_p.multiple_results = True
@@ -44,8 +46,6 @@ def _while_abstract(*avals, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):
 
 def _select_prefix(pred: Any, new: Any, old: Any) -> Any:
     """`new` where `pred` (whose shape prefixes theirs), else `old`."""
-    from ..elementwise import select_n
-    from ..structural import broadcast_in_dim
     shape, nd = core.get_aval(old).shape, core.get_aval(pred).ndim
     if len(shape) != nd:
         pred = broadcast_in_dim(pred, shape, tuple(range(nd)))
@@ -218,7 +218,6 @@ def while_loop(cond_fun: Callable, body_fun: Callable, init_val: Any) -> Any:
 
 
 def _python_while(cond_fun: Callable, body_fun: Callable, val: Any) -> Any:
-    from ...tree_util import tree_map
     val = tree_map(C.as_operand, val)
     while cond_fun(val):
         val = tree_map(C.as_operand, body_fun(val))
@@ -254,7 +253,6 @@ def fori_loop(lower: Any, upper: Any, body_fun: Callable, init_val: Any, *,
     dtype = _bound_dtype(lower, upper)
     lo, hi = _concrete_int(lower), _concrete_int(upper)
     if lo is not None and hi is not None:
-        from .scan import scan
 
         if C.jit_disabled() and hi <= lo:
             return init_val
@@ -267,7 +265,6 @@ def fori_loop(lower: Any, upper: Any, body_fun: Callable, init_val: Any, *,
         return result
     if unroll is not None and unroll is not False and unroll != 1:
         raise ValueError("Can only use `unroll` in `fori_loop` if the loop bounds are statically known.")
-    from ..elementwise import convert_element_type, lt
     lower, upper = (b if core.get_aval(b).dtype == dtype else convert_element_type(b, dtype)
                     for b in (lower, upper))
 

@@ -23,12 +23,14 @@ import builtins
 from typing import Any, Callable, NamedTuple, Sequence
 
 from ... import core
-from ...interpreters import ad, partial_eval as pe
-from ...interpreters import rules as R
-from ...interpreters.batching import bdim_at_front, current_axis_name, moveaxis
+from ...interpreters import ad, partial_eval as pe, rules as R
+from ...api_util import OutStore, flatten_fun_nokwargs
+from ...interpreters.batching import bdim_at_front, current_axis_name, moveaxis, vmap_flat
 from ...jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Var
 from ...tree_util import tree_flatten, tree_map, tree_structure, tree_unflatten
 from . import common as C
+from ..base import full
+from ..structural import broadcast_in_dim, concatenate, index_in_dim, reshape, slice_in_dim
 
 scan_p = core.Primitive("scan")
 scan_p.multiple_results = True
@@ -52,8 +54,6 @@ def _scan_abstract(*avals, jaxpr, num_consts, num_carry, length, reverse, unroll
 
 
 def _stack(vals: Sequence[Any], aval: core.ShapedArray, length: int) -> Any:
-    from ..base import full
-    from ..structural import broadcast_in_dim, concatenate
     if not vals:
         return full((length, *aval.shape), 0, aval.dtype)
     nd = aval.ndim
@@ -238,7 +238,6 @@ def _scan_transpose(cts, *args, **params):
     res_c = [x for x, l in zip(consts, c_lin) if not l]
     res_x = [x for x, l in zip(xs, x_lin) if not l]
     c_avals, k_avals, x_avals = C.split_list(jaxpr.in_avals, [nc, nk])
-    from ..base import full
     acc0 = [full(a.shape, 0, R.tangent_dtype(a.dtype)) for a, l in zip(c_avals, c_lin) if l]
     out_avals = jaxpr.out_avals
     ct_k = [R.instantiate_zeros(R.Zero(C.tangent_aval(a)) if isinstance(c, R.Zero) else c)
@@ -399,7 +398,6 @@ def _bind_forwarding(closed: ClosedJaxpr, consts: list, init: list, xs: list, **
 
 def _python_scan(f: Callable, init: Any, xs_flat: list, xs: Any, length: int, reverse: bool) -> tuple:
     """`scan` as a Python loop (under disable_jit)."""
-    from ..structural import index_in_dim
     if length == 0:
         raise ValueError("zero-length scan is not supported in disable_jit() mode because the output "
                          "type is unknown.")
@@ -416,6 +414,15 @@ def _python_scan(f: Callable, init: Any, xs_flat: list, xs: Any, length: int, re
     return carry, tree_unflatten(tree_structure(ys[0]), stacked)
 
 
+def _vmap_leading(f: Callable, xs: Any) -> Any:
+    """`vmap(f)(xs)` over the leading axis of every leaf, with the batching interpreter."""
+    leaves, tree = tree_flatten(xs)
+    store = OutStore()
+    outs = vmap_flat(flatten_fun_nokwargs(f, tree_flatten((xs,))[1], store), [0] * len(leaves),
+                     lambda: [0] * store.tree.num_leaves, int(leaves[0].shape[0]), leaves)
+    return tree_unflatten(store.tree, outs)
+
+
 def map(f: Callable, xs: Any, *, batch_size: int | None = None) -> Any:
     """`lax.map`: `f` over the leading axis of `xs`, as a scan (with `batch_size`, a scan
     of vmaps over chunks of that size, plus one vmap over the remainder)."""
@@ -423,8 +430,6 @@ def map(f: Callable, xs: Any, *, batch_size: int | None = None) -> Any:
         raise TypeError("lax.map: f argument should be a callable.")
     if batch_size is None:
         return scan(lambda _, x: ((), f(x)), (), xs)[1]
-    from ...api import vmap
-    from ..structural import concatenate, reshape, slice_in_dim
     leaves, tree = tree_flatten(xs)
     if not leaves:
         return scan(lambda _, x: ((), f(x)), (), xs)[1]
@@ -436,9 +441,9 @@ def map(f: Callable, xs: Any, *, batch_size: int | None = None) -> Any:
     if num:
         chunks = tree_unflatten(tree, [reshape(slice_in_dim(x, 0, done), (num, batch_size, *x.shape[1:]))
                                        for x in leaves])
-        ys = scan(lambda _, x: ((), vmap(f)(x)), (), chunks)[1]
+        ys = scan(lambda _, x: ((), _vmap_leading(f, x)), (), chunks)[1]
         ys = tree_map(lambda y: reshape(y, (done, *y.shape[2:])), ys)
     if rem:
-        tail = vmap(f)(tree_unflatten(tree, [slice_in_dim(x, done, n) for x in leaves]))
+        tail = _vmap_leading(f, tree_unflatten(tree, [slice_in_dim(x, done, n) for x in leaves]))
         ys = tail if ys is None else tree_map(lambda a, b: concatenate([a, b], 0), ys, tail)
     return ys
