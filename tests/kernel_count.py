@@ -42,3 +42,23 @@ def reduction_extents(kernel) -> list[int]:
                 n *= d
             out.append(n)
     return out
+
+
+@contextlib.contextmanager
+def count_compiles(device=None):
+    """Yields a list that collects the kernels and routines `device`'s backend compiles
+    (a program cache miss: what a new value must never cause)."""
+    device = device or default_device()
+    execution.flush(device)
+    backend = device.backend
+    orig = backend.compile
+    made = []
+
+    def compile(kernel):
+        made.append(kernel)
+        return orig(kernel)
+    backend.compile = compile
+    try:
+        yield made
+    finally:
+        del backend.compile

@@ -12,7 +12,7 @@ import inspect
 import weakref
 from typing import Any, Callable, Sequence
 
-from . import core, dtypes
+from . import core, dtypes, execution
 from .array import Array
 from .config import trace_context, override, read
 from .api_util import (OutStore, abstractify, argnums_spec, as_array, check_jit_args, flatten_fun,
@@ -210,6 +210,7 @@ def value_and_grad(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: boo
         _check_scalar_output(ans, holomorphic)
         g = f_vjp(convert_element_type(1, abstractify(ans).dtype, abstractify(ans).weak_type))
         g = g[0] if isinstance(argnums, int) else g
+        execution.step_boundary(tree_flatten(g)[0])  # eager: one step's graph per flush
         return ((ans, aux) if has_aux else ans), g
 
     return value_and_grad_f

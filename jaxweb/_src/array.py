@@ -22,6 +22,11 @@ from .compiler.shapetracker import ShapeTracker
 from .array_repr import array_repr, array_str
 
 
+#: constants of at most this many elements are written from the host when a buffer is
+#: needed (a jitted call's scalar argument): cheaper than a kernel, and never a compile
+_UPLOADED_CONST = 64
+
+
 class Array:
     """A JAX-style array. Immutable; use `.at[...]` for functional updates."""
 
@@ -155,10 +160,16 @@ class Array:
             buf = Buffer(self._device, self.size, self.dtype)
             self._node = graph.view(graph.buffer(buf), ShapeTracker.from_shape((buf.size,)).reshape(self.shape))
             return buf
+        if n.op == "const" and self.size <= _UPLOADED_CONST:  # a scalar argument: written, no kernel
+            buf = Buffer(self._device, self.size, self.dtype)
+            buf.write(self._host_bytes())
+            self._node = graph.view(graph.buffer(buf), ShapeTracker.from_shape((buf.size,)).reshape(self.shape))
+            return buf
         if n.op == "view" or n.op == "const":
             base = n.src[0] if n.op == "view" else None
             if base is None or not (n.arg.is_contiguous and base.shape[0] == self.size):
-                self._node = execution.evaluate(self._device, [n], materialize=True)[0]
+                copied = execution.copied_slice(self._device, n) if base is not None else None
+                self._node = copied or execution.evaluate(self._device, [n], materialize=True)[0]
         n = self._node
         return n.arg if n.op == "buffer" else n.src[0].arg
 

@@ -21,14 +21,14 @@ import weakref
 from collections import OrderedDict
 from typing import Any, Sequence
 
-from . import memory, profiler
+from . import hostdata, memory, profiler
 from .compiler import expr as E
-from .compiler import graph
+from .compiler import graph, params
 from .compiler.graph import Input, Node
 from .compiler.kernel import Schedule
 from .compiler.complex_pairs import RealAlias
 from .compiler.schedule import schedule
-from .compiler.shapetracker import ShapeTracker
+from .compiler.shapetracker import ShapeTracker, strides_for
 from .device import Buffer, Device
 
 #: ops queued on a device before its queue is flushed regardless of observation
@@ -85,6 +85,21 @@ def flush(device: Device, wanted: Any = None) -> None:
         h._node = by_id[id(h._node)]
 
 
+def step_boundary(values: Any) -> None:
+    """A natural end of an eager step (a gradient just computed, say): flush the queues of
+    the devices holding pending `values` (a pytree's leaves), so that an unobserved eager
+    training loop runs one step's graph at a time — each flush the same graph, whose
+    schedule the template cache reuses — rather than one graph growing across steps to
+    `MAX_PENDING` ops, cut wherever that falls."""
+    seen = set()
+    for v in values:
+        node = getattr(v, "_node", None)
+        device = getattr(v, "_device", None)
+        if node is not None and device is not None and id(device) not in seen and not graph.is_realized(node):
+            seen.add(id(device))
+            flush(device)
+
+
 def _isolate(device: Device, live: list) -> int:
     """After a failed flush (out of memory, say), compute each value on its own, so that one
     failure does not take the others with it; the failing ones stay pending and raise
@@ -119,17 +134,17 @@ def evaluate(device: Device, nodes: Sequence[Node], materialize: bool = False) -
 
 
 def _evaluate(device: Device, nodes: Sequence[Node], materialize: bool) -> list[Node]:
-    tkey, leaves = _template_key(nodes, materialize)
+    tkey, leaves, consts = _template_key(nodes, materialize)
     per = _TEMPLATES.setdefault(id(device), OrderedDict())
     hit = per.get(tkey) if tkey is not None else None
     if hit is None:
-        sched = schedule(nodes, device.backend.capabilities, materialize=materialize)
+        sched = schedule(nodes, device.backend.capabilities, materialize=materialize, lift=True)
         program = device.backend.prepare(sched)
         if tkey is None:
-            return run_schedule(device, sched, bind_inputs(sched, ()), program)
+            return run_schedule(device, sched, bind_inputs(sched, (), device), program)
         template = _as_template(sched, leaves)
         if template is None:  # its inputs are not the graph's leaves (a legalized complex graph)
-            return run_schedule(device, sched, bind_inputs(sched, ()), program)
+            return run_schedule(device, sched, bind_inputs(sched, (), device), program)
         program.schedule = template  # the cache must hold no buffer: they are this flush's
         hit = per[tkey] = (template, program)
         if len(per) > MAX_TEMPLATES:
@@ -137,7 +152,7 @@ def _evaluate(device: Device, nodes: Sequence[Node], materialize: bool) -> list[
     else:
         per.move_to_end(tkey)
     sched, program = hit
-    return run_schedule(device, sched, bind_inputs(sched, leaves), program)
+    return run_schedule(device, sched, bind_inputs(sched, leaves, device, consts), program)
 
 
 #: flush schedules kept per device (least recently used dropped first)
@@ -148,18 +163,20 @@ _TEMPLATES: dict[int, OrderedDict] = {}
 _STRUCTURAL = graph.ELEMENTWISE | {"buffer", "view", "const", "reduce"}
 
 
-def _template_key(nodes: Sequence[Node], materialize: bool) -> tuple[Any, list]:
-    """(the DAG of `nodes` with buffer leaves numbered, the leaves' buffers); (None, [])
-    when the graph holds a node that is not structural."""
+def _template_key(nodes: Sequence[Node], materialize: bool) -> tuple[Any, list, list]:
+    """(the DAG of `nodes` with buffer leaves numbered and lifted values left out (`params`),
+    the leaves' buffers, the lifted values in order); (None, [], []) when the graph holds
+    a node that is not structural."""
     order = graph.toposort(nodes)
     num: dict[int, int] = {}
     leaves: list = []
+    consts: list = []
     leaf_of: dict[int, int] = {}
     parts: list = [materialize]
     for n in order:
         op = n.op
         if op not in _STRUCTURAL:
-            return None, []
+            return None, [], []
         if op == "buffer":
             b = n.arg
             j = leaf_of.get(id(b))
@@ -168,19 +185,32 @@ def _template_key(nodes: Sequence[Node], materialize: bool) -> tuple[Any, list]:
                 leaves.append(b)
             parts.append(("buffer", n.dtype, n.shape, j))
         else:
-            arg = E._hashable(n.arg) if op == "const" else n.arg
-            parts.append((op, n.dtype, n.shape, tuple(num[id(s)] for s in n.src), arg))
+            if n.dtype.kind == "c":  # legalized into new real nodes: their values are not these
+                return None, [], []
+            lifted = params.lifted_values(n)
+            if lifted is not None:  # values that are parameters, not the kernel's text
+                consts.extend(lifted[1])
+                parts.append((lifted[0], tuple(num[id(s)] for s in n.src)))
+            else:
+                arg = E._hashable(n.arg) if op == "const" else n.arg
+                parts.append((op, n.dtype, n.shape, tuple(num[id(s)] for s in n.src), arg))
         num[id(n)] = len(num)
+    if any(n.op == "const" for n in nodes):  # an output's value would be the cached one
+        return None, [], []
     parts.append(tuple(num[id(n)] for n in nodes))
-    return tuple(parts), leaves
+    return tuple(parts), leaves, consts
 
 
 def _as_template(sched: Schedule, leaves: list) -> Schedule | None:
     """`sched` with its input leaves replaced by `Input` placeholders numbered as `leaves`
-    (so the cache holds no buffer), or None if an input is not one of `leaves`."""
+    and its parameter blocks emptied (so the cache holds no buffer and no value), or None
+    if an input is not one of `leaves`."""
     pos = {id(b): j for j, b in enumerate(leaves)}
     inputs = []
     for leaf in sched.inputs:
+        if isinstance(leaf.arg, params.ParamBlock):
+            inputs.append(graph.buffer(leaf.arg.cached()))
+            continue
         j = pos.get(id(leaf.arg))
         if j is None or isinstance(leaf.arg, Input):
             return None
@@ -188,9 +218,41 @@ def _as_template(sched: Schedule, leaves: list) -> Schedule | None:
     return dataclasses.replace(sched, inputs=inputs)
 
 
-def bind_inputs(sched: Schedule, args: Sequence[Buffer]) -> list[Buffer]:
-    """The buffers of a schedule's input leaves: captured buffers, or a jitted call's arguments."""
-    return [args[leaf.arg.index] if isinstance(leaf.arg, Input) else leaf.arg for leaf in sched.inputs]
+def bind_inputs(sched: Schedule, args: Sequence[Buffer], device: Device | None = None,
+                consts: Sequence[Any] = ()) -> list[Buffer]:
+    """The buffers of a schedule's input leaves: captured buffers, a jitted call's arguments,
+    parameter blocks written with this run's scalars (`consts`: the lifted values of the graph a
+    cached eager schedule runs)."""
+    out = []
+    for leaf in sched.inputs:
+        a = leaf.arg
+        if isinstance(a, Input):
+            out.append(args[a.index])
+        elif isinstance(a, params.ParamBlock):
+            buf = Buffer(device, a.size, a.dtype, "kernel parameters")
+            buf.write(hostdata.pack(a.values(consts), a.dtype))
+            out.append(buf)
+        else:
+            out.append(a)
+    return out
+
+
+def copied_slice(device: Device, n: Node) -> Node | None:
+    """A contiguous slice of a buffer (a batch cut from a dataset at a new offset each step)
+    as a new buffer filled by a device copy: no kernel, so no kernel per offset either.
+    None where a copy cannot do it (another view, or bytes not word-aligned)."""
+    base, views = n.src[0].arg, n.arg.views
+    if not isinstance(base, Buffer) or len(views) != 1:
+        return None
+    v = views[0]
+    size = base.dtype.itemsize
+    if v.mask is not None or v.strides != strides_for(v.shape) or v.offset < 0 \
+            or (v.offset * size) % 4 or (n.size * size) % 4:
+        return None
+    buf = Buffer(device, n.size, n.dtype)
+    backend = device.backend
+    backend.copy(buf.handle, backend.offset(base.handle, v.offset * size), n.size * size)
+    return graph.view(graph.buffer(buf), ShapeTracker.from_shape((n.size,)).reshape(n.shape))
 
 
 def run_schedule(device: Device, sched: Schedule, inputs: list[Buffer], program: Any = None) -> list[Node]:

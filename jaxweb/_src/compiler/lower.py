@@ -21,6 +21,7 @@ from typing import Any, Sequence
 
 from .. import dtypes
 from . import expr as E
+from . import graph, params
 from .graph import Node, reduce_index
 from .kernel import Kernel, gidx
 from .shapetracker import index_dtype, prod, unflatten
@@ -58,16 +59,23 @@ class KernelLowering:
     """Builds the kernel computing `members` (all of one shape) from the graph."""
 
     def __init__(self, shape: tuple[int, ...], members: Sequence[Node], stored: set[int],
-                 nested_reduce: bool = True):
+                 nested_reduce: bool = True, params: dict | None = None):
         self.shape = shape
+        self.params = params or {}  # id(node) -> its lifted values (`params.lift`)
+        self._placed: dict[int, tuple[Node, list[int]]] | None = None  # id(node) -> (block, slots)
         self.nested_reduce = nested_reduce
         self.g = tuple(gidx(shape))
         self._gkey = tuple(map(id, self.g))
         self.members = list(members)
         self._member_ids = {id(m) for m in members}
         self.stored = stored
-        self.inputs: list[Node] = []
-        self._slots: dict[int, int] = {}
+        self._scratch: dict = {}  # dtype -> the provisional parameter block of the first pass
+        self._start([])
+
+    def _start(self, inputs: list[Node]) -> None:
+        """Fresh lowering state, with `inputs` taking the first slots."""
+        self.inputs: list[Node] = list(inputs)
+        self._slots: dict[int, int] = {id(n): k for k, n in enumerate(inputs)}
         self.memo: dict[tuple, E.Expr] = {}
         self._keep: list = []
         self.reduces: dict[int, Node] = {}  # id(reduce expr) -> its graph node
@@ -78,6 +86,39 @@ class KernelLowering:
         self.tags: dict[str, None] = {}  # the primitives fused here, in order (the kernel's name)
         self._region: dict[int, Node] = {}  # the graph nodes this kernel lowers, by id
         self._lowerings: dict[int, int] = {}  # node id -> indices it was lowered at
+        self._used: dict[int, tuple] = {}  # id(node) -> its lifted values, in first-read order
+
+    def _param(self, n: Node, lifted: tuple) -> list[E.Expr]:
+        """Loads of node `n`'s lifted values: from the kernel's own blocks once they are made
+        (`_lower_all`), from a provisional one in the pass that finds what the kernel reads."""
+        self._used.setdefault(id(n), lifted)
+        if self._placed is not None:
+            block, ks = self._placed[id(n)]
+        else:
+            block, ks = self._provisional(lifted[0]), list(range(len(lifted[1])))
+        slot = self.slot(block)
+        return [params.load(block, slot, k) for k in ks]
+
+    def _provisional(self, dt: Any) -> Node:
+        found = self._scratch.get(dt)
+        if found is None:
+            found = self._scratch[dt] = graph.buffer(params.ParamBlock(dt, ()))
+        return found
+
+    def _lower_all(self) -> list[E.Expr]:
+        """The members' expressions; a kernel reading lifted values is lowered twice: to find
+        them, then with blocks of its own bound after the data inputs (so its text is the
+        same whatever else its flush lifts)."""
+        outs = [self.lower(m, self.g) for m in self.members]
+        if not self._used:
+            return outs
+        provisional = {id(b) for b in self._scratch.values()}
+        data = [n for n in self.inputs if id(n) not in provisional]
+        nodes, where = params.blocks(list(self._used.values()))
+        placed = dict(zip(self._used, where))
+        self._start(data + nodes)
+        self._placed = placed
+        return [self.lower(m, self.g) for m in self.members]
 
     # ------------------------------------------------------------ reading nodes
     def slot(self, node: Node) -> int:
@@ -159,12 +200,19 @@ class KernelLowering:
         self.tags[n.tag] = None
         self._region[id(n)] = n
         if op == "const":
+            lifted = self.params.get(id(n))
+            if lifted is not None:  # a runtime scalar: read from a parameter block
+                return [], lambda xs: self._param(n, lifted)[0]
             return [], lambda xs: E.const(n.arg, n.dtype)
         if self._is_load(n, ix, v):
             return [], lambda xs: E.load(self.slot(n), n.dtype, flat_index(ix, n.shape), v)
         if op == "view":
             src = n.src[0]
-            index, ok = n.arg.index(ix)
+            lifted = self.params.get(id(n))
+            if lifted is None:
+                index, ok = n.arg.index(ix)
+            else:  # its offset and mask bounds are runtime values
+                index, ok = params.view_index(n.arg.views[0], ix, self._param(n, lifted), src.size)
             inner = _and(v, ok)
             if inner is not None and inner.is_const and not inner.arg:
                 return [], lambda xs: E.const(0, n.dtype)
@@ -199,7 +247,7 @@ class KernelLowering:
     def build(self) -> Kernel | None:
         """The kernel, or None when `realize`/`split` list what the scheduler must change."""
         try:
-            outs = [self.lower(m, self.g) for m in self.members]
+            outs = self._lower_all()
         except _Cut as cut:
             self.realize.append(cut.node)
             return None

@@ -29,7 +29,7 @@ from typing import Sequence
 from .graph import Node, call_outputs, is_realized, toposort
 from .kernel import DEFAULT_CAPS, Capabilities, Kernel, Schedule
 from .lower import KernelLowering
-from . import complex_pairs, conv, gemm, memory
+from . import complex_pairs, conv, gemm, memory, params
 
 
 def _home(o: Node, materialize: bool) -> Node | None:
@@ -44,14 +44,16 @@ def _home(o: Node, materialize: bool) -> Node | None:
 
 
 def schedule(outputs: Sequence[Node], caps: Capabilities = DEFAULT_CAPS,
-             materialize: bool = False, effects: Sequence[Node] = ()) -> Schedule:
+             materialize: bool = False, effects: Sequence[Node] = (), lift: bool = False) -> Schedule:
     """The program computing `outputs` (with `materialize`, each into a new contiguous buffer)
-    and running the host steps `effects` (callbacks nothing reads) in their order."""
+    and running the host steps `effects` (callbacks nothing reads) in their order. With
+    `lift` (eager flushes), runtime scalars become parameters (`params.lift`)."""
     order = toposort(list(outputs) + list(effects))
     kinds: dict = {}
     if complex_pairs.needs_legalizing(order):  # complex nodes become pairs of real ones
         outputs, effects, kinds = complex_pairs.legalize(outputs, effects)
         order = toposort(list(outputs) + list(effects))
+    lifted = params.lift(order) if lift else None
     realized: set[int] = set()
     for o in outputs:
         h = _home(o, materialize)
@@ -74,7 +76,7 @@ def schedule(outputs: Sequence[Node], caps: Capabilities = DEFAULT_CAPS,
             key = tuple(map(id, members))
             hit = lowered.get(key)
             if hit is None:
-                kl = KernelLowering(members[0].shape, members, realized, caps.nested_reduce)
+                kl = KernelLowering(members[0].shape, members, realized, caps.nested_reduce, lifted)
                 k = kl.build()
                 hit = lowered[key] = (kl, k, {m[0] for m in kl.memo})
             kl, k, _ = hit
