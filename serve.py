@@ -352,6 +352,8 @@ class WheelRebuilder:
             built = index.stat().st_mtime if index.exists() else 0.0
             sources = [*(ROOT / "jaxweb").rglob("*.py"), *(ROOT / "js_shim").glob("*.mjs")]
             if max((p.stat().st_mtime for p in sources), default=0.0) > built:
+                print("serve.py: a jaxweb source changed since the wheel was built: rebuilding it "
+                      "(this request waits for it)", file=sys.stderr, flush=True)
                 try:
                     assets.build_wheel(assets.CACHE / "wheels", self.offline)
                 except FetchError as e:  # keep serving the last good wheel
