@@ -42,8 +42,9 @@ from .runtime import DeviceLostError, WGSLError, default_runtime
 from .wgsl import check_dtype
 
 POOL_BYTES = 256 << 20  # free buffers kept for reuse at most (software adapters: the CPU's memory)
-HARDWARE_POOL = 4  # times as many on a GPU: a conv's 231 MB im2col plus its output overflowed 256 MB,
-# so every call made new buffers (13.8 ms per call, of which 1.1 ms were the kernels, on the H200)
+HARDWARE_POOL = 16  # times as many on a GPU (4 GB): what a program frees is kept for its next call. At 4x, a
+# conv's 231 MB im2col plus its output, or a batch-256 MiniLM's ~200 MB intermediates, overflowed the
+# pool, so every call made new buffers: MiniLM 256x128 on the H200 took 472 ms per call, 52 ms at 16x
 MAX_GROUPS_SOFTWARE = 1024  # per-element kernels' workgroups at most on CPU adapters
 TREE_MAX_SOFTWARE = 2 * codegen.WG  # reductions into more outputs loop per invocation on CPU adapters
 
