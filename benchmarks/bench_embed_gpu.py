@@ -12,7 +12,8 @@ device, "queued" (CALLS calls, one wait: what the GPU sustains) and "readback" (
 result read back after every call), the model's GFLOP/s (dense layers and attention), and that as
 a fraction of cuBLAS SGEMM's 51,000 GFLOP/s on the H200 (DEVICE.md: the fp32 ceiling; torch on
 CUDA itself is not on that machine: benchmarks/bench_embed_torch.py runs it where it is).
-Prints a table last.
+--profile: one more call under jaxweb.profiler, then the kernels that took the most GPU time
+(timestamps where the adapter has them), to say where the time goes. Prints a table last.
 """
 import math
 import os
@@ -21,6 +22,7 @@ import time
 
 import jaxweb
 import jaxweb.numpy as jnp
+from jaxweb._src import profiler
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "demos", "embed"))
@@ -100,6 +102,30 @@ with jaxweb.default_device(gpu):
         m._embed(m.params, ids, mask).tolist()
     readback = (time.perf_counter() - t) / reps
     flops = minilm.model_flops(BATCH, TOKENS)
+    if "--profile" in sys.argv:
+        profiler.start_trace("/tmp/jaxweb-embed-trace")
+        t_traced = time.perf_counter()
+        m._embed(m.params, ids, mask).block_until_ready()
+        t_traced = time.perf_counter() - t_traced
+        every = profiler.active().events
+        events = [e for e in every if e.get("cat") == "kernel"]
+        profiler.stop_trace()
+        spans = {}
+        for e in every:
+            if e.get("cat") != "kernel" and e.get("ph") == "X":
+                n, total = spans.get((e["cat"], e["name"][:60]), (0, 0.0))
+                spans[(e["cat"], e["name"][:60])] = (n + 1, total + e["dur"])
+        print(f"\n--- host and submit spans of the traced call ({t_traced * 1e3:.1f} ms wall):")
+        for (cat, name), (n, t) in sorted(spans.items(), key=lambda kv: -kv[1][1])[:12]:
+            print(f"{t / 1e3:8.2f} ms x{n:<4d} {cat:10s} {name}")
+        by_name = {}
+        for e in events:
+            n, total = by_name.get(e["name"], (0, 0.0))
+            by_name[e["name"]] = (n + 1, total + e["dur"])
+        total = sum(t for _, t in by_name.values()) or 1.0
+        print(f"\n--- kernels by GPU time, one call: {len(events)} kernels, {total / 1e3:.2f} ms in all")
+        for name, (n, t) in sorted(by_name.items(), key=lambda kv: -kv[1][1])[:20]:
+            print(f"{t / 1e3:8.2f} ms {t / total:6.1%} x{n:<3d} {name[:150]}")
 
 print(f"\n=== MiniLM (all-MiniLM-L6-v2 shapes; {which} weights) on webgpu, batch {BATCH} x {TOKENS} tokens, "
       f"fp32, {flops / 1e9:.1f} GFLOP per call; first call (compiles) {first_s:.2f} s")

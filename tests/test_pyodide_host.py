@@ -160,6 +160,9 @@ def test_host_module_in_cpython():
         assert asyncio.run(host.async_value(x)) == [0, 2, 4]
         assert asyncio.run(host.async_value(jnp.zeros((2,)))) == [0.0, 0.0]
         assert asyncio.run(host.async_block_until_ready([x])) == [x]
+        assert asyncio.run(x.async_value()) == [0, 2, 4]  # the public spelling
+        assert asyncio.run(jnp.float32(2.5).async_value()) == 2.5
+        assert asyncio.run(x.async_block_until_ready()) is x
 
 
 def test_shim_modules_become_function_bodies_with_the_same_exports(tmp_path):

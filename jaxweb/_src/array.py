@@ -14,7 +14,7 @@ import math
 import operator
 from typing import Any, Sequence
 
-from . import core, dtypes, execution, hostdata
+from . import core, dtypes, execution, host, hostdata
 from .device import Buffer, default_device
 from .compiler import graph
 from .compiler.graph import Node
@@ -173,6 +173,19 @@ class Array:
 
     def copy_to_host_async(self) -> None:
         pass
+
+    async def async_value(self) -> Any:
+        """`tolist()` that awaits the device instead of blocking on it.
+
+        A webgpu readback is a JS promise: `tolist()`/`print` wait for it through JSPI, which
+        only exists when Python was entered with `runPythonAsync` (JupyterLite, PyScript). This
+        coroutine works everywhere, plain `runPython` included (jaxweb-only: JAX has no async
+        readback)."""
+        return await host.async_value(self)
+
+    async def async_block_until_ready(self) -> "Array":
+        """`block_until_ready()` that awaits the device instead of blocking on it."""
+        return await host.async_block_until_ready(self)
 
     def __repr__(self) -> str:
         from .array_repr import array_repr

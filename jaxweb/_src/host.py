@@ -20,8 +20,7 @@ SYNC_READBACK_ERROR = (
     "jaxweb: reading this value back needs to wait for the browser, which Python can only do "
     "synchronously when it was started with pyodide.runPythonAsync(...) (JSPI stack switching). "
     "This code runs under plain pyodide.runPython(...): call it through runPythonAsync instead, "
-    "or use the async API: `from jaxweb._src import host; await host.async_value(x)` "
-    "(or `await host.async_block_until_ready(x)`).")
+    "or use the async API: `await x.async_value()` (or `await x.async_block_until_ready()`).")
 
 
 class HostError(RuntimeError):

@@ -111,11 +111,10 @@ def test_async_api_awaited_from_js_without_jspi(installed):
     r = installed.run_js("""
 const coro = pyodide.runPython(`
 import jaxweb.numpy as jnp
-from jaxweb._src import host
 async def _check():
     x = jnp.asarray([1.0, 2.0, 3.0]) * 2
-    await host.async_block_until_ready(x)
-    return await host.async_value(x)
+    assert (await x.async_block_until_ready()) is x
+    return await x.async_value()
 _check()
 `);
 const v = await coro;
