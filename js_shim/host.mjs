@@ -7,7 +7,7 @@
 // file runs unchanged as an ES module (the loader) and as a function body (shim_loader.py).
 
 /** The shim's modules (`<name>.mjs` beside this file), registered for Python as `_jaxweb_shim.<name>`. */
-export const SHIM_MODULES = ['wasm', 'gpu', 'opfs'];
+export const SHIM_MODULES = ['wasm', 'gpu', 'opfs', 'webgl'];
 
 /**
  * Device platforms that need the host's say-so, each with its probe: resolves to
@@ -25,6 +25,13 @@ export const PROBES = {
       if (await gpu.hasAdapter()) return { ok: true, note: '' };
     } catch (e) { /* reported below */ }
     return { ok: false, note: 'jaxweb: WebGPU has no usable adapter here; using the wasm device instead.' };
+  },
+  // A hardware WebGL2 context (EXT_color_buffer_float): the default device where WebGPU has no
+  // hardware adapter. A software one (SwiftShader) stays available by name: no note then.
+  webgl: async (mods) => {
+    const gl = mods.webgl;
+    const ok = gl.available() && gl.hasContext() && !gl.isSoftware();
+    return { ok, note: '' };
   },
 };
 

@@ -31,6 +31,48 @@ if os.environ.get("JAXWEB_TEST_WEBGPU") == "1" and _available("webgpu"):
     KERNEL_PLATFORMS.append("webgpu")
 
 
+# webgl exists only in a page: here it runs in headless Chromium through tests/webgl_bridge.py
+# (SwiftShader's WebGL2). A sample of the per-device tests runs on it by default (WEBGL_SAMPLE:
+# (module, test function)); JAXWEB_TEST_WEBGL=1 runs every marked module on it (~slow).
+WEBGL_ALL = os.environ.get("JAXWEB_TEST_WEBGL") == "1"
+WEBGL_SAMPLE = {
+    ("test_elementwise.py", "test_unary_special_values"), ("test_elementwise.py", "test_int_division_edge_cases"),
+    ("test_elementwise.py", "test_binary_special_values"), ("test_elementwise.py", "test_bit_counts_and_not"),
+    ("test_elementwise.py", "test_convert_element_type_saturates"), ("test_reductions.py", "test_argmax_argmin"),
+    ("test_reductions.py", "test_long_float_sums_stay_accurate"), ("test_reductions.py", "test_bool_reductions"),
+    ("test_structural.py", "test_concatenate"), ("test_structural.py", "test_pad"),
+    ("test_views.py", "test_view_values_match_numpy"), ("test_dot_conv.py", "test_matmul"),
+    ("test_dot_conv.py", "test_conv_general_dilated"), ("test_indexing.py", "test_at_set_add_duplicates"),
+    ("test_indexing.py", "test_getitem_out_of_bounds_clamps"), ("test_nn.py", "test_softmax_log_softmax"),
+    ("test_control_flow.py", "test_while_loop_values"), ("test_creation.py", "test_eye_tri"),
+    ("test_sorting.py", "test_sort_nan_inf_and_signed_zero"), ("test_dtypes.py", "test_weak_scalars_in_arithmetic"),
+}
+
+
+def _webgl_bridge_unavailable() -> str | None:
+    try:
+        import webgl_bridge
+    except ImportError as e:  # selenium missing
+        return str(e)
+    return webgl_bridge.unavailable()
+
+
+def _use_webgl_bridge() -> None:
+    """Register the bridge's webgl device (once, when a webgl test first runs)."""
+    if _device._FACTORIES.get("webgl", (0, None))[1] is not _bridge_factory:
+        _device.register_backend("webgl", _bridge_factory, priority=25, may_be_default=lambda: False)
+
+
+def _bridge_factory():
+    import webgl_bridge
+    return webgl_bridge.backend()
+
+
+def _webgl_wanted(metafunc) -> bool:
+    name = os.path.basename(str(metafunc.definition.fspath))
+    return WEBGL_ALL or (name, metafunc.definition.originalname) in WEBGL_SAMPLE
+
+
 def pytest_configure(config):
     config.addinivalue_line("markers", "on_every_device: run the test on every available platform")
     config.addinivalue_line("markers", "needs_64bit: uses 64-bit dtypes, which webgpu lacks")
@@ -47,7 +89,8 @@ def _needs_64bit(request) -> bool:
 
 def pytest_generate_tests(metafunc):
     if metafunc.definition.get_closest_marker("on_every_device"):
-        metafunc.parametrize("kernel_platform", KERNEL_PLATFORMS, indirect=True)
+        extra = ["webgl"] if _webgl_wanted(metafunc) and _webgl_bridge_unavailable() is None else []
+        metafunc.parametrize("kernel_platform", KERNEL_PLATFORMS + extra, indirect=True)
 
 
 @pytest.fixture(autouse=True)
@@ -62,7 +105,9 @@ def kernel_platform(request):
             return
         yield None
         return
-    if platform == "webgpu" and _needs_64bit(request):
-        pytest.skip("webgpu has no 64-bit dtypes (WGSL); its TypeError is tested in test_webgpu.py")
+    if platform in ("webgpu", "webgl") and _needs_64bit(request):
+        pytest.skip(f"{platform} has no 64-bit dtypes; its TypeError is tested in test_{platform}.py")
+    if platform == "webgl":
+        _use_webgl_bridge()
     with jaxweb.default_device(jaxweb.devices(platform)[0]):
         yield platform

@@ -592,6 +592,7 @@ def test_low_float_updates(dt):
     assert x[i].dtype == x.dtype
 
 
+@pytest.mark.needs_64bit
 def test_x64_indices():
     with jaxweb.enable_x64(True):
         x = jnp.arange(6.0)

@@ -20,6 +20,24 @@ def _wasm():
 register_backend("wasm", _wasm, priority=20)
 
 
+def _webgl():
+    """WebGL2 through js_shim/webgl.mjs (Pyodide in a page only); SwiftShader marks it `software`."""
+    from .webgl.backend import WebGLBackend  # raises outside Pyodide / without WebGL2
+    return WebGLBackend()
+
+
+def _webgl_may_be_hardware() -> bool:
+    """In a page: whether the loader's probe found a hardware WebGL2 context (host.mjs)."""
+    import sys
+    if sys.platform != "emscripten":
+        return False
+    from .. import host
+    return host.platform_available("webgl")
+
+
+register_backend("webgl", _webgl, priority=25, may_be_default=_webgl_may_be_hardware)
+
+
 def _webgpu():
     """A WebGPU adapter (hardware first); JAXWEB_WEBGPU_ADAPTER picks one by name ("llvmpipe").
     Software adapters (lavapipe, SwiftShader) mark the backend `software`: never the default."""
