@@ -122,7 +122,7 @@ def vecdot(x1: Any, x2: Any, /, *, axis: int = -1, precision: Any = None,
     argument is conjugated (the Array API's definition, as JAX)."""
     x1, x2 = _promote("vecdot", x1, x2)
     if core.get_aval(x1).dtype.kind == "c":
-        x1 = _lax().conj(x1)
+        x1 = lax_complex.conj(x1)
     s1, s2 = _shape(x1), _shape(x2)
     ax1, ax2 = axis % len(s1), axis % len(s2)
     if s1[ax1] != s2[ax2]:
