@@ -67,7 +67,17 @@ async function warmModules() {
 async function snapshot(modules) {
   const pyodide = await loadPyodide({ indexURL: `${pyodideDir}/`, _makeSnapshot: true });
   const path = snapshotImport(pyodide, wheel, basename(wheelPath), modules);
-  return { path, bytes: pyodide.makeMemorySnapshot() };
+  const bytes = pyodide.makeMemorySnapshot();
+  // Pyodide 314 restores a snapshot into the wasm's initial memory (30 MiB) without growing it
+  // ("offset is out of bounds" in a page when the warm-up grew the heap past that): boot from
+  // it once here, and fall back to fewer modules where it does not.
+  try {
+    const again = await loadPyodide({ indexURL: `${pyodideDir}/`, _loadSnapshot: bytes });
+    again.runPython('import jaxweb');
+  } catch (e) {
+    throw new Error(`a Pyodide booted from it fails (${e.message}; ${bytes.length} bytes)`);
+  }
+  return { path, bytes, modules: modules.length };
 }
 
 const modules = await warmModules();
@@ -76,15 +86,20 @@ let made;
 try {
   made = await snapshot(modules);
 } catch (e) {
-  console.error(`note: the snapshot holds only jaxweb (with its next modules: ${e.message})`);
-  made = await snapshot([]);
+  console.error(`note: the snapshot holds only jaxweb and its device modules (with all ${modules.length} warm-up modules: ${e.message})`);
+  try {
+    made = await snapshot(ALSO);
+  } catch (e2) {
+    console.error(`note: no snapshot (${e2.message})`);
+    process.exit(1);
+  }
 }
 await writeFile(out, made.bytes);
 console.log(JSON.stringify({
   pyodide: version,
   wheel_sha256: createHash('sha256').update(wheel).digest('hex'),
   wheel_path: made.path,
-  modules: modules.length,
+  modules: made.modules,
   bytes: made.bytes.length,
 }));
 process.exit(0);
