@@ -366,8 +366,10 @@ def _rem(a, b, dt):
 
 def _minmax(fn: str):
     def rule(a, b, dt):
-        if dt.kind == "f":
-            return f"select({fn}({a}, {b}), {a} + {b}, is_nan({a}) || is_nan({b}))"
+        if dt.kind == "f":  # NaN wins; -0.0 < 0.0 as in XLA (WGSL leaves max(0.0, -0.0) open)
+            keep_a = f"(bitcast<u32>({a}) >> 31u) == {'0u' if fn == 'max' else '1u'}"
+            return (f"select(select({fn}({a}, {b}), {a} + {b}, is_nan({a}) || is_nan({b})), "
+                    f"select({b}, {a}, {keep_a}), {a} == {b})")
         if dt.kind == "b":
             return f"({a} {'||' if fn == 'max' else '&&'} {b})"
         return f"{fn}({a}, {b})"
