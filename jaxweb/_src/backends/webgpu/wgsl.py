@@ -35,9 +35,9 @@ not have, so here:
   only promise 2**-11 absolute error on [-pi, pi] and nothing outside it;
 - asin, acos, atan: Cephes-style f32 polynomials (lavapipe's builtins were 1e-4 off);
   atan2 is atan with IEEE's zeros and infinities; pow handles C's special cases;
-- sinh, cosh, asinh, acosh, atanh, exp2, cbrt, sqrt: WGSL builtins made to
-  return NaN for NaN and keep signed zeros (the driver's precision: tests allow a
-  few ulp);
+- sinh, cosh, atanh, exp2, cbrt, sqrt: WGSL builtins made to return NaN for NaN and
+  keep signed zeros (the driver's precision: tests allow a few ulp); asinh and acosh in
+  `math32.py` (lavapipe's builtins overflowed past 2**64 and cancelled near 0);
 - erf, erfc (float32 fits of their own, ~2.5 ulp), log1p, and XLA's float32 algorithms
   for erf_inv, lgamma and digamma: `math32.py`.
 """
@@ -87,7 +87,23 @@ fn bf16r(x: f32) -> f32 {
 fn f16r(x: f32) -> f32 {
   if (is_nan(x) || !is_fin(x)) { return x; }
   if (abs(x) >= 65520.0) { return select(f32_bits(0xff800000u), f32_bits(0x7f800000u), x > 0.0); }
+  // f16 subnormals: multiples of 2^-24, ties to even (quantizeToF16 may flush them to zero)
+  if (abs(x) < 6.103515625e-05) { return round(x * 16777216.0) * 5.9604644775390625e-08; }
   return quantizeToF16(x);
+}
+fn fmod_(a: f32, b: f32) -> f32 {  // C fmod, exact: long division a bit at a time (Sterbenz: r - t is exact)
+  let ab = abs(b);
+  var r = abs(a);
+  if (is_nan(a) || is_nan(b) || !is_fin(a) || ab == 0.0) { return f32_bits(0x7fc00000u); }
+  if (r < ab) { return a; }  // also fmod(finite, inf) = a
+  var t = ldexp(ab, frexp(r).exp - frexp(ab).exp);
+  if (t > r) { t = t * 0.5; }
+  loop {
+    if (r >= t) { r = r - t; }
+    if (t <= ab) { break; }
+    t = t * 0.5;
+  }
+  return copysign_(r, a);
 }
 fn round_away(x: f32) -> f32 { let t = trunc(x); return select(t, t + sign(x), abs(x - t) >= 0.5); }
 fn keep(x: f32, o: u32) -> f32 { return bitcast<f32>(bitcast<u32>(x) ^ o); }  // o = opq = 0
@@ -216,6 +232,11 @@ fn atan2_(y: f32, x: f32) -> f32 {
   if (!is_fin(y) || x == 0.0) { return copysign_(1.57079632679490, y); }
   let a = atan_(abs(y) / abs(x));
   return copysign_(select(a, pi - a, x_neg), y);
+}
+fn cbrt_(x: f32) -> f32 {  // pow's guess (~1e-6 off on lavapipe), one Newton step (a / y^2: no overflow)
+  let a = abs(x);
+  let y = pow(a, 1.0 / 3.0);
+  return copysign_(y + (a / (y * y) - y) * 0.333333333333333, x);
 }
 fn pow_(a: f32, b: f32) -> f32 {
   if (b == 0.0 || a == 1.0) { return 1.0; }
@@ -355,9 +376,8 @@ def _div(a, b, dt):
 
 
 def _rem(a, b, dt):
-    if dt.kind == "f":  # C fmod as a - b trunc(a / b) in f32 (inexact when |a/b| is large); fmod(x, inf) = x
-        r = f"copysign_({a} - {b} * trunc({a} / {b}), {a})"
-        return fix(f"select({r}, {a}, !is_fin({b}) && !is_nan({b}) && is_fin({a}))", dt)
+    if dt.kind == "f":  # C fmod, exact (fmod_ in the prelude); fmod(x, inf) = x
+        return fix(f"fmod_({a}, {b})", dt)
     t = TYPE[dt.name]
     zero, one = ("0u", "1u") if t == "u32" else ("0i", "1i")
     bad = f"({b} == {zero})"
@@ -466,7 +486,7 @@ def _clz(a, dt):
 
 
 def _cbrt(a, dt):
-    return fix(f"select(sign({a}) * pow(abs({a}), 1.0 / 3.0), {a}, {a} == 0.0 || !is_fin({a}))", dt)
+    return fix(f"select(cbrt_({a}), {a}, {a} == 0.0 || !is_fin({a}))", dt)
 
 
 UNARY = {
@@ -475,7 +495,7 @@ UNARY = {
     "exp2": _math("exp2({a})"), "sin": _math("sin_q({a}, 0i, opq)", True), "cos": _math("sin_q({a}, 1i, opq)"),
     "tan": _math("tan_({a}, opq)", True), "asin": _math("asin_({a})", True), "acos": _math("acos_({a})"),
     "atan": _math("atan_({a})", True), "sinh": _math("sinh({a})", True), "cosh": _math("cosh({a})"),
-    "asinh": _math("asinh({a})", True), "acosh": _math("acosh({a})"), "atanh": _math("atanh({a})", True),
+ "atanh": _math("atanh({a})", True),
     "cbrt": _cbrt, "is_finite": lambda a, dt: f"is_fin({a})", "not": _not,
     "population_count": _popcount, "clz": _clz,
 }
