@@ -176,6 +176,33 @@ def cases() -> list[dict]:
                  ("int8", "float16"), ("uint8", "bfloat16"), ("int32", "float16"), ("bool", "float16")):
         for op in ("add", "multiply", "divide", "maximum", "arctan2"):
             add(f"{op}.{x}.{y}", f"jnp.{op}(a, b)", [(x, "pool"), (y, "pool")])
+    # array API functions whose edge semantics the standard and JAX fix (NaNs distinct in unique_*,
+    # descending sorts, cumulative_* with include_initial, norms of infinities, clip with NaN bounds)
+    for cid, expr, spec in (
+            ("api.sort_desc", "jnp.sort(a, descending=True)", [("float32", "pool")]),
+            ("api.sort_desc.zeros", "jnp.sort(a, descending=True)", [("float32", "zeros")]),
+            ("api.argsort_desc", "jnp.argsort(a, descending=True)", [("float32", "pool")]),
+            ("api.argsort_desc.zeros", "jnp.argsort(a, descending=True)", [("float32", "zeros")]),
+            ("api.unique_values", "jnp.unique_values(a)", [("float32", "pool")]),
+            ("api.unique_counts", "jnp.unique_counts(a)", [("float32", "pool")]),
+            ("api.unique_inverse", "jnp.unique_inverse(a)", [("float32", "pool")]),
+            ("api.unique_all", "jnp.unique_all(a)", [("float32", "pool")]),
+            ("api.cumulative_sum", "jnp.cumulative_sum(a.reshape(3, 7), axis=1, include_initial=True)",
+             [("float32", "pool")]),
+            ("api.cumulative_prod", "jnp.cumulative_prod(a, include_initial=True)", [("int8", "pool")]),
+            ("api.vector_norm_inf", "jnp.linalg.vector_norm(a.reshape(3, 7), ord=jnp.inf, axis=1)",
+             [("float32", "pool")]),
+            ("api.vector_norm_0", "jnp.linalg.vector_norm(a.reshape(3, 7), ord=0, axis=1)", [("float32", "pool")]),
+            ("api.vector_norm_2", "jnp.linalg.vector_norm(a.reshape(3, 7), axis=1)", [("float32", "narrow")]),
+            ("api.clip_nan", "jnp.clip(a, b, 10.0)", [("float32", "pool"), ("float32", "pool")]),
+            ("api.searchsorted", "jnp.searchsorted(jnp.sort(a), a)", [("float32", "pool")]),
+            ("api.count_nonzero", "jnp.count_nonzero(a.reshape(3, 7), axis=1)", [("float32", "pool")]),
+            ("api.isin", "jnp.isin(a, b)", [("float32", "pool"), ("float32", "pool")]),
+            ("api.vecdot", "jnp.vecdot(a.reshape(3, 7), a.reshape(3, 7))", [("float32", "narrow")]),
+            ("api.signbit", "jnp.signbit(a)", [("bfloat16", "pool")]),
+            ("api.diff", "jnp.diff(a, prepend=a[:1])", [("float32", "pool")]),
+    ):
+        add(cid, expr, spec)
     # the five findings, as programs
     add("found.fmod_int_zero", "jnp.fmod(a, b)", [("int32", "pool"), ("int32", "pool")], jit=True)
     add("found.atan2_signed_zero", "jnp.arctan2(jnp.copysign(jnp.floor_divide(a, b), a), b)",
