@@ -12,8 +12,6 @@ import enum
 from types import ModuleType
 from typing import Any
 
-import jaxweb.numpy  # the namespace `__array_namespace__` returns (this floor's public face)
-
 from .. import config, device as _device, dtypes, hostdata
 from ..array import Array
 from .creation import asarray
@@ -41,12 +39,14 @@ class DLDeviceType(enum.IntEnum):
     kDLCPU = 1
 
 
-def _namespace(self: Any, /, *, api_version: str | None = None) -> ModuleType:
-    """`Array.__array_namespace__`: `jaxweb.numpy`; only the 2024.12 version is available."""
-    if api_version is not None and api_version != __array_api_version__:
-        raise ValueError(f"{api_version=!r} is not available; available versions are: "
-                         f"{[__array_api_version__]}")
-    return jaxweb.numpy
+def _namespace_method(namespace: ModuleType):
+    def __array_namespace__(self: Any, /, *, api_version: str | None = None) -> ModuleType:
+        """`Array.__array_namespace__`: `jaxweb.numpy`; only the 2024.12 version is available."""
+        if api_version is not None and api_version != __array_api_version__:
+            raise ValueError(f"{api_version=!r} is not available; available versions are: "
+                             f"{[__array_api_version__]}")
+        return namespace
+    return __array_namespace__
 
 
 class ArrayNamespaceInfo:
@@ -139,9 +139,10 @@ def _setitem(self: Any, idx: Any, value: Any) -> None:
                     "https://docs.jax.dev/en/latest/_autosummary/jax.numpy.ndarray.at.html")
 
 
-def install(cls: type) -> None:
-    """The standard's array methods on Array (and on tracers, for `__array_namespace__`)."""
-    cls.__array_namespace__ = _namespace
+def install(cls: type, namespace: ModuleType) -> None:
+    """The standard's array methods on Array (and on tracers, for `__array_namespace__`), whose
+    namespace is `jaxweb.numpy` (passed in: that package imports this module)."""
+    cls.__array_namespace__ = _namespace_method(namespace)
     cls.__setitem__ = _setitem
     if cls is Array:
         cls.__dlpack__ = _dlpack

@@ -177,8 +177,8 @@ def _round(self, ndigits: int | None = None) -> Any:
 
 def install_all() -> None:
     install(Array)
-    _array_api.install(Array)
-    _array_api.install(core.Tracer)
+    _array_api.install(Array, jnp)
+    _array_api.install(core.Tracer, jnp)
     Array.__round__ = _round
     install(core.Tracer)
     core.Tracer.__hash__ = Array.__hash__  # arrays and tracers are unhashable
