@@ -30,7 +30,7 @@ FLOORS: list[tuple[str, tuple[str, ...]]] = [
              "jaxweb._src.callbacks", "jaxweb._src.residuals")),
     ("numpy", ("jaxweb._src.numpy", "jaxweb.numpy")),
     ("libraries", ("jaxweb._src.random", "jaxweb._src.nn", "jaxweb._src.scipy", "jaxweb._src.optax",
-                   "jaxweb._src.weights", "jaxweb._src.onnx", "jaxweb._src.test_util",
+                   "jaxweb._src.weights", "jaxweb._src.onnx", "jaxweb._src.test_util", "jaxweb._src.image",
                    "jaxweb.random", "jaxweb.nn", "jaxweb.scipy", "jaxweb.optax", "jaxweb.safetensors",
                    "jaxweb.io", "jaxweb.onnx", "jaxweb.test_util")),
     ("public", ("jaxweb",)),

@@ -1,0 +1,37 @@
+"""Cases for the rest of jax (issue 25, part 3: jax.image, lax helpers, scipy.special), in
+tests/nn_scipy_cases.py's format; JAX's outputs are recorded into
+tests/data/jax_rest_reference.json by
+`tests/data/record_jax_nn_scipy.py jax_rest_cases jax_rest_reference.json` (JAX 0.10.2).
+Plain data, importable without numpy or JAX."""
+F32 = "float32"
+
+IMG = [[0.0, 1.0, 4.0, 2.0, -1.0], [3.0, 0.5, 2.0, 7.0, 1.0], [1.0, 1.0, -2.0, 0.0, 5.0], [2.0, 6.0, 3.0, 1.0, 0.5]]
+IMG3 = [IMG, [[v * 0.5 - 1.0 for v in row] for row in IMG]]  # (2, 4, 5): a batch axis that keeps its size
+UINT = [[0, 10, 200, 255], [7, 9, 11, 13], [100, 50, 25, 12]]
+
+CASES = []
+for method in ["nearest", "linear", "cubic", "lanczos3", "lanczos5", "cubic-pytorch", "area"]:
+    for shape in ([3, 7], [8, 2], [4, 5], [1, 1]):
+        for aa in (True, False):
+            CASES.append((f"image.resize.{method}.{shape[0]}x{shape[1]}.{aa}", "image.resize",
+                          [(F32, IMG), shape, method], {"antialias": aa}, "value"))
+CASES += [
+    ("image.resize.batch", "image.resize", [(F32, IMG3), [2, 7, 3], "bilinear"], {}, "value"),
+    ("image.resize.uint8.linear", "image.resize", [("uint8", UINT), [5, 3], "linear"], {}, "value"),
+    ("image.resize.uint8.nearest", "image.resize", [("uint8", UINT), [5, 7], "nearest"], {}, "value"),
+    ("image.resize.int32.cubic", "image.resize", [("int32", UINT), [2, 6], "cubic"], {}, "value"),
+    ("image.resize.f16", "image.resize", [("float16", IMG), [6, 3], "linear"], {}, "value"),
+    ("image.resize.badshape", "image.resize", [(F32, IMG), [3], "linear"], {}, "value"),
+    ("image.resize.badmethod", "image.resize", [(F32, IMG), [3, 3], "bogus"], {}, "value"),
+]
+for method in ["linear", "cubic", "lanczos3", "area", "cubic-pytorch"]:
+    for aa in (True, False):
+        CASES.append((f"image.st.{method}.{aa}", "image.scale_and_translate",
+                      [(F32, IMG), [5, 6], [0, 1], (F32, [1.3, 0.8]), (F32, [0.4, -1.1]), method],
+                      {"antialias": aa}, "value"))
+CASES += [
+    ("image.st.one_dim", "image.scale_and_translate",
+     [(F32, IMG3), [2, 4, 9], [2], (F32, [1.7]), (F32, [0.25]), "linear"], {}, "value"),
+    ("image.st.nearest", "image.scale_and_translate",
+     [(F32, IMG), [5, 6], [0, 1], (F32, [1.3, 0.8]), (F32, [0.4, -1.1]), "nearest"], {}, "value"),
+]
