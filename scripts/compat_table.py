@@ -60,7 +60,7 @@ INAPPLICABLE: dict[str, dict[str, str]] = {
         "make_user_context": _INTERNAL + " (error-context plumbing)",
     },
     "jax.lax": {n: _MULTI for n in ("ragged_all_to_all", "ragged_all_to_all_p", "psend", "precv", "pcast",
-                                    "pbroadcast_p", "all_to_all", "all_to_all_p", "sharding_constraint_p",
+                                    "pbroadcast_p", "sharding_constraint_p",
                                     "with_sharding_constraint", "device_put_p")} | {
         n: _XLA + " (tokens and ordering effects)" for n in ("after_all", "after_all_p", "create_token",
                                                              "create_token_p", "optimization_barrier_p")},

@@ -35,3 +35,29 @@ CASES += [
     ("image.st.nearest", "image.scale_and_translate",
      [(F32, IMG), [5, 6], [0, 1], (F32, [1.3, 0.8]), (F32, [0.4, -1.1]), "nearest"], {}, "value"),
 ]
+
+# ---------------------------------------------------------------- jax.lax
+LHS = [[[[float((i * 7 + j * 3 + c * 5) % 11) - 5.0 for c in range(2)] for j in range(5)] for i in range(4)]]  # NHWC 1x4x5x2
+CASES += [
+    ("lax.patches.nchw", "lax.conv_general_dilated_patches",
+     [(F32, [[[[float((i * 5 + j) % 7) for j in range(5)] for i in range(4)]] * 2]), [2, 3], [1, 1], "VALID"], {}, "value"),
+    ("lax.patches.nhwc", "lax.conv_general_dilated_patches", [(F32, LHS), [3, 2], [2, 1], "SAME"],
+     {"dimension_numbers": ["NHWC", "HWIO", "NHWC"]}, "value"),
+    ("lax.patches.dilated", "lax.conv_general_dilated_patches", [(F32, LHS), [2, 2], [1, 1], [[1, 0], [0, 2]]],
+     {"rhs_dilation": [2, 1], "dimension_numbers": ["NHWC", "OIHW", "NCHW"]}, "value"),
+    ("lax.local.nhwc", "lax.conv_general_dilated_local",
+     [(F32, LHS), (F32, [[[[((o + 3 * i + 5 * h + 7 * w) % 9) / 4.0 - 1 for o in range(3)] for i in range(8)]
+                          for w in range(3)] for h in range(2)]), [2, 2], "SAME", [2, 2]],
+     {"dimension_numbers": ["NHWC", "HWIO", "NHWC"]}, "value"),
+    ("lax.approx_max_k", "lax.approx_max_k", [(F32, [[3.0, -1.0, 7.0, 2.0, 7.5], [0.0, 4.0, -2.0, 9.0, 1.0]]), 3], {}, "value"),
+    ("lax.approx_min_k", "lax.approx_min_k", [(F32, [[3.0, -1.0, 7.0, 2.0, 7.5], [0.0, 4.0, -2.0, 9.0, 1.0]]), 2],
+     {"reduction_dimension": 0}, "value"),
+    ("lax.ragged_dot", "lax.ragged_dot",
+     [(F32, [[float((r * 3 + k) % 5) - 2 for k in range(3)] for r in range(6)]),
+      (F32, [[[float((g + k * 2 + n) % 4) for n in range(2)] for k in range(3)] for g in range(3)]),
+      ("int32", [2, 0, 3])], {}, "value"),
+    ("lax.ragged_dot.full", "lax.ragged_dot",
+     [(F32, [[float((r * 3 + k) % 5) - 2 for k in range(3)] for r in range(6)]),
+      (F32, [[[float((g + k * 2 + n) % 4) for n in range(2)] for k in range(3)] for g in range(3)]),
+      ("int32", [1, 4, 1])], {}, "value"),
+]

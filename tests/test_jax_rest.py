@@ -32,7 +32,7 @@ def test_matches_jax(case):
         assert type(info.value).__name__ == want["error"], (cid, info.value)
         return
     got = _run(path, args, kwargs, mode)
-    for g, w in zip(got, want) if isinstance(got, tuple) else [(got, want)]:
+    for g, w in zip(got, want) if isinstance(got, (tuple, list)) else [(got, want)]:
         _check(cid, g, w, TOL)
 
 
@@ -51,3 +51,85 @@ def test_image_resize_differentiates_and_batches():
 
 GRAD_LINEAR = [[-0.97, -0.7599999, -0.77, -0.5000001, -0.43], [-0.6085714, -0.4185714, -0.33, -0.1214286, 0.0085714],
                [-0.0085715, 0.1214285, 0.3299999, 0.4185714, 0.6085714], [0.4300001, 0.5000001, 0.77, 0.7600002, 0.9700001]]
+
+
+# ---------------------------------------------------------------- jax.lax: values printed by JAX 0.10.2
+def test_shape_helpers():
+    from jaxweb import lax
+    assert lax.conv_general_permutations(("NHWC", "HWIO", "NHWC")) == ((0, 3, 1, 2), (3, 2, 0, 1), (0, 3, 1, 2))
+    assert lax.conv_general_permutations(("NCHW", "OIHW", "NHWC")) == ((0, 1, 2, 3), (0, 1, 2, 3), (0, 3, 1, 2))
+    assert lax.conv_general_shape_tuple((1, 5, 7, 3), (3, 3, 3, 8), (2, 1), "SAME", ("NHWC", "HWIO", "NHWC")) == (1, 3, 7, 8)
+    assert lax.conv_general_shape_tuple((2, 3, 9, 7), (8, 3, 3, 2), (2, 3), [(1, 2), (0, 1)],
+                                        ("NCHW", "OIHW", "NCHW")) == (2, 8, 5, 3)
+    assert lax.conv_shape_tuple((2, 3, 9, 7), (8, 3, 3, 2), (1, 2), "VALID") == (2, 8, 7, 3)
+    assert lax.conv_shape_tuple((4, 3, 9, 7), (8, 3, 3, 2), (1, 1), [(0, 0), (1, 1)], batch_group_count=2) == (2, 8, 7, 8)
+    dn = ("NHWC", "HWIO", "NHWC")
+    assert lax.conv_transpose_shape_tuple((1, 5, 7, 3), (3, 3, 3, 8), (2, 2), "SAME", dn) == (1, 10, 14, 8)
+    assert lax.conv_transpose_shape_tuple((1, 5, 7, 3), (3, 4, 3, 8), (2, 3), "VALID", dn) == (1, 11, 22, 8)
+    assert lax.conv_transpose_shape_tuple((1, 5, 7, 3), (3, 4, 3, 8), (2, 3), [(1, 0), (2, 2)], dn) == (1, 8, 20, 8)
+    assert lax.reduce_window_shape_tuple((9, 7), (3, 2), (2, 1), [(1, 1), (0, 0)]) == (5, 6)
+    assert lax.reduce_window_shape_tuple((9, 7), (3, 2), (2, 1), [(1, 1), (0, 0)], (2, 1), (1, 3)) == (9, 4)
+    with pytest.raises(TypeError, match="must contain the characters 'N' and 'C' exactly once, got NHW"):
+        lax.conv_general_permutations(("NHWC", "HWIO", "NHW"))
+
+
+def test_enums_and_config_types():
+    from jaxweb import lax
+    assert [m.name for m in lax.RandomAlgorithm] == ["RNG_DEFAULT", "RNG_THREE_FRY", "RNG_PHILOX"]
+    assert lax.RandomAlgorithm.RNG_PHILOX == 2 and str(lax.RandomAlgorithm.RNG_PHILOX) == "RNG_PHILOX"
+    assert lax.DotAlgorithmPreset.F32_F32_F32.value == 15 and repr(lax.DotAlgorithmPreset.F32_F32_F32) == \
+        "DotAlgorithmPreset.F32_F32_F32"
+    assert lax.DotAlgorithm("f32", "f32", "f32").num_primitive_operations == 1
+    assert [m.value for m in lax.AccuracyMode] == [1, 2]
+    assert lax.Tolerance(atol=1e-3).ulps == 0
+    with pytest.raises(ValueError, match="At least one of atol"):
+        lax.Tolerance()
+    dn = lax.RaggedDotDimensionNumbers([[[1], [1]], [[], []]], [0], [0])
+    assert dn.dot_dimension_numbers == (((1,), (1,)), ((), ())) and hash(dn) == hash(
+        lax.RaggedDotDimensionNumbers((([1], [1]), ([], [])), (0,), (0,)))
+    x = jnp.ones((2, 3))
+    np.testing.assert_array_equal(lax.dot(x, x.T, precision=lax.DotAlgorithmPreset.DEFAULT), np.full((2, 2), 3.0))
+
+
+def test_all_to_all_and_pswapaxes():
+    from jaxweb import lax
+    x = jnp.arange(18.0).reshape(3, 3, 2)
+
+    def a2a(v, s, c, t=False):
+        return jax.vmap(lambda u: lax.all_to_all(u, "i", s, c, tiled=t), axis_name="i")(v)
+    assert a2a(x, 0, 1).shape == (3, 2, 3) and a2a(x, 0, 0).shape == (3, 3, 2)
+    np.testing.assert_array_equal(a2a(x, 0, 1)[1], [[2, 8, 14], [3, 9, 15]])
+    assert a2a(jnp.arange(36.0).reshape(3, 6, 2), 0, 1, True).shape == (3, 2, 6)
+    np.testing.assert_array_equal(a2a(jnp.arange(24.0).reshape(2, 3, 4), 1, 0, True),
+                                  [[[0, 1], [4, 5], [8, 9], [12, 13], [16, 17], [20, 21]],
+                                   [[2, 3], [6, 7], [10, 11], [14, 15], [18, 19], [22, 23]]])
+    np.testing.assert_array_equal(jax.vmap(lambda u: lax.pswapaxes(u, "i", 0), axis_name="i")(x)[2],
+                                  [[4, 5], [10, 11], [16, 17]])
+    g = jax.grad(lambda v: (a2a(v, 0, 1) * jnp.arange(18.0).reshape(3, 2, 3)).sum())(x)
+    np.testing.assert_array_equal(g[1], [[1, 4], [7, 10], [13, 16]])
+
+
+def test_composite_stage_and_dce_sink():
+    from jaxweb import lax
+    c = lax.composite(lambda x, *, n: jnp.sin(x) * n, name="my.op")
+    np.testing.assert_allclose(c(jnp.arange(3.0), n=2), [0.0, 1.6829419, 1.8185948], rtol=1e-6)
+    text = str(jax.make_jaxpr(lambda x: c(x, n=2))(1.0))
+    assert "composite[" in text and "name=my.op" in text and "sin" in text
+    np.testing.assert_allclose(jax.jit(lambda x: c(x, n=3))(jnp.arange(3.0)), 3 * np.sin(np.arange(3.0)), rtol=1e-6)
+    with pytest.raises(ValueError, match="JVP rule for composite not implemented"):
+        jax.grad(lambda x: c(x, n=2))(1.0)
+    with pytest.raises(NotImplementedError, match="Batching rule for 'composite'"):
+        jax.vmap(lambda x: c(x, n=3))(jnp.arange(3.0))
+    s = lax.stage(3)
+    assert isinstance(s, jax.Array) and s.dtype == jnp.int32 and s.aval.weak_type
+    assert "stage" not in str(jax.make_jaxpr(lambda x: lax.stage(x) + 1)(1.0))
+    assert lax.dce_sink(jnp.ones(2)) is None
+
+
+def test_ragged_dot_grads():
+    from jaxweb import lax
+    x = jnp.arange(6.0).reshape(6, 1) * jnp.ones((1, 3))
+    g = jax.grad(lambda r: lax.ragged_dot(x, r, jnp.array([2, 1, 3])).sum())(jnp.ones((3, 3, 2)))
+    np.testing.assert_array_equal(g, np.array([1.0, 2.0, 12.0])[:, None, None] * np.ones((3, 3, 2)))
+    g = jax.grad(lambda v: lax.ragged_dot(v, jnp.arange(18.0).reshape(3, 3, 2), jnp.array([2, 1, 2])).sum())(x)
+    np.testing.assert_array_equal(g, [[1, 5, 9], [1, 5, 9], [13, 17, 21], [25, 29, 33], [25, 29, 33], [0, 0, 0]])
