@@ -133,3 +133,101 @@ def test_ragged_dot_grads():
     np.testing.assert_array_equal(g, np.array([1.0, 2.0, 12.0])[:, None, None] * np.ones((3, 3, 2)))
     g = jax.grad(lambda v: lax.ragged_dot(v, jnp.arange(18.0).reshape(3, 3, 2), jnp.array([2, 1, 2])).sum())(x)
     np.testing.assert_array_equal(g, [[1, 5, 9], [1, 5, 9], [13, 17, 21], [25, 29, 33], [25, 29, 33], [0, 0, 0]])
+
+
+# ---------------------------------------------------------------- jax.experimental.ode: JAX 0.10.2's values
+def test_odeint_values_grads_and_pytrees():
+    from jaxweb.experimental.ode import odeint
+
+    def f(y, t, k):
+        return -k * y + jnp.sin(t)
+    ts = jnp.linspace(0.0, 3.0, 5)
+    want = [[1.0, 2.0], [0.8177387118339539, 1.409293293952942], [1.005942463874817, 1.3558802604675293],
+            [1.1330697536468506, 1.3400769233703613], [0.9353645443916321, 1.0578207969665527]]
+    np.testing.assert_allclose(odeint(f, jnp.array([1.0, 2.0]), ts, 0.7), want, rtol=3e-6)
+    np.testing.assert_allclose(jax.grad(lambda k: odeint(f, jnp.array([1.0, 2.0]), ts, k).sum())(0.7),
+                               -9.261507, rtol=3e-6)
+    np.testing.assert_allclose(jax.grad(lambda y0: odeint(f, y0, ts, 0.7)[-1, 0])(jnp.array([1.0, 2.0])),
+                               [0.12245644, 0.0], rtol=3e-6, atol=1e-7)
+    out = odeint(lambda y, t: {"a": -y["a"], "b": y["a"].sum()}, {"a": jnp.ones(2), "b": jnp.zeros(())}, ts)
+    np.testing.assert_allclose(out["a"][:, 0], [1.0, 0.4723665714263916, 0.2231302112340927, 0.10539927333593369,
+                                                0.049787115305662155], rtol=3e-6)
+    np.testing.assert_allclose(out["b"], [0.0, 1.0552668571472168, 1.5537407398223877, 1.7892017364501953,
+                                          1.9004242420196533], rtol=3e-6)
+    with pytest.raises(TypeError, match="t must be an array of floats"):
+        odeint(f, jnp.ones(2), jnp.arange(3), 0.7)
+
+
+# ---------------------------------------------------------------- jax top level (behaviour printed by JAX 0.10.2)
+def test_custom_vmap_and_sequential_vmap():
+    from jaxweb.custom_batching import custom_vmap, sequential_vmap
+    seen = []
+
+    @custom_vmap
+    def f(x, y):
+        return x + y
+
+    @f.def_vmap
+    def rule(axis_size, in_batched, xs, ys):
+        seen.append((axis_size, in_batched))
+        return xs * ys, True
+    assert float(f(1.0, 2.0)) == 3.0
+    np.testing.assert_array_equal(jax.vmap(f)(jnp.ones(3), jnp.arange(3.0)), [0.0, 1.0, 2.0])
+    np.testing.assert_array_equal(jax.vmap(f, in_axes=(0, None))(jnp.ones(3), 2.0), [2.0, 2.0, 2.0])
+    assert seen == [(3, [True, True]), (3, [True, False])]
+    np.testing.assert_array_equal(jax.jit(jax.vmap(f))(jnp.ones(3), jnp.arange(3.0)), [0.0, 1.0, 2.0])
+    assert "custom_vmap_call[" in str(jax.make_jaxpr(f)(1.0, 2.0))
+    assert float(jax.grad(f)(1.0, 2.0)) == 1.0
+
+    @sequential_vmap
+    def g(x):
+        assert x.shape == (2,)  # called per batch member
+        return x.sum()
+    np.testing.assert_array_equal(jax.vmap(g)(jnp.arange(6.0).reshape(3, 2)), [1.0, 5.0, 9.0])
+
+
+def test_fwd_and_bwd():
+    fwd, bwd = jax.fwd_and_bwd(lambda x, y: (x * y).sum(), argnums=(0, 1))
+    y, res = fwd(jnp.ones(2), jnp.arange(2.0))
+    assert float(y) == 1.0
+    gx, gy = bwd(res, 1.0)
+    np.testing.assert_array_equal(gx, [0.0, 1.0])
+    np.testing.assert_array_equal(gy, [1.0, 1.0])
+    fwd, bwd = jax.fwd_and_bwd(lambda x, y: ((x * y).sum(), 5), argnums=0, has_aux=True, jitted=False)
+    y, res, aux = fwd(jnp.ones(2), jnp.arange(2.0))
+    assert aux == 5
+    np.testing.assert_array_equal(bwd(res, 2.0), [0.0, 2.0])
+
+
+def test_refs_and_ds():
+    r = jax.new_ref(jnp.arange(8.0))
+    np.testing.assert_array_equal(r[jax.ds(2, 3)], [2.0, 3.0, 4.0])
+    assert str(jax.typeof(r)) == "Ref{float32[8]}" and isinstance(jax.typeof(r), jax.ref.AbstractRef)
+    jax.ref.set(r, jax.ds(1, 2), jnp.array([10.0, 11.0]))
+    np.testing.assert_array_equal(jax.ref.get(r), [0, 10, 11, 3, 4, 5, 6, 7])
+    jax.ref.addupdate(r, 0, 5.0)
+    assert float(jax.ref.swap(r, 7, -1.0)) == 7.0
+    np.testing.assert_array_equal(r[jax.ds(0, 3, 2)], [5.0, 11.0, 4.0])
+
+    def f(i):
+        s = jax.new_ref(jnp.zeros(6))
+        s[jax.ds(i, 2)] = jnp.ones(2)
+        return jax.freeze(s)
+    np.testing.assert_array_equal(jax.jit(f)(3), [0, 0, 0, 1, 1, 0])
+    assert repr(jax.ds(3)) == "Slice(start=0, size=3, stride=1)" and jax.ds(None) == slice(None)
+
+
+def test_dlpack_and_flags():
+    a = jax.dlpack.from_dlpack(np.arange(6.0).reshape(2, 3))
+    assert a.dtype == jnp.float32 and a.shape == (2, 3)  # float64 canonicalized, as JAX without x64
+    b = jnp.from_dlpack(np.ones(3, np.int8))
+    assert b.dtype == jnp.int8
+    assert jax.dlpack.is_supported_dtype(jnp.bfloat16) and jax.dlpack.is_supported_dtype(jnp.bool_)
+    with pytest.raises(TypeError, match="must have __dlpack__"):
+        jnp.from_dlpack([1, 2])
+    for flag, name in [(jax.allow_f16_reductions, "jax_allow_f16_reductions"),
+                       (jax.debug_key_reuse, "jax_debug_key_reuse"), (jax.softmax_custom_jvp, "jax_softmax_custom_jvp")]:
+        before = jax.config.read(name)
+        with flag(not before):
+            assert jax.config.read(name) == (not before)
+        assert jax.config.read(name) == before
