@@ -21,7 +21,8 @@ from .. import core
 from ..interpreters import ad, rules as R
 from ..interpreters.batching import batch_fun_at_front, bdim_at_front, current_axis_name
 from ..jaxpr import ClosedJaxpr, trace_to_closed_jaxpr
-from ..lowering import const_node, inline_rules, lower_jaxpr, lowering_rules
+from ..lowering import const_node, current_target, inline_rules, lower_jaxpr, lowering_rules
+from ..device import use_device
 from ..dispatch import eager_apply
 
 from ..tree_util import tree_flatten, tree_unflatten
@@ -50,8 +51,10 @@ def _batch_rule(fun_of: Callable[[dict], Callable[..., list]], multiple: bool) -
     return batch
 
 
-def decomposed_primitive(name: str, impl: Callable[..., Any], multiple_results: bool = False) -> core.Primitive:
-    """A primitive named `name` meaning `impl(*operands, **params)` (params hashable)."""
+def decomposed_primitive(name: str, impl: Callable[..., Any], multiple_results: bool = False,
+                         elementwise: bool = False) -> core.Primitive:
+    """A primitive named `name` meaning `impl(*operands, **params)` (params hashable).
+    `elementwise`: its result is weakly typed when every operand is (JAX's n-ary op rule)."""
     prim = core.Primitive(name)
     prim.multiple_results = multiple_results
 
@@ -59,15 +62,20 @@ def decomposed_primitive(name: str, impl: Callable[..., Any], multiple_results: 
         return lambda *xs: _as_list(impl(*xs, **params), multiple_results)
 
     @functools.lru_cache(maxsize=256)
-    def traced(avals: tuple, items: tuple) -> ClosedJaxpr:
-        return trace_to_closed_jaxpr(fun_of(dict(items)), avals)
+    def traced(avals: tuple, items: tuple, device: Any) -> ClosedJaxpr:
+        with use_device(device):  # its constants are made on the device that will read them
+            return trace_to_closed_jaxpr(fun_of(dict(items)), avals)
 
     def closed_for(avals: Sequence[core.ShapedArray], params: dict) -> ClosedJaxpr:
-        return traced(tuple(avals), tuple(sorted(params.items())))
+        """The decomposition's jaxpr; per device, as the constants it captures live on one."""
+        return traced(tuple(avals), tuple(sorted(params.items())), current_target())
 
     @core.def_abstract_eval(prim)
     def _abstract(*avals, **params):
         out = closed_for(avals, params).out_avals
+        if elementwise:
+            weak = all(a.weak_type for a in avals)
+            out = [a.update(weak_type=weak) for a in out]
         return list(out) if multiple_results else out[0]
 
     def _lower(*nodes, **params):
