@@ -61,3 +61,29 @@ CASES += [
       (F32, [[[float((g + k * 2 + n) % 4) for n in range(2)] for k in range(3)] for g in range(3)]),
       ("int32", [1, 4, 1])], {}, "value"),
 ]
+
+# ---------------------------------------------------------------- jax.scipy.special
+INF, NAN = float("inf"), float("nan")
+XS = [-12.0, -3.0, -1.0, -0.3, 0.0, 0.2, 0.49, 0.5, 0.9, 1.0, 1.7, 3.9, 4.1, 6.0, 20.0, 100.0, INF, NAN]
+CASES += [
+    ("sp.wofz.real", "scipy.special.wofz", [(F32, [-3.0, -0.5, 0.0, 0.5, 1.0, 4.0, 30.0])], {}, "value"),
+    ("sp.wofz.complex", "scipy.special.wofz",
+     [("complex64", [1 + 1j, -2 + 0.5j, 0.3 - 0.7j, -1 - 2j, 5 + 5j, 0.01j, 40 - 3j, -0.5 + 8j])], {}, "value"),
+    ("sp.dawsn", "scipy.special.dawsn", [(F32, XS)], {}, "value"),
+    ("sp.dawsn.int", "scipy.special.dawsn", [("int32", [0, 1, 2, 7])], {}, "value"),
+    ("sp.dawsn.grad", "scipy.special.dawsn", [(F32, [-2.0, 0.1, 0.7, 3.0])], {}, "grad"),
+    ("sp.fresnel", "scipy.special.fresnel", [(F32, XS)], {}, "value"),
+    ("sp.sici", "scipy.special.sici", [(F32, XS)], {}, "value"),
+    ("sp.spence", "scipy.special.spence", [(F32, [-1.0, 0.0, 1e-4, 0.3, 0.5, 0.7, 1.0, 1.5, 2.0, 2.5, 10.0, 1e4, INF, NAN])],
+     {}, "value"),
+    ("sp.spence.grad", "scipy.special.spence", [(F32, [0.3, 0.7, 1.5, 4.0])], {}, "grad"),
+    ("sp.spence.f16", "scipy.special.spence", [("float16", [1.0])], {}, "value"),
+    ("sp.spence.int", "scipy.special.spence", [("int32", [1])], {}, "value"),
+    ("sp.expn", "scipy.special.expn", [(F32, [0, 1, 1, 2, 2, 3, 3, 5, 10, 1, 2, -1, 2]),
+                                       (F32, [0.5, 1e-3, 0.5, 0.9, 2.0, 1.1, 8.0, 0.25, 3.0, 50.0, 0.0, 1.0, -1.0])],
+     {}, "value"),
+    ("sp.expn.int_n", "scipy.special.expn", [("int32", [1, 2, 3]), (F32, [0.3, 1.0, 4.0])], {}, "value"),
+    ("sp.expn.grad", "scipy.special.expn", [2.0, (F32, [0.2, 1.5, 3.0])], {}, "gradarg1"),
+    ("sp.bessel_jn", "scipy.special.bessel_jn", [(F32, [0.0, 1.0, 2.5, 5.0, 12.0, 30.0])], {"v": 3}, "value"),
+    ("sp.bessel_jn.iter", "scipy.special.bessel_jn", [(F32, [1.0, 2.5])], {"v": 1, "n_iter": 12}, "value"),
+]

@@ -22,6 +22,13 @@ TOL = {c[0]: (1e-5, 2e-6) for c in CASES if c[0].startswith("image.")} | {
     "image.resize.int32.cubic": (1e-5, 1e-4), "image.resize.uint8.linear": (1e-5, 1e-4)}  # values up to 255
 
 
+#: case id -> {flat index: why jaxweb differs from JAX there} (scipy's values where JAX's are artifacts)
+KNOWN = {
+    "sp.expn": {10: "E_2(0) = 1/(n-1) = 1 (scipy); JAX 0.10 returns 1/n"},
+    "sp.spence.grad": {2: "d/dx spence = ln x / (1 - x) at 1.5 (JAX's piecewise gives nan)"},
+}
+
+
 @pytest.mark.parametrize("case", CASES, ids=[c[0] for c in CASES])
 def test_matches_jax(case):
     cid, path, args, kwargs, mode = case
@@ -33,7 +40,7 @@ def test_matches_jax(case):
         return
     got = _run(path, args, kwargs, mode)
     for g, w in zip(got, want) if isinstance(got, (tuple, list)) else [(got, want)]:
-        _check(cid, g, w, TOL)
+        _check(cid, g, w, TOL, KNOWN)
 
 
 def test_image_resize_differentiates_and_batches():
