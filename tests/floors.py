@@ -26,7 +26,7 @@ FLOORS: list[tuple[str, tuple[str, ...]]] = [
                  "jaxweb._src.execution", "jaxweb._src.executable")),
     ("lax", ("jaxweb._src.lax", "jaxweb.lax", "jaxweb._src.custom_derivatives", "jaxweb._src.custom_batching", "jaxweb._src.checkpoint",
              "jaxweb._src.pjit")),
-    ("api", ("jaxweb._src.api", "jaxweb._src.api_extra", "jaxweb._src.refs", "jaxweb._src.dlpack", "jaxweb._src.stages",
+    ("api", ("jaxweb._src.api", "jaxweb._src.api_extra", "jaxweb._src.refs", "jaxweb._src.dlpack", "jaxweb._src.solves", "jaxweb._src.stages",
              "jaxweb._src.callbacks", "jaxweb._src.residuals")),
     ("numpy", ("jaxweb._src.numpy", "jaxweb.numpy")),
     ("libraries", ("jaxweb._src.random", "jaxweb._src.nn", "jaxweb._src.scipy", "jaxweb._src.optax",

@@ -238,3 +238,38 @@ def test_dlpack_and_flags():
         with flag(not before):
             assert jax.config.read(name) == (not before)
         assert jax.config.read(name) == before
+
+
+def test_custom_root_and_custom_linear_solve():
+    """Values and derivatives printed by JAX 0.10.2 for the same programs."""
+    from jaxweb import lax
+
+    def newton(f, x0):
+        x = x0
+        for _ in range(30):
+            x = x - f(x) / jax.grad(f)(x)
+        return x
+
+    def sqrt_root(a):
+        return lax.custom_root(lambda x: x ** 2 - a, 1.0, newton, lambda g, y: y / g(1.0))
+    np.testing.assert_allclose(sqrt_root(2.0), 1.4142135, rtol=1e-6)
+    np.testing.assert_allclose(jax.grad(sqrt_root)(2.0), 0.35355338, rtol=1e-6)
+    np.testing.assert_allclose(jax.jit(jax.grad(sqrt_root))(3.0), 0.28867513, rtol=1e-6)
+    np.testing.assert_allclose(jax.jvp(sqrt_root, (2.0,), (1.0,))[1], 0.35355338, rtol=1e-6)
+    a = jnp.array([[4.0, 1.0], [1.0, 3.0]])
+    b = jnp.array([1.0, 2.0])
+
+    def ls(s):
+        solve = lambda m, v: jnp.linalg.solve(jax.jacfwd(m)(v), v)  # noqa: E731
+        return lax.custom_linear_solve(lambda x: (a * s) @ x, b, solve, symmetric=True)
+    np.testing.assert_allclose(ls(2.0), [0.04545455, 0.3181818], rtol=1e-6)
+    np.testing.assert_allclose(jax.grad(lambda s: ls(s).sum())(2.0), -0.18181819, rtol=1e-6)
+    m = jnp.array([[4.0, 2.0], [1.0, 3.0]])
+
+    def ls2(v):
+        return lax.custom_linear_solve(lambda x: m @ x, v, lambda f, r: jnp.linalg.solve(m, r),
+                                       transpose_solve=lambda f, r: jnp.linalg.solve(m.T, r))
+    np.testing.assert_allclose(ls2(b), [-0.1, 0.7], rtol=1e-6)
+    np.testing.assert_allclose(jax.grad(lambda v: (ls2(v) * jnp.array([1.0, -2.0])).sum())(b), [0.5, -1.0], rtol=1e-6)
+    with pytest.raises(TypeError, match="transpose_solve required"):
+        jax.grad(lambda v: lax.custom_linear_solve(lambda x: a @ x, v, lambda f, r: jnp.linalg.solve(a, r)).sum())(b)
