@@ -36,7 +36,17 @@ NOTES: dict[str, dict[str, str]] = {
     "jax.scipy.linalg": {
         "schur": "the complex Schur form only (output='complex' or complex input)",
     },
+    "jax.lax": {
+        "custom_linear_solve": "reverse mode only (JAX also has forward mode); `solve` must not close over "
+                               "values being differentiated",
+        "composite": "no JVP or batching rule, as in JAX 0.10",
+    },
     "jax": {
+        "allow_f16_reductions": "accepted; 16-bit reductions are always allowed",
+        "debug_key_reuse": "accepted; key reuse is not tracked",
+        "custom_batching": "custom_vmap's derivative differentiates the function (its rule is not used under jvp)",
+        "dlpack": "copies through numpy's DLPack support (copy=False raises)",
+        "experimental": "jax.experimental.ode only",
         "pure_callback": "eager and under jit (jit currently runs the callback between equations)",
         "new_ref": "eager, and inside one traced function; not as a jit argument",
     },
@@ -67,6 +77,41 @@ INAPPLICABLE: dict[str, dict[str, str]] = {
     "jax.debug": {n: _MULTI + " (sharding visualization)" for n in ("inspect_array_sharding",
                                                                     "visualize_array_sharding", "visualize_sharding")},
 }
+INAPPLICABLE["jax.lax"].update({n: "symbolic-dimension constraints of jax.export's shape polymorphism (export "
+                                   "does not apply)" for n in ("eq_to_p", "le_to_p", "lt_to_p")})
+
+#: Names that apply but jaxweb does not have, with the reason (module -> name -> reason):
+#: they stay in the applicable count, as missing.
+_NARROW = ("narrow storage dtype: ml_dtypes is not in Pyodide and the wasm/WGSL kernels have no 8-, 6-, 4-, 2- or "
+           "1-bit types (emulated storage with float32 compute is possible, not done)")
+_MX = "block-scaled (MX) float8/float4 matmul: needs the narrow float dtypes"
+MISSING: dict[str, dict[str, str]] = {
+    "jax.numpy": {n: _NARROW for n in (
+        "float4_e2m1fn", "float6_e2m3fn", "float6_e3m2fn", "float8_e3m4", "float8_e4m3", "float8_e4m3b11fnuz",
+        "float8_e4m3fn", "float8_e4m3fnuz", "float8_e5m2", "float8_e5m2fnuz", "float8_e8m0fnu", "int1", "int2",
+        "int4", "uint1", "uint2", "uint4")} | {
+        "ufunc": "jnp's functions are plain functions here (no .reduce/.outer/.at methods yet)",
+        "frompyfunc": "needs the ufunc class"},
+    "jax.nn": {n: _MX for n in ("get_scaled_dot_general_config", "scaled_dot_general", "scaled_matmul")},
+    "jax.lax": {"scaled_dot": _MX,
+                "rng_bit_generator": "XLA's counter-based bit generators (Philox, ThreeFry over a 4-word key) are "
+                                     "not reproduced; jax.random's threefry is",
+                "rng_bit_generator_p": "see rng_bit_generator",
+                "rng_uniform": "XLA's stateful RNG (deprecated in JAX, 'its use is discouraged')",
+                "rng_uniform_p": "see rng_uniform",
+                "reduce_p": "lax.reduce takes the monoid computations (add, mul, max, min, and, or, xor); a general "
+                            "computation has no primitive yet",
+                "reduce_window_p": "lax.reduce_window takes the monoid computations; see reduce_p",
+                "select_and_scatter_p": "max-pool derivatives use jaxweb's window_gather/window_scatter primitives",
+                "select_and_scatter_add_p": "see select_and_scatter_p",
+                "select_and_gather_add_p": "see select_and_scatter_p",
+                "linear_solve_p": "custom_linear_solve is a custom_vjp here, not a primitive",
+                "dce_sink_p": "dce_sink needs no primitive here (nothing unread is computed)"},
+    "jax.random": {"random_gamma_p": "jax.random.gamma is a composition of lax operations, not a primitive"},
+    "jax.custom_derivatives": {"linear_call": "not implemented yet (a primitive with a user transpose rule)",
+                               "remat_opt_p": "an internal primitive of JAX's checkpoint optimization"},
+    "jax.scipy.special": {n: "not implemented yet" for n in ("hyp1f1", "hyp2f1", "owens_t", "sph_harm_y")},
+}
 
 
 def _jaxweb_module(jax_name: str) -> Any:
@@ -92,7 +137,8 @@ def statuses(api: dict) -> dict[str, list[tuple[str, str, bool, str]]]:
         for name, kind in names.items():
             present = ours is not None and hasattr(ours, name)
             why = INAPPLICABLE.get(mod, {}).get(name, "")
-            note = NOTES.get(mod, {}).get(name, "") if present else (f"not applicable: {why}" if why else "")
+            note = NOTES.get(mod, {}).get(name, "") if present else (
+                f"not applicable: {why}" if why else MISSING.get(mod, {}).get(name, ""))
             rows.append((name, kind, present, note))
         out[mod] = rows
     return out

@@ -5,7 +5,7 @@ from jaxweb._src.dtypes import (
     DType as _DType, bfloat16, bool_, complex64, complex128, finfo, float16, float32, float64,
     floating, generic, iinfo, inexact, int8, int16, int32, int64, integer, issubdtype, number,
     promote_types, result_type, signedinteger, uint8, uint16, uint32, uint64, unsignedinteger,
-    complexfloating, character, flexible)
+    complexfloating, character, flexible, object_)
 from jaxweb._src.dtypes import dtype
 from jaxweb._src.numpy._modules import *  # noqa: F401,F403  (all jnp functions)
 

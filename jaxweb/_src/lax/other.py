@@ -4,7 +4,7 @@ convolutions, approximate top-k (exact here, as XLA computes it on CPU), ragged 
 (grouped matmuls), `stage` and `dce_sink`."""
 from __future__ import annotations
 
-__all__ = ["all_to_all", "all_to_all_p", "approx_max_k", "approx_min_k", "conv_general_dilated_local",
+__all__ = ["all_to_all", "all_to_all_p", "approx_max_k", "approx_min_k", "approx_top_k_p", "conv_general_dilated_local",
            "conv_general_dilated_patches", "dce_sink", "pswapaxes", "ragged_dot", "ragged_dot_general",
            "stage", "stage_p"]
 
@@ -17,6 +17,7 @@ from ..tree_util import tree_map
 from . import structural as S
 from .base import ANY, unop
 from .collectives import _collective, _size
+from .composite import decomposed_primitive
 from .convolution import conv_dimension_numbers, conv_general_dilated
 from .dot import dot_general
 from .cumulative import cumsum
@@ -140,32 +141,46 @@ def conv_general_dilated_local(lhs: Any, rhs: Any, window_strides: Sequence[int]
 
 
 # ---------------------------------------------------------------- approximate top-k
-def _approx_k(operand: Any, k: int, reduction_dimension: int, largest: bool) -> list:
-    x = asarray(operand)
-    nd = x.ndim
-    dim = reduction_dimension % nd
-    if not 0 <= k <= x.shape[dim]:
-        raise ValueError(f"k must be in [0, {x.shape[dim]}], got {k}")
-    moved = _moveaxis(x, dim, nd - 1) if dim != nd - 1 else x
-    vals, idx = top_k(moved if largest else neg(moved), k)
-    if not largest:
+def _approx_top_k(operand: Any, *, k: int, reduction_dimension: int, recall_target: float, is_max_k: bool,
+                  reduction_input_size_override: int, aggregate_to_topk: bool) -> list:
+    nd = core.get_aval(operand).ndim
+    dim = reduction_dimension
+    moved = _moveaxis(operand, dim, nd - 1) if dim != nd - 1 else operand
+    vals, idx = top_k(moved if is_max_k else neg(moved), k)
+    if not is_max_k:
         vals = neg(vals)
     if dim != nd - 1:
         vals, idx = _moveaxis(vals, nd - 1, dim), _moveaxis(idx, nd - 1, dim)
     return [vals, idx]
 
 
+approx_top_k_p = decomposed_primitive("approx_top_k", _approx_top_k, multiple_results=True)
+
+
+def _approx_k(operand: Any, k: int, reduction_dimension: int, recall_target: float,
+              reduction_input_size_override: int, aggregate_to_topk: bool, is_max_k: bool) -> list:
+    x = asarray(operand)
+    dim = reduction_dimension % x.ndim
+    if not 0 <= k <= x.shape[dim]:
+        raise ValueError(f"k must be in [0, {x.shape[dim]}], got {k}")
+    return approx_top_k_p.bind(x, k=int(k), reduction_dimension=dim, recall_target=float(recall_target),
+                               is_max_k=is_max_k, reduction_input_size_override=int(reduction_input_size_override),
+                               aggregate_to_topk=bool(aggregate_to_topk))
+
+
 def approx_max_k(operand: Any, k: int, reduction_dimension: int = -1, recall_target: float = 0.95,
-                 reduction_input_size_override: int = -1, aggregate_to_topk: bool = True) -> tuple:
+                 reduction_input_size_override: int = -1, aggregate_to_topk: bool = True) -> list:
     """`lax.approx_max_k`: the k largest values and their indices along a dimension — exact
     here, as XLA computes it off TPU (recall 1 >= any recall_target)."""
-    return _approx_k(operand, k, reduction_dimension, True)
+    return _approx_k(operand, k, reduction_dimension, recall_target, reduction_input_size_override,
+                     aggregate_to_topk, True)
 
 
 def approx_min_k(operand: Any, k: int, reduction_dimension: int = -1, recall_target: float = 0.95,
-                 reduction_input_size_override: int = -1, aggregate_to_topk: bool = True) -> tuple:
+                 reduction_input_size_override: int = -1, aggregate_to_topk: bool = True) -> list:
     """`lax.approx_min_k`: the k smallest values and their indices (exact, as approx_max_k)."""
-    return _approx_k(operand, k, reduction_dimension, False)
+    return _approx_k(operand, k, reduction_dimension, recall_target, reduction_input_size_override,
+                     aggregate_to_topk, False)
 
 
 # ---------------------------------------------------------------- ragged dots
