@@ -2,6 +2,7 @@
 
     PYTHONPATH=$PWD python scripts/compat_table.py          # writes docs/compat.md
     PYTHONPATH=$PWD python scripts/compat_table.py --check  # exit 1 if docs/compat.md is stale
+    PYTHONPATH=$PWD python scripts/compat_table.py --compare REV  # per-namespace table: REV's docs/compat.md vs now
 
 JAX's names come from scripts/data/jax_public_api.json (recorded once with
 scripts/record_jax_api.py); the status of each comes from importing jaxweb and
@@ -208,10 +209,54 @@ def readme_text(have: int, total: int) -> str | None:
     return _MARK.sub(lambda m: m.group(1) + figure + m.group(3), text) if _MARK.search(text) else None
 
 
+_ROW = re.compile(r"^\| \[`([^`]+)`\]\(#[^)]*\) \| (\d+) \| (\d+) \|")
+_HEAD = re.compile(r"\*\*(\d+) of (\d+) names that apply")
+
+
+def _summary(text: str) -> tuple[dict[str, tuple[int, int]], tuple[int, int] | None]:
+    """({module: (present, of)}, (present, applicable)) from a docs/compat.md text."""
+    rows = {m.group(1): (int(m.group(2)), int(m.group(3))) for m in map(_ROW.match, text.splitlines()) if m}
+    head = _HEAD.search(text)
+    return rows, ((int(head.group(1)), int(head.group(2))) if head else None)
+
+
+def compare(rev: str) -> str:
+    """Markdown: each namespace's coverage in `rev`'s committed docs/compat.md and in the package now."""
+    import subprocess  # noqa: PLC0415
+    old_text = subprocess.run(["git", "show", f"{rev}:docs/compat.md"], cwd=ROOT, check=True,
+                              capture_output=True, text=True).stdout
+    with open(DATA) as f:
+        api = json.load(f)
+    old, old_head = _summary(old_text)
+    new, new_head = _summary(render(api, statuses(api)))
+    lines = [f"| module | {rev} | now | ratio |", "| --- | ---: | ---: | ---: |"]
+    same = 0
+    for mod, (n, d) in new.items():
+        o = old.get(mod, (0, d))
+        if o == (n, d):
+            same += 1
+            continue
+        ratio = f"{n / o[0]:.2f}x" if o[0] else "-"
+        lines.append(f"| `{mod}` | {o[0]}/{o[1]} ({_pct(*o)}) | {n}/{d} ({_pct(n, d)}) | {ratio} |")
+    lines.append(f"| ({same} other namespaces unchanged) | | | |")
+    tot_o = (sum(v[0] for v in old.values()), sum(v[1] for v in old.values()))
+    tot_n = (sum(v[0] for v in new.values()), sum(v[1] for v in new.values()))
+    lines.append(f"| **all names** | {tot_o[0]}/{tot_o[1]} ({_pct(*tot_o)}) | {tot_n[0]}/{tot_n[1]} "
+                 f"({_pct(*tot_n)}) | {tot_n[0] / tot_o[0]:.2f}x |")
+    if old_head and new_head:
+        lines.append(f"| **applicable on one device** | {old_head[0]}/{old_head[1]} ({_pct(*old_head)}) | "
+                     f"{new_head[0]}/{new_head[1]} ({_pct(*new_head)}) | {new_head[0] / old_head[0]:.2f}x |")
+    return "\n".join(lines)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--check", action="store_true", help="fail if docs/compat.md is out of date")
+    parser.add_argument("--compare", metavar="REV", help="print REV's per-namespace coverage beside today's")
     args = parser.parse_args(argv)
+    if args.compare:
+        print(compare(args.compare))
+        return 0
     with open(DATA) as f:
         api = json.load(f)
     table = statuses(api)
