@@ -28,14 +28,16 @@ _MARK = re.compile(r"(<!-- compat-headline -->)(.*?)(<!-- /compat-headline -->)"
 
 #: Names that exist with a limitation worth saying (module -> name -> note).
 NOTES: dict[str, dict[str, str]] = {
-    "jax.numpy": {
-        "poly": "not for a square matrix argument (needs a general eigensolver)",
-    },
     "jax.numpy.linalg": {
         "eig": "eigenvalues in the Schur form's order, which may differ from LAPACK's",
     },
     "jax.scipy.linalg": {
         "schur": "the complex Schur form only (output='complex' or complex input)",
+    },
+    "jax.numpy": {
+        "poly": "not for a square matrix argument (needs a general eigensolver)",
+        "ufunc": "the class and its methods (jnp.frompyfunc); jnp.add & co. are plain functions, without "
+                 ".reduce/.outer/.at",
     },
     "jax.lax": {
         "custom_linear_solve": "reverse mode only (JAX also has forward mode); `solve` must not close over "
@@ -90,9 +92,7 @@ MISSING: dict[str, dict[str, str]] = {
     "jax.numpy": {n: _NARROW for n in (
         "float4_e2m1fn", "float6_e2m3fn", "float6_e3m2fn", "float8_e3m4", "float8_e4m3", "float8_e4m3b11fnuz",
         "float8_e4m3fn", "float8_e4m3fnuz", "float8_e5m2", "float8_e5m2fnuz", "float8_e8m0fnu", "int1", "int2",
-        "int4", "uint1", "uint2", "uint4")} | {
-        "ufunc": "jnp's functions are plain functions here (no .reduce/.outer/.at methods yet)",
-        "frompyfunc": "needs the ufunc class"},
+        "int4", "uint1", "uint2", "uint4")},
     "jax.nn": {n: _MX for n in ("get_scaled_dot_general_config", "scaled_dot_general", "scaled_matmul")},
     "jax.lax": {"scaled_dot": _MX,
                 "rng_bit_generator": "XLA's counter-based bit generators (Philox, ThreeFry over a 4-word key) are "

@@ -273,3 +273,28 @@ def test_custom_root_and_custom_linear_solve():
     np.testing.assert_allclose(jax.grad(lambda v: (ls2(v) * jnp.array([1.0, -2.0])).sum())(b), [0.5, -1.0], rtol=1e-6)
     with pytest.raises(TypeError, match="transpose_solve required"):
         jax.grad(lambda v: lax.custom_linear_solve(lambda x: a @ x, v, lambda f, r: jnp.linalg.solve(a, r)).sum())(b)
+
+
+def test_frompyfunc_ufunc_methods():
+    """jnp.frompyfunc's ufunc: call, reduce, accumulate, outer, at, reduceat (JAX 0.10.2's values)."""
+    u = jnp.frompyfunc(lambda x, y: x * y + 1, 2, 1, identity=0)
+    x = jnp.arange(6.0).reshape(2, 3)
+    assert repr(u) == "<jnp.ufunc '<lambda>'>" and (u.nin, u.nout, u.identity) == (2, 1, 0)
+    np.testing.assert_array_equal(u(x, 2.0), [[1, 3, 5], [7, 9, 11]])
+    np.testing.assert_array_equal(u.reduce(x, axis=1), [5, 26])
+    assert float(u.reduce(x, axis=None)) == 326.0
+    np.testing.assert_array_equal(u.reduce(x, axis=0, keepdims=True), [[4, 5, 6]])
+    np.testing.assert_array_equal(u.reduce(x, axis=1, initial=2.0), [5, 146])
+    np.testing.assert_array_equal(u.reduce(x, axis=1, where=jnp.array([True, False, True]), initial=0.0), [3, 6])
+    np.testing.assert_array_equal(u.accumulate(x, axis=1), [[0, 1, 3], [3, 13, 66]])
+    np.testing.assert_array_equal(u.outer(jnp.arange(3.0), jnp.arange(2.0)), [[1, 1], [1, 2], [1, 3]])
+    np.testing.assert_array_equal(u.at(jnp.zeros(4), jnp.array([1, 1, 3]), jnp.array([2.0, 3.0, 4.0]), inplace=False),
+                                  [0, 4, 0, 1])
+    np.testing.assert_array_equal(u.reduceat(jnp.arange(8.0), jnp.array([0, 4, 1, 5])), [10, 4, 41, 218])
+    sq = jnp.frompyfunc(lambda v: v * v, 1, 1)
+    np.testing.assert_array_equal(sq(jnp.arange(3)), [0, 1, 4])
+    np.testing.assert_array_equal(sq.at(jnp.arange(4.0), jnp.array([0, 2]), inplace=False), [0, 1, 4, 3])
+    with pytest.raises(ValueError, match="zero-size array to reduction operation"):
+        jnp.frompyfunc(lambda a, b: a + b, 2, 1).reduce(jnp.zeros((0,)))
+    with pytest.raises(NotImplementedError, match="cannot operate inplace"):
+        u.at(jnp.zeros(4), 1, 2.0)
