@@ -298,3 +298,11 @@ def test_frompyfunc_ufunc_methods():
         jnp.frompyfunc(lambda a, b: a + b, 2, 1).reduce(jnp.zeros((0,)))
     with pytest.raises(NotImplementedError, match="cannot operate inplace"):
         u.at(jnp.zeros(4), 1, 2.0)
+
+
+def test_setdiff1d_with_size_under_jit():
+    """JAX's docstring example (jit with a static size) and its padding (0 by default)."""
+    f = jax.jit(jnp.setdiff1d, static_argnames=["size"])
+    np.testing.assert_array_equal(f(jnp.array([1, 2, 3, 4]), jnp.array([3, 4, 5, 6]), size=2), [1, 2])
+    np.testing.assert_array_equal(jnp.setdiff1d(jnp.array([5, 7, 9, 7]), jnp.array([3, 4, 5, 6]), size=4), [7, 9, 0, 0])
+    np.testing.assert_array_equal(f(jnp.array([5, 7, 9, 7]), jnp.array([3]), size=4, fill_value=-1), [5, 7, 9, -1])
