@@ -111,6 +111,7 @@ class WebGPUBackend(Backend):
         self.max_groups = MAX_GROUPS_SOFTWARE if self.software else 1 << 14
         self.tree_max = TREE_MAX_SOFTWARE if self.software else None
         self.tuned: dict = {}  # the tuner's timings (seconds per candidate tiling)
+        self.tuned_splits: dict = {}  # ... and per K split of a few-tiles product
         # WGSL subgroup operations: the directive enabling them, None without (wgpu-py calls the
         # feature 'subgroup'); JAXWEB_WEBGPU_SUBGROUPS=0 turns them off
         has = bool({"subgroups", "subgroup"} & set(info["features"]))
@@ -136,8 +137,10 @@ class WebGPUBackend(Backend):
         self.stats = {"submits": 0, "dispatches": 0, "pipelines": 0, "devices_lost": 0}
 
     # ------------------------------------------------------------ GEMM tiling
-    def set_tiling(self, tiling: matmul.Tiling) -> None:
-        """Use `tiling` for GEMMs from now on (schedules staged for another `nr` keep theirs)."""
+    def set_tiling(self, tiling: matmul.Tiling, want: int | None = None) -> None:
+        """Use `tiling` for GEMMs from now on (schedules staged for another `nr` keep theirs);
+        with `want` (hardware adapters), products making fewer workgroups than that get
+        small tiles and K splits (tuner.plan)."""
         self._tiling = tiling
         lim = self.rt.info["limits"]
         max_buffers = int(lim.get("maxStorageBuffersPerShaderStage", 8))
@@ -150,7 +153,8 @@ class WebGPUBackend(Backend):
             gemm=GemmCaps(nr=tiling.BN, min_dim=16, conv=False,
                           thin_dim=4 if tiling.kind == "quad" else 16, thin_work=1 << 16,
                           pack_min_bytes=1 << 20 if tiling.kind == "direct" else 1 << 62,
-                          epilogue=tiling.kind != "direct", max_buffers=max_buffers))
+                          epilogue=tiling.kind != "direct", max_buffers=max_buffers,
+                          plan=tuner.plan(tiling, want) if want and tiling.kind == "shared" else None))
 
     @property
     def capabilities(self) -> Capabilities:
@@ -160,7 +164,11 @@ class WebGPUBackend(Backend):
                 best, self.tuned = tuner.tune(self.rt)
             except Exception:  # noqa: BLE001  (a failed tuning must not break the device)
                 best = matmul.HARDWARE
-            self.set_tiling(best)
+            try:
+                want, self.tuned_splits = tuner.tune_splits(self.rt)
+            except Exception:  # noqa: BLE001
+                want = tuner.WANT
+            self.set_tiling(best, want)
         return self._caps
 
     @capabilities.setter
@@ -381,7 +389,10 @@ class WebGPUBackend(Backend):
         if isinstance(kernel, Routine):
             if kernel.routine != "gemm_f32":
                 raise NotImplementedError(f"webgpu backend: no routine {kernel.routine!r}")
-            shader = matmul.build(kernel.spec, self.tiling, self.subgroups)
+            tiling = self.tiling
+            if kernel.spec.nr != tiling.BN:  # planned for the few-tiles class
+                tiling = tuner.tiling_for(kernel.spec, tiling)
+            shader = matmul.build(kernel.spec, tiling, self.subgroups)
         else:
             shader = codegen.build(kernel, self.max_groups, self.tree_max, self.subgroups, dynamic,
                                    self.software if sized is None else sized)
