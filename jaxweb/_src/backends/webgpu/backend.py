@@ -22,6 +22,9 @@ real extent from a small uniform buffer (`dims`, one per extent, cached): a slic
 `x[:n] * 2` compiles two pipelines per power of two, not one per n, while a training
 loop's fixed shapes keep their static shaders (sized bindings on software adapters).
 Every GPU error becomes a `WGSLError` carrying the WGSL and naming the kernel.
+
+A prepared schedule run again on the buffers of an earlier run (a training loop's jitted step)
+replays that run's encoded commands: one runtime call, no Python work per dispatch (replay.py).
 """
 from __future__ import annotations
 
@@ -37,7 +40,7 @@ from ...compiler.gemm import GemmCaps
 from ...compiler.kernel import Capabilities, Kernel, Routine
 from ...compiler.regrid import widen_leading
 from ...errors import ResourceExhaustedError
-from . import codegen, matmul, tuner
+from . import codegen, matmul, replay, tuner
 from .runtime import DeviceLostError, WGSLError, default_runtime
 from .wgsl import check_dtype
 
@@ -134,7 +137,10 @@ class WebGPUBackend(Backend):
         self._labels: dict[int, str] = {}  # pending command index -> kernel (while tracing)
         self._after: list = []      # temporaries freed once the pending commands are submitted
         self._doomed: list = []     # buffers destroyed once the pending commands are submitted
-        self.stats = {"submits": 0, "dispatches": 0, "pipelines": 0, "devices_lost": 0}
+        self.stats = {"submits": 0, "dispatches": 0, "pipelines": 0, "devices_lost": 0, "replays": 0}
+        self.epoch = 0  # +1 whenever a bind group or buffer goes: recorded commands may name it (replay.py)
+        self._hold = 0  # > 0: buffers freed now are still bound by commands about to be recorded
+        self._prefer: tuple = ()  # pooled buffers `alloc` takes first if free (replay.py's memory plan)
 
     # ------------------------------------------------------------ GEMM tiling
     def set_tiling(self, tiling: matmul.Tiling, want: int | None = None) -> None:
@@ -198,6 +204,7 @@ class WebGPUBackend(Backend):
         self.lost_reason = reason
         self.stats["devices_lost"] += 1
         self.gen += 1
+        self.epoch += 1
         self._pool, self._pooled, self._pipelines, self._names = {}, 0, {}, {}
         self._lru.clear()
         self._groups.clear()
@@ -242,6 +249,12 @@ class WebGPUBackend(Backend):
             self._renew_if_lost()
         cap = size_class(nbytes)
         free = self._pool.get(cap)
+        for buf in self._prefer if free else ():
+            entry = self._lru.get(id(buf))
+            if entry is not None and entry[0] == cap and entry[1] is buf:
+                free.remove(buf)
+                free.append(buf)  # taken below
+                break
         while free:
             buf = free.pop()
             self._pooled -= cap
@@ -276,12 +289,13 @@ class WebGPUBackend(Backend):
         self._pooled += handle.cap
 
     def _retire(self, buf: Any) -> None:
-        if self._pending:  # recorded commands may still bind it: destroy it after they are submitted
+        if self._pending or self._hold:  # recorded commands may still bind it: destroy it after they are submitted
             self._doomed.append(buf)
         else:
             self._destroy(buf)
 
     def _destroy(self, buf: Any) -> None:
+        self.epoch += 1
         self._drop_groups(buf)
         self.rt.destroy_buffer(buf)
 
@@ -444,11 +458,13 @@ class WebGPUBackend(Backend):
         return g
 
     def _release(self, group: Any) -> None:
+        self.epoch += 1
         rel = getattr(self.rt, "release_bind_group", None)
         if rel is not None:
             rel(group)
 
     def _drop_groups(self, buf: Any) -> None:
+        self.epoch += 1
         for key in [k for k, v in self._groups.items() if any(b is buf for b in v[2])]:
             self._release(self._groups.pop(key)[0])
 
@@ -519,17 +535,33 @@ class WebGPUBackend(Backend):
         if not self._pending:
             self._renew_if_lost()
         try:
+            if profiler.active() is None:
+                alloc = alloc or (lambda nbytes, what: self.alloc(nbytes))
+                free = free or (lambda handle, nbytes: self.free(handle))
+                got = replay.submit(self, prepared, inputs, alloc, free)
+                if got is not None:
+                    return got
             return super().submit(prepared, inputs, alloc, free)
         finally:
             self.flush()
 
-    def flush(self) -> None:
-        """Record the pending commands into one command encoder and submit them once."""
+    def flush(self, rec: replay.Recording | None = None) -> None:
+        """Record the pending commands into one command encoder and submit them once — or,
+        given a recording (`replay.submit`), its commands, encoded once for the runtime."""
         cmds, self._pending = self._pending, []
         temps, self._after = self._after, []
         labels, self._labels = self._labels, {}
         try:
-            if cmds:
+            if rec is not None:
+                if rec.encoded is None:
+                    encode = getattr(self.rt, "encode", None)
+                    rec.encoded = encode(rec.cmds) if encode is not None else rec.cmds
+                cmds = rec.cmds
+                self.stats["submits"] += 1
+                self.stats["dispatches"] += rec.dispatches
+                self.stats["replays"] += 1
+                getattr(self.rt, "submit_encoded", self.rt.submit)(rec.encoded)
+            elif cmds:
                 self.stats["submits"] += 1
                 self.stats["dispatches"] += sum(c[0] == "dispatch" for c in cmds)
                 trace = profiler.active()
