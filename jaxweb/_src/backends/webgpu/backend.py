@@ -252,8 +252,10 @@ class WebGPUBackend(Backend):
         for buf in self._prefer if free else ():
             entry = self._lru.get(id(buf))
             if entry is not None and entry[0] == cap and entry[1] is buf:
-                free.remove(buf)
-                free.append(buf)  # taken below
+                i = len(free) - 1
+                while free[i] is not buf:  # from the top: it was freed recently
+                    i -= 1
+                free[i], free[-1] = free[-1], buf  # taken below
                 break
         while free:
             buf = free.pop()

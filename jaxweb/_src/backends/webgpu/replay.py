@@ -55,7 +55,8 @@ def _plan(prepared: Any) -> Plan:
 
 
 def _key(handles: dict) -> tuple:
-    return tuple(b if type(b) is int else id(b) for b in (handles[i].buf for i in sorted(handles)))
+    """The identities of the bound GPU buffers, in schedule-buffer order (js_shim's are ints)."""
+    return tuple([b if type(b) is int else id(b) for b in [handles[i].buf for i in sorted(handles)]])
 
 
 def submit(backend: Any, prepared: Any, inputs: list, alloc: Any, free: Any) -> dict | None:
