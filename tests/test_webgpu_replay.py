@@ -41,11 +41,15 @@ def _train(device, steps, donate=False, between=None):
 
 
 def test_a_training_loop_replays():
+    """Steps 1-3 record (the loop's two sets of buffers: step 3 gets step 1's), 4-5 replay; then
+    the program keeps its temporaries (two new recordings), and every later step replays."""
+    from jaxweb._src.backends.webgpu import replay
     be = GPU.backend
-    before = dict(be.stats)
-    _train(GPU, 8)
+    before, kept = dict(be.stats), be.kept_bytes
+    _train(GPU, 12)
     replays = be.stats["replays"] - before["replays"]
-    assert replays >= 5, be.stats  # two recordings (the loop's two sets of buffers), then replays
+    assert replays == 12 - 5, be.stats
+    assert be.kept_bytes > kept and replay.OWN_AFTER == 2
 
 
 @pytest.mark.parametrize("donate", [False, True])
@@ -61,6 +65,16 @@ def test_recordings_are_dropped_when_what_they_bind_goes(donate):
     epoch = be.epoch
     _train(GPU, 7, donate=donate, between=evict)
     assert be.epoch > epoch
+
+
+def test_kept_temporaries_go_back_with_their_program():
+    import gc
+    be = GPU.backend
+    _train(GPU, 6)
+    assert be.kept_bytes > 0
+    jaxweb.clear_caches()  # every compiled program goes
+    gc.collect()
+    assert be.kept_bytes == 0
 
 
 def test_no_replay_while_tracing(tmp_path):

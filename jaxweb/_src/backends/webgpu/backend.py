@@ -141,6 +141,7 @@ class WebGPUBackend(Backend):
         self.epoch = 0  # +1 whenever a bind group or buffer goes: recorded commands may name it (replay.py)
         self._hold = 0  # > 0: buffers freed now are still bound by commands about to be recorded
         self._prefer: tuple = ()  # pooled buffers `alloc` takes first if free (replay.py's memory plan)
+        self.kept_bytes = 0  # temporaries jitted programs keep for their replays (replay.py)
 
     # ------------------------------------------------------------ GEMM tiling
     def set_tiling(self, tiling: matmul.Tiling, want: int | None = None) -> None:

@@ -13,6 +13,11 @@ inputs; its scalar arguments are the executable's own buffers, executable.py). I
 its buffers up: a hit submits the encoded commands and does no Python work per dispatch; a miss
 runs the schedule's kernels as before and records them.
 
+A schedule that has replayed twice keeps its temporaries (buffers it allocates and frees
+within the call) as its own, at most OWN_BYTES of them (OWN_TOTAL per backend), as an XLA
+executable keeps its temp buffer: a replay then allocates only its outputs. They go back to
+the pool when the prepared schedule goes.
+
 A recording is forgotten when anything it names may be gone (`epoch`: the backend bumps it
 when it releases a bind group, destroys a buffer or replaces a lost device). Schedules with
 host steps (control flow the executor runs between kernels), views among the inputs, and
@@ -25,6 +30,9 @@ from collections import OrderedDict
 from typing import Any
 
 MAX_RECORDINGS = 4  # per prepared schedule (a loop alternates between two sets of buffers)
+OWN_AFTER = 2  # replays before a schedule keeps its temporaries
+OWN_BYTES = 64 << 20  # ... if they take at most this
+OWN_TOTAL = 512 << 20  # ... and all schedules' kept ones at most this, per backend
 
 
 class Recording:
@@ -37,7 +45,7 @@ class Recording:
 
 class Plan:
     """A prepared schedule's memory steps and its recordings (`Prepared.cache`)."""
-    __slots__ = ("ok", "memory", "runs", "recordings", "had")
+    __slots__ = ("ok", "memory", "runs", "recordings", "had", "temps", "hits", "owned", "release")
 
     def __init__(self, steps: list):
         self.had: dict[int, tuple] = {}  # schedule buffer -> the GPU buffers it had the last two runs
@@ -45,6 +53,44 @@ class Plan:
         self.memory = [s for s in steps if s[0] in (0, 2, 4)]
         self.runs = [s for s in steps if s[0] == 1 and s[1] is not None]
         self.recordings: OrderedDict[tuple, Recording] = OrderedDict()
+        made = [s[1] for s in self.memory if s[0] == 0]
+        freed = [s[1] for s in self.memory if s[0] == 2]
+        self.temps = (set(made) & set(freed)) if len(set(made)) == len(made) and len(set(freed)) == len(freed) else set()
+        self.hits = 0
+        self.owned: dict[int, Any] | None = None  # temporaries kept: schedule buffer -> handle
+        self.release: Any = None  # (backend, free, nbytes) to give them back
+
+    def keep_temps(self, backend: Any, alloc: Any, free: Any, nbytes: dict) -> None:
+        """Take this schedule's temporaries for good (see the module's docstring)."""
+        total = sum(nbytes[b] for b in self.temps)
+        if not self.temps or total > OWN_BYTES or backend.kept_bytes + total > OWN_TOTAL:
+            return
+        owned = {}
+        try:
+            for b in sorted(self.temps):
+                owned[b] = alloc(nbytes[b], "a jitted program's temporaries, kept for its replays")
+        except Exception:  # noqa: BLE001  (no memory to spare: replays allocate them as before)
+            for b, h in owned.items():
+                free(h, nbytes[b])
+            return
+        self.owned, self.release = owned, (backend, free, {b: nbytes[b] for b in owned})
+        backend.kept_bytes += total
+
+    def drop_temps(self, give_back: bool = True) -> None:
+        if self.owned is None:
+            return
+        backend, free, nbytes = self.release
+        if give_back:
+            for b, h in self.owned.items():
+                free(h, nbytes[b])
+        backend.kept_bytes -= sum(nbytes.values())
+        self.owned = self.release = None
+
+    def __del__(self) -> None:
+        try:
+            self.drop_temps()
+        except Exception:  # noqa: BLE001  (interpreter shutdown)
+            pass
 
 
 def _plan(prepared: Any) -> Plan:
@@ -69,11 +115,17 @@ def submit(backend: Any, prepared: Any, inputs: list, alloc: Any, free: Any) -> 
     live: dict[int, Any] = dict(enumerate(inputs))
     bound = dict(live)  # every buffer a kernel binds, freed ones too
     taken: set[int] = set()
+    own = plan.owned
+    if own is not None and next(iter(own.values())).gen != backend.gen:  # made by a device since lost
+        plan.drop_temps(give_back=False)
+        own = None
     backend._hold += 1  # buffers freed below are still bound by the commands to come
     try:
         for step in plan.memory:
             kind, b = step[0], step[1]
-            if kind == 0:  # the buffer it had two runs ago (the last run's may still be live) or one run ago
+            if own is not None and b in own:  # a kept temporary: neither allocated nor freed
+                bound[b] = own[b]
+            elif kind == 0:  # the buffer it had two runs ago (the last run's may still be live) or one run ago
                 backend._prefer = had = plan.had.get(b, ())
                 try:
                     live[b] = bound[b] = alloc(step[2], step[3])
@@ -90,6 +142,9 @@ def submit(backend: Any, prepared: Any, inputs: list, alloc: Any, free: Any) -> 
         if rec is not None and rec.epoch == backend.epoch:
             plan.recordings.move_to_end(key)
             backend.flush(rec)
+            plan.hits += 1
+            if own is None and plan.hits == OWN_AFTER:
+                plan.keep_temps(backend, alloc, free, nbytes)
             return live
         epoch = backend.epoch
         for step in plan.runs:
