@@ -70,11 +70,12 @@ def test_recordings_are_dropped_when_what_they_bind_goes(donate):
 def test_kept_temporaries_go_back_with_their_program():
     import gc
     be = GPU.backend
+    before = be.kept_bytes
     _train(GPU, 6)
-    assert be.kept_bytes > 0
-    jaxweb.clear_caches()  # every compiled program goes
+    assert be.kept_bytes > before
+    jaxweb.clear_caches()  # every compiled program goes (others may hold eager schedules)
     gc.collect()
-    assert be.kept_bytes == 0
+    assert be.kept_bytes <= before
 
 
 def test_no_replay_while_tracing(tmp_path):
