@@ -148,7 +148,11 @@ def submit(backend: Any, prepared: Any, inputs: list, alloc: Any, free: Any) -> 
             return live
         epoch = backend.epoch
         for step in plan.runs:
-            backend.execute(step[1], [bound[b] for b in step[2]], [bound[b] for b in step[3]])
+            try:
+                backend.execute(step[1], [bound[b] for b in step[2]], [bound[b] for b in step[3]])
+            except Exception as e:
+                e.add_note(f"while running kernel '{step[4]}' on the webgpu device")
+                raise
         if not backend._after and not backend._doomed and backend.epoch == epoch:
             plan.recordings[key] = Recording(epoch, list(backend._pending))
             if len(plan.recordings) > MAX_RECORDINGS:
