@@ -31,7 +31,8 @@ SMALL = matmul.Tiling(64, 64, 8, 4, 4)  # tiles of products with few (and the tu
 CANDIDATES = (matmul.HARDWARE, SMALL)
 SIZE = 2048
 ROUNDS = 3
-SPLITS = (1, 2, 4, 8, 16)  # the split counts timed for the few-tiles class
+SPLITS = (1, 2, 4, 8, 16)  # the split counts timed for the few-tiles class ...
+SPLIT_M, SPLIT_K = 256, 2048  # ... on an M x M x K product (16 small tiles)
 WANT = 256  # workgroups a product should launch, where the split timing fails
 MIN_KC = 64  # the shortest K range a split is given
 MAX_SPLITS = 16
@@ -77,41 +78,20 @@ def tune(rt: Any, candidates: tuple = CANDIDATES, n: int | None = None) -> tuple
     fitting = [t for t in candidates if _fits(t, rt.info["limits"])]
     if len(fitting) < 2:
         return (fitting or [matmul.SOFTWARE])[0], {}
-    bufs = [rt.create_buffer(4 * n * n) for _ in range(3)]  # C, A, B: their values do not matter
-    try:
-        runs = []
-        for t in fitting:
-            spec = GemmSpec(M=n, N=n, K=n, a_off=0, a_si=n, a_sk=1, b_off=0, b_sk=n, packed=False, nr=t.BN)
-            shader = matmul.build(spec, t)
-            pipe = rt.pipeline(shader.code)
-            runs.append([("dispatch", pipe, rt.bind_group(pipe, bufs), *shader.grid)])
-        for cmds in runs:  # warm-up: first dispatches pay for driver work
-            _seconds(rt, cmds)
-        best = [float("inf")] * len(runs)
-        for _ in range(ROUNDS):
-            for i, cmds in enumerate(runs):
-                best[i] = min(best[i], _seconds(rt, cmds))
-    finally:
-        for b in bufs:
-            rt.destroy_buffer(b)
-    times = dict(zip(fitting, best))
+    specs = [(t, GemmSpec(M=n, N=n, K=n, a_off=0, a_si=n, a_sk=1, b_off=0, b_sk=n, packed=False, nr=t.BN))
+             for t in fitting]
+    times = dict(zip(fitting, _time(rt, specs, [4 * n * n] * 3)))  # C, A, B: their values do not matter
     return min(times, key=times.get), times
 
 
-def tune_splits(rt: Any, m: int = 256, k: int = 2048) -> tuple[int, dict]:
-    """(want, {splits: best seconds}): the workgroups an m x m x k product ran fastest with,
-    split over K into SPLITS counts on SMALL tiles (the partial sums' addition not timed)."""
-    if not _fits(SMALL, rt.info["limits"]):
-        return WANT, {}
-    tiles = -(-m // SMALL.BM) * -(-m // SMALL.BN)
-    counts = [c for c in SPLITS if c == 1 or split_k(k, c, 32).get("splits") == c]
-    bufs = [rt.create_buffer(4 * m * m * max(counts)), rt.create_buffer(4 * m * k), rt.create_buffer(4 * k * m)]
+def _time(rt: Any, specs: list, sizes: list) -> list[float]:
+    """The best seconds of each (tiling, spec)'s GEMM kernel over ROUNDS interleaved runs (after
+    a warm-up: first dispatches pay for driver work), on buffers of `sizes` bytes (C, A, B)."""
+    bufs = [rt.create_buffer(n) for n in sizes]
     try:
         runs = []
-        for c in counts:
-            spec = GemmSpec(M=m, N=m, K=k, a_off=0, a_si=k, a_sk=1, b_off=0, b_sk=m, packed=False, nr=SMALL.BN,
-                            **split_k(k, c, 32))
-            shader = matmul.build(spec, SMALL)
+        for t, spec in specs:
+            shader = matmul.build(spec, t)
             pipe = rt.pipeline(shader.code)
             runs.append([("dispatch", pipe, rt.bind_group(pipe, bufs), *shader.grid)])
         for cmds in runs:
@@ -123,5 +103,18 @@ def tune_splits(rt: Any, m: int = 256, k: int = 2048) -> tuple[int, dict]:
     finally:
         for b in bufs:
             rt.destroy_buffer(b)
-    times = dict(zip(counts, best))
+    return best
+
+
+def tune_splits(rt: Any, m: int | None = None, k: int | None = None) -> tuple[int, dict]:
+    """(want, {splits: best seconds}): the workgroups an m x m x k product ran fastest with,
+    split over K into SPLITS counts on SMALL tiles (the partial sums' addition not timed)."""
+    if not _fits(SMALL, rt.info["limits"]):
+        return WANT, {}
+    m, k = m or SPLIT_M, k or SPLIT_K
+    tiles = -(-m // SMALL.BM) * -(-m // SMALL.BN)
+    counts = [c for c in SPLITS if c == 1 or split_k(k, c, 32).get("splits") == c]
+    specs = [(SMALL, GemmSpec(M=m, N=m, K=k, a_off=0, a_si=k, a_sk=1, b_off=0, b_sk=m, packed=False,
+                              nr=SMALL.BN, **split_k(k, c, 32))) for c in counts]
+    times = dict(zip(counts, _time(rt, specs, [4 * m * m * max(counts), 4 * m * k, 4 * k * m])))
     return tiles * min(times, key=times.get), times
