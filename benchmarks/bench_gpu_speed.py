@@ -159,8 +159,8 @@ def trainer_figures() -> None:
         source = open(os.path.join(HERE, "..", "demos", "mnist", "models", f"{model}.py")).read()
         for batch in ((128,) if QUICK else (128, 1000)):
             tr = mnist_trainer.Trainer(data, source, batch=batch)
-            tr.train(3)  # compiles
-            steps = 5 if QUICK else 50
+            tr.train(1 if QUICK else 3)  # compiles
+            steps = 2 if QUICK else 50
             r = tr.train(steps)  # one chunk as the page runs it: losses read back at its end
             row(f"/mnist/ trainer {model} batch {batch}", r["ms_per_step"], "ms/step")
 
