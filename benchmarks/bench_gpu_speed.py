@@ -46,9 +46,10 @@ def row(name: str, value: float, unit: str) -> None:
     print(f"{name}: {value:.3f} {unit}", flush=True)
 
 
-def gpu_ms(fn) -> tuple[float, int]:
+def gpu_ms(fn, top: int = 0) -> tuple[float, int]:
     """(ms of GPU time, kernels) of what `fn()` runs: its kernels' GPU timestamps under the profiler
-    (wall-clock of each submit to its end where the adapter has no timestamps)."""
+    (wall-clock of each submit to its end where the adapter has no timestamps); prints the `top`
+    kernels that took longest."""
     folder = tempfile.mkdtemp()
     with jax.profiler.trace(folder):
         jax.block_until_ready(fn())
@@ -57,6 +58,9 @@ def gpu_ms(fn) -> tuple[float, int]:
     kern = [e["dur"] for e in events if e.get("cat") == "kernel" and not e.get("name", "").startswith("submit")]
     if not kern:
         kern = [e["dur"] for e in events if e.get("cat") == "kernel"]
+    named = sorted(((e["dur"], e["name"]) for e in events if e.get("cat") == "kernel"), reverse=True)
+    for dur, name in named[:top]:
+        print(f"  {dur:9.1f} us  {name}")
     return sum(kern) / 1e3, len(kern)
 
 
@@ -131,7 +135,7 @@ def mlp_figures(label: str) -> dict:
     synced = (time.perf_counter() - t0) / N * 1e3
     t += 1
     state = (p, mu, nu)
-    g, kernels = gpu_ms(lambda: step(*state, x, y, *bcs(t)))
+    g, kernels = gpu_ms(lambda: step(*state, x, y, *bcs(t)), top=10)
     print(f"MLP step {label}: loss {loss0:.4f} -> {float(l):.4f}, {kernels} kernels per step")
     out = {"queued": queued, "synced": synced, "host": host / N * 1e3, "gpu": g}
     for k, unit in (("queued", "ms/step"), ("synced", "ms/step"), ("host", "ms/step (host)"), ("gpu", "ms/step (GPU)")):
