@@ -5,7 +5,7 @@ import pytest
 
 import jaxweb
 import jaxweb.numpy as jnp
-from gpu_vs_wasm import check_matches_wasm, close as _close, device
+from gpu_vs_wasm import check_matches_wasm, close as _close, device, mlp as _mlp
 
 
 def _gpu():
@@ -88,19 +88,19 @@ def test_jitted_loop_replays_and_split_gemms_on_dawn():
         be.tiling = matmul.HARDWARE
         be.capabilities = dataclasses.replace(saved[1], gemm=GemmCaps(
             nr=128, min_dim=16, conv=False, pack_min_bytes=1 << 62, epilogue=True,
-            plan=lambda b, m, n, k: (64, min(8, max(1, k // 32)))))
+            plan=lambda b, m, n, k: (64, min(3, max(1, k // 16)))))
         for dev in (gpu, wasm):
             with jaxweb.default_device(dev):
                 step = jaxweb.jit(_mlp)
-                x = jnp.arange(64 * 24, dtype=jnp.float32).reshape(64, 24) / 2000.0 - 0.5
+                x = jnp.arange(48 * 24, dtype=jnp.float32).reshape(48, 24) / 2000.0 - 0.5
                 w1 = jnp.cos(jnp.arange(24 * 33, dtype=jnp.float32).reshape(24, 33))
                 w2 = jnp.sin(jnp.arange(33 * 17, dtype=jnp.float32).reshape(33, 17))
                 replays = be.stats["replays"]
-                for _ in range(5):
+                for _ in range(4):
                     l, w1, w2 = step(x, w1, w2)
                 out[dev.platform] = [float(l), w1.sum(axis=0).tolist(), w2[3].tolist()]
                 if dev is gpu:
-                    assert be.stats["replays"] - replays >= 2, be.stats
+                    assert be.stats["replays"] - replays >= 1, be.stats
     finally:
         be.tiling, be.capabilities = saved
     _close(out["webgpu"], out["wasm"], 1e-4)
