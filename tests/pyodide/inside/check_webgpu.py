@@ -74,44 +74,26 @@ def test_big_readbacks_go_in_chunks():
         assert x[-3:].tolist() == [3 * (n - 3), 3 * (n - 2), 3 * (n - 1)]
 
 
-def test_jitted_loop_replays_and_split_gemms_on_dawn():
-    """A training loop's calls replay their encoded commands (one Int32Array through the shim),
-    with K-split products on the shared-memory kernel (forced here: hardware adapters' plan)."""
-    import dataclasses
-    from jaxweb._src.backends.webgpu import matmul
-    from jaxweb._src.compiler.gemm import GemmCaps
+def test_jitted_loop_replays_on_dawn():
+    """A training loop's calls replay their encoded commands (one Int32Array through the shim).
+    (K-split GEMMs are checked on lavapipe, tests/test_webgpu_gemm_plan.py: forcing the
+    shared-memory kernels here made this check take minutes on SwiftShader in Chromium.)"""
     gpu, wasm = _gpu(), jaxweb.devices("wasm")[0]
     be = gpu.backend
-    saved = be.tiling, be.capabilities
     out = {}
-    try:
-        be.tiling = matmul.HARDWARE
-        be.capabilities = dataclasses.replace(saved[1], gemm=GemmCaps(
-            nr=128, min_dim=16, conv=False, pack_min_bytes=1 << 62, epilogue=True,
-            plan=lambda b, m, n, k: (64, min(3, max(1, k // 16)))))
-        for dev in (gpu, wasm):
-            with jaxweb.default_device(dev):
-                step = jaxweb.jit(_mlp)
-                x = jnp.arange(48 * 24, dtype=jnp.float32).reshape(48, 24) / 2000.0 - 0.5
-                w1 = jnp.cos(jnp.arange(24 * 33, dtype=jnp.float32).reshape(24, 33))
-                w2 = jnp.sin(jnp.arange(33 * 17, dtype=jnp.float32).reshape(33, 17))
-                replays = be.stats["replays"]
-                for _ in range(4):
-                    l, w1, w2 = step(x, w1, w2)
-                out[dev.platform] = [float(l), w1.sum(axis=0).tolist(), w2[3].tolist()]
-                if dev is gpu:
-                    assert be.stats["replays"] - replays >= 1, be.stats
-    finally:
-        be.tiling, be.capabilities = saved
+    for dev in (gpu, wasm):
+        with jaxweb.default_device(dev):
+            step = jaxweb.jit(_mlp)
+            x = jnp.arange(40 * 24, dtype=jnp.float32).reshape(40, 24) / 500.0 - 0.5
+            w1 = jnp.cos(jnp.arange(24 * 33, dtype=jnp.float32).reshape(24, 33))
+            w2 = jnp.sin(jnp.arange(33 * 17, dtype=jnp.float32).reshape(33, 17))
+            replays = be.stats["replays"]
+            for _ in range(4):
+                l, w1, w2 = step(x, w1, w2)
+            out[dev.platform] = [float(l), w1.sum(axis=0).tolist(), w2[3].tolist()]
+            if dev is gpu:
+                assert be.stats["replays"] - replays >= 1, be.stats
     _close(out["webgpu"], out["wasm"], 1e-4)
-
-
-async def test_webgpu_async_readback():
-    from jaxweb._src import host
-    with jaxweb.default_device(_gpu()):
-        x = jnp.arange(6, dtype=jnp.float32).reshape(2, 3) * 2
-        assert await host.async_value(x.sum(axis=1)) == [6.0, 24.0]
-        assert (await host.async_block_until_ready([x]))[0] is x
 
 
 def test_profiler_traces_both_devices_inside_pyodide():
