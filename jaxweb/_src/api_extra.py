@@ -18,7 +18,7 @@ from .dispatch import device_put as put_one
 from .array import Array
 from .api_util import OutStore, flatten_fun_nokwargs
 from .version import __version__
-from .lax.base import full
+from .lax.structural import full
 from .lax.elementwise import asarray
 from .lax.structural import broadcast_in_dim
 from .custom_derivatives import custom_vjp

@@ -19,7 +19,7 @@ from typing import Any, Callable, Sequence
 
 from .. import core, dtypes
 from . import elementwise as ew, structural as st
-from .base import full
+from .structural import full
 from .bessel import i0e, i1e
 from ..tree_util import tree_map
 from ..device import default_backend
