@@ -19,10 +19,6 @@ from floors import FLOORS, floor_of  # noqa: E402
 KNOWN_UPWARD = {
     # lax written with jnp: to be written with lax (JAX's lax never imports jax.numpy)
     ("lax.linalg", "jaxweb.numpy"), ("lax.linalg_algorithms", "jaxweb.numpy"),
-    # jnp.load/save use the weights library's .npy/.npz formats: jnp's file io and those formats
-    # have to end up on one floor (the issue: fileio into weights, with jnp exposing it)
-    ("numpy.fileio", "weights.npyformat"), ("numpy.fileio", "weights.npz"),
-    ("numpy.fileio", "weights.rawarrays"), ("numpy.fileio", "weights.sources"),
 }
 
 #: Where `importlib.import_module("jaxweb...")` may appear: package faces that load public
