@@ -272,6 +272,36 @@ def test_donated_arguments_are_reused_and_deleted():
     assert exe.schedule.reused
 
 
+@pytest.mark.parametrize("where", ["cpu", "wasm"])
+def test_donation_never_overwrites_another_arrays_value(where, monkeypatch):
+    """Equal values share storage (copies, views, arrays realized from one lazy value): a
+    donated buffer that another array reads is copied first, as JAX's copies are separate; a
+    buffer only the donated array holds is still taken without a copy."""
+    from jaxweb._src import executable
+    copies = []
+    real = executable._copy_buffer
+    monkeypatch.setattr(executable, "_copy_buffer", lambda b: copies.append(b) or real(b))
+    step = jax.jit(lambda a: a * 2, donate_argnums=0)
+    with jax.default_device(jax.devices(where)[0]):
+        base = np.arange(6, dtype=np.float32)
+        for make in (lambda x: x.copy(), jnp.array, jnp.copy, lambda x: x[::-1], lambda x: x[1:], lambda x: x.reshape(2, 3),
+                     lambda x: x + 0):
+            x = jnp.arange(6.0)
+            y = make(x)
+            x.block_until_ready(), y.block_until_ready()
+            close(step(x), 2 * base)
+            close(y, np.asarray(make(base)))
+            assert x.is_deleted() and not y.is_deleted()
+        n = len(copies)
+        p = jnp.arange(6.0)
+        for _ in range(3):  # a training loop hands the step its only reference
+            p = step(p)
+        close(p, 8 * base)
+        assert len(copies) == n
+        exe = next(iter(executable._CACHE[step.trace(p)].values()))
+        assert exe.schedule.reused
+
+
 def test_cost_analysis_and_compiled_text():
     x, w = randn(16, 32), randn(32, 8)
     c = compiled(lambda x, w: jnp.tanh(x @ w), x, w)

@@ -10,6 +10,7 @@ the jaxpr lives (the jit trace cache that holds jaxprs is bounded).
 from __future__ import annotations
 
 import logging
+import sys
 import weakref
 from typing import Any, Sequence
 
@@ -18,7 +19,7 @@ from .array import Array
 from .compiler.cost import schedule_cost
 from .compiler.schedule import schedule
 from .config import read
-from .device import Device, default_device
+from .device import Buffer, Device, default_device
 from .dispatch import device_put
 from .jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Var, typecheck
 from .lowering import collect_effects, const_node, input_nodes, lower_jaxpr, target_device
@@ -48,6 +49,9 @@ class Executable:
 
     def __call__(self, args: Sequence[Any]) -> list[Array]:
         bufs = [_arg_buffer(a, self.device) for a in args]
+        for i in self.taken:  # the program writes over these: only if no other array reads them
+            if not _sole_holder(args[i]):
+                bufs[i] = _copy_buffer(bufs[i])
         with profiler.host_span(self.span):
             nodes = execution.run_schedule(self.device, self.schedule,
                                            execution.bind_inputs(self.schedule, bufs), self.prepared)
@@ -78,6 +82,36 @@ def _arg_buffer(x: Any, device: Device) -> Any:
     if not isinstance(x, Array) or x.device is not device:
         x = device_put(x, device)
     return x.contiguous_buffer()
+
+
+def _refcount(obj: Any) -> int:
+    return sys.getrefcount(obj)
+
+
+_probe = [object()]
+#: what `_refcount(holder.attr)` reads for an object that one container alone references
+#: (measured, not assumed: CPython 3.14 counts borrowed stack references differently)
+_ONE_HOLDER = _refcount(_probe[0])
+del _probe
+
+
+def _sole_holder(x: Any) -> bool:
+    """Whether donated `x` is the only array that reads its buffer. Arrays are immutable, so
+    equal values share storage (`x.copy()`, `jnp.array(x)`, views such as `x.T`, a pending `x + 1`,
+    all arrays realized from one lazy value): the graph nodes that hold the buffer are
+    referenced by those arrays and graphs only (node caches are weak), so a node referenced
+    once — by `x` itself — means no other array can see the buffer the program overwrites."""
+    if not isinstance(x, Array) or _refcount(x._node) != _ONE_HOLDER:
+        return False
+    return x._node.op == "buffer" or _refcount(x._node.src[0]) == _ONE_HOLDER
+
+
+def _copy_buffer(buf: Any) -> Any:
+    """A fresh buffer with `buf`'s bytes (a device copy): what a donation overwrites when the
+    donated buffer is shared, so the other arrays keep their values, as in JAX."""
+    out = Buffer(buf.device, buf.size, buf.dtype, "donated argument shared with another array")
+    buf.device.backend.copy(out.handle, buf.handle, buf.nbytes)
+    return out
 
 
 _CACHE: "weakref.WeakKeyDictionary[ClosedJaxpr, dict]" = weakref.WeakKeyDictionary()

@@ -15,8 +15,8 @@ __all__ = [
     "eq", "ne", "lt", "le", "gt", "ge", "bitwise_and", "bitwise_or", "bitwise_xor",
     "bitwise_not", "shift_left", "shift_right_logical", "shift_right_arithmetic",
     "population_count", "clz", "select_n", "select", "clamp", "convert_element_type",
-    "bitcast_convert_type", "reduce_precision", "iota", "broadcasted_iota", "copy", "full_like",
-    "copy_p", "add_p", "sub_p", "mul_p", "div_p", "rem_p", "pow_p", "integer_pow_p", "max_p",
+    "bitcast_convert_type", "reduce_precision", "iota", "broadcasted_iota", "full_like",
+    "add_p", "sub_p", "mul_p", "div_p", "rem_p", "pow_p", "integer_pow_p", "max_p",
     "min_p", "neg_p", "sign_p", "abs_p", "floor_p", "ceil_p", "round_p", "nextafter_p",
     "eq_p", "ne_p", "lt_p", "le_p", "gt_p", "ge_p", "and_p", "or_p", "xor_p", "not_p",
     "shift_left_p", "shift_right_logical_p", "shift_right_arithmetic_p",
@@ -628,15 +628,6 @@ def reduce_precision(operand: Any, exponent_bits: int, mantissa_bits: int) -> An
     return reduce_precision_p.bind(_operand(operand), exponent_bits=int(exponent_bits),
                                    mantissa_bits=int(mantissa_bits))
 
-
-copy_p = unop("copy", ANY, lambda x: x)
-R.defvectorized(copy_p)
-R.deflinear(copy_p, lambda ct, x: [ct if isinstance(ct, R.Zero) else copy_p.bind(ct)])
-
-
-def copy(x: Any) -> Any:
-    """`lax.copy` (arrays are immutable, so a copy may share storage)."""
-    return copy_p.bind(_operand(x))
 
 
 # ---------------------------------------------------------------- iota

@@ -54,8 +54,11 @@ def asarray(a: Any, dtype: Any = None, order: str | None = None, *, copy: bool |
 
 def array(object: Any, dtype: Any = None, copy: bool = True, order: str | None = "K", ndmin: int = 0,
           *, device: Any = None) -> Any:
-    """`jnp.array`."""
+    """`jnp.array`: a new array (`copy=True`, the default) that shares nothing the caller can
+    lose through donation."""
     out = asarray(object, dtype)
+    if copy and out is object:
+        out = lax_copy(out)
     if ndmin > out.ndim:
         out = reshape(out, (1,) * (ndmin - out.ndim) + tuple(out.shape))
     return out

@@ -56,6 +56,25 @@ def test_transformations():
     assert jax.vmap(jnp.dot)(jnp.ones((2, 3)), jnp.ones((2, 3))).tolist() == [3.0, 3.0]
 
 
+def test_donation_copies_only_shared_buffers(monkeypatch):
+    """The sole-holder check counts references (CPython 3.14's count differs from 3.11's):
+    a shared donated buffer is copied, a training loop's own buffer is taken as it is."""
+    from jaxweb._src import executable
+    copies = []
+    real = executable._copy_buffer
+    monkeypatch.setattr(executable, "_copy_buffer", lambda b: copies.append(b) or real(b))
+    step = jax.jit(lambda a: a * 2, donate_argnums=0)
+    x = jnp.arange(4.0)
+    y = x.copy()
+    x.block_until_ready(), y.block_until_ready()
+    assert step(x).tolist() == [0.0, 2.0, 4.0, 6.0] and y.tolist() == [0.0, 1.0, 2.0, 3.0]
+    assert len(copies) == 1
+    p = jnp.arange(4.0)
+    for _ in range(3):
+        p = step(p)
+    assert p.tolist() == [0.0, 8.0, 16.0, 24.0] and len(copies) == 1
+
+
 def test_large_kernels_split_over_threads():
     """Big enough for the backend to split the outer loop over the worker pool (if any)."""
     from jaxweb._src import host
