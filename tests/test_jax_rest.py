@@ -306,3 +306,16 @@ def test_setdiff1d_with_size_under_jit():
     np.testing.assert_array_equal(f(jnp.array([1, 2, 3, 4]), jnp.array([3, 4, 5, 6]), size=2), [1, 2])
     np.testing.assert_array_equal(jnp.setdiff1d(jnp.array([5, 7, 9, 7]), jnp.array([3, 4, 5, 6]), size=4), [7, 9, 0, 0])
     np.testing.assert_array_equal(f(jnp.array([5, 7, 9, 7]), jnp.array([3]), size=4, fill_value=-1), [5, 7, 9, -1])
+
+
+def test_trim_zeros_on_every_axis():
+    """JAX 0.10's trim_zeros(filt, trim, axis): N-d inputs trimmed along the given (default all) axes."""
+    x = jnp.zeros((4, 5)).at[1:3, 1:4].set(1)
+    np.testing.assert_array_equal(jnp.trim_zeros(x), np.ones((2, 3)))
+    np.testing.assert_array_equal(jnp.trim_zeros(x, trim="f"), [[1, 1, 1, 0], [1, 1, 1, 0], [0, 0, 0, 0]])
+    assert jnp.trim_zeros(x, axis=0).shape == (2, 5) and jnp.trim_zeros(x, axis=1).shape == (4, 3)
+    assert jnp.trim_zeros(x, trim="b", axis=(0, 1)).shape == (3, 4)
+    y = jnp.array([0, 0, 2, 0, 1, 4, 3, 0, 0, 0])
+    np.testing.assert_array_equal(jnp.trim_zeros(y, "b"), [0, 0, 2, 0, 1, 4, 3])
+    np.testing.assert_array_equal(jnp.trim_zeros(y, "x"), y)
+    assert jnp.trim_zeros(jnp.zeros((2, 3))).shape == (0, 0) and jnp.trim_zeros(jnp.ones(())).shape == ()
