@@ -109,8 +109,7 @@ MISSING: dict[str, dict[str, str]] = {
                 "linear_solve_p": "custom_linear_solve is a custom_vjp here, not a primitive",
                 "dce_sink_p": "dce_sink needs no primitive here (nothing unread is computed)"},
     "jax.random": {"random_gamma_p": "jax.random.gamma is a composition of lax operations, not a primitive"},
-    "jax.custom_derivatives": {"linear_call": "not implemented yet (a primitive with a user transpose rule)",
-                               "remat_opt_p": "an internal primitive of JAX's checkpoint optimization"},
+    "jax.custom_derivatives": {"remat_opt_p": "an internal primitive of JAX's checkpoint optimization"},
     "jax.scipy.special": {n: "not implemented yet" for n in ("hyp1f1", "hyp2f1", "owens_t", "sph_harm_y")},
 }
 

@@ -24,7 +24,7 @@ FLOORS: list[tuple[str, tuple[str, ...]]] = [
     ("runtime", ("jaxweb._src.array", "jaxweb._src.host_arrays", "jaxweb._src.api_util", "jaxweb._src.array_repr",
                  "jaxweb._src.lowering", "jaxweb._src.dispatch",
                  "jaxweb._src.execution", "jaxweb._src.executable")),
-    ("lax", ("jaxweb._src.lax", "jaxweb.lax", "jaxweb._src.custom_derivatives", "jaxweb._src.custom_batching", "jaxweb._src.checkpoint",
+    ("lax", ("jaxweb._src.lax", "jaxweb.lax", "jaxweb._src.custom_derivatives", "jaxweb._src.custom_batching", "jaxweb._src.linear_call", "jaxweb._src.checkpoint",
              "jaxweb._src.pjit")),
     ("api", ("jaxweb._src.api", "jaxweb._src.api_extra", "jaxweb._src.refs", "jaxweb._src.dlpack", "jaxweb._src.solves", "jaxweb._src.stages",
              "jaxweb._src.callbacks", "jaxweb._src.residuals")),
