@@ -154,24 +154,26 @@ def unique(ar: Any, return_index: bool = False, return_inverse: bool = False, re
 
 
 def unique_values(x: Any, /, *, size: int | None = None, fill_value: Any = None) -> Any:
-    """`jnp.unique_values` (array API)."""
-    return unique(x, size=size, fill_value=fill_value)
+    """`jnp.unique_values` (array API): every NaN is distinct (equal_nan=False), as the standard
+    and JAX have it; likewise the three below."""
+    return unique(x, equal_nan=False, size=size, fill_value=fill_value)
 
 
 def unique_counts(x: Any, /, *, size: int | None = None, fill_value: Any = None) -> _UniqueCountsResult:
     """`jnp.unique_counts` (array API): (values, counts) as a named tuple."""
-    return _UniqueCountsResult(*unique(x, return_counts=True, size=size, fill_value=fill_value))
+    return _UniqueCountsResult(*unique(x, return_counts=True, equal_nan=False, size=size, fill_value=fill_value))
 
 
 def unique_inverse(x: Any, /, *, size: int | None = None, fill_value: Any = None) -> _UniqueInverseResult:
     """`jnp.unique_inverse` (array API): (values, inverse_indices) as a named tuple."""
-    return _UniqueInverseResult(*unique(x, return_inverse=True, size=size, fill_value=fill_value))
+    return _UniqueInverseResult(*unique(x, return_inverse=True, equal_nan=False, size=size,
+                                        fill_value=fill_value))
 
 
 def unique_all(x: Any, /, *, size: int | None = None, fill_value: Any = None) -> _UniqueAllResult:
     """`jnp.unique_all` (array API): values, indices, inverse_indices, counts."""
     check_arraylike("unique_all", x)
-    return _UniqueAllResult(*_unique_parts(x, True, size, fill_value))
+    return _UniqueAllResult(*_unique_parts(x, False, size, fill_value))
 
 
 def isin(element: Any, test_elements: Any, assume_unique: bool = False, invert: bool = False, *,

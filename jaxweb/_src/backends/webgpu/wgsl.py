@@ -36,11 +36,13 @@ not have, so here:
   only promise 2**-11 absolute error on [-pi, pi] and nothing outside it;
 - asin, acos, atan: Cephes-style f32 polynomials (lavapipe's builtins were 1e-4 off);
   atan2 is atan with IEEE's zeros and infinities; pow handles C's special cases;
-- sinh, cosh, asinh, acosh, atanh, exp2, cbrt, sqrt: WGSL builtins made to
-  return NaN for NaN and keep signed zeros (the driver's precision: tests allow a
-  few ulp);
-- erf, erfc (float32 fits of their own, ~2.5 ulp), log1p, and XLA's float32 algorithms
-  for erf_inv, lgamma and digamma: `math32.py`.
+- exp2, sqrt: WGSL builtins made to return NaN for NaN and keep signed zeros (the
+  driver's precision: tests allow a few ulp); cbrt is pow's guess and a Newton step;
+- fmod (`rem`) is exact (`fmod_`: long division, each step exact by Sterbenz);
+  max/min order -0.0 below 0.0 (XLA's order; WGSL leaves it to the driver);
+- erf, erfc (float32 fits of their own, ~2.5 ulp), log1p, sinh, cosh, asinh, acosh,
+  atanh (lavapipe's builtins: sinh(1e-10) = 3e-8, asinh overflowed past 2**64), and
+  XLA's float32 algorithms for erf_inv, lgamma and digamma: `math32.py`.
 """
 from __future__ import annotations
 
@@ -62,7 +64,22 @@ class WGSL(Dialect):
     def unary(self) -> dict:
         m = self._math
         return {"round_even": self._builtin("round"), "sin": m("sin_q({a}, 0i, opq)", True),
-                "cos": m("sin_q({a}, 1i, opq)"), "tan": m("tan_({a}, opq)", True)}
+                "cos": m("sin_q({a}, 1i, opq)"), "tan": m("tan_({a}, opq)", True),
+                "cbrt": lambda a, dt: self.fix(self.sel(f"{a} == 0.0 || !is_fin({a})", a, f"cbrt_({a})"), dt)}
+
+    def _rem(self, a, b, dt):  # C fmod, exact (fmod_ below); fmod(x, inf) = x
+        return self.fix(f"fmod_({a}, {b})", dt) if dt.kind == "f" else super()._rem(a, b, dt)
+
+    def _minmax(self, fn: str):
+        """NaN wins; -0.0 < 0.0 as in XLA (WGSL leaves max(0.0, -0.0) to the driver)."""
+        shared = super()._minmax(fn)
+
+        def rule(a, b, dt):
+            if dt.kind != "f":
+                return shared(a, b, dt)
+            keep_a = f"(bitcast<u32>({a}) >> 31u) == {'0u' if fn == 'max' else '1u'}"
+            return self.sel(f"{a} == {b}", self.sel(keep_a, a, b), shared(a, b, dt))
+        return rule
 
     def sel(self, c, t, f):
         return f"select({f}, {t}, {c})"
@@ -120,7 +137,28 @@ fn bf16r(x: f32) -> f32 {
 fn f16r(x: f32) -> f32 {
   if (is_nan(x) || !is_fin(x)) { return x; }
   if (abs(x) >= 65520.0) { return select(f32_bits(0xff800000u), f32_bits(0x7f800000u), x > 0.0); }
+  // f16 subnormals: multiples of 2^-24, ties to even (quantizeToF16 may flush them to zero)
+  if (abs(x) < 6.103515625e-05) { return round(x * 16777216.0) * 5.9604644775390625e-08; }
   return quantizeToF16(x);
+}
+fn fmod_(a: f32, b: f32) -> f32 {  // C fmod, exact: long division a bit at a time (Sterbenz: r - t is exact)
+  let ab = abs(b);
+  var r = abs(a);
+  if (is_nan(a) || is_nan(b) || !is_fin(a) || ab == 0.0) { return f32_bits(0x7fc00000u); }
+  if (r < ab) { return a; }  // also fmod(finite, inf) = a
+  var t = ldexp(ab, frexp(r).exp - frexp(ab).exp);
+  if (t > r) { t = t * 0.5; }
+  loop {
+    if (r >= t) { r = r - t; }
+    if (t <= ab) { break; }
+    t = t * 0.5;
+  }
+  return copysign_(r, a);
+}
+fn cbrt_(x: f32) -> f32 {  // pow's guess (~1e-6 off on lavapipe), one Newton step (a / y^2: no overflow)
+  let a = abs(x);
+  let y = pow(a, 1.0 / 3.0);
+  return copysign_(y + (a / (y * y) - y) * 0.333333333333333, x);
 }
 fn round_away(x: f32) -> f32 { let t = trunc(x); return select(t, t + sign(x), abs(x - t) >= 0.5); }
 fn keep(x: f32, o: u32) -> f32 { return bitcast<f32>(bitcast<u32>(x) ^ o); }  // o = opq = 0
