@@ -48,7 +48,7 @@ NOTES: dict[str, dict[str, str]] = {
         "allow_f16_reductions": "accepted; 16-bit reductions are always allowed",
         "debug_key_reuse": "accepted; key reuse is not tracked",
         "custom_batching": "custom_vmap's derivative differentiates the function (its rule is not used under jvp)",
-        "dlpack": "copies through numpy's DLPack support (copy=False raises)",
+        "dlpack": "copies through numpy's DLPack support (copy=False raises); from_dlpack is jnp.from_dlpack",
         "experimental": "jax.experimental.ode only",
         "pure_callback": "eager and under jit (jit currently runs the callback between equations)",
         "new_ref": "eager, and inside one traced function; not as a jit argument",
