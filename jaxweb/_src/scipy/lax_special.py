@@ -2,7 +2,8 @@
 regularized_incomplete_beta_p: decomposed primitives over jax.scipy.special's functions, so
 jaxprs name them as JAX's do), and lax.random_gamma_grad. igamma_grad_a and random_gamma_grad:
 derivatives of the regularized incomplete gamma function P(a, x) with respect to a (the first
-by autodiff of gammainc, the second the implicit-reparameterization derivative of a Gamma(a) sample x: -(∂P/∂a) / (∂P/∂x))."""
+by autodiff of gammainc, the second the implicit-reparameterization derivative of a Gamma(a)
+sample x: -(∂P/∂a) / (∂P/∂x))."""
 from __future__ import annotations
 
 from typing import Any
