@@ -230,3 +230,20 @@ def test_edge_semantics_match_jax(platform, everything):
                 failures[cid] = why
     assert not failures, f"{len(failures)} of {len(ids)} cases differ from JAX on {platform}:\n" + \
         "\n".join(f"  {k}: {v}" for k, v in sorted(failures.items()))
+
+
+def main(argv: list[str]) -> None:
+    """`PYTHONPATH=. python tests/test_edge_semantics.py [platform ...]`: how many of all the cases
+    differ from JAX on each device (the skip lists not applied), and which."""
+    for platform in argv or PLATFORMS:
+        with jax.default_device(jax.devices(platform)[0]):
+            bad = {cid: why for cid in sorted(CASES) if (why := compare(cid))}
+        print(f"{platform}: {len(bad)} of {len(CASES)} cases differ from JAX {REFERENCE['jax_version']}")
+        for cid, why in bad.items():
+            print(f"  {cid}: {why[:300]}")
+
+
+if __name__ == "__main__":
+    import sys
+    warnings.simplefilter("ignore")
+    main(sys.argv[1:])
