@@ -25,9 +25,12 @@ def main(argv=None) -> int:
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--no-mnist", action="store_true")
     ap.add_argument("--timeout", type=float, default=1800)
+    ap.add_argument("--device", default="webgpu", help="webgpu, or webgl (both sides' WebGL2 backends)")
+    ap.add_argument("--hypot", action="store_true", help="also jnp.hypot on 2^20 float32s")
     args = ap.parse_args(argv)
     sizes = [int(s) for s in args.sizes.split(",") if s]
-    query = {"sizes": ",".join(map(str, sizes)), "reps": args.reps, "rounds": args.rounds}
+    query = {"sizes": ",".join(map(str, sizes)), "reps": args.reps, "rounds": args.rounds, "device": args.device,
+             "hypot": int(args.hypot)}
     if args.no_mnist:
         query["mnist"] = 0
     res = wasm_bench.run_page("webgpu.html", query, args.timeout)
@@ -35,7 +38,7 @@ def main(argv=None) -> int:
         return 1
     med = wasm_bench.median
     ad = res["adapter"]
-    print(f"headless Chromium WebGPU: {ad['vendor']} {ad['architecture']} {ad['description']} "
+    print(f"headless Chromium {args.device}: {ad['vendor']} {ad['architecture']} {ad['description']} "
           f"(software={ad['software']}), jaxweb GEMM tiling {ad['tiling']}; "
           f"medians of {args.rounds}x{args.reps} interleaved runs per side")
     head = f"{'case':34s} {'unit':8s} {'jaxweb':>9s} {'jax-js':>9s} {'ratio':>7s}"
@@ -47,6 +50,8 @@ def main(argv=None) -> int:
             fw, fj = 2 * n ** 3 / w / 1e9, 2 * n ** 3 / j / 1e9
             print(f"{'matmul n=' + str(n) + ' (max err ' + format(row['maxErr'], '.1e') + ')':34s} "
                   f"{'GFLOP/s':8s} {fw:9.2f} {fj:9.2f} {fw / fj:6.2f}x")
+        elif row["name"] == "hypot":
+            print(f"{'hypot, 2^20 float32s, jit':34s} {'ms':8s} {w * 1e3:9.2f} {j * 1e3:9.2f} {j / w:6.2f}x")
         else:
             print(f"{'MNIST MLP step (Adam, B=1000), jit':34s} {'ms/step':8s} {w * 1e3:9.1f} {j * 1e3:9.1f} "
                   f"{j / w:6.2f}x")

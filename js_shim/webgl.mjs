@@ -89,6 +89,7 @@ export function init() {
   });
   textures.length = 1;
   programs.length = 1;
+  probe = null;
   freeIds.length = 0;
   fbo = gl.createFramebuffer();
   vao = gl.createVertexArray();
@@ -299,10 +300,21 @@ export async function finish() {
   }
 }
 
-/** Wait synchronously (gl.finish: the draws have run when it returns). */
+let probe = null;  // a 1x1 texture whose readPixels waits for every earlier command
+
+/**
+ * Wait synchronously until every earlier draw has run: a 1-texel readPixels (Chrome's
+ * gl.finish() returns without waiting for the GPU process).
+ */
 export function finishSync() {
   need();
-  gl.finish();
+  if (!probe) {
+    probe = gl.createTexture();
+    gl.bindTexture(gl.TEXTURE_2D, probe);
+    gl.texStorage2D(gl.TEXTURE_2D, 1, gl.RGBA32UI, 1, 1);
+  }
+  attach({ t: probe });
+  gl.readPixels(0, 0, 1, 1, gl.RGBA_INTEGER, gl.UNSIGNED_INT, new Uint32Array(4));
 }
 
 /**

@@ -1,7 +1,8 @@
 // The webgpu benchmark: jaxweb (Pyodide + js_shim, webgpu device) and jax-js 0.1.25 (its
 // webgpu backend) side by side in one page, interleaved rounds, the same input bytes.
 // bench_webgpu_browser.py serves this folder and reads window.__benchResult.
-// ?sizes=256,512,1024&reps=5&rounds=3&mnist=1 in the URL.
+// ?sizes=256,512,1024&reps=5&rounds=3&mnist=1&device=webgpu&hypot=0 in the URL (device=webgl:
+// both sides' WebGL2 backends, bench_webgl_browser.py).
 import { jaxjsMlp, loadBench, log, timed } from './common.mjs';
 import * as jaxjs from '/jaxjs/index.js';
 
@@ -10,13 +11,16 @@ const SIZES = (q.get('sizes') || '256,512,1024').split(',').filter(Boolean).map(
 const REPS = Number(q.get('reps') ?? 5);
 const ROUNDS = Number(q.get('rounds') ?? 3);
 const MNIST = q.get('mnist') !== '0';
+const DEVICE = q.get('device') || 'webgpu';
+const HYPOT = q.get('hypot') === '1';
 
 async function main() {
   const { jw, res } = await loadBench('webgpu_bench.py', 'wb');
+  await jw.runPythonAsync(`wb.use(${JSON.stringify(DEVICE)})`);
   const info = await jw.runPythonAsync('import json; json.dumps(wb.adapter())');
   res.adapter = JSON.parse(info);
-  await jaxjs.init('webgpu');
-  jaxjs.defaultDevice('webgpu');
+  await jaxjs.init(DEVICE);
+  jaxjs.defaultDevice(DEVICE);
   const { numpy: np, jit } = jaxjs;
 
   const input = async (name, shape, n = 0) => {
@@ -41,6 +45,20 @@ async function main() {
     res.rows.push({ name: 'matmul', n, jaxweb: tw, jaxjs: tj, maxErr: err });
     log(`matmul ${n}: jaxweb ${(2 * n ** 3 / med(tw) / 1e9).toFixed(2)} GFLOP/s, jax-js ${(2 * n ** 3 / med(tj) / 1e9).toFixed(2)} GFLOP/s`);
     a.dispose(); b.dispose();
+  }
+  if (HYPOT) {
+    const n = 1 << 20;
+    const h1 = await input('h1', [n]), h2 = await input('h2', [n]);
+    const hy = jit((a, b) => np.hypot(a, b));
+    const jsFn = async () => { const r = hy(h1.ref, h2.ref); await r.blockUntilReady(); r.dispose(); };
+    const tw = [], tj = [];
+    for (let r = 0; r < ROUNDS; r++) {
+      const ts = await jw.runPythonAsync(`wb.bench("hypot", 0, ${REPS})`);
+      tw.push(...ts.toJs()); ts.destroy();
+      tj.push(...await timed(jsFn, REPS));
+    }
+    res.rows.push({ name: 'hypot', n, jaxweb: tw, jaxjs: tj });
+    log(`hypot 2^20: jaxweb ${(med(tw) * 1e3).toFixed(2)} ms, jax-js ${(med(tj) * 1e3).toFixed(2)} ms`);
   }
   if (MNIST) {
     const mlp = await jaxjsMlp(jaxjs, input);

@@ -53,8 +53,11 @@ class Array:
             buf.write(hostdata.from_numpy(a, dtype))
         return Array.from_buffer(aval, buf)
 
-    def to_device(self, device: Any) -> "Array":
-        """This array's value on `device` (itself if it is there already; a copy through the host)."""
+    def to_device(self, device: Any, /, stream: Any = None) -> "Array":
+        """This array's value on `device` (itself if it is there already; a copy through the host).
+        `stream` is the array API's, which JAX does not implement either."""
+        if stream is not None:
+            raise NotImplementedError("stream argument of array.to_device()")
         if device is self._device:
             return self
         if self.is_const():

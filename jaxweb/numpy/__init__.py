@@ -5,9 +5,10 @@ from jaxweb._src.dtypes import (
     DType as _DType, bfloat16, bool_, complex64, complex128, finfo, float16, float32, float64,
     floating, generic, iinfo, inexact, int8, int16, int32, int64, integer, issubdtype, number,
     promote_types, result_type, signedinteger, uint8, uint16, uint32, uint64, unsignedinteger,
-    complexfloating, character, flexible)
+    complexfloating, character, flexible, object_)
 from jaxweb._src.dtypes import dtype
 from jaxweb._src.numpy._modules import *  # noqa: F401,F403  (all jnp functions)
+from jaxweb._src.numpy.array_api import __array_api_version__, __array_namespace_info__  # noqa: F401
 
 bool_, int8, int16, int32, int64, uint8, uint16, uint32, uint64, float16, bfloat16, float32, \
     float64, complex64, complex128 = (d.type for d in (

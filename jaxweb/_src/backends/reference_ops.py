@@ -276,10 +276,29 @@ def _nextafter(a, b, dt: DType):
     return np.nextafter(a, b)
 
 
+def _signed_zero_order(fn: Callable, pick_neg: bool) -> Callable:
+    """numpy's maximum/minimum return either zero for (0.0, -0.0); XLA's (and wasm's) order
+    -0.0 below +0.0, so max(0.0, -0.0) is 0.0 and min is -0.0."""
+    def op(a: Any, b: Any) -> np.ndarray:
+        out = fn(a, b)
+        if out.dtype.kind != "f":
+            return out
+        tie = (a == 0) & (b == 0)
+        if not np.any(tie):
+            return out
+        either_neg = np.signbit(a) | np.signbit(b) if pick_neg else np.signbit(a) & np.signbit(b)
+        return np.where(tie, np.where(either_neg, -0.0, 0.0).astype(out.dtype), out)
+    return op
+
+
+_maximum = _signed_zero_order(np.maximum, False)
+_minimum = _signed_zero_order(np.minimum, True)
+
+
 BINARY: dict[str, Callable] = {
     "add": lambda a, b, dt: np.add(a, b), "sub": lambda a, b, dt: np.subtract(a, b),
     "mul": lambda a, b, dt: np.multiply(a, b), "div": _div, "rem": _rem, "pow": _pow,
-    "max": lambda a, b, dt: np.maximum(a, b), "min": lambda a, b, dt: np.minimum(a, b),
+    "max": lambda a, b, dt: _maximum(a, b), "min": lambda a, b, dt: _minimum(a, b),
     "atan2": lambda a, b, dt: np.arctan2(a, b), "nextafter": _nextafter,
     "and": lambda a, b, dt: np.bitwise_and(a, b), "or": lambda a, b, dt: np.bitwise_or(a, b),
     "xor": lambda a, b, dt: np.bitwise_xor(a, b),
@@ -305,6 +324,7 @@ def binary(op: str, a: Any, b: Any, dt: DType) -> np.ndarray:
 
 # ---------------------------------------------------------------- reductions
 _UFUNC = {"add": np.add, "mul": np.multiply, "max": np.maximum, "min": np.minimum}
+_SIGNED_ZERO = {"max": _maximum, "min": _minimum}
 
 
 def reduce(op: str, body: np.ndarray, dt: DType) -> np.ndarray:
@@ -314,10 +334,18 @@ def reduce(op: str, body: np.ndarray, dt: DType) -> np.ndarray:
         return fn.reduce(body, axis=1, keepdims=True)
     if dt.kind in "iu" and op in ("add", "mul"):
         return _UFUNC[op].reduce(body, axis=1, keepdims=True, dtype=body.dtype)
-    return fix(_UFUNC[op].reduce(body, axis=1, keepdims=True), dt)
+    out = _UFUNC[op].reduce(body, axis=1, keepdims=True)
+    if op in _SIGNED_ZERO and body.dtype.kind == "f" and np.any(out == 0):  # -0.0 < 0.0, as in XLA
+        zeros = body == 0
+        if op == "max":  # +0.0 if any zero is positive
+            zero = np.where(np.any(zeros & ~np.signbit(body), axis=1, keepdims=True), 0.0, -0.0)
+        else:  # -0.0 if any zero is negative
+            zero = np.where(np.any(zeros & np.signbit(body), axis=1, keepdims=True), -0.0, 0.0)
+        out = np.where(out == 0, zero.astype(out.dtype), out)
+    return fix(out, dt)
 
 
 def combine(op: str, a: np.ndarray, b: np.ndarray, dt: DType) -> np.ndarray:
     if dt.kind == "b":
         return (a | b) if op in ("add", "max") else (a & b)
-    return fix(_UFUNC[op](a, b), dt)
+    return fix(_SIGNED_ZERO.get(op, _UFUNC[op])(a, b), dt)

@@ -510,6 +510,23 @@ def walk(e: Expr, seen: set | None = None, stop=None):
                 stack.extend((s, False) for s in reversed(n.src))
 
 
+def rewrite(roots, fn) -> list[Expr]:
+    """`roots` rebuilt bottom-up (shared nodes once): a node for which `fn(node, new_srcs)`
+    returns an expression becomes it; the others are rebuilt over their new sources, or kept
+    when those are unchanged. The expansions of transcendental ops are written with it."""
+    memo: dict[int, Expr] = {}
+    for n in walk_all(roots):
+        if not n.src:
+            memo[id(n)] = n
+            continue
+        srcs = tuple(memo[id(s)] for s in n.src)
+        new = fn(n, srcs)
+        if new is None:
+            new = n if all(a is b for a, b in zip(srcs, n.src)) else rebuild(n, srcs)
+        memo[id(n)] = new
+    return [memo[id(r)] for r in roots]
+
+
 def substitute(e: Expr, mapping: dict) -> Expr:
     """Rebuild `e` with nodes replaced per `mapping` (keyed by node id)."""
     memo: dict[int, Expr] = {}

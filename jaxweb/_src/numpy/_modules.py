@@ -11,9 +11,10 @@ from .indexing import *  # noqa: F401,F403
 from .reductions import *  # noqa: F401,F403
 from .linalg_ops import *  # noqa: F401,F403
 from .dtype_helpers import *  # noqa: F401,F403
+from .array_api import *  # noqa: F401,F403  (from_dlpack; its dunders: jaxweb.numpy)
 from . import scalar_types as _scalar_types  # noqa: F401  (jnp.float32(x) & co. become callable)
 
 #: Imported on first use, in this order (a later family's name wins, as with star imports).
 _LAZY_FAMILIES = ("sorting", "selection", "bessel", "windows", "polynomial", "ufuncs_extra",
                  "numerics", "einsum_path", "histograms", "bits", "vectorize", "creation_extra",
-                 "printing")
+                 "printing", "ufunc_class")

@@ -12,7 +12,7 @@ import jaxweb.numpy as jnp  # the public namespace: a method may name a family l
 
 from .. import core, dtypes
 from .util import is_arraylike
-from . import indexing as _indexing, shape as _shape, ufuncs as _ufuncs
+from . import array_api as _array_api, indexing as _indexing, shape as _shape, ufuncs as _ufuncs
 from .indexing import getitem, _IndexUpdateHelper
 from ..lax import elementwise as lax
 from ..array import Array
@@ -177,6 +177,8 @@ def _round(self, ndigits: int | None = None) -> Any:
 
 def install_all() -> None:
     install(Array)
+    _array_api.install(Array, jnp)
+    _array_api.install(core.Tracer, jnp)
     Array.__round__ = _round
     install(core.Tracer)
     core.Tracer.__hash__ = Array.__hash__  # arrays and tracers are unhashable

@@ -304,17 +304,27 @@ nancumsum = _cumulative("nancumsum", lax_cum.cumsum, 0)
 nancumprod = _cumulative("nancumprod", lax_cum.cumprod, 1)
 
 
-def _cumulative_with_initial(name: str, lax_fn: Callable, ident: int):
+def _cumulative_with_initial(name: str, lax_fn: Callable, ident: int, promote: bool):
+    """An array API cumulative function. As in JAX, cumulative_sum promotes small integers as
+    `sum` does; cumulative_prod keeps them (only bool becomes the default int)."""
+    what = "sum" if ident == 0 else "product"
+
     def fn(x: Any, /, *, axis: int | None = None, dtype: Any = None, include_initial: bool = False) -> Any:
         check_arraylike(name, x)
         x = ensure_array(x)
         nd = core.get_aval(x).ndim
+        if nd == 0:
+            raise ValueError(f"The input must be non-scalar to take a cumulative {what}, however a "
+                             "scalar value or scalar array was given.")
         if axis is None:
             if nd > 1:
-                raise ValueError(f"The array has {nd} dimensions: axis must be specified.")
+                raise ValueError(f"The input array has rank {nd}, however axis was not set to an explicit "
+                                 "value. The axis argument is only optional for one-dimensional arrays.")
             axis = 0
-        (ax,) = lax_base.canonical_axes([axis], builtins.max(nd, 1))
-        dt = dtypes.canonicalize_dtype(dtype) if dtype is not None else _sum_dtype(core.get_aval(x).dtype)
+        (ax,) = lax_base.canonical_axes([axis], nd)
+        src = core.get_aval(x).dtype
+        default = _sum_dtype(src) if promote else (dtypes.default_int() if src.kind == "b" else src)
+        dt = dtypes.canonicalize_dtype(dtype) if dtype is not None else default
         out = lax_fn(_cast(x, dt), ax)
         if include_initial:
             pad = [(0, 0, 0)] * nd
@@ -326,8 +336,8 @@ def _cumulative_with_initial(name: str, lax_fn: Callable, ident: int):
     return fn
 
 
-cumulative_sum = _cumulative_with_initial("cumulative_sum", lax_cum.cumsum, 0)
-cumulative_prod = _cumulative_with_initial("cumulative_prod", lax_cum.cumprod, 1)
+cumulative_sum = _cumulative_with_initial("cumulative_sum", lax_cum.cumsum, 0, promote=True)
+cumulative_prod = _cumulative_with_initial("cumulative_prod", lax_cum.cumprod, 1, promote=False)
 
 
 # ---------------------------------------------------------------- nan-ignoring

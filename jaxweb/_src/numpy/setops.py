@@ -154,24 +154,26 @@ def unique(ar: Any, return_index: bool = False, return_inverse: bool = False, re
 
 
 def unique_values(x: Any, /, *, size: int | None = None, fill_value: Any = None) -> Any:
-    """`jnp.unique_values` (array API)."""
-    return unique(x, size=size, fill_value=fill_value)
+    """`jnp.unique_values` (array API): every NaN is distinct (equal_nan=False), as the standard
+    and JAX have it; likewise the three below."""
+    return unique(x, equal_nan=False, size=size, fill_value=fill_value)
 
 
 def unique_counts(x: Any, /, *, size: int | None = None, fill_value: Any = None) -> _UniqueCountsResult:
     """`jnp.unique_counts` (array API): (values, counts) as a named tuple."""
-    return _UniqueCountsResult(*unique(x, return_counts=True, size=size, fill_value=fill_value))
+    return _UniqueCountsResult(*unique(x, return_counts=True, equal_nan=False, size=size, fill_value=fill_value))
 
 
 def unique_inverse(x: Any, /, *, size: int | None = None, fill_value: Any = None) -> _UniqueInverseResult:
     """`jnp.unique_inverse` (array API): (values, inverse_indices) as a named tuple."""
-    return _UniqueInverseResult(*unique(x, return_inverse=True, size=size, fill_value=fill_value))
+    return _UniqueInverseResult(*unique(x, return_inverse=True, equal_nan=False, size=size,
+                                        fill_value=fill_value))
 
 
 def unique_all(x: Any, /, *, size: int | None = None, fill_value: Any = None) -> _UniqueAllResult:
     """`jnp.unique_all` (array API): values, indices, inverse_indices, counts."""
     check_arraylike("unique_all", x)
-    return _UniqueAllResult(*_unique_parts(x, True, size, fill_value))
+    return _UniqueAllResult(*_unique_parts(x, False, size, fill_value))
 
 
 def isin(element: Any, test_elements: Any, assume_unique: bool = False, invert: bool = False, *,
@@ -216,9 +218,18 @@ def intersect1d(ar1: Any, ar2: Any, assume_unique: bool = False, return_indices:
 
 def setdiff1d(ar1: Any, ar2: Any, assume_unique: bool = False, *, size: int | None = None,
               fill_value: Any = None) -> Any:
-    """`jnp.setdiff1d`: sorted distinct values of ar1 that are not in ar2."""
-    u1 = unique(ar1)
-    return _masked_unique(u1, isin(u1, ar2, invert=True), size, fill_value, "setdiff1d")
+    """`jnp.setdiff1d`: sorted distinct values of ar1 that are not in ar2 (with a static `size`,
+    also under jit: the sorted ar1 masked to each value's first occurrence)."""
+    if size is None:
+        u1 = unique(ar1)
+        return _masked_unique(u1, isin(u1, ar2, invert=True), size, fill_value, "setdiff1d")
+    if fill_value is None:  # JAX 0.10 pads setdiff1d with 0 (its docstring says the minimum)
+        fill_value = 0
+    s = lax_sort.sort(_flat(ar1))
+    n = core.get_aval(s).shape[0]
+    first = _shape.concatenate([lax_base.constant((min(n, 1),), True, dtypes.bool_),
+                                _ufuncs.not_equal(s[1:], s[:-1])]) if n else lax_base.constant((0,), True, dtypes.bool_)
+    return _masked_unique(s, _ufuncs.logical_and(first, isin(s, ar2, invert=True)), size, fill_value, "setdiff1d")
 
 
 def setxor1d(ar1: Any, ar2: Any, assume_unique: bool = False, *, size: int | None = None,

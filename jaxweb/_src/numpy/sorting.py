@@ -37,13 +37,13 @@ def _prepare(name: str, a: Any, axis: int | None) -> tuple[Any, int]:
 
 def sort(a: Any, axis: int | None = -1, *, kind: Any = None, order: Any = None, stable: bool = True,
          descending: bool = False) -> Any:
-    """`jnp.sort`: ascending with NaNs last (descending: NaNs first)."""
+    """`jnp.sort`: ascending with NaNs last; descending is the ascending sort reversed, as in
+    JAX (NaNs first, and equal keys such as 0.0 and -0.0 in reverse order of appearance)."""
     if order is not None:
         raise TypeError("'order' argument to sort is not supported.")
     x, ax = _prepare("sort", a, axis)
-    if descending:
-        return lax_st.rev(lax_sort.sort(lax_st.rev(x, (ax,)), dimension=ax), (ax,))
-    return lax_sort.sort(x, dimension=ax)
+    out = lax_sort.sort(x, dimension=ax)
+    return lax_st.rev(out, (ax,)) if descending else out
 
 
 def sort_complex(a: Any) -> Any:

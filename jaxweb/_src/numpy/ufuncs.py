@@ -71,10 +71,35 @@ def _unary(name: str, prim: Any, promote: Callable = promote_args, identity_kind
 # ---------------------------------------------------------------- arithmetic
 add = _binary("add", lax.add_p, bool_op=lax.or_p)
 subtract = _binary("subtract", lax.sub_p)
-multiply = _binary("multiply", lax.mul_p, bool_op=lax.and_p)
+_multiply = _binary("multiply", lax.mul_p, bool_op=lax.and_p)
+
+
+def multiply(x: Any, y: Any, /) -> Any:
+    """`jnp.multiply`. A boolean array of the result's shape times a number array selects (0
+    where False) as JAX does: XLA rewrites a multiply by a converted boolean into a select, so
+    `x * mask` is 0 where the mask is False even where x is inf or NaN (the way programs mask
+    NaNs out). A mask that broadcasts is multiplied, as XLA leaves it (-0.0 * False is -0.0)."""
+    check_arraylike("multiply", x, y)
+    bx, by = (_dtype(v).kind == "b" and not isinstance(v, builtins.bool) for v in (x, y))
+    if bx == by:
+        return _multiply(x, y)
+    mask, other = promote_args("multiply", *((x, y) if bx else (y, x)))
+    if core.get_aval(x if bx else y).shape != core.get_aval(mask).shape:
+        return _multiply(x, y)
+    return lax.select(lax.ne(mask, 0), other, lax.full_like(other, 0))
+
+
 true_divide = _binary("true_divide", lax.div_p, promote_args_inexact)
 divide = true_divide
-fmod = _binary("fmod", lax.rem_p, bools_as_int=True)
+_fmod = _binary("fmod", lax.rem_p, bools_as_int=True)
+
+
+def fmod(x: Any, y: Any, /) -> Any:
+    """`jnp.fmod`: C's fmod (the sign of x); an integer x fmod 0 is 0, as in JAX."""
+    x, y = _bool_to_int(*promote_args("fmod", x, y))
+    if _dtype(x).kind in "iu":
+        y = lax.select(lax.eq(y, 0), lax.full_like(y, 1), y)
+    return _fmod(x, y)
 
 
 def _lexicographic(prim: Any, strict: Any, x: Any, y: Any) -> Any:
@@ -172,7 +197,7 @@ around = round
 def square(x: Any, /) -> Any:
     """`jnp.square`: x * x (bools become integers)."""
     (x,) = _bool_to_int(*promote_args("square", x))
-    return lax.integer_pow(x, 2)
+    return lax.square(x)
 
 
 def reciprocal(x: Any, /) -> Any:
@@ -194,17 +219,15 @@ def floor_divide(x: Any, y: Any, /) -> Any:
 
 
 def _float_divmod(x: Any, y: Any) -> tuple[Any, Any]:
-    """numpy's float floor division and modulus: q = floor((x - fmod(x, y)) / y),
-    corrected by one where fmod's sign differs from y's; x / y when y == 0."""
+    """Floating floor division and modulus as JAX computes them (CPython's float_divmod):
+    q = (x - fmod(x, y)) / y (x / y when y == 0), one less where fmod's sign differs from y's,
+    rounded half away from zero. The order of these steps decides the signs of zero results."""
     mod = lax.rem(x, y)
-    q = lax.div(lax.sub(x, mod), y)
-    fix_ = lax.bitwise_and(lax.ne(mod, 0), lax.ne(lax.lt(y, 0), lax.lt(mod, 0)))
-    q = lax.select(fix_, lax.sub(q, 1), q)
-    fq = lax.floor(q)
-    fq = lax.select(lax.gt(lax.sub(q, fq), 0.5), lax.add(fq, 1), fq)
-    fq = lax.select(lax.eq(q, 0), lax.mul(lax.abs(q), lax.sign(lax.div(x, y))), fq)
-    fq = lax.select(lax.eq(y, 0), lax.div(x, y), fq)
-    return fq, _trunc_mod_fix(mod, y)
+    q = lax.div(lax.select(lax.eq(y, 0), x, lax.sub(x, mod)), y)
+    fix_ = lax.bitwise_and(lax.ne(mod, 0), lax.ne(lax.sign(y), lax.sign(mod)))
+    mod = lax.select(fix_, lax.add(mod, y), mod)
+    q = lax.select(fix_, lax.sub(q, lax.full_like(q, 1)), q)
+    return lax.round(q), mod
 
 
 def _trunc_mod_fix(mod: Any, y: Any) -> Any:
@@ -232,13 +255,27 @@ def divmod(x: Any, y: Any, /) -> tuple[Any, Any]:
 
 def power(x: Any, y: Any, /) -> Any:
     """`jnp.power`: integer exponents that are Python ints use repeated multiplication;
-    integer arrays to integer powers stay integers (negative powers give 0, as XLA)."""
+    integer arrays to integer array powers stay integers (`_pow_int_int`, as in JAX)."""
     check_arraylike("power", x, y)
     if type(y) is int:
         (x,) = _bool_to_int(*promote_args("power", x))
         return lax.integer_pow(x, y)
     x, y = _bool_to_int(*promote_args("power", x, y))
+    if _dtype(x).kind in "iu":
+        return _pow_int_int(x, y)
     return lax.pow_p.bind(x, y)
+
+
+def _pow_int_int(x: Any, y: Any) -> Any:
+    """An integer to an integer power as JAX computes it: binary exponentiation over the low 6
+    bits of y (a larger power overflows any |x| > 1), y read as unsigned; 0 ** y is 0 for y != 0."""
+    one = lax.full_like(y, 1)
+    acc = lax.select(lax.bitwise_and(lax.eq(x, 0), lax.ne(y, 0)), lax.full_like(x, 0), lax.full_like(x, 1))
+    for _ in range(6):
+        acc = lax.select(lax.ne(lax.bitwise_and(y, one), 0), lax.mul(acc, x), acc)
+        x = lax.mul(x, x)
+        y = lax.shift_right_logical(y, one)
+    return acc
 
 
 pow = power  # noqa: A001

@@ -5,53 +5,15 @@ import pytest
 
 import jaxweb
 import jaxweb.numpy as jnp
+from gpu_vs_wasm import check_matches_wasm, close as _close, device
 
 
 def _gpu():
-    try:
-        return jaxweb.devices("webgpu")[0]
-    except RuntimeError as e:
-        pytest.skip(f"no webgpu device on this host: {e}")
-
-
-def _close(a, b, tol=1e-5):
-    if isinstance(a, list):
-        assert len(a) == len(b)
-        for x, y in zip(a, b):
-            _close(x, y, tol)
-        return
-    assert abs(a - b) <= tol * (1 + abs(b)), (a, b)
-
-
-def _mlp(x, w1, w2):
-    def loss(p):
-        h = jaxweb.nn.relu(x @ p[0])
-        return jnp.mean((h @ p[1]) ** 2)
-    l, g = jaxweb.value_and_grad(loss)([w1, w2])
-    return l, w1 - 0.1 * g[0], w2 - 0.1 * g[1]
+    return device("webgpu")
 
 
 def test_webgpu_matches_wasm():
-    gpu, wasm = _gpu(), jaxweb.devices("wasm")[0]
-    assert gpu.backend.software  # SwiftShader: by name only, never the default
-    assert jaxweb.default_backend() != "webgpu"
-    step = jaxweb.jit(_mlp)
-    out = {}
-    for dev in (gpu, wasm):
-        with jaxweb.default_device(dev):
-            x = jnp.arange(40 * 24, dtype=jnp.float32).reshape(40, 24) / 500.0 - 0.5
-            w1 = jnp.cos(jnp.arange(24 * 33, dtype=jnp.float32).reshape(24, 33))
-            w2 = jnp.sin(jnp.arange(33 * 17, dtype=jnp.float32).reshape(33, 17))
-            l, a, b = step(x, w1, w2)
-            out[dev.platform] = [
-                float(l), a.sum(axis=0).tolist(), b[3].tolist(),
-                (jnp.tanh(x) * 2 + 1).max(axis=1).tolist(),
-                (jnp.arange(10, dtype=jnp.int8) * 30).tolist(),
-                jnp.arange(3000.0).sum().tolist()]
-    assert out["webgpu"][4] == out["wasm"][4]  # int8 wrap-around, packed stores
-    _close(out["webgpu"], out["wasm"], 2e-5)
-    moved = jaxweb.device_put(jaxweb.device_put(jnp.arange(5.0), gpu) * 2, wasm)
-    assert moved.tolist() == [0.0, 2.0, 4.0, 6.0, 8.0]
+    check_matches_wasm("webgpu", 3000)
 
 
 def test_trig_reduces_large_arguments_on_dawn():

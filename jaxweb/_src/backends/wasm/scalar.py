@@ -192,8 +192,8 @@ class Emitter:
 
     def _fmod(self, n: E.Expr) -> None:
         """C fmod: a - trunc(a/b)*b in f64 plus one correction step each way; exact when
-        |a/b| < 2**27 (b is split so the products are exact). Larger ratios are
-        approximate (documented limitation: a real fmod needs a loop)."""
+        |a/b| < 2**27 (b is split so the products are exact). Float32 operands with a larger
+        ratio are first reduced exactly (`_fmod_reduce`); float64 ones stay approximate there."""
         f, dt = self.f, n.dtype
         a, b = n.src
         wide = vt(dt) == "f32"
@@ -204,6 +204,8 @@ class Emitter:
                 f.emit("f64.promote_f32")
             f.set(loc)
         f.get(lb).emit("f64.abs").set(ab)
+        if wide:
+            self._fmod_reduce(la, ab)
         # r = a - n*b with b split in two 26-bit halves, so n*b_hi is exact (n < 2**27)
         nq, bh = self.scratch("f64"), self.scratch("f64")
         f.get(la).get(lb).emit("f64.div").emit("f64.trunc").set(nq)
@@ -224,6 +226,32 @@ class Emitter:
         if wide:
             f.emit("f32.demote_f64")
         self.fix(dt)
+
+    def _fmod_reduce(self, la: int, ab: int) -> None:
+        """|a| reduced modulo |b| 2**k, k falling 26 bits a step, while |a| >= |b| 2**27 (at most
+        11 steps for float32 operands): each quotient has < 2**28 values, so its product with
+        the 24-bit |b| 2**k and the difference from the remainder are exact in f64; `la`
+        keeps its sign. Skipped for infinite or NaN a and zero, infinite or NaN b."""
+        f = self.f
+        r, t, q = (self.scratch("f64") for _ in range(3))
+        f.get(la).emit("f64.abs").set(r)
+        f.block().loop()
+        # continue while r is finite, r >= ab 2**27 (false for NaN) and ab is finite and nonzero
+        f.get(r).f64(math.inf).emit("f64.lt").get(r).get(ab).f64(2.0 ** 27).emit("f64.mul").emit("f64.ge")
+        f.emit("i32.and").get(ab).f64(0.0).emit("f64.gt").emit("i32.and")
+        f.emit("i32.eqz").br_if(1)
+        # t = ab * 2**(e(r) - e(ab) - 26), the power of two built from its exponent bits
+        f.get(ab)
+        f.get(r).emit("i64.reinterpret_f64").i64(52).emit("i64.shr_u")
+        f.get(ab).emit("i64.reinterpret_f64").i64(52).emit("i64.shr_u").emit("i64.sub")
+        f.i64(1023 - 26).emit("i64.add").i64(52).emit("i64.shl").emit("f64.reinterpret_i64")
+        f.emit("f64.mul").set(t)
+        f.get(r).get(r).get(t).emit("f64.div").emit("f64.trunc").tee(q).get(t).emit("f64.mul").emit("f64.sub").set(r)
+        f.get(r).get(t).emit("f64.add").get(r).get(r).f64(0.0).emit("f64.lt").emit("select").set(r)
+        f.get(r).get(t).emit("f64.sub").get(r).get(r).get(t).emit("f64.ge").emit("select").set(r)
+        f.br(0)
+        f.end().end()
+        f.get(r).get(la).emit("f64.copysign").set(la)
 
     def op_max(self, n): self._minmax(n, "max")
     def op_min(self, n): self._minmax(n, "min")

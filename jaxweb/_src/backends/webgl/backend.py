@@ -17,38 +17,19 @@ texels are draws of a copy shader; others go through the host.
 """
 from __future__ import annotations
 
-from collections import OrderedDict
 from typing import Any
 
-from ... import dtypes, profiler
+from ... import profiler
 from ...compiler.gemm import GemmCaps
 from ...compiler.kernel import Capabilities, Kernel, Routine
 from ...errors import ResourceExhaustedError
-from ..base import Backend
+from ..gpu.device import GPUBackend, Handle, Pool, size_class
 from . import codegen, matmul, split
 from .glsl import check_dtype
 from .runtime import DeviceLostError, GLSLError
 
 POOL_BYTES = 256 << 20  # free textures kept for reuse at most
 DRAW = 1                # js_shim/webgl.mjs OP.DRAW
-
-
-def size_class(nbytes: int) -> int:
-    """nbytes rounded up to 2**k * (4, 5, 6 or 7) / 4, at least 256 (whole 16-byte texels)."""
-    n = max(nbytes, 256)
-    top = 1 << (n - 1).bit_length()
-    step = top // 8
-    return -(-n // step) * step
-
-
-class Handle:
-    """A pooled texture (`tex`, `cap` bytes), or a view of one from byte `off`, made by the
-    backend's context number `gen`."""
-
-    __slots__ = ("tex", "cap", "off", "base", "gen")
-
-    def __init__(self, tex: int, cap: int, off: int = 0, base: "Handle | None" = None, gen: int = 0):
-        self.tex, self.cap, self.off, self.base, self.gen = tex, cap, off, base, gen
 
 
 class Program:
@@ -69,8 +50,17 @@ class Passes:
         self.first, self.second, self.nbytes, self.name = first, second, nbytes, name
 
 
-class WebGLBackend(Backend):
+class WebGLBackend(GPUBackend):
     platform = "webgl"
+    device_name = "WebGL context"
+    dtype_check = staticmethod(check_dtype)
+    grain = 16  # an RGBA32UI texel
+
+    def _at(self, lo: int) -> int:
+        return lo // 16
+
+    def _extent(self, lo: int, hi: int) -> tuple:
+        return lo // 16, hi // 16
 
     def __init__(self, runtime: Any = None):
         super().__init__()
@@ -89,9 +79,7 @@ class WebGLBackend(Backend):
             nested_reduce=False, multi_output=False, max_buffers=1 + min(units, 16),
             gemm=GemmCaps(nr=matmul.NR, min_dim=16, thin_dim=4, thin_work=1 << 16, pack_min_bytes=0,
                           conv=False, epilogue=False, max_buffers=3))
-        self._pool: dict[int, list] = {}
-        self._lru: OrderedDict[int, tuple] = OrderedDict()
-        self._pooled = 0
+        self.pool = Pool()
         self._glprogs: dict[str, int] = {}     # GLSL text -> program on the current context
         self._copy: int | None = None
         self._pending: list = []
@@ -100,17 +88,12 @@ class WebGLBackend(Backend):
         self.stats = {"submits": 0, "draws": 0, "programs": 0, "devices_lost": 0}
 
     # ------------------------------------------------------------ context loss
-    def _renew_if_lost(self) -> None:
-        reason = self.rt.lost()
-        if reason:
-            self._renew(reason)
-
     def _renew(self, reason: str) -> None:
         self.lost_reason = reason
         self.stats["devices_lost"] += 1
         self.gen += 1
-        self._pool, self._pooled, self._glprogs, self._copy = {}, 0, {}, None
-        self._lru.clear()
+        self._glprogs, self._copy = {}, None
+        self.pool.clear()
         self._pending, self._names, self._after = [], [], []
         try:
             self.rt.renew()
@@ -123,31 +106,15 @@ class WebGLBackend(Backend):
         if not reason:
             return error
         self._renew(reason)
-        return DeviceLostError(f"the WebGL context was lost ({reason}): arrays on it are gone; jaxweb made a "
-                               f"new context for what follows. Recompute them (or keep copies on another device "
-                               f"with jax.device_put).")
-
-    def _live(self, handle: Handle) -> Handle:
-        if handle.gen != self.gen:
-            raise DeviceLostError(f"this array was on a WebGL context that was lost ({self.lost_reason}); "
-                                  f"its values are gone: recompute it")
-        return handle
+        return DeviceLostError(self._lost_message(reason))
 
     # ------------------------------------------------------------ memory
-    def check_dtype(self, dt: Any) -> None:
-        if dt is dtypes.float0:
-            return
-        check_dtype(dtypes.real_part_dtype(dt))
-
     def alloc(self, nbytes: int) -> Handle:
         if not self._pending:
             self._renew_if_lost()
         cap = size_class(nbytes)
-        free = self._pool.get(cap)
-        if free:
-            tex = free.pop()
-            self._pooled -= cap
-            del self._lru[tex]
+        tex = self.pool.take(cap)
+        if tex is not None:
             return Handle(tex, cap, gen=self.gen)
         if cap // 16 > self.max_texels:
             raise ResourceExhaustedError(nbytes, self.max_texels * 16, 0, self.max_texels * 16)
@@ -161,94 +128,25 @@ class WebGLBackend(Backend):
     def free(self, handle: Handle) -> None:
         if handle.base is not None or handle.gen != self.gen:
             return
-        if handle.cap > POOL_BYTES:
-            self._retire(handle.tex)
-            return
-        while self._pooled + handle.cap > POOL_BYTES:
-            tex, (cap, _) = self._lru.popitem(last=False)
-            self._pool[cap].remove(tex)
-            self._pooled -= cap
-            self._retire(tex)
-        self._pool.setdefault(handle.cap, []).append(handle.tex)
-        self._lru[handle.tex] = (handle.cap, None)
-        self._pooled += handle.cap
+        for old in self.pool.give(handle.cap, handle.buf, POOL_BYTES):  # the least recently freed make room
+            self._retire(old)
 
     def _retire(self, tex: int) -> None:
         self.flush()  # a pending draw may still read it
         self.rt.delete_texture(tex)
-
-    def offset(self, handle: Handle, nbytes: int) -> Handle:
-        root = handle.base or handle
-        return Handle(root.tex, root.cap, handle.off + nbytes, root, root.gen)
-
-    def write(self, handle: Handle, data) -> None:
-        data = bytes(data)
-        if not data:
-            return
-        self._live(handle)
-        self.flush()
-        off, end = handle.off, handle.off + len(data)
-        lo, hi = off & ~15, (end + 15) & ~15
-        if lo != off or hi != end:  # whole texels only: merge with the bytes around
-            buf = bytearray(self._read_raw(handle.tex, lo, hi))
-            buf[off - lo: end - lo] = data
-            data = bytes(buf)
-        try:
-            self.rt.write(handle.tex, lo // 16, data)
-        except Exception as e:
-            raise self._lost(e) from e
-
-    def _read_raw(self, tex: int, lo: int, hi: int) -> bytearray:
-        try:
-            data = self.rt.read(tex, lo // 16, hi // 16)
-        except Exception as e:
-            raise self._lost(e) from e
-        if self.rt.lost():
-            raise self._lost(RuntimeError("lost during a readback"))
-        return data
-
-    def read(self, handle: Handle, nbytes: int) -> memoryview:
-        if nbytes == 0:
-            return memoryview(b"")
-        self._live(handle)
-        self.flush()
-        lo, hi = handle.off & ~15, (handle.off + nbytes + 15) & ~15
-        return memoryview(self._read_raw(handle.tex, lo, hi))[handle.off - lo: handle.off - lo + nbytes]
-
-    async def read_async(self, handle: Handle, nbytes: int) -> memoryview:
-        """`read` through the runtime's fenced pixel-pack-buffer readback (no blocking)."""
-        reader = getattr(self.rt, "read_async", None)
-        if reader is None or nbytes == 0:
-            return self.read(handle, nbytes)
-        self._live(handle)
-        self.flush()
-        lo, hi = handle.off & ~15, (handle.off + nbytes + 15) & ~15
-        try:
-            data = await reader(handle.tex, lo // 16, hi // 16)
-        except Exception as e:
-            raise self._lost(e) from e
-        if self.rt.lost():
-            raise self._lost(RuntimeError("lost during a readback"))
-        return memoryview(data)[handle.off - lo: handle.off - lo + nbytes]
-
-    async def synchronize_async(self) -> None:
-        self.flush()
-        waiter = getattr(self.rt, "finish_async", None)
-        if waiter is not None:
-            await waiter()
 
     def copy(self, dst: Handle, src: Handle, nbytes: int) -> None:
         if nbytes == 0:
             return
         self._live(dst)
         self._live(src)
-        if dst.off % 16 or nbytes % 16 or src.off % 4 or src.tex == dst.tex:
+        if dst.off % 16 or nbytes % 16 or src.off % 4 or src.buf == dst.buf:
             self.write(dst, self.read(src, nbytes))
             return
         if self._copy is None:
             self._copy = self._glprog(codegen.copy_shader(), 1, "copy")
         t0 = dst.off // 16
-        self._draw(self._copy, dst.tex, t0 + nbytes // 16, [src.tex], (src.off // 4, t0, t0 + nbytes // 16, 0),
+        self._draw(self._copy, dst.buf, t0 + nbytes // 16, [src.buf], (src.off // 4, t0, t0 + nbytes // 16, 0),
                    "copy")
 
     # ------------------------------------------------------------ programs
@@ -287,11 +185,6 @@ class WebGLBackend(Backend):
             self.stats["programs"] += 1
         return prog
 
-    def _temp(self, nbytes: int) -> Handle:
-        h = self.alloc(nbytes)
-        self._after.append(h)
-        return h
-
     def _draw(self, prog: int, out_tex: int, texels: int, in_texs: list, uniforms: tuple, name: str) -> None:
         self._pending.append((DRAW, prog, out_tex, texels, len(in_texs), *in_texs, *uniforms))
         self._names.append(name)
@@ -312,7 +205,7 @@ class WebGLBackend(Backend):
         ins = []
         for h in inputs:  # views and inputs aliasing the output are read from a copy
             self._live(h)
-            if h.off or h.tex == out.tex:
+            if h.off or h.buf == out.buf:
                 n = (h.cap - h.off) & ~15
                 t = self._temp(max(n, 16))
                 if n:
@@ -323,21 +216,13 @@ class WebGLBackend(Backend):
         if sh.texels * 16 > target.cap:
             raise ValueError(f"webgl: kernel '{program.name}' writes {sh.texels * 16} bytes into a "
                              f"{target.cap}-byte texture")
-        self._draw(program.prog, target.tex, sh.texels, [h.tex for h in ins], (0, 0, 0, 0), program.name)
+        self._draw(program.prog, target.buf, sh.texels, [h.buf for h in ins], (0, 0, 0, 0), program.name)
         if target is not out:
             self.copy(out, target, sh.out_nbytes)
 
     def traced_execute(self, trace, program, outs, inputs, name) -> None:
         """`execute`: draws are deferred, so the profiler's rows are the flushes (see `flush`)."""
         self.execute(program, outs, inputs)
-
-    def submit(self, prepared, inputs, alloc=None, free=None):
-        if not self._pending:
-            self._renew_if_lost()
-        try:
-            return super().submit(prepared, inputs, alloc, free)
-        finally:
-            self.flush()
 
     def flush(self) -> None:
         """Hand the pending draws to the runtime in one call."""
@@ -366,12 +251,3 @@ class WebGLBackend(Backend):
         finally:
             for h in temps:
                 self.free(h)
-
-    def synchronize(self) -> None:
-        self.flush()
-        try:
-            self.rt.finish()
-        except Exception as e:
-            raise self._lost(e) from e
-        if self.rt.lost():
-            raise self._lost(RuntimeError("lost while finishing"))

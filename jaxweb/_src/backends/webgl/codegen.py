@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from ...compiler import expr as E
 from ...compiler.kernel import Kernel, identity
 from ...compiler.shapetracker import prod
+from ..gpu.emit import Emitter as GPUEmitter
 from ..webgpu.codegen import Plan, is_flat
 from . import glsl as G, hyperbolic
 
@@ -59,46 +60,23 @@ def shader_text(n_in: int, body: list[str], consts: list[str] = ()) -> str:
     return HEADER + samplers + FETCH + G.helpers_for(main) + "\n" + main
 
 
-class Emitter:
-    """Emits `T v = expr;` for expression nodes into `lines`, naming each node once."""
+class Emitter(GPUEmitter):
+    """Emits `T v = expr;` per node; inputs are texels of packed words (`word(t{slot}, i)`),
+    `vec` slots the texel `q{slot}` at the output's position."""
 
     def __init__(self, vec: frozenset = frozenset()):
-        self.consts: dict = {}  # value key -> (name, text), declared at the top of main
-        self.vec = vec          # input slots read at the output's position: from texel q{slot}
-        self.name: dict[int, str] = {}
+        super().__init__(G._G, vec=vec)  # constants are declared at the top of main
 
-    def operand(self, n: E.Expr, env: dict) -> str:
-        if n.op == "const":
-            key = (n.dtype.name, E._hashable(n.arg))
-            if key not in self.consts:
-                self.consts[key] = (f"k{len(self.consts)}", G.const_text(n.arg, n.dtype, opaque=True))
-            return self.consts[key][0]
-        if n.op == "idx":
-            return env[n.arg[0]]
-        if n.op == "acc":
-            return env["acc"]
-        return self.name[id(n)]
-
-    def emit(self, nodes: list[E.Expr], env: dict, lines: list[str], tag: str) -> None:
-        for n in nodes:
-            if n.op in ("const", "idx", "acc") or id(n) in self.name:
-                continue
-            if n.op == "reduce":
-                raise NotImplementedError("webgl codegen: nested reductions are scheduled as kernels")
-            a = [self.operand(s, env) for s in n.src]
-            if n.op == "load" and n.arg in self.vec:
-                text = G.from_bits(f"q{n.arg}[lane]", n.dtype)
-            elif n.op == "load":  # masked: fetched unconditionally (at 0), then selected:
-                # texture fetches inside branches made SwiftShader's shader compiler hang
-                text = load_text(n.arg, a[0] if len(a) == 1 else G.sel(a[1], a[0], "0"), n.dtype)
-                if len(a) > 1:
-                    lines.append(f"{G.ty(n.dtype)} m{len(self.name)}{tag} = {text};")
-                    text = G.sel(a[1], f"m{len(self.name)}{tag}", G.const_text(0, n.dtype))
-            else:
-                text = G.op_text(n, a)
-            v = f"v{len(self.name)}{tag}"
-            lines.append(f"{G.ty(n.dtype)} {v} = {text};")
-            self.name[id(n)] = v
+    def load(self, n, a, env, lines, tag):
+        if n.arg in self.vec:
+            return G.from_bits(f"q{n.arg}[lane]", n.dtype)
+        # masked: fetched unconditionally (at 0), then selected: texture fetches inside
+        # branches made SwiftShader's shader compiler hang
+        text = load_text(n.arg, a[0] if len(a) == 1 else G.sel(a[1], a[0], "0"), n.dtype)
+        if len(a) > 1:
+            lines.append(f"{G.ty(n.dtype)} m{len(self.name)}{tag} = {text};")
+            text = G.sel(a[1], f"m{len(self.name)}{tag}", G.const_text(0, n.dtype))
+        return text
 
     def const_lines(self) -> list[str]:
         return [f"{G.TYPE[k[0]]} {name} = {text};" for k, (name, text) in self.consts.items()]

@@ -1,4 +1,5 @@
-"""Kernel IR expressions -> GLSL ES 3.00 statements, one local per node, from tables.
+"""Kernel IR expressions -> GLSL ES 3.00 statements, one local per node, from the op tables
+the webgpu device uses too (backends/gpu/ops.py: `GLSL` below spells them).
 
 Every buffer is an RGBA32UI texture of u32 words (js_shim/webgl.mjs), so that bool and the
 8/16-bit dtypes are stored packed exactly as on the webgpu device, and floats cross as
@@ -9,7 +10,7 @@ their range, float16/bfloat16 results are rounded to their format after every op
 written out in integer arithmetic: GLSL leaves packHalf2x16's rounding open). 64-bit and
 complex dtypes have no GLSL type: `check_dtype` raises a TypeError pointing at wasm.
 
-Semantics follow the reference backend, as the WGSL tables (webgpu/wgsl.py) spell them:
+Semantics follow the reference backend, as the shared tables write them:
 integer x/0 = -1 (all ones unsigned), x%0 = x, shifts by >= the width give 0 (or the
 sign), NaN-propagating max/min, round half away from zero, saturating float->int casts
 with NaN -> 0. GLSL ES 3.00 leaves more open than WGSL, so here also: `%` of negative
@@ -30,38 +31,9 @@ GLSL builtins made NaN- and signed-zero-safe (ES 3.00 promises little: see the R
 from __future__ import annotations
 
 import re
-import struct
 
-from ... import dtypes
-from ...compiler import expr as E
 from ...compiler.mathlib.constants import two_over_pi_limbs
-from ...dtypes import DType
-
-TYPE = {"float32": "float", "float16": "float", "bfloat16": "float", "int32": "int", "int16": "int",
-        "int8": "int", "uint32": "uint", "uint16": "uint", "uint8": "uint", "bool": "bool"}
-BITS = {"int8": 8, "uint8": 8, "int16": 16, "uint16": 16}
-
-
-def check_dtype(dt: DType, what: str = "") -> None:
-    if dt.name not in TYPE:
-        raise TypeError(
-            f"the webgl device has no {dt.name} (GLSL ES has no 64-bit or complex types){what}: use the wasm "
-            f"device for {dt.name} (jaxweb.devices('wasm'), or jaxweb.default_device(...)), or 32-bit dtypes")
-
-
-def ty(dt: DType) -> str:
-    check_dtype(dt)
-    return TYPE[dt.name]
-
-
-def width(dt: DType) -> int:
-    return BITS.get(dt.name, 32)
-
-
-def sel(c: str, t: str, f: str) -> str:
-    """WGSL's select(f, t, c)."""
-    return f"(({c}) ? ({t}) : ({f}))"
-
+from ..gpu.ops import Dialect
 
 # ---------------------------------------------------------------- helpers, included as used
 # name -> code; each is emitted (in this order) when its name appears in a shader or helper.
@@ -286,275 +258,63 @@ def helpers_for(code: str) -> str:
     return "\n".join(_HELPERS[n] for n in need)
 
 
-# ---------------------------------------------------------------- constants, bits
-def const_text(v, dt: DType, opaque: bool = False) -> str:
-    """A literal that is exact in GLSL (floats through their bits; `opaque`: XORed with the
-    always-0 uniform `opq`, so that no compiler folds arithmetic on it)."""
-    t = ty(dt)
-    if t == "bool":
-        return "true" if v else "false"
-    if t == "uint":
-        return f"{int(v) & 0xffffffff}u"
-    if t == "int":
-        return str(int(v)) if int(v) >= 0 else f"int({int(v) & 0xffffffff}u)"
-    try:
-        bits = struct.unpack("<I", struct.pack("<f", float(v)))[0]
-    except OverflowError:
-        bits = 0x7f800000 if v > 0 else 0xff800000
-    return f"uintBitsToFloat({bits:#010x}u ^ opq)" if opaque else f"uintBitsToFloat({bits:#010x}u)"
+# ---------------------------------------------------------------- the op tables' spellings
+class GLSL(Dialect):
+    """GLSL ES 3.00's spellings of the shared op tables (backends/gpu/ops.py)."""
 
+    device, lang = "webgl", "GLSL ES"
+    F, I, U = "float", "int", "uint"
+    popcount, clz = "popc32", "clz32"
 
-def fix(text: str, dt: DType) -> str:
-    """`text` (a 32-bit value) brought back into `dt`: wrap narrow ints, round f16/bf16."""
-    n = dt.name
-    if n == "bfloat16":
-        return f"bf16r({text})"
-    if n == "float16":
-        return f"f16r({text})"
-    if n in ("int8", "int16"):
-        s = 32 - BITS[n]
-        return f"((({text}) << {s}) >> {s})"
-    if n in ("uint8", "uint16"):
-        return f"(({text}) & {(1 << BITS[n]) - 1}u)"
-    return text
+    def unary(self) -> dict:
+        m = self._math
+        return {"round_even": self._builtin("roundEven"), "sqrt": self._sqrt, "sin": m("sin_q({a}, 0)", True),
+                "cos": m("sin_q({a}, 1)"), "tan": m("tan_({a})", True), "acosh": m("acosh_({a})"),
+                "atanh": m("atanh_({a})", True)}
 
+    def _sqrt(self, a, dt):  # sqrt(-0) = -0, NaN for negatives (GLSL leaves both open)
+        return self.fix(self.sel(f"{a} == 0.0 || is_nan({a})", a,
+                                 self.sel(f"{a} < 0.0", "uintBitsToFloat(0x7fc00000u)", f"sqrt({a})")), dt)
 
-def bits_of(x: str, dt: DType) -> str:
-    """The uint pattern of a value of `dt` (low `width` bits significant)."""
-    n, t = dt.name, TYPE[dt.name]
-    if n == "bfloat16":
-        return f"(floatBitsToUint({x}) >> 16u)"
-    if n == "float16":
-        return f"f16_bits({x})"
-    if n == "float32":
+    def sel(self, c, t, f):
+        return f"(({c}) ? ({t}) : ({f}))"
+
+    def declare(self, v, t, text):
+        return f"{t} {v} = {text};"
+
+    def as_type(self, t, x):
+        return f"{t}({x})"
+
+    def float_bits(self, x):
         return f"floatBitsToUint({x})"
-    if t == "bool":
-        return f"(({x}) ? 1u : 0u)"
-    if t == "uint":
-        return f"uint({x})"
-    return f"(uint({x}) & {(1 << width(dt)) - 1 if width(dt) < 32 else 0xffffffff:#x}u)"
 
-
-def from_bits(u: str, dt: DType) -> str:
-    """The value of `dt` whose pattern is the low bits of uint `u` (already masked)."""
-    n, t = dt.name, TYPE[dt.name]
-    if n == "bfloat16":
-        return f"uintBitsToFloat(({u}) << 16u)"
-    if n == "float16":
-        return f"f16_val({u})"
-    if n == "float32":
+    def bits_float(self, u):
         return f"uintBitsToFloat({u})"
-    if t == "bool":
-        return f"(({u}) != 0u)"
-    if t == "uint":
-        return f"({u})"
-    if n == "int32":
-        return f"int({u})"
-    s = 32 - BITS[n]
-    return f"(int(({u}) << {s}u) >> {s})"
+
+    def float_literal(self, bits):
+        return f"uintBitsToFloat({bits})"
+
+    def int_literal(self, v):
+        return str(v) if v >= 0 else f"int({v & 0xffffffff}u)"
+
+    def keep(self, x):
+        return f"keep({x})"
+
+    def f16_bits(self, x):
+        return f"f16_bits({x})"
+
+    def f16_value(self, u):
+        return f"f16_val({u})"
+
+    def narrow(self, text, s):
+        return f"((({text}) << {s}u) >> {s}u)"
+
+    def quotient(self, a, b, dt):  # GLSL ES leaves INT_MIN / -1 open: it wraps here
+        q = super().quotient(a, b, dt)
+        return q if self.TYPE[dt.name] == "uint" else self.sel(f"{b} == -1", f"0 - {a}", q)
 
 
-def part_text(word: str, shift: str, dt: DType) -> str:
-    """The narrow `dt` (8 or 16 bits) `shift` bits up in uint expression `word`."""
-    return from_bits(f"(({word} >> {shift}) & {(1 << 8 * dt.itemsize) - 1:#x}u)", dt)
-
-
-# ---------------------------------------------------------------- op tables
-def _arith(sym: str, bool_op: str):
-    def rule(a, b, dt):
-        if dt.kind == "b":
-            return f"({a} {bool_op} {b})"
-        if dt.name == "float32":  # rounded here, as written: no contraction, no reassociation
-            return f"keep({a} {sym} {b})"
-        return fix(f"({a} {sym} {b})", dt)
-    return rule
-
-
-def _quotient(a, b, dt):
-    """a / b truncated, b != 0 made safe (the caller selects for b == 0); INT_MIN / -1 wraps."""
-    t = TYPE[dt.name]
-    if t == "uint":
-        return f"{a} / {sel(f'{b} == 0u', '1u', b)}"
-    return sel(f"{b} == -1", f"0 - {a}", f"{a} / {sel(f'{b} == 0', '1', b)}")
-
-
-def _div(a, b, dt):
-    if dt.kind == "f":
-        return fix(f"({a} / {b})", dt)
-    t = TYPE[dt.name]
-    zero = "0u" if t == "uint" else "0"
-    ones = f"{(1 << width(dt)) - 1}u" if t == "uint" else "-1"
-    return fix(sel(f"{b} == {zero}", ones, _quotient(a, b, dt)), dt)
-
-
-def _rem(a, b, dt):
-    if dt.kind == "f":  # C fmod as a - b trunc(a / b) in f32; fmod(x, inf) = x
-        r = f"copysign_({a} - {b} * trunc({a} / {b}), {a})"
-        return fix(sel(f"!is_fin({b}) && !is_nan({b}) && is_fin({a})", a, r), dt)
-    zero = "0u" if TYPE[dt.name] == "uint" else "0"
-    return fix(sel(f"{b} == {zero}", a, f"{a} - {b} * ({_quotient(a, b, dt)})"), dt)
-
-
-def _minmax(fn: str):
-    def rule(a, b, dt):
-        if dt.kind == "f":
-            return sel(f"is_nan({a}) || is_nan({b})", f"{a} + {b}", f"{fn}({a}, {b})")
-        if dt.kind == "b":
-            return f"({a} {'||' if fn == 'max' else '&&'} {b})"
-        return f"{fn}({a}, {b})"
-    return rule
-
-
-def _bitwise(sym: str, bool_op: str):
-    return lambda a, b, dt: f"({a} {bool_op if dt.kind == 'b' else sym} {b})"
-
-
-def _shl(a, b, dt):
-    zero = "0u" if TYPE[dt.name] == "uint" else "0"
-    return fix(sel(f"uint({b}) >= {width(dt)}u", zero, f"{a} << (uint({b}) & 31u)"), dt)
-
-
-def _shr_logical(a, b, dt):
-    shifted = sel(f"uint({b}) >= {width(dt)}u", "0u", f"{bits_of(a, dt)} >> (uint({b}) & 31u)")
-    return shifted if TYPE[dt.name] == "uint" else from_bits(shifted, dt)
-
-
-_SIGNED_OF = {"uint8": dtypes.int8, "uint16": dtypes.int16, "uint32": dtypes.int32}
-
-
-def _shr_arith(a, b, dt):
-    w = width(dt)
-    signed = a if TYPE[dt.name] == "int" else from_bits(bits_of(a, dt), _SIGNED_OF[dt.name])
-    r = f"({signed} >> min(uint({b}), {w - 1}u))"
-    return r if TYPE[dt.name] == "int" else fix(f"uint{r}", dt)
-
-
-def _cmp(sym: str):
-    def rule(a, b, dt):
-        if dt.kind == "b" and sym not in ("==", "!="):
-            return f"(({a} ? 1u : 0u) {sym} ({b} ? 1u : 0u))"
-        if dt.kind != "f":
-            return f"({a} {sym} {b})"
-        nan = f"(is_nan({a}) || is_nan({b}))"
-        return f"(({a} != {b}) || {nan})" if sym == "!=" else f"(({a} {sym} {b}) && !{nan})"
-    return rule
-
-
-BINARY = {
-    "add": _arith("+", "||"), "sub": _arith("-", "!="), "mul": _arith("*", "&&"),
-    "div": _div, "rem": _rem, "max": _minmax("max"), "min": _minmax("min"),
-    "and": _bitwise("&", "&&"), "or": _bitwise("|", "||"), "xor": _bitwise("^", "!="),
-    "shl": _shl, "shr_logical": _shr_logical, "shr_arith": _shr_arith,
-    "lt": _cmp("<"), "le": _cmp("<="), "gt": _cmp(">"), "ge": _cmp(">="), "eq": _cmp("=="), "ne": _cmp("!="),
-    "pow": lambda a, b, dt: fix(f"pow_({a}, {b})", dt), "atan2": lambda a, b, dt: fix(f"atan2_({a}, {b})", dt),
-}
-
-
-def _builtin(fn: str):
-    return lambda a, dt: fix(f"{fn}({a})", dt)
-
-
-def _math(fn: str, odd: bool = False):
-    """A GLSL builtin (or helper) made to return NaN for NaN (and keep -0 where f(-0) = -0)."""
-    def rule(a, dt):
-        keep = f"is_nan({a}) || {a} == 0.0" if odd else f"is_nan({a})"
-        return fix(sel(keep, a, fn.format(a=a)), dt)
-    return rule
-
-
-def _neg(a, dt):
-    if dt.kind == "f":
-        return f"(-{a})"
-    return fix(f"(0u - {a})" if TYPE[dt.name] == "uint" else f"(0 - {a})", dt)
-
-
-def _abs(a, dt):
-    return a if TYPE[dt.name] == "uint" else fix(f"abs({a})", dt)
-
-
-def _sign(a, dt):
-    if dt.kind == "f":
-        return sel(f"is_nan({a}) || {a} == 0.0", a, f"sign({a})")
-    return sel(f"{a} != 0u", "1u", "0u") if TYPE[dt.name] == "uint" else f"sign({a})"
-
-
-def _not(a, dt):
-    return f"(!{a})" if dt.kind == "b" else fix(f"(~{a})", dt)
-
-
-def _popcount(a, dt):
-    return f"{TYPE[dt.name]}(popc32({bits_of(a, dt)}))"
-
-
-def _clz(a, dt):
-    return f"{TYPE[dt.name]}(clz32({bits_of(a, dt)}) - {32 - width(dt)}u)"
-
-
-def _cbrt(a, dt):
-    return fix(sel(f"{a} == 0.0 || !is_fin({a})", a, f"sign({a}) * pow(abs({a}), 1.0 / 3.0)"), dt)
-
-
-def _sqrt(a, dt):  # sqrt(-0) = -0, NaN for negatives (GLSL leaves both open)
-    return fix(sel(f"{a} == 0.0 || is_nan({a})", a,
-                   sel(f"{a} < 0.0", "uintBitsToFloat(0x7fc00000u)", f"sqrt({a})")), dt)
-
-
-UNARY = {
-    "neg": _neg, "abs": _abs, "sign": _sign, "floor": _builtin("floor"), "ceil": _builtin("ceil"),
-    "round": _builtin("round_away"), "round_even": _builtin("roundEven"), "sqrt": _sqrt,
-    "exp2": _math("exp2({a})"), "sin": _math("sin_q({a}, 0)", True), "cos": _math("sin_q({a}, 1)"),
-    "tan": _math("tan_({a})", True), "asin": _math("asin_({a})", True), "acos": _math("acos_({a})"),
-    "atan": _math("atan_({a})", True), "sinh": _math("sinh({a})", True), "cosh": _math("cosh({a})"),
-    "asinh": _math("asinh({a})", True), "acosh": _math("acosh_({a})"), "atanh": _math("atanh_({a})", True),
-    "cbrt": _cbrt, "is_finite": lambda a, dt: f"is_fin({a})", "not": _not,
-    "population_count": _popcount, "clz": _clz,
-}
-
-
-def _f32(v: float) -> float:
-    return struct.unpack("<f", struct.pack("<f", v))[0]
-
-
-def _cast(x: str, src: DType, dst: DType) -> str:
-    s, d = TYPE[src.name], TYPE[dst.name]
-    if d == "bool":
-        return f"(({x} != {const_text(0, src)}) || is_nan({x}))" if s == "float" else f"({x} != {const_text(0, src)})"
-    if s == "bool":
-        return sel(x, const_text(1, dst), const_text(0, dst))
-    if d == "float":
-        return fix(x if s == "float" else f"float({x})", dst)
-    if s == "float":  # saturating, NaN -> 0
-        lo, hi = dtypes.iinfo(dst).min, dtypes.iinfo(dst).max
-        hi_f = float(hi) if hi < (1 << 24) else _f32(hi)
-        v = f"{d}(clamp({x}, {const_text(lo, src)}, {const_text(hi_f, src)}))"
-        if hi_f > hi:  # 2**31 and 2**32 are not below the maximum: clamp under them, then saturate
-            below = struct.unpack("<f", struct.pack("<I", struct.unpack("<I", struct.pack("<f", hi_f))[0] - 1))[0]
-            v = sel(f"{x} >= {const_text(hi_f, src)}", const_text(hi, dst),
-                    f"{d}(clamp({x}, {const_text(lo, src)}, {const_text(below, src)}))")
-        return sel(f"is_nan({x})", const_text(0, dst), v)
-    if s == d:
-        return fix(x, dst)
-    return fix(f"{d}({x})", dst)  # int <-> uint keeps the bits, then narrowed
-
-
-def _bitcast(x: str, src: DType, dst: DType) -> str:
-    if src.itemsize != dst.itemsize:
-        raise NotImplementedError(f"webgl codegen: bitcast {src.name} -> {dst.name}")
-    return from_bits(bits_of(x, src), dst)
-
-
-def op_text(n: E.Expr, a: list[str]) -> str:
-    """GLSL for ALU node `n` over operand texts `a` (loads, indices, reduces are the caller's)."""
-    op = n.op
-    if op == "where":
-        return sel(a[0], a[1], a[2])
-    if op == "cast":
-        return _cast(a[0], n.src[0].dtype, n.dtype)
-    if op == "bitcast":
-        return _bitcast(a[0], n.src[0].dtype, n.dtype)
-    if op in BINARY:
-        return BINARY[op](a[0], a[1], n.src[0].dtype)
-    rule = UNARY.get(op)
-    if rule is None:
-        raise NotImplementedError(f"webgl codegen: op {op} on {n.dtype.name}")
-    return rule(a[0], n.dtype)
+_G = GLSL()
+TYPE, BINARY, UNARY = _G.TYPE, _G.BINARY, _G.UNARY
+check_dtype, ty, width, const_text, fix = _G.check_dtype, _G.ty, _G.width, _G.const_text, _G.fix
+bits_of, from_bits, part_text, op_text, sel = _G.bits_of, _G.from_bits, _G.part_text, _G.op_text, _G.sel

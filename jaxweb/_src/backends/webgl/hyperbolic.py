@@ -87,14 +87,5 @@ HYPERBOLIC = {"sinh": sinh, "cosh": cosh, "asinh": asinh, "acosh": acosh, "atanh
 
 def expand(roots: list[E.Expr]) -> list[E.Expr]:
     """`roots` with these ops (on float dtypes) replaced by their float32 IR."""
-    memo: dict[int, E.Expr] = {}
-    for n in E.walk_all(roots):
-        if not n.src:
-            memo[id(n)] = n
-            continue
-        srcs = tuple(memo[id(s)] for s in n.src)
-        if n.op in HYPERBOLIC and n.dtype.kind == "f":
-            memo[id(n)] = E.cast(HYPERBOLIC[n.op](E.cast(srcs[0], F32)), n.dtype)
-        else:
-            memo[id(n)] = n if all(a is b for a, b in zip(srcs, n.src)) else E.rebuild(n, srcs)
-    return [memo[id(r)] for r in roots]
+    return E.rewrite(roots, lambda n, srcs: E.cast(HYPERBOLIC[n.op](E.cast(srcs[0], F32)), n.dtype)
+                     if n.op in HYPERBOLIC and n.dtype.kind == "f" else None)

@@ -16,21 +16,10 @@ Contract (textures are RGBA32UI, 16-byte texels, js_shim/webgl.mjs's layout):
 """
 from __future__ import annotations
 
-from ..webgpu.runtime import DeviceLostError, _numbered  # noqa: F401  (one DeviceLostError for both GPUs)
+from ..gpu.device import DeviceLostError, ShaderError, is_software  # noqa: F401  (the webgl runtime's names)
 
 
-class GLSLError(RuntimeError):
+class GLSLError(ShaderError):
     """A WebGL error (compilation, link, out of memory, a bad draw) with the GLSL it happened in."""
 
-    def __init__(self, message: str, code: str = ""):
-        self.code = code
-        text = message if not code else f"{message}\n--- generated GLSL ---\n{_numbered(code)}"
-        super().__init__(text)
-
-
-SOFTWARE_NAMES = ("swiftshader", "llvmpipe", "softpipe", "software", "basic render")
-
-
-def is_software(*names: str) -> bool:
-    text = " ".join(names).lower()
-    return any(s in text for s in SOFTWARE_NAMES)
+    lang = "GLSL"

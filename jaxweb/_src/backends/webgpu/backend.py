@@ -31,12 +31,12 @@ import os
 from collections import OrderedDict
 from typing import Any
 
-from ... import dtypes, profiler
-from ..base import Backend
+from ... import profiler
 from ...compiler.gemm import GemmCaps
 from ...compiler.kernel import Capabilities, Kernel, Routine
 from ...compiler.regrid import widen_leading
 from ...errors import ResourceExhaustedError
+from ..gpu.device import GPUBackend, Handle, Pool, size_class
 from . import codegen, matmul, tuner
 from .runtime import DeviceLostError, WGSLError, default_runtime
 from .wgsl import check_dtype
@@ -47,24 +47,6 @@ HARDWARE_POOL = 16  # times as many on a GPU (4 GB): what a program frees is kep
 # pool, so every call made new buffers: MiniLM 256x128 on the H200 took 472 ms per call, 52 ms at 16x
 MAX_GROUPS_SOFTWARE = 1024  # per-element kernels' workgroups at most on CPU adapters
 TREE_MAX_SOFTWARE = 2 * codegen.WG  # reductions into more outputs loop per invocation on CPU adapters
-
-
-def size_class(nbytes: int) -> int:
-    """nbytes rounded up to 2**k * (4, 5, 6 or 7) / 4, at least 256."""
-    n = max(nbytes, 256)
-    top = 1 << (n - 1).bit_length()
-    step = top // 8
-    return -(-n // step) * step
-
-
-class Handle:
-    """A pooled GPU buffer (`buf`, `cap` bytes), or a view of one from byte `off`, made by
-    the backend's device number `gen` (a new one after each device loss)."""
-
-    __slots__ = ("buf", "cap", "off", "base", "gen")
-
-    def __init__(self, buf: Any, cap: int, off: int = 0, base: "Handle | None" = None, gen: int = 0):
-        self.buf, self.cap, self.off, self.base, self.gen = buf, cap, off, base, gen
 
 
 class Program:
@@ -92,8 +74,10 @@ class CopyProgram:
         self.kernel, self.src_off, self.nbytes, self.fallback, self.name = kernel, src_off, nbytes, None, kernel.name
 
 
-class WebGPUBackend(Backend):
+class WebGPUBackend(GPUBackend):
     platform = "webgpu"
+    device_name = "WebGPU device"
+    dtype_check = staticmethod(check_dtype)
     max_dims = 512  # `dims` uniform buffers kept (one per extent a dynamic shader ran at)
     max_seen = 4096  # widened kernels whose first leading extent is remembered
 
@@ -121,9 +105,7 @@ class WebGPUBackend(Backend):
             self.set_tiling(matmul.QUAD if self.subgroups is not None else matmul.SOFTWARE)
         elif int(lim.get("maxComputeInvocationsPerWorkgroup", 256)) < 256:
             self.set_tiling(matmul.SOFTWARE)  # else tuned before the first schedule
-        self._pool: dict[int, list] = {}   # size class -> free buffers (last freed last)
-        self._lru: OrderedDict[int, tuple] = OrderedDict()  # id(buf) -> (class, buf), oldest first
-        self._pooled = 0
+        self.pool = Pool()
         self._pipelines: dict[str, Any] = {}
         self._names: dict[int, str] = {}  # id(pipeline) -> the kernel it was first made for
         self._groups: OrderedDict[tuple, Any] = OrderedDict()
@@ -178,20 +160,14 @@ class WebGPUBackend(Backend):
         self._tiling = tiling
 
     # ------------------------------------------------------------ device loss
-    def _renew_if_lost(self) -> None:
-        """Before new work: a device lost since the last call is replaced (cheap check)."""
-        reason = self.rt.lost()
-        if reason:
-            self._renew(reason)
-
     def _renew(self, reason: str) -> None:
         """Forget everything the lost device held and make a new one; buffers of the old
         one (`Handle.gen`) raise DeviceLostError when used."""
         self.lost_reason = reason
         self.stats["devices_lost"] += 1
         self.gen += 1
-        self._pool, self._pooled, self._pipelines, self._names = {}, 0, {}, {}
-        self._lru.clear()
+        self._pipelines, self._names = {}, {}
+        self.pool.clear()
         self._groups.clear()
         self._dims.clear()
         self._pending, self._labels, self._after, self._doomed = [], {}, [], []
@@ -207,37 +183,14 @@ class WebGPUBackend(Backend):
         if not reason:
             return error
         self._renew(reason)
-        return DeviceLostError(f"the WebGPU device was lost ({reason}): arrays on it are gone; jaxweb "
-                               f"made a new device for what follows. Recompute them (or keep copies on "
-                               f"another device with jax.device_put).")
-
-    def _trust_readback(self) -> None:
-        """A browser's lost device may still hand back bytes: never trust them."""
-        if self.rt.lost():
-            raise self._lost(RuntimeError("lost during a readback"))
-
-    def _live(self, handle: Handle) -> Handle:
-        if handle.gen != self.gen:
-            raise DeviceLostError(f"this array was on a WebGPU device that was lost ({self.lost_reason}); "
-                                  f"its values are gone: recompute it")
-        return handle
+        return DeviceLostError(self._lost_message(reason))
 
     # ------------------------------------------------------------ memory
-    def check_dtype(self, dt: Any) -> None:
-        if dt is dtypes.float0:  # integer inputs' tangents hold no bytes (grad with int arguments)
-            return
-        # complex arrays are pairs of their real part's dtype by the time kernels see them
-        check_dtype(dtypes.real_part_dtype(dt))
-
     def alloc(self, nbytes: int) -> Handle:
         if not self._pending:  # between schedules: a device lost since is replaced first
             self._renew_if_lost()
         cap = size_class(nbytes)
-        free = self._pool.get(cap)
-        while free:
-            buf = free.pop()
-            self._pooled -= cap
-            del self._lru[id(buf)]
+        while (buf := self.pool.take(cap)) is not None:
             if self.rt.alive(buf):
                 return Handle(buf, cap, gen=self.gen)
             self._drop_groups(buf)  # its finalizer ran after it came back (same GC pass)
@@ -255,17 +208,8 @@ class WebGPUBackend(Backend):
             return  # a view; or collected in a reference cycle after the GPU object's own finalizer
         # (when that finalizer runs after this, in the same collection, `alloc` skips the buffer)
         limit = POOL_BYTES if self.software else HARDWARE_POOL * POOL_BYTES
-        if handle.cap > limit:
-            self._retire(handle.buf)
-            return
-        while self._pooled + handle.cap > limit:  # make room: the least recently freed go
-            cap, old = self._lru.popitem(last=False)[1]
-            self._pool[cap].remove(old)
-            self._pooled -= cap
+        for old in self.pool.give(handle.cap, handle.buf, limit):  # the least recently freed make room
             self._retire(old)
-        self._pool.setdefault(handle.cap, []).append(handle.buf)
-        self._lru[id(handle.buf)] = (handle.cap, handle.buf)
-        self._pooled += handle.cap
 
     def _retire(self, buf: Any) -> None:
         if self._pending:  # recorded commands may still bind it: destroy it after they are submitted
@@ -276,59 +220,6 @@ class WebGPUBackend(Backend):
     def _destroy(self, buf: Any) -> None:
         self._drop_groups(buf)
         self.rt.destroy_buffer(buf)
-
-    def offset(self, handle: Handle, nbytes: int) -> Handle:
-        root = handle.base or handle
-        return Handle(root.buf, root.cap, handle.off + nbytes, root, root.gen)
-
-    def write(self, handle: Handle, data) -> None:
-        data = bytes(data)
-        if not data:
-            return
-        self._live(handle)
-        self.flush()
-        off = handle.off
-        if off % 4 or len(data) % 4:  # WebGPU writes whole words: merge with the bytes around
-            lo, hi = off & ~3, (off + len(data) + 3) & ~3
-            word = bytearray(self.rt.read(handle.buf, lo, hi - lo))
-            word[off - lo: off - lo + len(data)] = data
-            off, data = lo, bytes(word)
-        self.rt.write(handle.buf, off, data)
-
-    def read(self, handle: Handle, nbytes: int) -> memoryview:
-        if nbytes == 0:
-            return memoryview(b"")
-        self._live(handle)
-        self.flush()
-        lo = handle.off & ~3
-        hi = (handle.off + nbytes + 3) & ~3
-        try:
-            data = self.rt.read(handle.buf, lo, hi - lo)
-        except Exception as e:
-            raise self._lost(e) from e
-        self._trust_readback()
-        return memoryview(data)[handle.off - lo: handle.off - lo + nbytes]
-
-    async def read_async(self, handle: Handle, nbytes: int) -> memoryview:
-        """`read` awaiting the host's readback promise (Pyodide without JSPI) instead of blocking."""
-        reader = getattr(self.rt, "read_async", None)
-        if reader is None or nbytes == 0:
-            return self.read(handle, nbytes)
-        self._live(handle)
-        self.flush()
-        lo, hi = handle.off & ~3, (handle.off + nbytes + 3) & ~3
-        try:
-            data = await reader(handle.buf, lo, hi - lo)
-        except Exception as e:
-            raise self._lost(e) from e
-        self._trust_readback()
-        return memoryview(data)[handle.off - lo: handle.off - lo + nbytes]
-
-    async def synchronize_async(self) -> None:
-        self.flush()
-        waiter = getattr(self.rt, "finish_async", None)
-        if waiter is not None:
-            await waiter()
 
     def copy(self, dst: Handle, src: Handle, nbytes: int) -> None:
         if nbytes == 0:
@@ -441,11 +332,6 @@ class WebGPUBackend(Backend):
         for key in [k for k, v in self._groups.items() if any(b is buf for b in v[2])]:
             self._release(self._groups.pop(key)[0])
 
-    def _temp(self, nbytes: int) -> Handle:
-        h = self.alloc(nbytes)
-        self._after.append(h)
-        return h
-
     def execute(self, program: Program | CopyProgram, outs: list[Handle], inputs: list[Handle]) -> None:
         if isinstance(program, CopyProgram):
             src, dst = inputs[0], outs[0]
@@ -504,14 +390,6 @@ class WebGPUBackend(Backend):
         for i in range(first, len(self._pending)):
             self._labels[i] = name
 
-    def submit(self, prepared, inputs, alloc=None, free=None):
-        if not self._pending:
-            self._renew_if_lost()
-        try:
-            return super().submit(prepared, inputs, alloc, free)
-        finally:
-            self.flush()
-
     def flush(self) -> None:
         """Record the pending commands into one command encoder and submit them once."""
         cmds, self._pending = self._pending, []
@@ -562,13 +440,3 @@ class WebGPUBackend(Backend):
         for k, name in enumerate(kernels[:len(stamps) // 2]):
             begin, stop = stamps[2 * k] / 1e3, stamps[2 * k + 1] / 1e3
             trace.kernel(row, name, t + begin, stop - begin, args={"timer": "gpu timestamps"})
-
-    def synchronize(self) -> None:
-        """Submit what is pending and wait until the GPU finished it (`block_until_ready`)."""
-        self.flush()
-        try:
-            self.rt.finish()
-        except Exception as e:
-            raise self._lost(e) from e
-        if self.rt.lost():
-            raise self._lost(RuntimeError("lost while finishing"))

@@ -42,6 +42,7 @@ from dataclasses import dataclass
 from ...compiler import expr as E
 from ...compiler.kernel import Kernel, identity
 from ...compiler.shapetracker import prod
+from ..gpu.emit import Emitter as GPUEmitter
 from . import wgsl as W
 
 WG = 256          # invocations per workgroup (lavapipe ran 2x faster than with 64)
@@ -196,50 +197,25 @@ def copy_of(kernel: Kernel) -> int | None:
     return flat_offset(out.src[0], kernel.shape)
 
 
-class Emitter:
+class Emitter(GPUEmitter):
     """Emits let statements for expression nodes into `lines`, naming each node once.
     `vec`: input slots read at the output's flat position by a 4-lane invocation, loaded
     once per invocation: 4-byte ones as a vec4 `q{slot}` (lane `env["lane_no"]`), narrow
     ones as the u32 words `q{slot}_{j}` holding the 4 lanes' values."""
 
     def __init__(self, consts: dict, vec: frozenset = frozenset()):
-        self.consts = consts  # (value key) -> let name, shared by the whole function
-        self.vec = vec
-        self.name: dict[int, str] = {}
+        super().__init__(W._W, consts, vec)  # consts: shared by the whole function
 
-    def operand(self, n: E.Expr, env: dict) -> str:
-        if n.op == "const":
-            key = (n.dtype.name, E._hashable(n.arg))
-            if key not in self.consts:
-                self.consts[key] = (f"k{len(self.consts)}", W.const_text(n.arg, n.dtype, opaque=True))
-            return self.consts[key][0]
-        if n.op == "idx":
-            return env[n.arg[0]]
-        if n.op == "acc":
-            return env["acc"]
-        return self.name[id(n)]
-
-    def emit(self, nodes: list[E.Expr], env: dict, lines: list[str], tag: str) -> None:
-        for n in nodes:
-            if n.op in ("const", "idx", "acc") or id(n) in self.name:
-                continue
-            if n.op == "reduce":
-                raise NotImplementedError("webgpu codegen: nested reductions are scheduled as kernels")
-            a = [self.operand(s, env) for s in n.src]
-            if n.op == "load" and n.arg in self.vec and n.dtype.itemsize == 4:
-                text = W.word_text(f"q{n.arg}[{env['lane_no']}]", n.dtype)
-            elif n.op == "load" and n.arg in self.vec:
-                per, lane = 4 // n.dtype.itemsize, int(env["lane_no"])
-                text = W.part_text(f"q{n.arg}_{lane // per}", f"{(lane % per) * 8 * n.dtype.itemsize}u", n.dtype)
-            elif n.op == "load":
-                text = W.load_text(f"in{n.arg}", a[0] if len(a) == 1 else f"select(0i, {a[0]}, {a[1]})", n.dtype)
-                if len(a) > 1:
-                    text = f"select({W.const_text(0, n.dtype)}, {text}, {a[1]})"
-            else:
-                text = W.op_text(n, a)
-            v = f"v{len(self.name)}{tag}"
-            lines.append(f"let {v}: {W.ty(n.dtype)} = {text};")
-            self.name[id(n)] = v
+    def load(self, n, a, env, lines, tag):
+        if n.arg in self.vec and n.dtype.itemsize == 4:
+            return W.word_text(f"q{n.arg}[{env['lane_no']}]", n.dtype)
+        if n.arg in self.vec:
+            per, lane = 4 // n.dtype.itemsize, int(env["lane_no"])
+            return W.part_text(f"q{n.arg}_{lane // per}", f"{(lane % per) * 8 * n.dtype.itemsize}u", n.dtype)
+        text = W.load_text(f"in{n.arg}", a[0] if len(a) == 1 else f"select(0i, {a[0]}, {a[1]})", n.dtype)
+        if len(a) > 1:
+            text = f"select({W.const_text(0, n.dtype)}, {text}, {a[1]})"
+        return text
 
 
 class Plan:

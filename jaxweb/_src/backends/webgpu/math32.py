@@ -1,4 +1,4 @@
-"""erf, erfc, log1p, erf_inv, lgamma and digamma in float32 IR for the webgpu device
+"""erf, erfc, log1p, sinh, cosh, asinh, acosh, atanh, erf_inv, lgamma and digamma in float32 IR for the webgpu device
 (mathlib's compute in float64, which WGSL does not have).
 
 log1p(x) = log(u) (x / (u - 1)) with u = 1 + x (Goldberg's correction: exact to a few ulp,
@@ -88,6 +88,48 @@ def log1p(x: E.Expr) -> E.Expr:
     return E.where(E.binary("eq", u, _c(1.0)), x, E.where(big, u, v))
 
 
+def asinh(x: E.Expr) -> E.Expr:
+    """sign(x) log1p(a + a^2 / (1 + sqrt(1 + a^2))), a = |x|; log(a) + log 2 past 2^13, where
+    the dropped 1/(4 a^2) is below float32's rounding (and a^2 would overflow past 2^64)."""
+    a = E.unary("abs", x)
+    small = log1p(a + E.binary("div", a * a, _c(1.0) + E.unary("sqrt", _c(1.0) + a * a)))
+    big = FAST32["log"](a) + _c(math.log(2.0))
+    return E.unary("sign", x) * E.where(E.binary("gt", a, _c(8192.0)), big, small)
+
+
+def acosh(x: E.Expr) -> E.Expr:
+    """log1p(t + sqrt(t (x + 1))), t = x - 1 (exact near 1); log(x) + log 2 past 2^13."""
+    t = x - _c(1.0)
+    small = log1p(t + E.unary("sqrt", t * (x + _c(1.0))))
+    big = FAST32["log"](x) + _c(math.log(2.0))
+    out = E.where(E.binary("gt", x, _c(8192.0)), big, small)
+    return E.where(E.binary("lt", x, _c(1.0)), _c(float("nan")), out)
+
+
+def atanh(x: E.Expr) -> E.Expr:
+    """sign(x) log1p(2a / (1 - a)) / 2, a = |x| (the builtin lost small arguments to zero)."""
+    a = E.unary("abs", x)
+    return E.unary("sign", x) * (_c(0.5) * log1p(E.binary("div", a + a, _c(1.0) - a)))
+
+
+def sinh(x: E.Expr) -> E.Expr:
+    """sign(x) (m + m / (m + 1)) / 2 with m = expm1(|x|) (no cancellation near 0); past 88.7,
+    where exp(a) overflows and sinh does not yet, exp(a - log 2) computes e^a / 2 directly."""
+    a = E.unary("abs", x)
+    m = FAST32["expm1"](a)
+    small = _c(0.5) * (m + E.binary("div", m, m + _c(1.0)))
+    big = FAST32["exp"](a - _c(math.log(2.0)))
+    return E.unary("sign", x) * E.where(E.binary("gt", a, _c(88.0)), big, small)
+
+
+def cosh(x: E.Expr) -> E.Expr:
+    """(e + 1/e) / 2 with e = exp(|x|); exp(|x| - log 2) past 88, as `sinh`."""
+    a = E.unary("abs", x)
+    e = FAST32["exp"](a)
+    small = _c(0.5) * (e + E.binary("div", _c(1.0), e))
+    return E.where(E.binary("gt", a, _c(88.0)), FAST32["exp"](a - _c(math.log(2.0))), small)
+
+
 ERF_INV_CENTRAL = [1.50140941, 0.246640727, -0.00417768164, -0.00125372503, 0.00021858087,
                    -4.39150654e-06, -3.5233877e-06, 3.43273939e-07, 2.81022636e-08]  # w - 2.5, w < 5
 ERF_INV_TAIL = [2.83297682, 1.00167406, 0.00943887047, -0.0076224613, 0.00573950773,
@@ -147,4 +189,5 @@ def digamma(x: E.Expr) -> E.Expr:
     return E.where(reflect, E.where(pole, _c(math.nan), refl), psi)
 
 
-MATH32 = {"erf": erf, "erfc": erfc, "log1p": log1p, "erf_inv": erf_inv, "lgamma": lgamma, "digamma": digamma}
+MATH32 = {"erf": erf, "erfc": erfc, "log1p": log1p, "erf_inv": erf_inv, "lgamma": lgamma, "digamma": digamma,
+          "asinh": asinh, "acosh": acosh, "atanh": atanh, "sinh": sinh, "cosh": cosh}

@@ -27,34 +27,18 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..gpu.device import DeviceLostError, ShaderError, is_software  # noqa: F401  (the webgpu runtime's names)
 
-class WGSLError(RuntimeError):
+
+class WGSLError(ShaderError):
     """A GPU error (compilation, validation, out of memory) with the WGSL it happened in."""
 
-    def __init__(self, message: str, code: str = ""):
-        self.code = code
-        text = message if not code else f"{message}\n--- generated WGSL ---\n{_numbered(code)}"
-        super().__init__(text)
+    lang = "WGSL"
 
 
-class DeviceLostError(RuntimeError):
-    """The WebGPU device was lost (driver reset, GPU removed, tab in the background too long,
-    `device.destroy()`): arrays it held are gone; the backend makes a new device."""
-
-
-def _numbered(code: str) -> str:
-    return "\n".join(f"{i + 1:4d}  {line}" for i, line in enumerate(code.splitlines()))
-
-
-SOFTWARE_NAMES = ("llvmpipe", "lavapipe", "swiftshader", "softpipe", "warp")
 #: limits the backend reads (WebGPU's names); devices are requested with the adapter's values
 LIMITS = ("maxStorageBuffersPerShaderStage", "maxComputeInvocationsPerWorkgroup", "maxBufferSize",
           "maxStorageBufferBindingSize", "maxComputeWorkgroupStorageSize", "maxComputeWorkgroupsPerDimension")
-
-
-def is_software(*names: str) -> bool:
-    text = " ".join(names).lower()
-    return any(s in text for s in SOFTWARE_NAMES)
 
 
 def _kebab(name: str) -> str:

@@ -1,4 +1,5 @@
-"""Kernel IR expressions -> WGSL statements, one `let` per node, from tables.
+"""Kernel IR expressions -> WGSL statements, one `let` per node, from tables (the op tables
+are shared with the webgl device: backends/gpu/ops.py; `WGSL` below spells them).
 
 Every buffer is bound as `array<u32>` so that 8- and 16-bit dtypes (bool, int8,
 uint8, int16, uint16, float16, bfloat16) can be stored packed; values are
@@ -35,44 +36,93 @@ not have, so here:
   only promise 2**-11 absolute error on [-pi, pi] and nothing outside it;
 - asin, acos, atan: Cephes-style f32 polynomials (lavapipe's builtins were 1e-4 off);
   atan2 is atan with IEEE's zeros and infinities; pow handles C's special cases;
-- sinh, cosh, asinh, acosh, atanh, exp2, cbrt, sqrt: WGSL builtins made to
-  return NaN for NaN and keep signed zeros (the driver's precision: tests allow a
-  few ulp);
-- erf, erfc (float32 fits of their own, ~2.5 ulp), log1p, and XLA's float32 algorithms
-  for erf_inv, lgamma and digamma: `math32.py`.
+- exp2, sqrt: WGSL builtins made to return NaN for NaN and keep signed zeros (the
+  driver's precision: tests allow a few ulp); cbrt is pow's guess and a Newton step;
+- fmod (`rem`) is exact (`fmod_`: long division, each step exact by Sterbenz);
+  max/min order -0.0 below 0.0 (XLA's order; WGSL leaves it to the driver);
+- erf, erfc (float32 fits of their own, ~2.5 ulp), log1p, sinh, cosh, asinh, acosh,
+  atanh (lavapipe's builtins: sinh(1e-10) = 3e-8, asinh overflowed past 2**64), and
+  XLA's float32 algorithms for erf_inv, lgamma and digamma: `math32.py`.
 """
 from __future__ import annotations
-
-import struct
 
 from ... import dtypes
 from ...compiler import expr as E, mathlib
 from ...compiler.mathlib.constants import two_over_pi_limbs
 from ...compiler.mathlib.fast32 import FAST32
 from ...dtypes import DType
+from ..gpu.ops import Dialect
 from .math32 import MATH32
 
-#: compute type of each storable dtype
-TYPE = {"float32": "f32", "float16": "f32", "bfloat16": "f32", "int32": "i32", "int16": "i32", "int8": "i32",
-        "uint32": "u32", "uint16": "u32", "uint8": "u32", "bool": "bool"}
-BITS = {"int8": 8, "uint8": 8, "int16": 16, "uint16": 16}
-_MIN = {"int8": -128, "int16": -32768, "int32": -(1 << 31)}
+class WGSL(Dialect):
+    """WGSL's spellings of the shared op tables (backends/gpu/ops.py)."""
+
+    device, lang = "webgpu", "WGSL"
+    F, I, U = "f32", "i32", "u32"
+    popcount, clz = "countOneBits", "countLeadingZeros"
+
+    def unary(self) -> dict:
+        m = self._math
+        return {"round_even": self._builtin("round"), "sin": m("sin_q({a}, 0i, opq)", True),
+                "cos": m("sin_q({a}, 1i, opq)"), "tan": m("tan_({a}, opq)", True),
+                "cbrt": lambda a, dt: self.fix(self.sel(f"{a} == 0.0 || !is_fin({a})", a, f"cbrt_({a})"), dt)}
+
+    def _rem(self, a, b, dt):  # C fmod, exact (fmod_ below); fmod(x, inf) = x
+        return self.fix(f"fmod_({a}, {b})", dt) if dt.kind == "f" else super()._rem(a, b, dt)
+
+    def _minmax(self, fn: str):
+        """NaN wins; -0.0 < 0.0 as in XLA (WGSL leaves max(0.0, -0.0) to the driver)."""
+        shared = super()._minmax(fn)
+
+        def rule(a, b, dt):
+            if dt.kind != "f":
+                return shared(a, b, dt)
+            keep_a = f"(bitcast<u32>({a}) >> 31u) == {'0u' if fn == 'max' else '1u'}"
+            return self.sel(f"{a} == {b}", self.sel(keep_a, a, b), shared(a, b, dt))
+        return rule
+
+    def sel(self, c, t, f):
+        return f"select({f}, {t}, {c})"
+
+    def declare(self, v, t, text):
+        return f"let {v}: {t} = {text};"
+
+    def as_type(self, t, x):
+        return f"bitcast<{t}>({x})"
+
+    def float_bits(self, x):
+        return f"bitcast<u32>({x})"
+
+    def bits_float(self, u):
+        return f"bitcast<f32>({u})"
+
+    def float_literal(self, bits):
+        return f"f32_bits({bits})"
+
+    def int_literal(self, v):
+        return f"{v}i" if v != -(1 << 31) else "bitcast<i32>(0x80000000u)"
+
+    def keep(self, x):
+        return f"bitcast<f32>(bitcast<u32>({x}) ^ opq)"
+
+    def f16_bits(self, x):
+        return f"(pack2x16float(vec2<f32>({x}, 0.0)) & 0xffffu)"
+
+    def f16_value(self, u):
+        return f"unpack2x16float({u}).x"
+
+    def narrow(self, text, s):
+        return f"(({text}) << {s}u) >> {s}u"
+
+    def int_rem(self, a, b, dt):  # WGSL's % truncates and defines INT_MIN % -1
+        one, zero = ("1u", "0u") if self.TYPE[dt.name] == "u32" else ("1i", "0i")
+        return f"{a} % {self.sel(f'({b} == {zero})', one, b)}"
 
 
-def check_dtype(dt: DType, what: str = "") -> None:
-    if dt.name not in TYPE:
-        raise TypeError(
-            f"the webgpu device has no {dt.name} (WGSL has no 64-bit or complex types){what}: use the wasm "
-            f"device for {dt.name} (jaxweb.devices('wasm'), or jaxweb.default_device(...)), or 32-bit dtypes")
-
-
-def ty(dt: DType) -> str:
-    check_dtype(dt)
-    return TYPE[dt.name]
-
-
-def width(dt: DType) -> int:
-    return BITS.get(dt.name, 32)
+_W = WGSL()
+TYPE, BINARY, UNARY = _W.TYPE, _W.BINARY, _W.UNARY
+check_dtype, ty, width, const_text, fix = _W.check_dtype, _W.ty, _W.width, _W.const_text, _W.fix
+part_text, op_text = _W.part_text, _W.op_text
 
 
 # ---------------------------------------------------------------- helpers in every module
@@ -87,7 +137,28 @@ fn bf16r(x: f32) -> f32 {
 fn f16r(x: f32) -> f32 {
   if (is_nan(x) || !is_fin(x)) { return x; }
   if (abs(x) >= 65520.0) { return select(f32_bits(0xff800000u), f32_bits(0x7f800000u), x > 0.0); }
+  // f16 subnormals: multiples of 2^-24, ties to even (quantizeToF16 may flush them to zero)
+  if (abs(x) < 6.103515625e-05) { return round(x * 16777216.0) * 5.9604644775390625e-08; }
   return quantizeToF16(x);
+}
+fn fmod_(a: f32, b: f32) -> f32 {  // C fmod, exact: long division a bit at a time (Sterbenz: r - t is exact)
+  let ab = abs(b);
+  var r = abs(a);
+  if (is_nan(a) || is_nan(b) || !is_fin(a) || ab == 0.0) { return f32_bits(0x7fc00000u); }
+  if (r < ab) { return a; }  // also fmod(finite, inf) = a
+  var t = ldexp(ab, frexp(r).exp - frexp(ab).exp);
+  if (t > r) { t = t * 0.5; }
+  loop {
+    if (r >= t) { r = r - t; }
+    if (t <= ab) { break; }
+    t = t * 0.5;
+  }
+  return copysign_(r, a);
+}
+fn cbrt_(x: f32) -> f32 {  // pow's guess (~1e-6 off on lavapipe), one Newton step (a / y^2: no overflow)
+  let a = abs(x);
+  let y = pow(a, 1.0 / 3.0);
+  return copysign_(y + (a / (y * y) - y) * 0.333333333333333, x);
 }
 fn round_away(x: f32) -> f32 { let t = trunc(x); return select(t, t + sign(x), abs(x - t) >= 0.5); }
 fn keep(x: f32, o: u32) -> f32 { return bitcast<f32>(bitcast<u32>(x) ^ o); }  // o = opq = 0
@@ -242,303 +313,33 @@ fn tan_(x: f32, o: u32) -> f32 {
 """.replace("{TWO_OVER_PI}", ", ".join(f"0x{w:08x}u" for w in two_over_pi_limbs(32, 8)))
 
 
-def const_text(v, dt: DType, opaque: bool = False) -> str:
-    """A literal that is exact in WGSL (floats through their bits: no const-eval surprises).
-    `opaque`: XORed with `opq` (a runtime 0 the compiler cannot see), so that no shader
-    compiler folds float arithmetic on it: lavapipe folded `x / 0.0` to 0."""
-    t = ty(dt)
-    if t == "bool":
-        return "true" if v else "false"
-    if t == "u32":
-        return f"{int(v) & 0xffffffff}u"
-    if t == "i32":
-        return f"{int(v)}i" if int(v) != -(1 << 31) else "bitcast<i32>(0x80000000u)"
-    try:
-        bits = struct.unpack("<I", struct.pack("<f", float(v)))[0]
-    except OverflowError:
-        bits = 0x7f800000 if v > 0 else 0xff800000
-    return f"f32_bits({bits:#010x}u ^ opq)" if opaque else f"f32_bits({bits:#010x}u)"
-
-
-def fix(text: str, dt: DType) -> str:
-    """`text` (a 32-bit value) brought back into `dt`: wrap narrow ints, round f16/bf16."""
-    n = dt.name
-    if n == "bfloat16":
-        return f"bf16r({text})"
-    if n == "float16":
-        return f"f16r({text})"
-    if n in ("int8", "int16"):
-        s = 32 - BITS[n]
-        return f"(({text}) << {s}u) >> {s}u"
-    if n in ("uint8", "uint16"):
-        return f"(({text}) & {(1 << BITS[n]) - 1}u)"
-    return text
-
-
-def _bits_of(x: str, dt: DType) -> str:
-    """The u32 pattern of a value of `dt` (low `width` bits significant)."""
-    n, t = dt.name, TYPE[dt.name]
-    if n == "bfloat16":
-        return f"(bitcast<u32>({x}) >> 16u)"
-    if n == "float16":
-        return f"(pack2x16float(vec2<f32>({x}, 0.0)) & 0xffffu)"
-    if t == "bool":
-        return f"select(0u, 1u, {x})"
-    if t == "u32":
-        return x
-    return f"(bitcast<u32>({x}) & {(1 << width(dt)) - 1 if width(dt) < 32 else 0xffffffff:#x}u)"
-
-
-def _from_bits(u: str, dt: DType) -> str:
-    """The value of `dt` whose pattern is the low bits of u32 `u` (already masked)."""
-    n, t = dt.name, TYPE[dt.name]
-    if n == "bfloat16":
-        return f"bitcast<f32>(({u}) << 16u)"
-    if n == "float16":
-        return f"unpack2x16float({u}).x"
-    if n == "float32":
-        return f"bitcast<f32>({u})"
-    if t == "bool":
-        return f"(({u}) != 0u)"
-    if t == "u32":
-        return u
-    if n == "int32":
-        return f"bitcast<i32>({u})"
-    s = 32 - BITS[n]
-    return f"(bitcast<i32>(({u}) << {s}u) >> {s}u)"
-
-
 def load_text(buf: str, index: str, dt: DType) -> str:
     """Element `index` (an i32 expression) of `dt` from packed u32 buffer `buf`."""
     size = dt.itemsize
     if size == 4:
-        return _from_bits(f"{buf}[u32({index})]", dt)
+        return _W.from_bits(f"{buf}[u32({index})]", dt)
     i = f"u32({index})"
     per = 4 // size
     return part_text(f"{buf}[{i} >> {per.bit_length() - 1}u]", f"(({i} & {per - 1}u) * {8 * size}u)", dt)
 
 
-def part_text(word: str, shift: str, dt: DType) -> str:
-    """The narrow `dt` (8 or 16 bits) `shift` bits up in u32 expression `word`."""
-    return _from_bits(f"(({word} >> {shift}) & {(1 << 8 * dt.itemsize) - 1:#x}u)", dt)
-
-
 def word_text(word: str, dt: DType) -> str:
     """The value of 4-byte `dt` held in u32 expression `word` (a lane of a vec4 load)."""
-    return _from_bits(word, dt)
+    return _W.from_bits(word, dt)
 
 
 def store_bits(x: str, dt: DType) -> str:
     """The u32 to store (4-byte dtypes) or to shift into a word (narrow ones)."""
-    return _bits_of(x, dt)
-
-
-# ---------------------------------------------------------------- op tables
-def _arith(sym: str, bool_op: str):
-    def rule(a, b, dt):
-        if dt.kind == "b":
-            return f"({a} {bool_op} {b})"
-        if dt.name == "float32":  # rounded here, as written: no contraction, no reassociation
-            return f"bitcast<f32>(bitcast<u32>({a} {sym} {b}) ^ opq)"
-        return fix(f"({a} {sym} {b})", dt)
-    return rule
-
-
-def _div(a, b, dt):
-    if dt.kind == "f":
-        return fix(f"({a} / {b})", dt)
-    t = TYPE[dt.name]
-    zero, one = ("0u", "1u") if t == "u32" else ("0i", "1i")
-    bad = f"({b} == {zero})"
-    ones = f"{(1 << width(dt)) - 1}u" if t == "u32" else "-1i"
-    return fix(f"select({a} / select({b}, {one}, {bad}), {ones}, {bad})", dt)
-
-
-def _rem(a, b, dt):
-    if dt.kind == "f":  # C fmod as a - b trunc(a / b) in f32 (inexact when |a/b| is large); fmod(x, inf) = x
-        r = f"copysign_({a} - {b} * trunc({a} / {b}), {a})"
-        return fix(f"select({r}, {a}, !is_fin({b}) && !is_nan({b}) && is_fin({a}))", dt)
-    t = TYPE[dt.name]
-    zero, one = ("0u", "1u") if t == "u32" else ("0i", "1i")
-    bad = f"({b} == {zero})"
-    return fix(f"select({a} % select({b}, {one}, {bad}), {a}, {bad})", dt)
-
-
-def _minmax(fn: str):
-    def rule(a, b, dt):
-        if dt.kind == "f":
-            return f"select({fn}({a}, {b}), {a} + {b}, is_nan({a}) || is_nan({b}))"
-        if dt.kind == "b":
-            return f"({a} {'||' if fn == 'max' else '&&'} {b})"
-        return f"{fn}({a}, {b})"
-    return rule
-
-
-def _bitwise(sym: str, bool_op: str):
-    return lambda a, b, dt: f"({a} {bool_op if dt.kind == 'b' else sym} {b})"
-
-
-def _shl(a, b, dt):
-    t, w = TYPE[dt.name], width(dt)
-    zero = "0u" if t == "u32" else "0i"
-    return fix(f"select({a} << (u32({b}) & 31u), {zero}, u32({b}) >= {w}u)", dt)
-
-
-def _shr_logical(a, b, dt):
-    w = width(dt)
-    pat = _bits_of(a, dt)
-    shifted = f"select({pat} >> (u32({b}) & 31u), 0u, u32({b}) >= {w}u)"
-    return shifted if TYPE[dt.name] == "u32" else _from_bits(shifted, dt)
-
-
-def _shr_arith(a, b, dt):
-    w = width(dt)
-    signed = a if TYPE[dt.name] == "i32" else _from_bits(_bits_of(a, dt), _SIGNED_OF[dt.name])
-    r = f"({signed} >> min(u32({b}), {w - 1}u))"
-    return r if TYPE[dt.name] == "i32" else fix(f"bitcast<u32>({r})", dt)
-
-
-_SIGNED_OF = {"uint8": dtypes.int8, "uint16": dtypes.int16, "uint32": dtypes.int32}
-
-
-def _cmp(sym: str):
-    """Float comparisons test NaN by its bits: shader compilers fold `x != x` to false."""
-    def rule(a, b, dt):
-        if dt.kind == "b" and sym not in ("==", "!="):
-            return f"(select(0u, 1u, {a}) {sym} select(0u, 1u, {b}))"
-        if dt.kind != "f":
-            return f"({a} {sym} {b})"
-        nan = f"(is_nan({a}) || is_nan({b}))"
-        return f"(({a} != {b}) || {nan})" if sym == "!=" else f"(({a} {sym} {b}) && !{nan})"
-    return rule
-
-
-BINARY = {
-    "add": _arith("+", "||"), "sub": _arith("-", "!="), "mul": _arith("*", "&&"),
-    "div": _div, "rem": _rem, "max": _minmax("max"), "min": _minmax("min"),
-    "and": _bitwise("&", "&&"), "or": _bitwise("|", "||"), "xor": _bitwise("^", "!="),
-    "shl": _shl, "shr_logical": _shr_logical, "shr_arith": _shr_arith,
-    "lt": _cmp("<"), "le": _cmp("<="), "gt": _cmp(">"), "ge": _cmp(">="), "eq": _cmp("=="), "ne": _cmp("!="),
-    "pow": lambda a, b, dt: fix(f"pow_({a}, {b})", dt), "atan2": lambda a, b, dt: fix(f"atan2_({a}, {b})", dt),
-}
-
-
-def _builtin(fn: str):
-    return lambda a, dt: fix(f"{fn}({a})", dt)
-
-
-def _math(fn: str, odd: bool = False):
-    """A WGSL math builtin made to return NaN for NaN (and keep -0 where f(-0) = -0)."""
-    def rule(a, dt):
-        keep = f"is_nan({a}) || {a} == 0.0" if odd else f"is_nan({a})"
-        return fix(f"select({fn}, {a}, {keep})".format(a=a), dt)
-    return rule
-
-
-def _neg(a, dt):
-    if dt.kind == "f":
-        return f"(-{a})"
-    return fix(f"(0u - {a})" if TYPE[dt.name] == "u32" else f"(0i - {a})", dt)
-
-
-def _abs(a, dt):
-    return a if TYPE[dt.name] == "u32" else fix(f"abs({a})", dt)
-
-
-def _sign(a, dt):
-    if dt.kind == "f":
-        return f"select(sign({a}), {a}, is_nan({a}) || {a} == 0.0)"
-    return f"select(0u, 1u, {a} != 0u)" if TYPE[dt.name] == "u32" else f"sign({a})"
-
-
-def _not(a, dt):
-    return f"(!{a})" if dt.kind == "b" else fix(f"(~{a})", dt)
-
-
-def _popcount(a, dt):
-    return f"{TYPE[dt.name]}(countOneBits({_bits_of(a, dt)}))"
-
-
-def _clz(a, dt):
-    return f"{TYPE[dt.name]}(countLeadingZeros({_bits_of(a, dt)}) - {32 - width(dt)}u)"
-
-
-def _cbrt(a, dt):
-    return fix(f"select(sign({a}) * pow(abs({a}), 1.0 / 3.0), {a}, {a} == 0.0 || !is_fin({a}))", dt)
-
-
-UNARY = {
-    "neg": _neg, "abs": _abs, "sign": _sign, "floor": _builtin("floor"), "ceil": _builtin("ceil"),
-    "round": _builtin("round_away"), "round_even": _builtin("round"), "sqrt": _builtin("sqrt"),
-    "exp2": _math("exp2({a})"), "sin": _math("sin_q({a}, 0i, opq)", True), "cos": _math("sin_q({a}, 1i, opq)"),
-    "tan": _math("tan_({a}, opq)", True), "asin": _math("asin_({a})", True), "acos": _math("acos_({a})"),
-    "atan": _math("atan_({a})", True), "sinh": _math("sinh({a})", True), "cosh": _math("cosh({a})"),
-    "asinh": _math("asinh({a})", True), "acosh": _math("acosh({a})"), "atanh": _math("atanh({a})", True),
-    "cbrt": _cbrt, "is_finite": lambda a, dt: f"is_fin({a})", "not": _not,
-    "population_count": _popcount, "clz": _clz,
-}
-
-
-def _cast(x: str, src: DType, dst: DType) -> str:
-    s, d = TYPE[src.name], TYPE[dst.name]
-    if d == "bool":
-        return f"(({x} != {const_text(0, src)}) || is_nan({x}))" if s == "f32" else f"({x} != {const_text(0, src)})"
-    if s == "bool":
-        return f"select({const_text(0, dst)}, {const_text(1, dst)}, {x})"
-    if d == "f32":
-        return fix(x if s == "f32" else f"f32({x})", dst)
-    if s == "f32":  # saturating, NaN -> 0
-        lo, hi = dtypes.iinfo(dst).min, dtypes.iinfo(dst).max
-        hi_f = float(hi) if hi < (1 << 24) else float(struct.unpack("<f", struct.pack("<f", hi))[0])
-        v = f"{d}(clamp({x}, {const_text(lo, src)}, {const_text(hi_f, src)}))"
-        if hi_f > hi:  # 2**31 and 2**32 are not below the maximum: clamp under them, then saturate
-            below = float(struct.unpack("<f", struct.pack("<I", struct.unpack("<I", struct.pack("<f", hi_f))[0] - 1))[0])
-            v = f"select({d}(clamp({x}, {const_text(lo, src)}, {const_text(below, src)})), {const_text(hi, dst)}, " \
-                f"{x} >= {const_text(hi_f, src)})"
-        return f"select({v}, {const_text(0, dst)}, is_nan({x}))"
-    if s == d:
-        return fix(x, dst)
-    return fix(f"bitcast<{d}>({x})", dst)  # i32 <-> u32: two's complement, then narrowed
-
-
-def _bitcast(x: str, src: DType, dst: DType) -> str:
-    if src.itemsize != dst.itemsize:
-        raise NotImplementedError(f"webgpu codegen: bitcast {src.name} -> {dst.name}")
-    return _from_bits(_bits_of(x, src), dst)
+    return _W.bits_of(x, dt)
 
 
 def expand(roots: list[E.Expr]) -> list[E.Expr]:
     """The kernel's expressions with the mathlib expansions WGSL needs (see the module doc)."""
-    memo: dict[int, E.Expr] = {}
-    for n in E.walk_all(roots):
-        if not n.src:
-            memo[id(n)] = n
-            continue
-        srcs = tuple(memo[id(s)] for s in n.src)
-        new = None
+    def one(n, srcs):
         if n.op in MATH32 and n.dtype.kind == "f":
-            new = E.cast(MATH32[n.op](E.cast(srcs[0], dtypes.float32)), n.dtype)
-        elif n.op in FAST32 and n.dtype.kind == "f" or n.op in ("nextafter", "rsqrt") \
+            return E.cast(MATH32[n.op](E.cast(srcs[0], dtypes.float32)), n.dtype)
+        if n.op in FAST32 and n.dtype.kind == "f" or n.op in ("nextafter", "rsqrt") \
                 or n.op == "pow" and n.dtype.kind in "iu":
-            new = mathlib.expand_node(n, srcs)
-        if new is None:
-            new = n if all(a is b for a, b in zip(srcs, n.src)) else E.rebuild(n, srcs)
-        memo[id(n)] = new
-    return [memo[id(r)] for r in roots]
-
-
-def op_text(n: E.Expr, a: list[str]) -> str:
-    """WGSL for ALU node `n` over operand texts `a` (loads, indices, reduces are the caller's)."""
-    op = n.op
-    if op == "where":
-        return f"select({a[2]}, {a[1]}, {a[0]})"
-    if op == "cast":
-        return _cast(a[0], n.src[0].dtype, n.dtype)
-    if op == "bitcast":
-        return _bitcast(a[0], n.src[0].dtype, n.dtype)
-    if op in BINARY:
-        return BINARY[op](a[0], a[1], n.src[0].dtype)
-    rule = UNARY.get(op)
-    if rule is None:
-        raise NotImplementedError(f"webgpu codegen: op {op} on {n.dtype.name}")
-    return rule(a[0], n.dtype)
+            return mathlib.expand_node(n, srcs)
+        return None
+    return E.rewrite(roots, one)

@@ -166,14 +166,4 @@ def expand(root: E.Expr) -> E.Expr:
 
 def expand_all(roots) -> list[E.Expr]:
     """Several expressions expanded at once (shared subexpressions expanded once)."""
-    memo: dict[int, E.Expr] = {}
-    for n in E.walk_all(roots):
-        if not n.src:
-            memo[id(n)] = n
-            continue
-        srcs = tuple(memo[id(s)] for s in n.src)
-        new = expand_node(n, srcs)
-        if new is None:
-            new = n if all(a is b for a, b in zip(srcs, n.src)) else E.rebuild(n, srcs)
-        memo[id(n)] = new
-    return [memo[id(r)] for r in roots]
+    return E.rewrite(roots, expand_node)
