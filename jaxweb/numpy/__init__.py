@@ -5,7 +5,7 @@ from jaxweb._src.dtypes import (
     DType as _DType, bfloat16, bool_, complex64, complex128, finfo, float16, float32, float64,
     floating, generic, iinfo, inexact, int8, int16, int32, int64, integer, issubdtype, number,
     promote_types, result_type, signedinteger, uint8, uint16, uint32, uint64, unsignedinteger,
-    complexfloating, character, flexible)
+    complexfloating, character, flexible, object_)
 from jaxweb._src.dtypes import dtype
 from jaxweb._src.numpy._modules import *  # noqa: F401,F403  (all jnp functions)
 from jaxweb._src.numpy.array_api import __array_api_version__, __array_namespace_info__  # noqa: F401
@@ -43,6 +43,7 @@ def _import_lazy_families() -> None:
         eager.setdefault(n, v)  # an eagerly imported name keeps its binding
     eager["linalg"] = importlib.import_module("jaxweb.numpy.linalg")
     eager["fft"] = importlib.import_module("jaxweb.numpy.fft")
+    eager.setdefault("from_dlpack", importlib.import_module("jaxweb._src.dlpack").from_dlpack)  # jax.dlpack's
     eager["__all__"] = sorted(n for n in eager if not n.startswith("_"))  # what `import *` took before
     _lazy_loaded = True
 

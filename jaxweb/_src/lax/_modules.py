@@ -14,3 +14,6 @@ from .control_flow import *  # noqa: F401,F403
 from .extra import *  # noqa: F401,F403
 from .complex import *  # noqa: F401,F403
 from .fft import *  # noqa: F401,F403
+from .helpers import *  # noqa: F401,F403
+from .other import *  # noqa: F401,F403
+from .composite import *  # noqa: F401,F403

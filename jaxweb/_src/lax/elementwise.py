@@ -11,7 +11,7 @@ from __future__ import annotations
 
 __all__ = [
     "add", "sub", "mul", "div", "rem", "pow", "integer_pow", "max", "min", "neg", "sign",
-    "abs", "square", "reciprocal", "floor", "ceil", "round", "RoundingMethod", "nextafter",
+    "abs", "square", "square_p", "reciprocal", "floor", "ceil", "round", "RoundingMethod", "nextafter",
     "eq", "ne", "lt", "le", "gt", "ge", "bitwise_and", "bitwise_or", "bitwise_xor",
     "bitwise_not", "shift_left", "shift_right_logical", "shift_right_arithmetic",
     "population_count", "clz", "select_n", "select", "clamp", "convert_element_type",
@@ -269,9 +269,14 @@ def integer_pow(x: Any, y: int) -> Any:
     return integer_pow_p.bind(_operand(x), y=int(y))
 
 
+square_p = unop("square", NUM, lambda x, **_: graph.alu("mul", x, x))
+R.defvectorized(square_p)
+R.defjvp(square_p, lambda g, x: mul(g, mul(x, full_like(x, 2))))
+
+
 def square(x: Any) -> Any:
-    """`lax.square`: x * x."""
-    return integer_pow(x, 2)
+    """`lax.square`: x * x (its own primitive, as in JAX's jaxprs)."""
+    return square_p.bind(_operand(x))
 
 
 def reciprocal(x: Any) -> Any:

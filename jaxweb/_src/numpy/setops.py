@@ -218,9 +218,18 @@ def intersect1d(ar1: Any, ar2: Any, assume_unique: bool = False, return_indices:
 
 def setdiff1d(ar1: Any, ar2: Any, assume_unique: bool = False, *, size: int | None = None,
               fill_value: Any = None) -> Any:
-    """`jnp.setdiff1d`: sorted distinct values of ar1 that are not in ar2."""
-    u1 = unique(ar1)
-    return _masked_unique(u1, isin(u1, ar2, invert=True), size, fill_value, "setdiff1d")
+    """`jnp.setdiff1d`: sorted distinct values of ar1 that are not in ar2 (with a static `size`,
+    also under jit: the sorted ar1 masked to each value's first occurrence)."""
+    if size is None:
+        u1 = unique(ar1)
+        return _masked_unique(u1, isin(u1, ar2, invert=True), size, fill_value, "setdiff1d")
+    if fill_value is None:  # JAX 0.10 pads setdiff1d with 0 (its docstring says the minimum)
+        fill_value = 0
+    s = lax_sort.sort(_flat(ar1))
+    n = core.get_aval(s).shape[0]
+    first = _shape.concatenate([lax_base.full((min(n, 1),), True, dtypes.bool_),
+                                _ufuncs.not_equal(s[1:], s[:-1])]) if n else lax_base.full((0,), True, dtypes.bool_)
+    return _masked_unique(s, _ufuncs.logical_and(first, isin(s, ar2, invert=True)), size, fill_value, "setdiff1d")
 
 
 def setxor1d(ar1: Any, ar2: Any, assume_unique: bool = False, *, size: int | None = None,
