@@ -43,7 +43,6 @@ def _import_lazy_families() -> None:
         eager.setdefault(n, v)  # an eagerly imported name keeps its binding
     eager["linalg"] = importlib.import_module("jaxweb.numpy.linalg")
     eager["fft"] = importlib.import_module("jaxweb.numpy.fft")
-    eager.setdefault("from_dlpack", importlib.import_module("jaxweb._src.dlpack").from_dlpack)  # jax.dlpack's
     eager["__all__"] = sorted(n for n in eager if not n.startswith("_"))  # what `import *` took before
     _lazy_loaded = True
 
