@@ -5,7 +5,7 @@ import pytest
 
 import jaxweb
 import jaxweb.numpy as jnp
-from gpu_vs_wasm import check_matches_wasm, close as _close, device
+from gpu_vs_wasm import check_matches_wasm, close as _close, device, mlp as _mlp
 
 
 def _gpu():
@@ -60,6 +60,50 @@ def test_slices_share_widened_pipelines():
                 assert (x[:50] * 2 + 1).sum(axis=1).tolist()[-1] == out["webgpu"][2][49]
                 assert gpu.backend.stats["pipelines"] == made  # 50 runs on the 64-row pipelines
     _close(out["webgpu"], out["wasm"], 1e-6)
+
+
+def test_big_readbacks_go_in_chunks():
+    """A readback past gpu.mjs's 8 MB chunk: the chunks land in order (blocking and awaited)."""
+    import struct
+    with jaxweb.default_device(_gpu()):
+        n = (20 << 20) // 4 + 3  # three chunks, the last one short
+        x = jnp.arange(n, dtype=jnp.int32) * 3
+        data = x.contiguous_buffer().read()
+        at = [0, (8 << 20) // 4 - 1, (8 << 20) // 4, (16 << 20) // 4, n - 1]
+        assert [struct.unpack_from("<i", data, 4 * i)[0] for i in at] == [3 * i for i in at]
+        assert x[-3:].tolist() == [3 * (n - 3), 3 * (n - 2), 3 * (n - 1)]
+
+
+def test_jitted_loop_replays_and_split_gemms_on_dawn():
+    """A training loop's calls replay their encoded commands (one Int32Array through the shim),
+    with K-split products on the shared-memory kernel (forced here: hardware adapters' plan)."""
+    import dataclasses
+    from jaxweb._src.backends.webgpu import matmul
+    from jaxweb._src.compiler.gemm import GemmCaps
+    gpu, wasm = _gpu(), jaxweb.devices("wasm")[0]
+    be = gpu.backend
+    saved = be.tiling, be.capabilities
+    out = {}
+    try:
+        be.tiling = matmul.HARDWARE
+        be.capabilities = dataclasses.replace(saved[1], gemm=GemmCaps(
+            nr=128, min_dim=16, conv=False, pack_min_bytes=1 << 62, epilogue=True,
+            plan=lambda b, m, n, k: (64, min(3, max(1, k // 16)))))
+        for dev in (gpu, wasm):
+            with jaxweb.default_device(dev):
+                step = jaxweb.jit(_mlp)
+                x = jnp.arange(48 * 24, dtype=jnp.float32).reshape(48, 24) / 2000.0 - 0.5
+                w1 = jnp.cos(jnp.arange(24 * 33, dtype=jnp.float32).reshape(24, 33))
+                w2 = jnp.sin(jnp.arange(33 * 17, dtype=jnp.float32).reshape(33, 17))
+                replays = be.stats["replays"]
+                for _ in range(4):
+                    l, w1, w2 = step(x, w1, w2)
+                out[dev.platform] = [float(l), w1.sum(axis=0).tolist(), w2[3].tolist()]
+                if dev is gpu:
+                    assert be.stats["replays"] - replays >= 1, be.stats
+    finally:
+        be.tiling, be.capabilities = saved
+    _close(out["webgpu"], out["wasm"], 1e-4)
 
 
 async def test_webgpu_async_readback():
