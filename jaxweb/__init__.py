@@ -21,10 +21,20 @@ from jaxweb import ad_checkpoint, custom_derivatives, typing  # noqa: F401
 
 _array_methods.install_all()
 
+
+def _jnp_fileio():
+    """jnp.save/savez/load: on the weights floor with the formats they use (loaded on first use)."""
+    from jaxweb._src.weights import fileio  # noqa: PLC0415
+    return fileio
+
+
+numpy._UPPER_FAMILIES.append(_jnp_fileio)
+
 #: Public submodules imported on first use (`jax.nn.relu` still works after `import jaxweb as jax`):
 #: they are a third of jaxweb's modules, and a page's `import jaxweb` compiles every module it imports.
 _LAZY_SUBMODULES = frozenset({"random", "nn", "scipy", "debug", "test_util", "profiler", "sharding", "ops",
-                               "monitoring", "version", "stages"})
+                               "monitoring", "version", "stages", "image", "custom_batching", "dlpack", "ref",
+                               "experimental"})
 #: top-level names of lazy modules (single-device sharding): name -> (module, attribute)
 _LAZY_NAMES = {"NamedSharding": ("jaxweb.sharding", "NamedSharding"), "P": ("jaxweb.sharding", "PartitionSpec"),
                **{n: ("jaxweb.sharding", n) for n in ("make_mesh", "set_mesh", "reshard", "shard_map", "smap", "pmap",
@@ -46,7 +56,8 @@ def __getattr__(name: str):
 #: the single-device modules stay out of dir(jaxweb): the page snapshot's warm-up
 #: (scripts/snapshot.mjs) imports every name dir() lists, and with these imported the pages
 #: booted without their memory snapshot (tests/test_pages.py -k repl); they load on use.
-_NOT_LISTED = frozenset({"sharding", "ops", "monitoring", "version", "stages"}) | set(_LAZY_NAMES)
+_NOT_LISTED = frozenset({"sharding", "ops", "monitoring", "version", "stages", "image", "custom_batching", "dlpack", "ref",
+                               "experimental"}) | set(_LAZY_NAMES)
 
 
 def __dir__() -> list[str]:

@@ -14,6 +14,7 @@ from jaxweb._src.tree_util import (
     SequenceKey,
     all_leaves,
     build_tree,
+    default_registry,
     flatten_one_level,
     flatten_one_level_with_keys,
     is_tree_node,
@@ -42,7 +43,7 @@ from jaxweb._src.tree_util import (
     treedef_tuple,
 )
 
-__all__ = [
+__all__ = ["default_registry", 
     "DictKey", "FlattenedIndexKey", "GetAttrKey", "KeyEntry", "KeyPath", "Partial",
     "PyTreeDef", "SequenceKey", "all_leaves", "build_tree", "flatten_one_level", "flatten_one_level_with_keys", "is_tree_node", "keystr", "register_dataclass",
     "register_pytree_node", "register_pytree_node_class", "register_pytree_with_keys",

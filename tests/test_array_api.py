@@ -152,6 +152,21 @@ def test_dlpack_round_trip():
         x.__dlpack__(dl_device=(2, 0))
 
 
+@pytest.mark.parametrize("make", [
+    lambda d: jnp.asarray([1.0, 2.0], device=d), lambda d: jnp.asarray(jnp.ones(2), device=d),
+    lambda d: jnp.array([1, 2], device=d), lambda d: jnp.zeros(2, device=d), lambda d: jnp.ones((2, 2), device=d),
+    lambda d: jnp.empty(3, device=d), lambda d: jnp.full(2, 7, device=d), lambda d: jnp.arange(3, device=d),
+    lambda d: jnp.linspace(0, 1, 3, device=d), lambda d: jnp.eye(2, device=d),
+    lambda d: jnp.zeros_like(jnp.ones(2), device=d), lambda d: jnp.ones_like(jnp.ones(2), device=d),
+    lambda d: jnp.empty_like(jnp.ones(2), device=d), lambda d: jnp.full_like(jnp.ones(2), 3, device=d),
+    lambda d: jnp.fft.fftfreq(4, device=d), lambda d: jnp.from_dlpack(np.ones(2), device=d)])
+def test_creation_honours_device(make):
+    """The standard's `device=` keyword places the array there (the default device is wasm)."""
+    cpu = jaxweb.devices("cpu")[0]
+    assert make(cpu).device == cpu
+    assert make(None).device == jaxweb.devices()[0]
+
+
 def test_immutable_and_to_device():
     x = jnp.ones(3)
     with pytest.raises(TypeError, match="immutable"):
@@ -184,11 +199,14 @@ def _grid():
 SPECIAL_FUNCS = sorted(SPEC["special_cases"])
 
 
+@pytest.mark.on_every_device  # see conftest.py
 @pytest.mark.parametrize("name", SPECIAL_FUNCS)
-def test_special_cases(name):
+def test_special_cases(name, kernel_platform):
     """Each real elementwise function on the grid of special values gives the standard's
     result (array-api-strict's) exactly on signed zeros, infinities and NaN, and within float32
     rounding elsewhere; `KNOWN` lists where jaxweb keeps JAX's different answer."""
+    if kernel_platform == "webgpu" and name == "pow":
+        pytest.xfail("WGSL's pow on lavapipe is ~1e-6 relative off (test_edge_semantics.DEVICE_GAPS)")
     want = SPEC["special_cases"][name]
     x, a, b = _grid()
     fn = getattr(jnp, name)

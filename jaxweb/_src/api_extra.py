@@ -1,8 +1,8 @@
 """The rest of JAX's top-level API that a single-process, single-device program meets:
 `typeof`, `device_get`, process/host queries, cache clearing, the debugging and guard
 context managers (`debug_nans`, `transfer_guard`, ... accepted, most with nothing to
-guard here), `custom_gradient`, `make_array_from_callback` and mutable array refs
-(`new_ref`, `Ref`, `freeze`) for eager code.
+guard here), `custom_gradient`, `make_array_from_callback`, `fwd_and_bwd`; the mutable
+array refs (`new_ref`, `Ref`, `freeze`, `ds`) live in refs.py.
 """
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import contextlib
 from typing import Any, Callable, Iterator, Sequence
 
 from . import config as _config, core, dtypes, executable, pjit
-from .api import clear_jit_caches
+from .api import clear_jit_caches, jit, vjp
 from .lax import linalg as lax_linalg
 from .tree_util import tree_map, Partial, tree_flatten, tree_unflatten
 from .device import Device, local_devices, default_backend, devices
@@ -18,11 +18,10 @@ from .dispatch import device_put as put_one
 from .array import Array
 from .api_util import OutStore, flatten_fun_nokwargs
 from .version import __version__
-from .lax.base import full
 from .lax.elementwise import asarray
-from .lax.structural import broadcast_in_dim
 from .custom_derivatives import custom_vjp
 from .jaxpr import eval_jaxpr, trace_to_closed_jaxpr
+from .refs import AbstractRef, Ref, ds, empty_ref, free_ref, freeze, new_ref
 
 __all__ = ["device_put", "typeof", "device_get", "local_device_count", "process_count", "process_index",
            "process_indices", "host_count", "host_id", "host_ids", "clear_caches",
@@ -31,7 +30,8 @@ __all__ = ["device_put", "typeof", "device_get", "local_device_count", "process_
            "explain_cache_misses", "enable_checks", "transfer_guard", "transfer_guard_host_to_device",
            "transfer_guard_device_to_host", "transfer_guard_device_to_device", "no_tracing",
            "no_execution", "make_array_from_callback", "custom_gradient", "print_environment_info",
-           "Ref", "new_ref", "empty_ref", "freeze", "free_ref", "float0"]
+           "Ref", "new_ref", "empty_ref", "freeze", "free_ref", "float0", "AbstractRef", "ds", "fwd_and_bwd",
+           "allow_f16_reductions", "debug_key_reuse", "softmax_custom_jvp"]
 
 float0 = dtypes.float0
 
@@ -49,9 +49,10 @@ def device_put(x: Any, device: Any = None, *, src: Any = None, donate: Any = Fal
     return tree_map(lambda leaf: put_one(leaf, device), x)
 
 
-def typeof(x: Any) -> core.ShapedArray:
-    """`jax.typeof`: the abstract value (shape, dtype, weak type) of x, traced or not."""
-    return core.get_aval(x)
+def typeof(x: Any) -> Any:
+    """`jax.typeof`: the abstract value (shape, dtype, weak type) of x, traced or not
+    (an `AbstractRef` of the value's type for a `Ref`)."""
+    return AbstractRef(core.get_aval(x._value)) if isinstance(x, Ref) else core.get_aval(x)
 
 
 def device_get(x: Any) -> Any:
@@ -141,6 +142,45 @@ def debug_infs(value: bool = True) -> contextlib.AbstractContextManager:
     return _config.override("jax_debug_infs", bool(value))
 
 
+def allow_f16_reductions(value: bool = True) -> contextlib.AbstractContextManager:
+    """`jax.allow_f16_reductions`: accepted (jaxweb reduces float16/bfloat16 in float32 and
+    does not raise when the flag is False)."""
+    return _config.override("jax_allow_f16_reductions", bool(value))
+
+
+def debug_key_reuse(value: bool = True) -> contextlib.AbstractContextManager:
+    """`jax.debug_key_reuse`: accepted (jaxweb does not track PRNG key reuse)."""
+    return _config.override("jax_debug_key_reuse", bool(value))
+
+
+def softmax_custom_jvp(value: bool = True) -> contextlib.AbstractContextManager:
+    """`jax.softmax_custom_jvp`: accepted (jax.nn.softmax's derivative is the same either way)."""
+    return _config.override("jax_softmax_custom_jvp", bool(value))
+
+
+def fwd_and_bwd(fun: Callable, argnums: int | Sequence[int], has_aux: bool = False,
+                jitted: bool = True) -> tuple[Callable, Callable]:
+    """`jax.fwd_and_bwd`: `fwd(*args)` gives `(fun(*args), residuals)` (plus `aux` with
+    has_aux) and `bwd(residuals, ct)` the cotangents of the `argnums` arguments, so a
+    training loop can jit each once (residuals are the pytree `jax.vjp` returns)."""
+    nums = (argnums,) if isinstance(argnums, int) else tuple(argnums)
+
+    def fwd(*args: Any) -> tuple:
+        def of_diff(*diff: Any) -> Any:
+            full = list(args)
+            for i, v in zip(nums, diff):
+                full[i] = v
+            return fun(*full)
+        out = vjp(of_diff, *[args[i] for i in nums], has_aux=has_aux)
+        return (out[0], out[1], out[2]) if has_aux else (out[0], out[1])
+
+    def bwd(residuals: Any, ct: Any) -> Any:
+        cts = residuals(ct)
+        return cts[0] if isinstance(argnums, int) else cts
+
+    return (jit(fwd), jit(bwd)) if jitted else (fwd, bwd)
+
+
 check_tracer_leaks = checking_leaks = log_compiles = explain_cache_misses = enable_checks = _accepted
 transfer_guard = transfer_guard_host_to_device = transfer_guard_device_to_host = _accepted
 transfer_guard_device_to_device = no_tracing = no_execution = _accepted
@@ -202,80 +242,3 @@ def print_environment_info(return_string: bool = False) -> str | None:
         return text
     print(text)
     return None
-
-
-# ---------------------------------------------------------------- mutable array refs
-class Ref:
-    """`jax.Ref`: a mutable array. `r[...]` reads, `r[idx] = v` writes (functionally, with
-    `.at[idx].set`), `freeze(r)` ends it. Eager code and code traced in one function can
-    use refs; passing a ref into `jit` as an argument is not supported yet."""
-
-    __slots__ = ("_value", "_frozen")
-
-    def __init__(self, value: Any):
-        self._value = asarray(value)
-        self._frozen = False
-
-    def _check(self) -> None:
-        if self._frozen:
-            raise ValueError("this Ref was frozen (jax.freeze) and can no longer be used")
-
-    shape = property(lambda self: self._value.shape)
-    dtype = property(lambda self: self._value.dtype)
-    ndim = property(lambda self: self._value.ndim)
-    size = property(lambda self: self._value.size)
-    aval = property(lambda self: core.get_aval(self._value))
-
-    def __getitem__(self, idx: Any) -> Any:
-        self._check()
-        return self._value if idx is Ellipsis or idx == () else self._value[idx]
-
-    def __setitem__(self, idx: Any, value: Any) -> None:
-        self._check()
-        if idx is Ellipsis or idx == ():
-            v = asarray(value, self._value.dtype)
-            shape = self._value.shape
-            new = v if v.shape == shape else broadcast_in_dim(v, shape, tuple(range(len(shape) - v.ndim, len(shape))))
-        else:
-            new = self._value.at[idx].set(value)
-        self._value = new
-
-    def get(self) -> Any:
-        return self[...]
-
-    def set(self, value: Any) -> None:
-        self[...] = value
-
-    def swap(self, value: Any, idx: Any = Ellipsis) -> Any:
-        old = self[idx]
-        self[idx] = value
-        return old
-
-    def addupdate(self, value: Any, idx: Any = Ellipsis) -> None:
-        self._check()
-        self._value = self._value + value if idx is Ellipsis else self._value.at[idx].add(value)
-
-    def __repr__(self) -> str:
-        return f"Ref({self._value!r})"
-
-
-def new_ref(init_val: Any, *, memory_space: Any = None, kind: Any = None) -> Ref:
-    """`jax.new_ref`: a mutable array holding `init_val`."""
-    return Ref(init_val)
-
-
-def empty_ref(ty: Any, *, memory_space: Any = None) -> Ref:
-    """`jax.empty_ref`: a ref of `ty`'s shape and dtype (zero-filled here)."""
-    return Ref(full(ty.shape, 0, ty.dtype))
-
-
-def freeze(ref: Ref) -> Any:
-    """`jax.freeze`: the ref's final value; the ref can no longer be used."""
-    value = ref[...]
-    ref._frozen = True
-    return value
-
-
-def free_ref(ref: Ref) -> None:
-    """`jax.free_ref`: end the ref's lifetime."""
-    ref._frozen = True

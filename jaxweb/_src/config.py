@@ -36,6 +36,11 @@ _FLAGS: dict[str, Any] = {
     "jax_legacy_prng_key": os.environ.get("JAX_LEGACY_PRNG_KEY") or "allow",
     "jax_use_high_dynamic_range_gumbel": _env_bool("JAX_USE_HIGH_DYNAMIC_RANGE_GUMBEL"),
     "jax_random_seed_offset": 0,
+    # accepted for programs that set them (jaxweb always allows 16-bit reductions, does not
+    # track key reuse, and its softmax derivative is the same either way)
+    "jax_allow_f16_reductions": True,
+    "jax_debug_key_reuse": False,
+    "jax_softmax_custom_jvp": False,
 }
 
 

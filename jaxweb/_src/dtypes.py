@@ -262,18 +262,18 @@ class _Category:
 
 
 generic, number, integer, signedinteger, unsignedinteger, inexact, floating, complexfloating, \
-    character, flexible, extended, prng_key = (
+    character, flexible, extended, prng_key, object_ = (
         _Category(n) for n in ("generic", "number", "integer", "signedinteger", "unsignedinteger",
                                "inexact", "floating", "complexfloating", "character", "flexible",
-                               "extended", "prng_key"))
+                               "extended", "prng_key", "object_"))
 _CATEGORIES = {generic: "biufc", number: "iufc", integer: "iu", signedinteger: "i",
                unsignedinteger: "u", inexact: "fc", floating: "f", complexfloating: "c",
-               character: "", flexible: "", extended: "K", prng_key: "K"}
+               character: "", flexible: "", extended: "K", prng_key: "K", object_: ""}
 # (kind "K": the typed PRNG key dtypes of jaxweb.random are the extended dtypes)
 #: The category tree (numpy's, plus JAX's `extended` for key types).
 _PARENT = {number: generic, integer: number, signedinteger: integer, unsignedinteger: integer,
            inexact: number, floating: inexact, complexfloating: inexact, flexible: generic,
-           character: flexible, extended: generic, prng_key: extended}
+           character: flexible, extended: generic, prng_key: extended, object_: generic}
 _CATEGORY_BY_NAME = {c.__name__: c for c in _CATEGORIES}
 
 

@@ -732,3 +732,37 @@ class Partial(functools.partial):
 
 register_pytree_node(Partial, lambda p: ((p.args, p.keywords), p.func),
                      lambda func, xs: Partial(func, *xs[0], **xs[1]))
+
+
+class PyTreeRegistry:
+    """`jax.tree_util.default_registry`: the registry the tree functions use, with the
+    methods of JAX's PyTreeRegistry (flatten, flatten_one_level, ..., register_node)."""
+
+    def flatten(self, tree, leaf_predicate=None):
+        return tree_flatten(tree, is_leaf=leaf_predicate)
+
+    def flatten_with_path(self, tree, leaf_predicate=None):
+        pairs, treedef = tree_flatten_with_path(tree, is_leaf=leaf_predicate)
+        return pairs, treedef
+
+    def flatten_one_level(self, tree):
+        return None if not is_tree_node(tree) else flatten_one_level(tree)
+
+    def flatten_one_level_with_keys(self, tree):
+        return None if not is_tree_node(tree) else flatten_one_level_with_keys(tree)
+
+    def is_node(self, nodetype: type) -> bool:
+        """Whether instances of `nodetype` are pytree nodes."""
+        return nodetype in (tuple, list, dict, type(None)) or nodetype in _registry
+
+    def register_node(self, nodetype, flatten_func, unflatten_func, flatten_with_keys_func=None) -> None:
+        register_pytree_node(nodetype, flatten_func, unflatten_func, flatten_with_keys_func)
+
+    def register_dataclass_node(self, nodetype, data_fields, meta_fields) -> None:
+        register_dataclass(nodetype, data_fields, meta_fields)
+
+    def __repr__(self) -> str:
+        return "<jaxweb PyTreeRegistry (the default registry)>"
+
+
+default_registry = PyTreeRegistry()

@@ -5,7 +5,7 @@ from jaxweb._src.dtypes import (
     DType as _DType, bfloat16, bool_, complex64, complex128, finfo, float16, float32, float64,
     floating, generic, iinfo, inexact, int8, int16, int32, int64, integer, issubdtype, number,
     promote_types, result_type, signedinteger, uint8, uint16, uint32, uint64, unsignedinteger,
-    complexfloating, character, flexible)
+    complexfloating, character, flexible, object_)
 from jaxweb._src.dtypes import dtype
 from jaxweb._src.numpy._modules import *  # noqa: F401,F403  (all jnp functions)
 from jaxweb._src.numpy.array_api import __array_api_version__, __array_namespace_info__  # noqa: F401
@@ -28,6 +28,10 @@ newaxis = None
 
 
 _lazy_loaded = False
+#: Loaders of jnp families that live on a higher floor, beside what they need (`jnp.save`/`load`
+#: with the weights library's .npy/.npz formats): the package `jaxweb` appends them, so this
+#: face never imports upward; they run with the lazy families, and their names come after them.
+_UPPER_FAMILIES: list = []
 
 
 def _import_lazy_families() -> None:
@@ -37,6 +41,9 @@ def _import_lazy_families() -> None:
     names = {}
     for family in _modules._LAZY_FAMILIES:
         mod = importlib.import_module(f"jaxweb._src.numpy.{family}")
+        names.update((n, getattr(mod, n)) for n in mod.__all__)
+    for load in _UPPER_FAMILIES:
+        mod = load()
         names.update((n, getattr(mod, n)) for n in mod.__all__)
     eager = globals()
     for n, v in names.items():

@@ -61,7 +61,7 @@ for cid, path, args, kwargs, mode in CASES:
             argnum = {"grad": 0, "gradarg1": 1, "gradarg2": 2}[mode]
             axes = [0 if i == argnum else None for i in range(len(a))]
             res = jax.vmap(jax.grad(lambda *xs: fn(*xs, **kw), argnums=argnum), in_axes=axes)(*a)
-        out[cid] = [record(r) for r in res] if isinstance(res, tuple) else record(res)
+        out[cid] = [record(r) for r in res] if isinstance(res, (tuple, list)) else record(res)
     except Exception as e:  # noqa: BLE001
         out[cid] = {"error": type(e).__name__, "message": str(e).split("\n")[0]}
 here = os.path.dirname(os.path.abspath(__file__))

@@ -1,5 +1,4 @@
 """Collects the public names of every lax family module (each defines `__all__`)."""
-from .base import full  # noqa: F401
 from .elementwise import *  # noqa: F401,F403
 from .structural import *  # noqa: F401,F403
 from .indexing import *  # noqa: F401,F403
@@ -14,3 +13,6 @@ from .control_flow import *  # noqa: F401,F403
 from .extra import *  # noqa: F401,F403
 from .complex import *  # noqa: F401,F403
 from .fft import *  # noqa: F401,F403
+from .helpers import *  # noqa: F401,F403
+from .other import *  # noqa: F401,F403
+from .composite import *  # noqa: F401,F403

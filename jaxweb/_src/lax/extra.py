@@ -2,15 +2,18 @@
 broadcast_like/broadcast_shapes, empty, dtype, optimization_barrier, shape_as_value,
 platform_dependent and the scaled Bessel functions.
 
-None of these needs a primitive of its own: tile is a broadcast plus a reshape (a view),
-mulhi multiplies 16-bit (or 32-bit) limbs so it never needs a wider integer type, and
-split/stack are slices and concatenations.
+tile is a broadcast plus a reshape (a view), mulhi multiplies 16-bit (or 32-bit) limbs so
+it never needs a wider integer type, and split/stack are slices and concatenations. As in
+JAX, tile, split, stack, unstack, mulhi and the Bessel functions show in jaxprs as
+primitives of their own (`tile_p`, ...): each is a `decomposed_primitive` whose lowering,
+JVP and batching come from the decomposition written here.
 """
 from __future__ import annotations
 
 __all__ = ["tile", "split", "stack", "unstack", "mulhi", "index_take", "broadcast_like",
            "broadcast_shapes", "empty", "dtype", "optimization_barrier", "shape_as_value",
-           "platform_dependent", "bessel_i0e", "bessel_i1e", "Precision"]
+           "platform_dependent", "bessel_i0e", "bessel_i1e", "Precision", "tile_p", "split_p", "stack_p",
+           "unstack_p", "mulhi_p", "bessel_i0e_p", "bessel_i1e_p"]
 
 
 import enum
@@ -19,8 +22,9 @@ from typing import Any, Callable, Sequence
 
 from .. import core, dtypes
 from . import elementwise as ew, structural as st
-from .base import full
+from .structural import full
 from .bessel import i0e, i1e
+from .composite import decomposed_primitive
 from ..tree_util import tree_map
 from ..device import default_backend
 
@@ -37,9 +41,17 @@ def tile(operand: Any, reps: Sequence[int]) -> Any:
     if len(reps) != len(shape):
         raise TypeError(f"reps length must be equal to the ndim of x, got len(reps)={len(reps)} "
                         f"and x.ndim={len(shape)}.")
+    return tile_p.bind(operand, reps=reps)
+
+
+def _tile(operand: Any, *, reps: tuple) -> Any:
+    shape = _aval(operand).shape
     inter = tuple(d for r, n in zip(reps, shape) for d in (r, n))
     x = st.broadcast_in_dim(operand, inter, tuple(range(1, 2 * len(shape), 2)))
     return st.reshape(x, tuple(r * n for r, n in zip(reps, shape)))
+
+
+tile_p = decomposed_primitive("tile", _tile)
 
 
 def split(operand: Any, sizes: Sequence[int], axis: int = 0) -> list:
@@ -50,11 +62,18 @@ def split(operand: Any, sizes: Sequence[int], axis: int = 0) -> list:
     if any(s < 0 for s in sizes) or sum(sizes) != shape[axis]:
         raise ValueError(f"Sum of sizes {sum(sizes)} must be equal to dimension {shape[axis]} of the "
                          f"operand shape {shape}")
+    return split_p.bind(operand, sizes=tuple(sizes), axis=axis)
+
+
+def _split(operand: Any, *, sizes: tuple, axis: int) -> list:
     out, start = [], 0
     for s in sizes:
         out.append(st.slice_in_dim(operand, start, start + s, axis=axis))
         start += s
     return out
+
+
+split_p = decomposed_primitive("split", _split, multiple_results=True)
 
 
 def stack(operands: Sequence[Any], axis: int = 0) -> Any:
@@ -63,6 +82,10 @@ def stack(operands: Sequence[Any], axis: int = 0) -> Any:
         raise ValueError("stack requires at least one operand")
     nd = _aval(operands[0]).ndim
     axis = operator.index(axis) % (nd + 1)
+    return stack_p.bind(*operands, axis=axis)
+
+
+def _stack(*operands: Any, axis: int) -> Any:
     return st.concatenate([st.expand_dims(x, (axis,)) for x in operands], axis)
 
 
@@ -70,7 +93,15 @@ def unstack(x: Any, axis: int = 0) -> tuple:
     """`lax.unstack`: the slices along `axis`, that axis removed."""
     shape = _aval(x).shape
     axis = operator.index(axis) % len(shape)
-    return tuple(st.index_in_dim(x, i, axis, keepdims=False) for i in range(shape[axis]))
+    return tuple(unstack_p.bind(x, axis=axis))
+
+
+def _unstack(x: Any, *, axis: int) -> list:
+    return [st.index_in_dim(x, i, axis, keepdims=False) for i in range(_aval(x).shape[axis])]
+
+
+stack_p = decomposed_primitive("stack", _stack)
+unstack_p = decomposed_primitive("unstack", _unstack, multiple_results=True)
 
 
 def _umulhi(a: Any, b: Any, half: int) -> Any:
@@ -95,6 +126,11 @@ def mulhi(x: Any, y: Any, /) -> Any:
     ax, ay = _aval(x), _aval(y)
     if ax.dtype is not ay.dtype or ax.dtype.kind not in "iu":
         raise TypeError(f"mulhi requires integer arguments of the same dtype, got {ax.dtype} and {ay.dtype}")
+    return mulhi_p.bind(x, y)
+
+
+def _mulhi(x: Any, y: Any) -> Any:
+    ax = _aval(x)
     dt, size = ax.dtype, ax.dtype.itemsize
     bits = size * 8
     ut = _UNSIGNED[size]
@@ -110,6 +146,9 @@ def mulhi(x: Any, y: Any, /) -> Any:
         hi = ew.sub(hi, ew.select(ew.lt(x, ew.full_like(x, 0)), uy, zero))
         hi = ew.sub(hi, ew.select(ew.lt(y, ew.full_like(y, 0)), ux, zero))
     return ew.bitcast_convert_type(hi, dt)
+
+
+mulhi_p = decomposed_primitive("mulhi", _mulhi)
 
 
 def index_take(src: Any, idxs: Sequence[Any], axes: Sequence[int]) -> Any:
@@ -172,14 +211,18 @@ def platform_dependent(*args: Any, default: Callable | None = None, **per_platfo
     return fn(*args)
 
 
+bessel_i0e_p = decomposed_primitive("bessel_i0e", i0e)
+bessel_i1e_p = decomposed_primitive("bessel_i1e", i1e)
+
+
 def bessel_i0e(x: Any) -> Any:
     """`lax.bessel_i0e`: exp(-|x|) I0(x)."""
-    return i0e(_inexact(x))
+    return bessel_i0e_p.bind(_inexact(x))
 
 
 def bessel_i1e(x: Any) -> Any:
     """`lax.bessel_i1e`: exp(-|x|) I1(x)."""
-    return i1e(_inexact(x))
+    return bessel_i1e_p.bind(_inexact(x))
 
 
 def _inexact(x: Any) -> Any:

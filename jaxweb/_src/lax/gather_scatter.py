@@ -21,15 +21,16 @@ from ..compiler.shapetracker import unflatten
 from ..dispatch import def_lowering, device_of, materialize
 from ..interpreters import rules as R
 from ..interpreters.rules import UndefinedPrimal, Zero
-from .base import in_f32, full
+from .base import in_f32
+from .composite import decomposed_primitive
 from ..interpreters.batching import bdim_at_front
-from .structural import batch_size, linear_transpose
+from .structural import batch_size, full, linear_transpose
 from .elementwise import add, convert_element_type, eq, full_like, mul, neg, select_n, _weak_scalar
 
 __all__ = ["GatherDimensionNumbers", "ScatterDimensionNumbers", "GatherScatterMode", "gather",
            "scatter", "scatter_add", "scatter_sub", "scatter_mul", "scatter_min", "scatter_max",
            "scatter_apply", "gather_p", "scatter_p", "scatter_add_p", "scatter_mul_p",
-           "scatter_min_p", "scatter_max_p"]
+           "scatter_min_p", "scatter_max_p", "scatter_sub_p"]
 
 
 class GatherDimensionNumbers(NamedTuple):
@@ -583,10 +584,23 @@ scatter_min = _scatter_wrapper(scatter_min_p, "`lax.scatter_min`: elementwise mi
 scatter_max = _scatter_wrapper(scatter_max_p, "`lax.scatter_max`: elementwise maximum into the windows.")
 
 
+def _scatter_sub(operand: Any, scatter_indices: Any, updates: Any, *, dimension_numbers: ScatterDimensionNumbers,
+                 **kwargs: Any) -> Any:
+    return scatter_add(operand, scatter_indices, neg(updates), dimension_numbers, **kwargs)
+
+
+scatter_sub_p = decomposed_primitive("scatter_sub", _scatter_sub)
+
+
 def scatter_sub(operand: Any, scatter_indices: Any, updates: Any, dimension_numbers: ScatterDimensionNumbers,
                 **kwargs: Any) -> Any:
-    """`lax.scatter_sub`: subtract updates from the indexed windows."""
-    return scatter_add(operand, scatter_indices, neg(updates), dimension_numbers, **kwargs)
+    """`lax.scatter_sub`: subtract updates from the indexed windows (`scatter_sub_p`, a
+    scatter_add of the negated updates)."""
+    try:
+        hash((dimension_numbers, tuple(kwargs.items())))
+    except TypeError:  # list-valued dimension numbers: no primitive parameter, the decomposition itself
+        return _scatter_sub(operand, scatter_indices, updates, dimension_numbers=dimension_numbers, **kwargs)
+    return scatter_sub_p.bind(operand, scatter_indices, updates, dimension_numbers=dimension_numbers, **kwargs)
 
 
 def scatter_apply(operand: Any, scatter_indices: Any, func: Any, dimension_numbers: ScatterDimensionNumbers,

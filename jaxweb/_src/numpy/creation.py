@@ -5,17 +5,36 @@ __all__ = ["copy", "asarray", "array", "full", "zeros", "ones", "empty", "arange
            "geomspace", "eye", "identity", "tri", "tril", "triu", "meshgrid", "full_like",
            "zeros_like", "ones_like", "empty_like"]
 
+import functools
 import math
-from typing import Any
+from typing import Any, Callable
 
-from .. import core, dtypes, host_arrays, hostdata
+from .. import core, device as _device, dtypes, host_arrays, hostdata
 from ..host_arrays import from_host
 from ..array import Array
 from ..lax import base as lax_base, elementwise as lax_ew
 from .shape import stack
-from ..lax.structural import reshape, broadcast_in_dim, transpose, copy as lax_copy
+from ..lax.structural import full as lax_full, reshape, broadcast_in_dim, transpose, copy as lax_copy
 from .util import broadcast_to_shape, broadcast_shapes, check_arraylike
 from .ufuncs import power, exp, log, sign, abs as abs_
+
+
+def _on_device(fn: Callable) -> Callable:
+    """A creation function's `device=` (a Device, or a sharding of one device): the array is made
+    with that device as the default, and a concrete result elsewhere (an Array passed through)
+    is copied there, as JAX places it. Under a trace the device is the trace's."""
+    @functools.wraps(fn)
+    def placed(*args: Any, device: Any = None, **kwargs: Any) -> Any:
+        if device is None:
+            return fn(*args, **kwargs)
+        if not isinstance(device, _device.Device) and hasattr(device, "device_set"):
+            (device,) = device.device_set
+        with _device.use_device(device):
+            out = fn(*args, **kwargs)
+        if isinstance(out, Array) and out.device is not device:
+            out = out.to_device(device)
+        return out
+    return placed
 
 
 def _shape_tuple(shape: Any) -> tuple[int, ...]:
@@ -26,6 +45,7 @@ def _shape_tuple(shape: Any) -> tuple[int, ...]:
     return out
 
 
+@_on_device
 def asarray(a: Any, dtype: Any = None, order: str | None = None, *, copy: bool | None = None,
             device: Any = None) -> Any:
     """`jnp.asarray`: an Array from array-like input (no copy for Arrays). Host values go
@@ -52,6 +72,7 @@ def asarray(a: Any, dtype: Any = None, order: str | None = None, *, copy: bool |
     return from_host(a, dtype)
 
 
+@_on_device
 def array(object: Any, dtype: Any = None, copy: bool = True, order: str | None = "K", ndmin: int = 0,
           *, device: Any = None) -> Any:
     """`jnp.array`: a new array (`copy=True`, the default) that shares nothing the caller can
@@ -64,27 +85,31 @@ def array(object: Any, dtype: Any = None, copy: bool = True, order: str | None =
     return out
 
 
+@_on_device
 def full(shape: Any, fill_value: Any, dtype: Any = None, *, device: Any = None) -> Any:
     shape = _shape_tuple(shape)
     if dtype is None and not core.is_python_scalar(fill_value):
         fill = asarray(fill_value)
-        return broadcast_to_shape(fill, shape) if fill.ndim else lax_base.full(shape, fill, fill.dtype)
+        return broadcast_to_shape(fill, shape) if fill.ndim else lax_full(shape, fill, fill.dtype)
     if dtype is None:  # a Python scalar: weakly typed, as in JAX
-        return lax_base.full(shape, fill_value)
+        return lax_full(shape, fill_value)
     dt = dtypes.canonicalize_dtype(dtype)
     if getattr(fill_value, "ndim", 0):
         return broadcast_to_shape(asarray(fill_value, dt), shape)
-    return lax_base.full(shape, fill_value, dt)
+    return lax_full(shape, fill_value, dt)
 
 
+@_on_device
 def zeros(shape: Any, dtype: Any = None, *, device: Any = None) -> Any:
-    return lax_base.full(_shape_tuple(shape), 0, dtypes.canonicalize_dtype(dtype or dtypes.default_float()))
+    return lax_full(_shape_tuple(shape), 0, dtypes.canonicalize_dtype(dtype or dtypes.default_float()))
 
 
+@_on_device
 def ones(shape: Any, dtype: Any = None, *, device: Any = None) -> Any:
-    return lax_base.full(_shape_tuple(shape), 1, dtypes.canonicalize_dtype(dtype or dtypes.default_float()))
+    return lax_full(_shape_tuple(shape), 1, dtypes.canonicalize_dtype(dtype or dtypes.default_float()))
 
 
+@_on_device
 def empty(shape: Any, dtype: Any = None, *, device: Any = None) -> Any:
     return zeros(shape, dtype)
 
@@ -95,6 +120,7 @@ def _concrete_scalar(x: Any, what: str) -> Any:
     return x.item() if hasattr(x, "item") and not core.is_python_scalar(x) else x
 
 
+@_on_device
 def arange(start: Any, stop: Any = None, step: Any = None, dtype: Any = None, *,
            device: Any = None) -> Any:
     """`jnp.arange`: evenly spaced values in [start, stop); int32 for integer arguments,
@@ -131,6 +157,7 @@ def _inexact_dtype(*args: Any) -> dtypes.DType:
     return dt if dt.kind in "fc" else dtypes.default_float()
 
 
+@_on_device
 def linspace(start: Any, stop: Any, num: int = 50, endpoint: bool = True, retstep: bool = False,
              dtype: Any = None, axis: int = 0, *, device: Any = None) -> Any:
     """`jnp.linspace`: `num` evenly spaced samples over [start, stop] (or [start, stop)).
@@ -212,6 +239,7 @@ def _diagonal_mask(N: int, M: int, k: int, cmp: str) -> Any:
     return getattr(lax_ew, cmp)(lax_ew.sub(col, row), int(k))
 
 
+@_on_device
 def eye(N: int, M: int | None = None, k: int = 0, dtype: Any = None, *, device: Any = None) -> Any:
     """`jnp.eye`: ones on the k-th diagonal."""
     N = _dim(N, "N")
@@ -278,6 +306,7 @@ def meshgrid(*xi: Any, copy: bool = True, sparse: bool = False, indexing: str = 
 
 
 # ---------------------------------------------------------------- *_like
+@_on_device
 def full_like(a: Any, fill_value: Any, dtype: Any = None, shape: Any = None, *,
               device: Any = None) -> Any:
     """`jnp.full_like`: an array like `a` (shape, dtype, weak type) filled with fill_value."""
@@ -287,22 +316,25 @@ def full_like(a: Any, fill_value: Any, dtype: Any = None, shape: Any = None, *,
     dt = aval.dtype if dtype is None else dtypes.canonicalize_dtype(dtype)
     if getattr(fill_value, "ndim", 0):
         return broadcast_to_shape(asarray(fill_value, dt), shape)
-    out = lax_base.full(shape, fill_value, dt)
+    out = lax_full(shape, fill_value, dt)
     if dtype is None and aval.weak_type:
         out.aval = out.aval.update(weak_type=True)
     return out
 
 
+@_on_device
 def zeros_like(a: Any, dtype: Any = None, shape: Any = None, *, device: Any = None) -> Any:
     """`jnp.zeros_like`."""
     return full_like(a, 0, dtype, shape)
 
 
+@_on_device
 def ones_like(a: Any, dtype: Any = None, shape: Any = None, *, device: Any = None) -> Any:
     """`jnp.ones_like`."""
     return full_like(a, 1, dtype, shape)
 
 
+@_on_device
 def empty_like(a: Any, dtype: Any = None, shape: Any = None, *, device: Any = None) -> Any:
     """`jnp.empty_like` (zeros: jaxweb arrays are always initialized)."""
     return full_like(a, 0, dtype, shape)

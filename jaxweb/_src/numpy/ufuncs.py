@@ -197,7 +197,7 @@ around = round
 def square(x: Any, /) -> Any:
     """`jnp.square`: x * x (bools become integers)."""
     (x,) = _bool_to_int(*promote_args("square", x))
-    return lax.integer_pow(x, 2)
+    return lax.square(x)
 
 
 def reciprocal(x: Any, /) -> Any:
