@@ -34,17 +34,13 @@ def main(argv=None) -> int:
     ap.add_argument("--powers", default="10,12,14,16,18,20")
     args = ap.parse_args(argv)
     powers = [int(s) for s in args.powers.split(",")]
-    res = wasm_bench.run_page("fft.html", {"powers": ",".join(map(str, powers)), "reps": args.reps,
-                                           "rounds": args.rounds}, args.timeout, poll=2.0)
-    if wasm_bench.failed(res):
+    got = wasm_bench.run_rounds("fft.html", {"powers": ",".join(map(str, powers))}, args,
+                                lambda reps: numpy_times(powers, reps))
+    if got is None:
         return 1
-    nps = numpy_times(powers, args.reps)
-    med = wasm_bench.median
-    print(f"{wasm_bench.page_facts(res)}; medians of {args.rounds}x{args.reps} interleaved runs per side; "
-          f"rel.err = max|jaxweb - jax-js| / max|jax-js|")
-    head = (f"{'case':10s} {'ms jaxweb':>10s} {'ms jax-js':>10s} {'ratio':>7s} {'ms numpy':>9s} "
-            f"{'rel.err':>8s} {'kernels':>8s} {'compile s':>9s}")
-    wasm_bench.print_head(head)
+    (res, nps), med = got, wasm_bench.median
+    wasm_bench.print_table_head(res, args, "medians", f"{'case':10s} {'ms jaxweb':>10s} {'ms jax-js':>10s} "
+                                f"{'ratio':>7s} {'ms numpy':>9s} {'rel.err':>8s} {'kernels':>8s} {'compile s':>9s}")
     for row in res["rows"]:
         tw, tj = med(row["jaxweb"]), med(row["jaxjs"])
         print(f"{'fft 2^' + str(row['p']):10s} {tw * 1e3:10.2f} {tj * 1e3:10.2f} {tj / tw:6.2f}x "

@@ -46,17 +46,14 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     sizes = [int(s) for s in args.sizes.split(",")]
     # a factorization's first call compiles on the page's main thread: the long timeout covers it
-    res = wasm_bench.run_page("linalg.html", {"sizes": ",".join(map(str, sizes)), "reps": args.reps,
-                                              "rounds": args.rounds, "ops": args.ops}, args.timeout, poll=2.0)
-    if wasm_bench.failed(res):
+    got = wasm_bench.run_rounds("linalg.html", {"sizes": ",".join(map(str, sizes)), "ops": args.ops}, args,
+                                lambda reps: numpy_times(sizes, reps))
+    if got is None:
         return 1
-    nps = numpy_times(sizes, args.reps)
-    med = wasm_bench.median
-    print(f"{wasm_bench.page_facts(res)}; GFLOP/s from medians of {args.rounds}x{args.reps} interleaved runs "
-          f"per side; rel.err = max|jaxweb - jax-js| / max|jax-js|")
-    head = (f"{'case':16s} {'jaxweb':>8s} {'jax-js':>8s} {'ratio':>7s} {'numpy':>8s} {'ms jaxweb':>10s} "
-            f"{'ms jax-js':>10s} {'rel.err':>8s} {'kernels':>8s} {'compile s':>9s}")
-    wasm_bench.print_head(head)
+    (res, nps), med = got, wasm_bench.median
+    wasm_bench.print_table_head(res, args, "GFLOP/s from medians", f"{'case':16s} {'jaxweb':>8s} {'jax-js':>8s} "
+                                f"{'ratio':>7s} {'numpy':>8s} {'ms jaxweb':>10s} {'ms jax-js':>10s} {'rel.err':>8s} "
+                                f"{'kernels':>8s} {'compile s':>9s}")
     for row in res["rows"]:
         op, n = row["op"], row["n"]
         f = FLOPS[op](n)

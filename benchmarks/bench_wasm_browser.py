@@ -181,6 +181,23 @@ def page_parser(doc: str, timeout: float = 1800) -> argparse.ArgumentParser:
     return ap
 
 
+def run_rounds(page: str, query: dict, args: argparse.Namespace, ceiling) -> tuple[dict, dict] | None:
+    """Run a page's interleaved rounds (`query` plus --reps/--rounds), then `ceiling(reps)`,
+    the host library's times, after the page (so the two never share the cores); None when
+    the page failed (its error already printed)."""
+    res = run_page(page, {**query, "reps": args.reps, "rounds": args.rounds}, args.timeout, poll=2.0)
+    if failed(res):
+        return None
+    return res, ceiling(args.reps)
+
+
+def print_table_head(res: dict, args: argparse.Namespace, what: str, head: str) -> None:
+    """The facts line (page facts; `what` over the medians of rounds x reps) and the header."""
+    print(f"{page_facts(res)}; {what} of {args.rounds}x{args.reps} interleaved runs per side; "
+          f"rel.err = max|jaxweb - jax-js| / max|jax-js|")
+    print_head(head)
+
+
 def page_facts(res: dict) -> str:
     """What a page's numbers depend on: isolation, cores, and jaxweb's wasm threads."""
     return (f"headless Chromium, crossOriginIsolated={res['crossOriginIsolated']}, "

@@ -21,6 +21,15 @@ from jaxweb import ad_checkpoint, custom_derivatives, typing  # noqa: F401
 
 _array_methods.install_all()
 
+
+def _jnp_fileio():
+    """jnp.save/savez/load: on the weights floor with the formats they use (loaded on first use)."""
+    from jaxweb._src.weights import fileio  # noqa: PLC0415
+    return fileio
+
+
+numpy._UPPER_FAMILIES.append(_jnp_fileio)
+
 #: Public submodules imported on first use (`jax.nn.relu` still works after `import jaxweb as jax`):
 #: they are a third of jaxweb's modules, and a page's `import jaxweb` compiles every module it imports.
 _LAZY_SUBMODULES = frozenset({"random", "nn", "scipy", "debug", "test_util", "profiler", "sharding", "ops",

@@ -3,12 +3,13 @@ from jaxweb._src.api import closure_convert
 from jaxweb._src.api_extra import custom_gradient
 from jaxweb._src.custom_derivatives import (SymbolicZero, custom_jvp, custom_jvp_call_p, custom_vjp,
                                             custom_vjp_call_p)
+from jaxweb._src.linear_call import linear_call
 from jaxweb.tree_util import tree_map
 from jaxweb._src import core
 from jaxweb._src.interpreters import rules as R
 
 __all__ = ["CustomVJPPrimal", "SymbolicZero", "closure_convert", "custom_gradient", "custom_jvp",
-           "custom_jvp_call_p", "custom_vjp", "custom_vjp_call_p", "custom_vjp_primal_tree_values",
+           "custom_jvp_call_p", "custom_vjp", "custom_vjp_call_p", "custom_vjp_primal_tree_values", "linear_call",
            "zero_from_primal"]
 
 

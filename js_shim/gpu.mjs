@@ -292,7 +292,7 @@ export async function runTimed(cmds) {
 // Readback staging buffers (MAP_READ), reused: Dawn clears a new buffer before its first use
 // (64 MB: 40-70 ms on SwiftShader), which cost more than the copy itself.
 const stagingFree = [];   // unmapped, idle staging buffers, by size class
-const STAGING_KEEP = 4;   // idle ones kept at most
+const STAGING_KEEP = 6;   // idle ones kept at most (a chunked read's window: 4)
 
 function takeStaging(d, padded) {
   const cls = Math.max(1 << 16, 2 ** Math.ceil(Math.log2(padded)));
@@ -329,6 +329,7 @@ async function mapped(id, offset, size) {
  * buffer passed as a PyProxy (a bytearray): one copy from mapped memory into Pyodide's heap.
  */
 export async function readInto(id, offset, size, dst) {
+  if (size > READ_CHUNK) return readChunked(id, offset, size, dst);
   const [staging, bytes] = await mapped(id, offset, size);
   const view = dst.getBuffer('u8');  // taken after the wait: the heap may have grown meanwhile
   try {
@@ -336,6 +337,49 @@ export async function readInto(id, offset, size, dst) {
   } finally {
     view.release();
     giveStaging(staging);
+  }
+}
+
+// Big readbacks go in chunks, READ_WINDOW of them in flight: while one chunk is copied from
+// mapped memory into Pyodide's heap, the GPU copies the next ones into their staging buffers
+// and they are mapped (one submit and one mapAsync per chunk). The window's staging buffers
+// are the pool's (takeStaging), so a 256 MB read keeps 4 x 8 MB of them, not 256 MB.
+const READ_CHUNK = 8 << 20;
+const READ_WINDOW = 4;
+
+async function readChunked(id, offset, size, dst) {
+  const d = need();
+  const src = get(buffers, id, 'buffer');
+  const n = Math.ceil(size / READ_CHUNK);
+  const flight = [];  // [staging, chunk, promise of its mapping]
+  const start = (k) => {
+    const len = Math.min(READ_CHUNK, size - k * READ_CHUNK);
+    const padded = (len + 3) & ~3;
+    const staging = takeStaging(d, padded);
+    const enc = d.createCommandEncoder();
+    enc.copyBufferToBuffer(src, offset + k * READ_CHUNK, staging, 0, padded);
+    d.queue.submit([enc.finish()]);
+    flight.push([staging, k, len, staging.mapAsync(GPUMapMode.READ, 0, padded)]);
+  };
+  let next = 0;
+  try {
+    while (next < Math.min(n, READ_WINDOW)) start(next++);
+    while (flight.length) {
+      const [staging, k, len, mapping] = flight[0];
+      await mapping;
+      const view = dst.getBuffer('u8');  // after the wait: the heap may have grown meanwhile
+      try {
+        view.data.set(new Uint8Array(staging.getMappedRange(0, (len + 3) & ~3), 0, len), k * READ_CHUNK);
+      } finally {
+        view.release();
+      }
+      flight.shift();
+      giveStaging(staging);
+      if (next < n) start(next++);
+    }
+  } catch (e) {
+    for (const [staging] of flight) staging.destroy();
+    throw e;
   }
 }
 

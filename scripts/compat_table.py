@@ -48,7 +48,7 @@ NOTES: dict[str, dict[str, str]] = {
         "allow_f16_reductions": "accepted; 16-bit reductions are always allowed",
         "debug_key_reuse": "accepted; key reuse is not tracked",
         "custom_batching": "custom_vmap's derivative differentiates the function (its rule is not used under jvp)",
-        "dlpack": "copies through numpy's DLPack support (copy=False raises)",
+        "dlpack": "copies through numpy's DLPack support (copy=False raises); from_dlpack is jnp.from_dlpack",
         "experimental": "jax.experimental.ode only",
         "pure_callback": "eager and under jit (jit currently runs the callback between equations)",
         "new_ref": "eager, and inside one traced function; not as a jit argument",
@@ -109,8 +109,7 @@ MISSING: dict[str, dict[str, str]] = {
                 "linear_solve_p": "custom_linear_solve is a custom_vjp here, not a primitive",
                 "dce_sink_p": "dce_sink needs no primitive here (nothing unread is computed)"},
     "jax.random": {"random_gamma_p": "jax.random.gamma is a composition of lax operations, not a primitive"},
-    "jax.custom_derivatives": {"linear_call": "not implemented yet (a primitive with a user transpose rule)",
-                               "remat_opt_p": "an internal primitive of JAX's checkpoint optimization"},
+    "jax.custom_derivatives": {"remat_opt_p": "an internal primitive of JAX's checkpoint optimization"},
     "jax.scipy.special": {n: "not implemented yet" for n in ("hyp1f1", "hyp2f1", "owens_t", "sph_harm_y")},
 }
 

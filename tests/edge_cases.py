@@ -212,7 +212,125 @@ def cases() -> list[dict]:
     add("found.sinh_bf16", "jnp.sinh(a * b)", [("bfloat16", "pool"), ("bfloat16", "pool")], jit=True)
     add("found.div_log1p_mix", "jnp.log1p(a / b)", [("float16", "pool"), ("bfloat16", "pool")], jit=True)
     out.extend(random_programs(160, seed=25))
+    for name, expr in API_PROBES:  # operands from PROBE_PRELUDE; `a` is unused
+        add(f"probe.{name}", expr, [("float32", "pool")])
     return out
+
+
+#: the fixed operands of the `probe.*` cases (run into their namespace, beside jnp and jax)
+PROBE_PRELUDE = "x = jnp.arange(6.0).reshape(2, 3)\nc = jnp.array([1 + 2j, 3 - 1j], jnp.complex64)"
+#: array API calls on fixed operands, whose
+#: results, dtypes and error types JAX fixes: FFT norm/n/axes, vecdot, unstack, meshgrid, repeat,
+#: tensordot, mean/std, astype, broadcasting, linspace, *_like, linalg edge cases and the like
+API_PROBES = [
+    ('fft.norm_fwd', "jnp.fft.fft(jnp.arange(4.0), norm='forward')"),
+    ('fft.norm_ortho_n', "jnp.fft.rfft(jnp.arange(5.0), n=8, norm='ortho')"),
+    ('fft.irfftn_axes', 'jnp.fft.irfftn(jnp.ones((4, 3), jnp.complex64), s=(4, 4), axes=(0, 1))'),
+    ('fft.fftn_axes_none', 'jnp.fft.fftn(jnp.ones((2, 3)))'),
+    ('fft.hfft', 'jnp.fft.hfft(c, n=3)'),
+    ('fft.ihfft', 'jnp.fft.ihfft(jnp.arange(4.0))'),
+    ('fft.fftfreq_dtype', 'jnp.fft.fftfreq(5, d=0.5, dtype=jnp.float32)'),
+    ('fft.fftshift_axes', 'jnp.fft.fftshift(x, axes=1)'),
+    ('vecdot', 'jnp.vecdot(c, c)'),
+    ('linalg.vecdot', 'jnp.linalg.vecdot(x, x, axis=0)'),
+    ('unstack', 'jnp.unstack(x, axis=1)'),
+    ('meshgrid', "jnp.meshgrid(jnp.arange(2), jnp.arange(3.0), indexing='ij')"),
+    ('meshgrid0', 'jnp.meshgrid()'),
+    ('repeat_arr', 'jnp.repeat(x, jnp.array([1, 2]), axis=0)'),
+    ('repeat_none', 'jnp.repeat(x, 2)'),
+    ('tensordot', 'jnp.tensordot(x, x, axes=([0], [0]))'),
+    ('tensordot0', 'jnp.tensordot(x, x, axes=0)'),
+    ('mean_empty', 'jnp.mean(jnp.zeros((0,)))'),
+    ('mean_int', 'jnp.mean(jnp.arange(4))'),
+    ('std_corr', 'jnp.std(x, correction=1.5, axis=1, keepdims=True)'),
+    ('var_axes', 'jnp.var(x, axis=(0, 1), correction=0)'),
+    ('astype_dev', 'jnp.astype(x, jnp.float32, device=None)'),
+    ('astype_c2f', 'jnp.astype(c, jnp.float32)'),
+    ('broadcast_arrays', 'jnp.broadcast_arrays(jnp.ones((2, 1)), jnp.ones(3))'),
+    ('broadcast_to_err', 'jnp.broadcast_to(jnp.ones(3), (2,))'),
+    ('linspace_ep', 'jnp.linspace(0, 1, 5, endpoint=False)'),
+    ('linspace_int', 'jnp.linspace(0, 10, 4, dtype=jnp.int32)'),
+    ('linspace_c', 'jnp.linspace(0, 1 + 1j, 3)'),
+    ('linspace_1', 'jnp.linspace(2.0, 3.0, 1)'),
+    ('linspace_0', 'jnp.linspace(2.0, 3.0, 0)'),
+    ('zeros_like_dt', 'jnp.zeros_like(x, dtype=jnp.int8)'),
+    ('full_like_bool', 'jnp.full_like(x, True)'),
+    ('full_like_c', 'jnp.full_like(jnp.ones(2, jnp.int32), 2.5)'),
+    ('ones_like_dev', 'jnp.ones_like(x, device=None)'),
+    ('cholesky_upper', 'jnp.linalg.cholesky(jnp.array([[4.0, 2.0], [2.0, 3.0]]), upper=True)'),
+    ('cholesky_nonpd', 'jnp.linalg.cholesky(jnp.array([[1.0, 2.0], [2.0, 1.0]]))'),
+    ('inv_sing', 'jnp.linalg.inv(jnp.array([[1.0, 2.0], [2.0, 4.0]]))'),
+    ('pinv_rtol', 'jnp.linalg.pinv(x, rtol=0.1)'),
+    ('pinv_batch', 'jnp.linalg.pinv(jnp.ones((2, 2, 3)))'),
+    ('solve_vec', 'jnp.linalg.solve(jnp.eye(3), jnp.arange(3.0))'),
+    ('solve_batch', 'jnp.linalg.solve(jnp.stack([jnp.eye(2)] * 3), jnp.ones((3, 2)))'),
+    ('solve_bcast', 'jnp.linalg.solve(jnp.eye(2)[None], jnp.ones((4, 2, 1)))'),
+    ('matrix_norm', "jnp.linalg.matrix_norm(x, ord='nuc', keepdims=True)"),
+    ('vector_norm', 'jnp.linalg.vector_norm(x, axis=(0, 1), ord=jnp.inf)'),
+    ('vector_norm0', 'jnp.linalg.vector_norm(x, ord=0)'),
+    ('svdvals', 'jnp.linalg.svdvals(x)'),
+    ('qr_complete', "jnp.linalg.qr(x, mode='complete')"),
+    ('trace_dt', 'jnp.linalg.trace(jnp.ones((2, 2), jnp.int8))'),
+    ('diagonal_off', 'jnp.linalg.diagonal(x, offset=1)'),
+    ('cross', 'jnp.linalg.cross(jnp.ones((2, 3)), jnp.arange(3.0))'),
+    ('cumulative_sum', 'jnp.cumulative_sum(x, axis=1, include_initial=True)'),
+    ('cumulative_prod', 'jnp.cumulative_prod(jnp.arange(1, 4), include_initial=True)'),
+    ('cumsum_u8', 'jnp.cumulative_sum(jnp.ones(3, jnp.uint8))'),
+    ('sum_u8', 'jnp.sum(jnp.ones(3, jnp.uint8))'),
+    ('prod_i8', 'jnp.prod(jnp.ones(3, jnp.int8))'),
+    ('sum_f16', 'jnp.sum(jnp.ones(3, jnp.float16))'),
+    ('searchsorted', "jnp.searchsorted(jnp.arange(5.0), jnp.array([1.5, 3.0]), side='right')"),
+    ('take_along', 'jnp.take_along_axis(x, jnp.array([[0], [2]]), axis=1)'),
+    ('take_ax', 'jnp.take(x, jnp.array([1]), axis=1)'),
+    ('count_nonzero', 'jnp.count_nonzero(x, axis=(0, 1), keepdims=True)'),
+    ('diff_prepend', 'jnp.diff(jnp.arange(4.0), prepend=jnp.array([9.0]))'),
+    ('isin', 'jnp.isin(jnp.arange(4), jnp.array([1, 3]), invert=True)'),
+    ('nextafter', 'jnp.nextafter(jnp.float32(1), jnp.float32(2))'),
+    ('unique_all', 'jnp.unique_all(jnp.array([3, 1, 3, 2]))'),
+    ('unique_counts', 'jnp.unique_counts(jnp.array([3, 1, 3, 2]))'),
+    ('unique_inverse', 'jnp.unique_inverse(jnp.array([[3, 1], [3, 2]]))'),
+    ('unique_values', 'jnp.unique_values(jnp.array([3.0, jnp.nan, 1.0, jnp.nan]))'),
+    ('argsort_desc', 'jnp.argsort(jnp.array([1, 3, 3, 2]), descending=True, stable=True)'),
+    ('sort_desc', 'jnp.sort(jnp.array([1.0, jnp.nan, 3.0, -0.0, 0.0]), descending=True)'),
+    ('clip_none', 'jnp.clip(x, max=2)'),
+    ('clip_int_float', 'jnp.clip(jnp.arange(4), 0.5, 2.5)'),
+    ('where_scalar', 'jnp.where(x > 2, x, 0)'),
+    ('max_empty_err', 'jnp.max(jnp.zeros(0))'),
+    ('expand_dims_err', 'jnp.expand_dims(x, 5)'),
+    ('squeeze_err', 'jnp.squeeze(x, axis=0)'),
+    ('roll_tuple', 'jnp.roll(x, (1, 1), axis=(0, 1))'),
+    ('tile', 'jnp.tile(jnp.arange(2), (2, 2))'),
+    ('concat_none', 'jnp.concat([x, x], axis=None)'),
+    ('reshape_copy', 'jnp.reshape(x, (3, 2), copy=True)'),
+    ('asarray_copy', 'jnp.asarray(x, copy=True)'),
+    ('arange_dt', 'jnp.arange(0, 5, 2, dtype=jnp.float32)'),
+    ('arange_neg', 'jnp.arange(5, 0, -1.5)'),
+    ('eye_k', 'jnp.eye(3, 4, k=-1, dtype=jnp.int8)'),
+    ('full_i', 'jnp.full((2,), 3)'),
+    ('full_b', 'jnp.full((2,), False)'),
+    ('matmul_vec', 'jnp.matmul(jnp.arange(3.0), jnp.ones((3, 2)))'),
+    ('pow_int_neg', 'jnp.arange(3) ** -1'),
+    ('floordiv_py', '7 // jnp.array([2, -2, 0])'),
+    ('rmod', '5.5 % jnp.array([2.0, -2.0])'),
+    ('lshift_big', 'jnp.array([1], jnp.int8) << jnp.array([9], jnp.int8)'),
+    ('rshift_neg', 'jnp.array([-8], jnp.int32) >> jnp.array([40], jnp.int32)'),
+    ('invert_bool', '~jnp.array([True, False])'),
+    ('neg_uint', '-jnp.array([1], jnp.uint8)'),
+    ('abs_intmin', 'abs(jnp.array([-128], jnp.int8))'),
+    ('matmul_int', 'jnp.array([[1, 2]], jnp.int8) @ jnp.array([[100], [100]], jnp.int8)'),
+    ('sign_c', 'jnp.sign(jnp.array([3+4j, 0j]))'),
+    ('round_c', 'jnp.round(jnp.array([1.5+2.5j]))'),
+    ('hypot_inf', 'jnp.hypot(jnp.array([jnp.inf, jnp.nan]), jnp.array([jnp.nan, jnp.inf]))'),
+    ('logaddexp_inf', 'jnp.logaddexp(jnp.array([jnp.inf, -jnp.inf]), jnp.array([jnp.inf, -jnp.inf]))'),
+    ('copysign_nan', 'jnp.copysign(jnp.array([1.0, jnp.nan]), jnp.array([-0.0, -1.0]))'),
+    ('signbit', 'jnp.signbit(jnp.array([-0.0, jnp.nan, -jnp.nan]))'),
+    ('real_int', 'jnp.real(jnp.arange(2))'),
+    ('conj_f', 'jnp.conj(jnp.arange(2.0))'),
+    ('trunc_int', 'jnp.trunc(jnp.arange(2))'),
+    ('ceil_int', 'jnp.ceil(jnp.arange(2))'),
+    ('square_bool', 'jnp.square(jnp.array([True]))'),
+    ('reciprocal_int', 'jnp.reciprocal(jnp.array([2]))'),
+]
 
 
 _CHAIN_UNARY = ["jnp.exp", "jnp.log1p", "jnp.sinh", "jnp.tanh", "jnp.sqrt", "jnp.abs", "jnp.floor",
@@ -250,6 +368,14 @@ def random_programs(n: int, seed: int) -> list[dict]:
         out.append({"id": f"prog.{i}", "expr": expr, "spec": [[d, k] for d, k in zip(dts, kinds)],
                     "jit": i % 2 == 1, "seed": 10_000 + i, "shapes": [[3, 8], [8], [3, 1]]})
     return out
+
+
+def namespace(case: dict, jnp, jax) -> dict:
+    """The globals a case's expression is evaluated in (jnp, jax; a probe's fixed operands)."""
+    ns = {"jnp": jnp, "jax": jax}
+    if case["id"].startswith("probe."):
+        exec(PROBE_PRELUDE, ns)
+    return ns
 
 
 def hosts(case: dict) -> list[tuple[np.ndarray, str]]:

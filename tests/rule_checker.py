@@ -27,7 +27,7 @@ import numpy as np
 import jaxweb
 import jaxweb.numpy as jnp
 from jaxweb._src import dtypes
-from jaxweb._src.lax.base import full
+from jaxweb._src.lax.structural import full
 from jaxweb.tree_util import tree_flatten, tree_unflatten
 
 __all__ = ["check_jvp", "check_vjp", "check_vmap", "check_grads"]

@@ -306,3 +306,39 @@ def test_setdiff1d_with_size_under_jit():
     np.testing.assert_array_equal(f(jnp.array([1, 2, 3, 4]), jnp.array([3, 4, 5, 6]), size=2), [1, 2])
     np.testing.assert_array_equal(jnp.setdiff1d(jnp.array([5, 7, 9, 7]), jnp.array([3, 4, 5, 6]), size=4), [7, 9, 0, 0])
     np.testing.assert_array_equal(f(jnp.array([5, 7, 9, 7]), jnp.array([3]), size=4, fill_value=-1), [5, 7, 9, -1])
+
+
+def test_trim_zeros_on_every_axis():
+    """JAX 0.10's trim_zeros(filt, trim, axis): N-d inputs trimmed along the given (default all) axes."""
+    x = jnp.zeros((4, 5)).at[1:3, 1:4].set(1)
+    np.testing.assert_array_equal(jnp.trim_zeros(x), np.ones((2, 3)))
+    np.testing.assert_array_equal(jnp.trim_zeros(x, trim="f"), [[1, 1, 1, 0], [1, 1, 1, 0], [0, 0, 0, 0]])
+    assert jnp.trim_zeros(x, axis=0).shape == (2, 5) and jnp.trim_zeros(x, axis=1).shape == (4, 3)
+    assert jnp.trim_zeros(x, trim="b", axis=(0, 1)).shape == (3, 4)
+    y = jnp.array([0, 0, 2, 0, 1, 4, 3, 0, 0, 0])
+    np.testing.assert_array_equal(jnp.trim_zeros(y, "b"), [0, 0, 2, 0, 1, 4, 3])
+    np.testing.assert_array_equal(jnp.trim_zeros(y, "x"), y)
+    assert jnp.trim_zeros(jnp.zeros((2, 3))).shape == (0, 0) and jnp.trim_zeros(jnp.ones(())).shape == ()
+
+
+def test_linear_call():
+    """JAX's docstring examples of linear_call (values printed by JAX 0.10.2)."""
+    import functools
+    from jaxweb.custom_derivatives import linear_call
+
+    def div_add(x, denom):
+        return x + linear_call(lambda r, v: v / r, lambda r, ct: ct / r, denom, x)
+
+    def transpose(f, x_example):
+        return lambda y: jax.linear_transpose(f, x_example)(y)[0]
+    assert float(div_add(9.0, 3.0)) == 12.0
+    assert float(transpose(functools.partial(div_add, denom=3.0), 1.0)(18.0)) == 24.0
+    np.testing.assert_allclose(jax.grad(lambda x: div_add(x, 4.0))(1.0), 1.25)
+    assert float(jax.jit(lambda x: div_add(x, 2.0))(4.0)) == 6.0
+
+    def custom_id(x):
+        return linear_call(lambda _, v: v, lambda _, ct: 7.0, (), x)
+    assert float(custom_id(1.0)) == 1.0 and float(transpose(custom_id, 1.0)(1.0)) == 7.0
+    assert float(jax.grad(custom_id)(1.0)) == 7.0 and float(jax.jvp(custom_id, (1.0,), (2.0,))[1]) == 2.0
+    with pytest.raises(NotImplementedError, match="Batching rule for 'linear_call'"):
+        jax.vmap(lambda x: div_add(x, 2.0))(jnp.arange(3.0))

@@ -14,22 +14,15 @@ import eager_path  # noqa: E402
 import import_graph as g  # noqa: E402
 from floors import FLOORS, floor_of  # noqa: E402
 
-#: Arrows that still point up, each a move issue 24 has not made yet. The list only shrinks:
-#: a new upward import fails the test, and so does an entry here that no longer exists.
-KNOWN_UPWARD = {
-    # lax written with jnp: to be written with lax (JAX's lax never imports jax.numpy)
-    ("lax.linalg", "jaxweb.numpy"), ("lax.linalg_algorithms", "jaxweb.numpy"),
-    # jnp.load/save use the weights library's .npy/.npz formats: jnp's file io and those formats
-    # have to end up on one floor (the issue: fileio into weights, with jnp exposing it)
-    ("numpy.fileio", "weights.npyformat"), ("numpy.fileio", "weights.npz"),
-    ("numpy.fileio", "weights.rawarrays"), ("numpy.fileio", "weights.sources"),
-}
+#: Arrows that still point up, each a move issue 24 has not made yet: none are left. The set
+#: only shrinks: a new upward import fails the test, and so does an entry that no longer exists.
+KNOWN_UPWARD: set[tuple[str, str]] = set()
 
 #: Where `importlib.import_module("jaxweb...")` may appear: package faces that load public
 #: modules lazily, and backend registration.
 IMPORTLIB_ALLOWED = {"jaxweb", "jaxweb.numpy"}
-#: importlib calls still to go (the lax modules above that reach for jnp), shrinking only.
-KNOWN_IMPORTLIB = {"jaxweb._src.lax.linalg", "jaxweb._src.lax.linalg_algorithms"}
+#: importlib calls still to go, shrinking only: none are left.
+KNOWN_IMPORTLIB: set[str] = set()
 
 #: Most function-local project imports there may be (each one downward or sideways, deferring a load).
 MAX_LOCAL_IMPORTS = 60

@@ -6,7 +6,7 @@ import jaxweb as jax
 import jaxweb.numpy as jnp
 from jaxweb import lax
 from jaxweb._src import core, dtypes
-from jaxweb._src.lax.base import full
+from jaxweb._src.lax.structural import full
 from rule_checker import check_grads, check_jvp, check_vjp, check_vmap
 
 rng = np.random.RandomState(0)

@@ -564,10 +564,13 @@ def test_tuner_times_the_candidates_and_keeps_the_fastest(monkeypatch):
     assert set(times) == set(tuner.CANDIDATES) and best is min(times, key=times.get)
     assert all(0 < t < 60 for t in times.values())
     monkeypatch.setattr(tuner, "SIZE", 96)
+    monkeypatch.setattr(tuner, "SPLIT_M", 128)  # the few-tiles class: 4 small tiles, K split 1-8 ways
+    monkeypatch.setattr(tuner, "SPLIT_K", 256)
     be = wb.WebGPUBackend()
     be._caps = None  # as a hardware adapter starts
     assert be.capabilities.gemm.nr == be.tiling.BN and be.tiling in tuner.CANDIDATES
     assert set(be.tuned) == set(tuner.CANDIDATES)
+    assert set(be.tuned_splits) == {1, 2, 4, 8} and be.capabilities.gemm.plan is not None
     with jaxweb.default_device(_device.Device("webgpu", 9, be)):
         a = rng.standard_normal((70, 130)).astype(np.float32)
         got = np.asarray(jaxweb.jit(lambda x: x @ x.T)(jnp.asarray(a)))

@@ -32,7 +32,7 @@ from .interpreters import rules as R
 from .lowering import lowering_rules, record_effect
 from .tree_util import tree_flatten, tree_leaves, tree_map, tree_unflatten
 from .host_arrays import from_host
-from .lax.base import full
+from .lax.structural import full
 from .lax.elementwise import asarray
 from .lax.structural import broadcast, concatenate, expand_dims, index_in_dim
 from .interpreters.batching import bdim_at_front

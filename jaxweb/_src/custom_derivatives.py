@@ -20,7 +20,7 @@ from .interpreters.ad import custom_lin_p, tangent_aval
 from .jaxpr import ClosedJaxpr, jaxpr_as_fun
 from .lowering import inline_rules, lowering_rules
 from .tree_util import tree_flatten, tree_unflatten, tree_map
-from .lax.base import full
+from .lax.structural import full
 
 __all__ = ["custom_jvp", "custom_vjp", "SymbolicZero"]
 

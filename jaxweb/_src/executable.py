@@ -6,6 +6,12 @@ captured arrays), schedules the graph for the device's backend and compiles ever
 kernel. Each call binds the argument buffers and hands the whole schedule to the
 backend in one `submit`. Executables are cached per (jaxpr, device) for as long as
 the jaxpr lives (the jit trace cache that holds jaxprs is bounded).
+
+A scalar argument (a Python number, `jnp.float32(v)`: a constant array of at most 64
+elements) is written into the executable's own buffer for its position, rewritten only when
+its value changes: a training loop's step counter or learning rate then costs one buffer
+write per call and binds the same buffer every call, so the call can replay (webgpu replay.py).
+Positions the program returns, or donates, get the argument's own buffer as before.
 """
 from __future__ import annotations
 
@@ -46,9 +52,14 @@ class Executable:
             self.prepared = device.backend.prepare(self.schedule)
         self.span = f"jit {name}"
         self.taken = [self.schedule.inputs[b].arg.index for b in self.schedule.reused]
+        inputs = self.schedule.inputs
+        returned = {inputs[o.buf].arg.index for o in self.schedule.outputs
+                    if o.buf is not None and o.buf < len(inputs) and hasattr(inputs[o.buf].arg, "index")}
+        self._own = set(range(len(self.in_avals))) - returned - set(self.taken)  # scalars may use _params
+        self._params: dict[int, list] = {}  # argument position -> [its buffer, the bytes written]
 
     def __call__(self, args: Sequence[Any]) -> list[Array]:
-        bufs = [_arg_buffer(a, self.device) for a in args]
+        bufs = [self._param(i, a) if i in self._own else _arg_buffer(a, self.device) for i, a in enumerate(args)]
         for i in self.taken:  # the program writes over these: only if no other array reads them
             if not _sole_holder(args[i]):
                 bufs[i] = _copy_buffer(bufs[i])
@@ -62,6 +73,22 @@ class Executable:
                 a.delete()
         return [Array(aval, self.device, n) for aval, n in zip(self.out_avals, nodes)]
 
+    def _param(self, i: int, x: Any) -> Any:
+        """Argument `i`'s buffer: for a small constant, this executable's own, its bytes
+        written when they change; else the argument's (`_arg_buffer`)."""
+        if not isinstance(x, Array) or x.device is not self.device:
+            x = device_put(x, self.device)
+        if not (x.is_const() and 0 < x.size <= _SCALAR_ARG and x.nbytes):
+            return x.contiguous_buffer()
+        data = bytes(x._host_bytes())
+        slot = self._params.get(i)
+        if slot is None or slot[0].size != x.size or slot[0].dtype != x.dtype:
+            slot = self._params[i] = [Buffer(self.device, x.size, x.dtype, "jit scalar argument"), None]
+        if slot[1] != data:
+            slot[0].write(data)
+            slot[1] = data
+        return slot[0]
+
     def cost_analysis(self) -> dict[str, float]:
         return schedule_cost(self.schedule)
 
@@ -74,6 +101,9 @@ class Executable:
             if source is not None:
                 parts.append(source(k))
         return "\n\n".join(parts)
+
+
+_SCALAR_ARG = 64  # elements of a constant argument written into the executable's own buffer
 
 
 def _arg_buffer(x: Any, device: Device) -> Any:

@@ -20,12 +20,19 @@ _ARRAY_CODES = {"b": "b", "B": "B", "h": "h", "H": "H", "i": "i", "I": "I", "f":
                 "q": "q", "Q": "Q"}
 
 
+_NUMPY: list = []  # [numpy or None] once looked up
+
+
 def numpy_or_none():
-    try:
-        import numpy
-        return numpy
-    except ImportError:  # Pyodide without numpy
-        return None
+    """numpy, or None where it is not installed (Pyodide). Looked up once: a failing import
+    searches sys.path every time (4 ms per call in Pyodide, paid per scalar made)."""
+    if not _NUMPY:
+        try:
+            import numpy
+            _NUMPY.append(numpy)
+        except ImportError:  # Pyodide without numpy
+            _NUMPY.append(None)
+    return _NUMPY[0]
 
 
 # ---------------------------------------------------------------- nested lists

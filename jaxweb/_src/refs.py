@@ -12,7 +12,7 @@ import dataclasses
 from typing import Any
 
 from . import core
-from .lax.base import full
+from .lax.structural import full
 from .lax.elementwise import asarray
 from .lax.indexing import dynamic_slice_in_dim, dynamic_update_slice_in_dim
 from .lax.structural import broadcast_in_dim

@@ -28,6 +28,10 @@ newaxis = None
 
 
 _lazy_loaded = False
+#: Loaders of jnp families that live on a higher floor, beside what they need (`jnp.save`/`load`
+#: with the weights library's .npy/.npz formats): the package `jaxweb` appends them, so this
+#: face never imports upward; they run with the lazy families, and their names come after them.
+_UPPER_FAMILIES: list = []
 
 
 def _import_lazy_families() -> None:
@@ -38,12 +42,14 @@ def _import_lazy_families() -> None:
     for family in _modules._LAZY_FAMILIES:
         mod = importlib.import_module(f"jaxweb._src.numpy.{family}")
         names.update((n, getattr(mod, n)) for n in mod.__all__)
+    for load in _UPPER_FAMILIES:
+        mod = load()
+        names.update((n, getattr(mod, n)) for n in mod.__all__)
     eager = globals()
     for n, v in names.items():
         eager.setdefault(n, v)  # an eagerly imported name keeps its binding
     eager["linalg"] = importlib.import_module("jaxweb.numpy.linalg")
     eager["fft"] = importlib.import_module("jaxweb.numpy.fft")
-    eager.setdefault("from_dlpack", importlib.import_module("jaxweb._src.dlpack").from_dlpack)  # jax.dlpack's
     eager["__all__"] = sorted(n for n in eager if not n.startswith("_"))  # what `import *` took before
     _lazy_loaded = True
 

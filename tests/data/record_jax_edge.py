@@ -36,7 +36,7 @@ def run(case, jit=None):
     program can round less often than the same program run op by op."""
     args = [operand(h, dt) for h, dt in edge_cases.hosts(case)]
     names = "abc"[:len(args)]
-    f = eval(f"lambda {', '.join(names)}: {case['expr']}", {"jnp": jnp, "jax": jax})
+    f = eval(f"lambda {', '.join(names)}: {case['expr']}", edge_cases.namespace(case, jnp, jax))
     jit = case["jit"] if jit is None else jit
     if jit:
         out, eager = _call(jax.jit(f), args), run(case, jit=False)

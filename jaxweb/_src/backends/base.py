@@ -18,12 +18,13 @@ from .control import PreparedCall, run_call
 
 
 class Prepared:
-    """A schedule with each Run's program compiled: what `submit` executes."""
+    """A schedule with each Run's program compiled: what `submit` executes. `cache`: the
+    backend's own state for it (webgpu: its recorded commands, replay.py)."""
 
-    __slots__ = ("schedule", "steps")
+    __slots__ = ("schedule", "steps", "cache")
 
     def __init__(self, schedule: Schedule, steps: list):
-        self.schedule, self.steps = schedule, steps
+        self.schedule, self.steps, self.cache = schedule, steps, None
 
 
 class Backend:

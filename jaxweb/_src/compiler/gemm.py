@@ -16,6 +16,14 @@ declares a GEMM routine (`Capabilities.gemm`):
    or, where the backend says so (`GemmCaps.epilogue`) and the output is one float32
    array, the routine applies it as it stores (`GemmSpec.epilogue`).
 
+A backend may shape each product for its device (`GemmCaps.plan`): the strip width `nr`
+(which picks its tile) and a split of K. A product whose C has too few tiles to fill a GPU
+(an MLP's weight gradients: 256 x 128 outputs summed over a batch of 1000) is then run as
+`splits` products over consecutive K ranges of `kc`, each writing its partial C, and the
+epilogue kernel becomes a reduction over the splits (`_epilogue_kernel`). The summation
+order changes there: each split adds its K range in order, then the partials are added
+in split order (not one running sum over K).
+
 So `relu(x @ W + b)` is one fused kernel of the schedule, and `ones((n, n)) @ x` gets
 the fast routine too (its constant operand is staged). Only the routine is backend
 code; everything here is IR. Kernels that do not have this shape stay as they are.
@@ -23,11 +31,11 @@ code; everything here is IR. Kernels that do not have this shape stay as they ar
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 from .. import dtypes
 from . import expr as E
-from .kernel import Kernel, Routine, gidx
+from .kernel import Kernel, Routine, gidx, ridx
 
 F32 = dtypes.float32
 
@@ -47,6 +55,9 @@ class GemmCaps:
     conv: bool = False  # a direct (implicit-GEMM) stride-1 conv routine too: conv.py
     epilogue: bool = False  # the routine applies a float32 epilogue itself (GemmSpec.epilogue)
     max_buffers: int | None = None  # buffers a routine may bind (C, A, B and the epilogue's inputs)
+    #: (B, M, N, K) -> (nr, splits): the strip width and the number of K splits the backend
+    #: wants for this product, or None: `nr` and no split for every product
+    plan: Callable[[int, int, int, int], tuple[int, int]] | None = None
 
 
 @dataclass(frozen=True)
@@ -72,6 +83,10 @@ class GemmSpec:
     #: not N8): a Kernel over (B?, M, N) of the accumulator E.acc and loads of the routine's
     #: inputs after A and B (slots 0..), or None (C is stored as accumulated)
     epilogue: Any = None
+    #: K cut into `splits` ranges of `kc` (the last one shorter): the routine writes C as
+    #: (splits, B, M, N8) partial sums, the split a multiple of B in the batch index
+    splits: int = 1
+    kc: int = 0
 
     @property
     def N8(self) -> int:
@@ -160,7 +175,8 @@ def match(kernel: Kernel, caps: GemmCaps) -> _Match | None:
         na, nbn = _names(a), _names(b)
         if cn in na or rn in nbn or a.dtype is not F32:
             continue
-        spec = dict(M=M, N=N, K=K, B=nb, nr=caps.nr)
+        nr, splits = caps.plan(nb, M, N, K) if caps.plan is not None else (caps.nr, 1)
+        spec = dict(M=M, N=N, K=K, B=nb, nr=nr, **split_k(K, splits))
         ca = _plain_load(a, {bn, rn, "r0"} - {None})
         a_inplace = ca is not None and ca.get(rn, 0) > 0 and ca.get("r0", 0) > 0 and min(
             ca.get("", 0), ca.get(bn, 0)) >= 0
@@ -169,12 +185,23 @@ def match(kernel: Kernel, caps: GemmCaps) -> _Match | None:
         else:
             spec.update(a_off=0, a_si=K, a_sk=1, a_sb=M * K)
         cb = _plain_load(b, {bn, cn, "r0"} - {None})
-        small = K * N * 4 < caps.pack_min_bytes and N % caps.nr == 0
+        small = K * N * 4 < caps.pack_min_bytes and N % nr == 0
         if (small and cb is not None and cb.get(cn, 0) == 1 and cb.get("r0", 0) > 0
                 and min(cb.get("", 0), cb.get(bn, 0)) >= 0):
             spec.update(packed=False, b_off=cb.get("", 0), b_sk=cb["r0"], b_sb=cb.get(bn, 0) if nb > 1 else 0)
         return _Match(GemmSpec(**spec), a, b, a_inplace, (bn, rn, cn))
     return None
+
+
+def split_k(K: int, splits: int, align: int = 32) -> dict:
+    """GemmSpec's `splits` and `kc` for about `splits` ranges of K, each a multiple of `align`
+    long (a tile's depth divides it, so no tile straddles two ranges)."""
+    if splits <= 1:
+        return {}
+    kc = -(-K // splits)
+    kc = -(-kc // align) * align
+    n = -(-K // kc)
+    return dict(splits=n, kc=kc) if n > 1 else {}
 
 
 def remap_loads(e: E.Expr, slots: dict[int, int], subst: dict[int, E.Expr] | None = None) -> E.Expr:
@@ -232,42 +259,50 @@ def expand(kernel: Kernel, ins: Sequence[Any], outs: Sequence[Any], caps: GemmCa
         launches.append((k, [b_val], k_ins))
     else:
         b_val = ins[m.b.arg]
-    direct = len(kernel.outs) == 1 and kernel.outs[0] is E.acc(F32) and spec.N8 == spec.N
-    fuse = not direct and caps.epilogue and len(kernel.outs) == 1 and kernel.out_dtypes == (F32,)
+    direct = len(kernel.outs) == 1 and kernel.outs[0] is E.acc(F32) and spec.N8 == spec.N and spec.splits == 1
+    fuse = not direct and spec.splits == 1 and caps.epilogue and len(kernel.outs) == 1 and kernel.out_dtypes == (F32,)
     epi, epi_ins = _epilogue_kernel(kernel, ins) if fuse else (None, [])
     if epi is not None and (caps.max_buffers is None or 3 + len(epi_ins) <= caps.max_buffers):
         spec = replace(spec, epilogue=epi)
         launches.append((Routine("gemm_f32", spec, (F32, F32) + epi.in_dtypes, (F32,), nb * spec.M * spec.N,
                                  f"{kernel.name}_gemm"), list(outs), [a_val, b_val] + epi_ins))
         return launches
-    c_val = outs[0] if direct else Temp(nb * spec.M * spec.N8, F32)
+    c_val = outs[0] if direct else Temp(spec.splits * nb * spec.M * spec.N8, F32)
     launches.append((Routine("gemm_f32", spec, (F32, F32), (F32,), nb * spec.M * spec.N,
                              f"{kernel.name}_gemm"), [c_val], [a_val, b_val]))
     if not direct:
         g = gidx(kernel.shape)
         row = (g[0] * spec.M + g[1]) if len(g) == 3 else g[0]  # a batch of one is still 3-D
-        launches.append(epilogue(kernel, c_val, row * spec.N8 + g[-1], ins, outs))
+        index = row * spec.N8 + g[-1]
+        if spec.splits > 1:  # partial C's (splits, B, M, N8): the epilogue adds them up first
+            index = ridx((spec.splits,))[0] * (nb * spec.M * spec.N8) + index
+        launches.append(epilogue(kernel, c_val, index, ins, outs, spec.splits))
     return launches
 
 
 def _epilogue_kernel(kernel: Kernel, ins: Sequence[Any], c_val: Any = None,
-                     index: E.Expr | None = None) -> tuple[Kernel, list]:
+                     index: E.Expr | None = None, splits: int = 1) -> tuple[Kernel, list]:
     """`kernel`'s outputs as a kernel of the inputs they read (renumbered from 0) and of the
     accumulator — for a routine that applies them as it stores —, or, given C (`c_val`),
-    of C first, read at `index` for the accumulator: (that kernel, its inputs)."""
+    of C first, read at `index` for the accumulator — or, over `splits` partial C's, the
+    sum of C at `index` over the reduction index r0: (that kernel, its inputs)."""
     used = sorted({n.arg for o in kernel.outs for n in E.walk(o) if n.op == "load"})
     first = [] if c_val is None else [c_val]
     slots = {s: len(first) + i for i, s in enumerate(used)}
-    subst = None if c_val is None else {id(E.acc(F32)): E.load(0, F32, index)}
+    split = splits > 1
+    subst = None if c_val is None or split else {id(E.acc(F32)): E.load(0, F32, index)}
     stored = tuple(remap_loads(o, slots, subst) for o in kernel.outs)
     k_ins = first + [ins[s] for s in used]
-    return Kernel(kernel.shape, None, None, tuple(v.dtype for v in k_ins), name=f"{kernel.name}_epilogue",
-                  outs=stored), k_ins
+    reduce = dict(body=E.load(0, F32, index), reduce_shape=(splits,), reduce_op="add") if split else dict(body=None)
+    return Kernel(kernel.shape, out_dtype=None, in_dtypes=tuple(v.dtype for v in k_ins),
+                  name=f"{kernel.name}_{'split_sum' if split else 'epilogue'}", outs=stored, **reduce), k_ins
 
 
-def epilogue(kernel: Kernel, c_val: Any, index: E.Expr, ins: Sequence[Any], outs: Sequence[Any]) -> tuple:
-    """The launch computing `kernel`'s outputs from its accumulator, read from C at `index`."""
-    k, k_ins = _epilogue_kernel(kernel, ins, c_val, index)
+def epilogue(kernel: Kernel, c_val: Any, index: E.Expr, ins: Sequence[Any], outs: Sequence[Any],
+             splits: int = 1) -> tuple:
+    """The launch computing `kernel`'s outputs from its accumulator, read from C at `index`
+    (summed over `splits` partial C's, the reduction index r0 in `index`)."""
+    k, k_ins = _epilogue_kernel(kernel, ins, c_val, index, splits)
     return k, list(outs), k_ins
 
 

@@ -1,5 +1,4 @@
 """Collects the public names of every lax family module (each defines `__all__`)."""
-from .base import full  # noqa: F401
 from .elementwise import *  # noqa: F401,F403
 from .structural import *  # noqa: F401,F403
 from .indexing import *  # noqa: F401,F403

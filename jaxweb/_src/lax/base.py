@@ -17,7 +17,6 @@ from ..dtypes import DType
 from ..array import Array
 from ..device import default_device
 from ..hostdata import coerce_scalar
-from ..interpreters import rules as R
 
 FLOAT = "f"
 INEXACT = "fc"
@@ -133,16 +132,13 @@ def aval_of(x: Any) -> core.ShapedArray:
     return core.get_aval(x)
 
 
-def full(shape: Sequence[int], fill_value: Any, dtype: Any = None) -> Any:
-    """`lax.full`: a constant array (no device memory until it is needed)."""
+def constant(shape: Sequence[int], fill_value: Any, dtype: Any = None) -> Any:
+    """A constant array of a host scalar (no device memory until it is needed): `lax.full`
+    for a fill value known on the host. A traced or non-scalar fill value needs
+    `broadcast_in_dim`, so `lax.full` itself lives with it in `structural`."""
     shape = core.canonicalize_shape(shape)
     if any(d < 0 for d in shape):
         raise TypeError(f"broadcast_in_dim shape must have every element be nonnegative, got {shape}.")
-    if isinstance(fill_value, core.Tracer) or hasattr(fill_value, "shape") and getattr(fill_value, "ndim", 0):
-        from .structural import broadcast_in_dim
-        from .elementwise import convert_element_type
-        v = convert_element_type(fill_value, dtype) if dtype is not None else fill_value
-        return broadcast_in_dim(v, shape, ())
     if isinstance(fill_value, Array):
         fill_value = fill_value.item()
     weak = dtype is None and core.is_python_scalar(fill_value) and not isinstance(fill_value, bool)
@@ -150,9 +146,6 @@ def full(shape: Sequence[int], fill_value: Any, dtype: Any = None) -> Any:
     if dt is dtypes.float0:
         return Array.constant(core.ShapedArray(shape, dt), default_device(), False)
     return Array.constant(core.ShapedArray(shape, dt, weak), default_device(), coerce_scalar(fill_value, dt))
-
-
-R.array_ops["full"] = full
 
 
 def canonical_axes(axes: Sequence[int], ndim: int, name: str = "axis") -> tuple[int, ...]:

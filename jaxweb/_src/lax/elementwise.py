@@ -42,7 +42,7 @@ _SIGNED_OR_INEXACT = "ifc"
 
 # ---------------------------------------------------------------- operand helpers
 def _weak_scalar(x: Any, dtype: Any) -> Any:
-    out = base.full((), x, dtype)
+    out = base.constant((), x, dtype)
     out.aval = out.aval.update(weak_type=True)
     return out
 
@@ -88,8 +88,7 @@ def _unary_wrapper(prim: core.Primitive, name: str | None = None):
 def full_like(x: Any, fill_value: Any, dtype: Any = None, shape: Sequence[int] | None = None) -> Any:
     """`lax.full_like`: a constant with x's shape and dtype (unless given)."""
     aval = core.get_aval(x)
-    out = base.full(aval.shape if shape is None else shape, fill_value,
-                    aval.dtype if dtype is None else dtype)
+    out = full(aval.shape if shape is None else shape, fill_value, aval.dtype if dtype is None else dtype)
     if dtype is None and aval.weak_type:  # keeps x's weak type, as JAX does
         out.aval = out.aval.update(weak_type=True)
     return out
@@ -155,7 +154,7 @@ R.defbroadcasting(min_p)
 
 def _balanced_eq(x: Any, z: Any, y: Any) -> Any:
     """1 where x is the result z alone, 0.5 where x and y tie, 0 elsewhere (JAX's rule)."""
-    one, half, zero = (base.full(core.get_aval(z).shape, v, core.get_aval(z).dtype) for v in (1, 0.5, 0))
+    one, half, zero = (base.constant(core.get_aval(z).shape, v, core.get_aval(z).dtype) for v in (1, 0.5, 0))
     return select(eq(x, z), select(eq(y, z), half, one), zero)
 
 
@@ -209,7 +208,7 @@ R.defbroadcasting(pow_p)
 
 
 def _replace_zero(x: Any) -> Any:
-    return select(eq(x, 0), base.full(core.get_aval(x).shape, 1, core.get_aval(x).dtype), x)
+    return select(eq(x, 0), base.constant(core.get_aval(x).shape, 1, core.get_aval(x).dtype), x)
 
 
 R.defjvp2(pow_p,
@@ -545,7 +544,7 @@ def convert_element_type(x: Any, new_dtype: Any, weak_type: bool = False) -> Any
     Float to integer conversion truncates toward zero and saturates (NaN gives 0)."""
     new_dtype = dtypes.canonicalize_dtype(new_dtype)
     if core.is_python_scalar(x):
-        return _weak_scalar(x, new_dtype) if weak_type else base.full((), x, new_dtype)
+        return _weak_scalar(x, new_dtype) if weak_type else base.constant((), x, new_dtype)
     aval = core.get_aval(x)
     if aval.dtype is new_dtype and aval.weak_type == weak_type:
         return x
@@ -698,7 +697,7 @@ clz = _unary_wrapper(clz_p)
 from .transcendental import *  # noqa: E402,F401,F403
 from .transcendental import __all__ as _transcendental_all  # noqa: E402
 from .transcendental import log  # noqa: E402  (pow's JVP)
-from .structural import broadcast_in_dim, transpose
+from .structural import broadcast_in_dim, full, transpose
 from .complex import conj, real
 
 __all__ += _transcendental_all

@@ -22,7 +22,7 @@ from typing import Any, Callable, Sequence
 
 from .. import core, dtypes
 from . import elementwise as ew, structural as st
-from .base import full
+from .structural import full
 from .bessel import i0e, i1e
 from .composite import decomposed_primitive
 from ..tree_util import tree_map

@@ -21,10 +21,10 @@ from ..compiler.shapetracker import unflatten
 from ..dispatch import def_lowering, device_of, materialize
 from ..interpreters import rules as R
 from ..interpreters.rules import UndefinedPrimal, Zero
-from .base import in_f32, full
+from .base import in_f32
 from .composite import decomposed_primitive
 from ..interpreters.batching import bdim_at_front
-from .structural import batch_size, linear_transpose
+from .structural import batch_size, full, linear_transpose
 from .elementwise import add, convert_element_type, eq, full_like, mul, neg, select_n, _weak_scalar
 
 __all__ = ["GatherDimensionNumbers", "ScatterDimensionNumbers", "GatherScatterMode", "gather",

@@ -190,7 +190,8 @@ def conv_transpose_shape_tuple(lhs_shape: Sequence[int], rhs_shape: Sequence[int
 
 
 def reduce_window_shape_tuple(operand_shape: Sequence[int], window_dimensions: Sequence[int],
-                              window_strides: Sequence[int], padding: Sequence, base_dilation: Optional[Sequence] = None,
+                              window_strides: Sequence[int], padding: Sequence,
+                              base_dilation: Optional[Sequence] = None,
                               window_dilation: Optional[Sequence] = None) -> tuple:
     if base_dilation is not None:
         operand_shape = [0 if d == 0 else 1 + b * (d - 1) for d, b in zip(operand_shape, base_dilation)]

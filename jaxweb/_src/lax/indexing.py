@@ -19,8 +19,7 @@ from ..interpreters.rules import UndefinedPrimal
 from . import gather_scatter as gs
 from .gather_scatter import *  # noqa: F401,F403
 from ..interpreters.batching import bdim_at_front
-from .structural import batch_size, linear_transpose, broadcast_in_dim, concatenate, squeeze, expand_dims
-from .base import full
+from .structural import full, batch_size, linear_transpose, broadcast_in_dim, concatenate, squeeze, expand_dims
 from .elementwise import convert_element_type
 
 __all__ = ["dynamic_slice", "dynamic_update_slice", "dynamic_slice_in_dim", "dynamic_index_in_dim",

@@ -21,7 +21,6 @@ __all__ = ["cholesky", "lu", "qr", "eigh", "eig", "svd", "triangular_solve", "tr
            "schur", "lu_pivots_to_permutation", "cholesky_p", "lu_p", "qr_p", "eigh_p", "eig_p", "schur_p", "svd_p",
            "triangular_solve_p", "tridiagonal_solve_p"]
 
-import importlib
 from typing import Any, Callable
 
 from .. import core, dtypes
@@ -35,24 +34,18 @@ from .reductions import batch_size
 from ..executable import one_equation_impl
 from . import control_flow as lax_cf
 from . import indexing as lax_ix
-
-
-def _jnp() -> Any:
-    return importlib.import_module("jaxweb.numpy")
+from . import elementwise as ew
+from . import linalg_helpers as lh
 
 
 def _aval(x: Any) -> core.ShapedArray:
     return core.get_aval(x)
 
 
-def _mT(x: Any) -> Any:
-    return _jnp().swapaxes(x, -1, -2)
-
-
-def _H(x: Any) -> Any:
-    """The conjugate transpose (JAX's rules for complex matrices use it where the real ones
-    transpose; for real x it is the transpose)."""
-    return _jnp().conj(_mT(x))
+_mT = lh.mT
+#: the conjugate transpose (JAX's rules for complex matrices use it where the real ones
+#: transpose; for real x it is the transpose)
+_H = lh.H
 
 
 def _real_aval(a: core.ShapedArray, shape: tuple) -> core.ShapedArray:
@@ -144,7 +137,6 @@ def _cholesky_abstract(a):
 
 def _cholesky_jvp(primals, tangents):
     """dL = L Φ(L⁻¹ dA L⁻ᴴ), Φ the lower triangle with its diagonal halved."""
-    jnp = _jnp()
     (a,), (da,) = primals, tangents
     low = cholesky_p.bind(a)
     if isinstance(da, R.Zero):
@@ -152,9 +144,9 @@ def _cholesky_jvp(primals, tangents):
     tmp = triangular_solve(low, da, left_side=True, lower=True)
     x = triangular_solve(low, tmp, left_side=False, lower=True, transpose_a=True, conjugate_a=True)
     n = _aval(a).shape[-1]
-    rows, cols = jnp.arange(n)[:, None], jnp.arange(n)[None, :]
-    phi = jnp.where(rows > cols, x, jnp.where(rows == cols, x * 0.5, 0.0))
-    return low, jnp.matmul(low, phi)
+    rows, cols = lh.grid(n)
+    phi = lh.where(rows > cols, x, lh.where(rows == cols, x * 0.5, 0.0))
+    return low, lh.matmul(low, phi)
 
 
 _def_algorithm(cholesky_p, alg.cholesky)
@@ -190,16 +182,14 @@ def _trsm_abstract(a, b, *, left_side, lower, transpose_a, conjugate_a, unit_dia
 
 def _tri_mask(a: Any, lower: bool, unit_diagonal: bool) -> Any:
     """The part of a that triangular_solve reads (its triangle, without a unit diagonal)."""
-    jnp = _jnp()
     n = _aval(a).shape[-1]
-    rows, cols = jnp.arange(n)[:, None], jnp.arange(n)[None, :]
+    rows, cols = lh.grid(n)
     keep = (rows > cols if lower else rows < cols) if unit_diagonal else (rows >= cols if lower else rows <= cols)
-    return jnp.where(keep, a, 0.0)
+    return lh.where(keep, a, 0.0)
 
 
 def _trsm_jvp(primals, tangents, **params):
     """dx = op(a)⁻¹ (db - op(da) x) on the left, (db - x op(da)) op(a)⁻¹ on the right."""
-    jnp = _jnp()
     (a, b), (da, db) = primals, tangents
     x = triangular_solve_p.bind(a, b, **params)
     if isinstance(da, R.Zero) and isinstance(db, R.Zero):
@@ -208,8 +198,8 @@ def _trsm_jvp(primals, tangents, **params):
     if not isinstance(da, R.Zero):
         dop = _tri_mask(da, params["lower"], params["unit_diagonal"])
         dop = _mT(dop) if params["transpose_a"] else dop
-        dop = _jnp().conj(dop) if params["conjugate_a"] else dop
-        rhs = rhs - (jnp.matmul(dop, x) if params["left_side"] else jnp.matmul(x, dop))
+        dop = lh.conj(dop) if params["conjugate_a"] else dop
+        rhs = rhs - (lh.matmul(dop, x) if params["left_side"] else lh.matmul(x, dop))
     return x, triangular_solve_p.bind(a, rhs, **params)
 
 
@@ -221,7 +211,7 @@ def _trsm_transpose(ct, a, b, **params):
 
 
 def _trsm_algorithm(a, b, *, left_side, lower, transpose_a, conjugate_a, unit_diagonal):
-    a = _jnp().conj(a) if conjugate_a else a  # op(a) = conj(a)ᵀ or conj(a): conjugate first
+    a = lh.conj(a) if conjugate_a else a  # op(a) = conj(a)ᵀ or conj(a): conjugate first
     return alg.triangular_solve(a, b, left_side, lower, transpose_a, unit_diagonal)
 
 
@@ -237,8 +227,7 @@ def triangular_solve(a: Any, b: Any, *, left_side: bool = False, lower: bool = F
     """`lax.linalg.triangular_solve`: x with op(a) x = b (left_side) or x op(a) = b, op(a)
     = aᵀ when transpose_a, conjugated when conjugate_a; only a's `lower`/upper triangle is
     read. A b with one dimension fewer than a is a vector."""
-    jnp = _jnp()
-    b = jnp.asarray(b)
+    b = ew.asarray(b)
     vector = _aval(b).ndim == _aval(a).ndim - 1
     if vector:
         b = b[..., None] if left_side else b[..., None, :]
@@ -264,7 +253,6 @@ def _lu_abstract(a):
 
 def _lu_jvp(primals, tangents):
     """a[perm] = L U  =>  X = L⁻¹ da[perm] U⁻¹, dL = L tril(X, -1), dU = triu(X) U (square a)."""
-    jnp = _jnp()
     (a,), (da,) = primals, tangents
     lu_, piv, perm = lu_p.bind(a)
     zeros = [R.Zero(_aval(piv)), R.Zero(_aval(perm))]
@@ -273,14 +261,14 @@ def _lu_jvp(primals, tangents):
     m, n = _aval(a).shape[-2:]
     if m != n:
         raise NotImplementedError("jaxweb: the derivative of lax.linalg.lu is only implemented for square matrices")
-    rows, cols = jnp.arange(n)[:, None], jnp.arange(n)[None, :]
-    low = jnp.where(rows > cols, lu_, 0.0) + jnp.eye(n, dtype=_aval(a).dtype)
-    up = jnp.where(rows <= cols, lu_, 0.0)
-    pda = jnp.take_along_axis(da, jnp.broadcast_to(perm[..., :, None], _aval(da).shape), axis=-2)
+    rows, cols = lh.grid(n)
+    low = lh.where(rows > cols, lu_, 0.0) + lh.eye(n, _aval(a).dtype)
+    up = lh.where(rows <= cols, lu_, 0.0)
+    pda = lh.take_along_axis(da, lh.broadcast_to(perm[..., :, None], _aval(da).shape), axis=-2)
     y = triangular_solve(low, pda, left_side=True, lower=True, unit_diagonal=True)
     x = triangular_solve(up, y, left_side=False, lower=False)
-    dl = jnp.matmul(low, jnp.where(rows > cols, x, 0.0))
-    du = jnp.matmul(jnp.where(rows <= cols, x, 0.0), up)
+    dl = lh.matmul(low, lh.where(rows > cols, x, 0.0))
+    du = lh.matmul(lh.where(rows <= cols, x, 0.0), up)
     return [lu_, piv, perm], [dl + du] + zeros
 
 
@@ -299,18 +287,17 @@ def lu(x: Any) -> tuple[Any, Any, Any]:
 def lu_pivots_to_permutation(pivots: Any, permutation_size: int) -> Any:
     """`lax.linalg.lu_pivots_to_permutation`: the row permutation the swaps produce
     (swap i with pivots[i], in order), as one compiled loop."""
-    jnp = _jnp()
-    pivots = jnp.asarray(pivots).astype(dtypes.int32)
+    pivots = ew.asarray(pivots).astype(dtypes.int32)
     batch, k = _aval(pivots).shape[:-1], _aval(pivots).shape[-1]
-    idx = jnp.arange(permutation_size, dtype=dtypes.int32)
+    idx = lh.arange(permutation_size, dtype=dtypes.int32)
 
     def step(i, perm):
         p = lax_ix.dynamic_index_in_dim(pivots, i, axis=len(batch), keepdims=True)
         at_i = lax_ix.dynamic_index_in_dim(perm, i, axis=len(batch), keepdims=True)
-        at_p = jnp.take_along_axis(perm, p, axis=-1)
-        return jnp.where(idx == i, at_p, jnp.where(idx == p, at_i, perm))
+        at_p = lh.take_along_axis(perm, p, axis=-1)
+        return lh.where(idx == i, at_p, lh.where(idx == p, at_i, perm))
 
-    return lax_cf.fori_loop(0, k, step, jnp.broadcast_to(idx, batch + (permutation_size,)))
+    return lax_cf.fori_loop(0, k, step, lh.broadcast_to(idx, batch + (permutation_size,)))
 
 
 # ---------------------------------------------------------------- qr
@@ -331,7 +318,6 @@ def _qr_jvp(primals, tangents, *, full_matrices):
     """For m >= n: C = Qᴴ dA R⁻¹, Ω = tril(C, -1) - tril(C, -1)ᴴ + i diag(Im C) (skew-
     Hermitian; R's diagonal stays real); dQ = Q Ω + (I - Q Qᴴ) dA R⁻¹, dR = (C - Ω) R
     (JAX's rule)."""
-    jnp = _jnp()
     (a,), (da,) = primals, tangents
     q, r = qr_p.bind(a, full_matrices=full_matrices)
     if isinstance(da, R.Zero):
@@ -340,14 +326,14 @@ def _qr_jvp(primals, tangents, *, full_matrices):
     if m < n or (full_matrices and m != n):
         raise NotImplementedError("Unimplemented case of QR decomposition derivative")
     dx_rinv = triangular_solve(r, da, left_side=False, lower=False)
-    qt_dx_rinv = jnp.matmul(_H(q), dx_rinv)
-    rows, cols = jnp.arange(n)[:, None], jnp.arange(n)[None, :]
-    low = jnp.where(rows > cols, qt_dx_rinv, 0.0)
+    qt_dx_rinv = lh.matmul(_H(q), dx_rinv)
+    rows, cols = lh.grid(n)
+    low = lh.where(rows > cols, qt_dx_rinv, 0.0)
     omega = low - _H(low)
-    if jnp.iscomplexobj(qt_dx_rinv):
-        omega = omega + jnp.where(rows == cols, qt_dx_rinv - jnp.real(qt_dx_rinv), 0.0)
-    dq = jnp.matmul(q, omega - qt_dx_rinv) + dx_rinv
-    dr = jnp.matmul(qt_dx_rinv - omega, r)
+    if lh.is_complex(qt_dx_rinv):
+        omega = omega + lh.where(rows == cols, qt_dx_rinv - lh.real(qt_dx_rinv), 0.0)
+    dq = lh.matmul(q, omega - qt_dx_rinv) + dx_rinv
+    dr = lh.matmul(qt_dx_rinv - omega, r)
     return [q, r], [dq, dr]
 
 
@@ -380,11 +366,10 @@ def _eigh_abstract(a, *, lower, sort_eigenvalues):
 def _hermitian_part(a: Any, lower: bool) -> Any:
     """The Hermitian matrix of a's `lower` (or upper) strict triangle and the real part of
     its diagonal (what LAPACK's heevd reads)."""
-    jnp = _jnp()
     n = _aval(a).shape[-1]
-    rows, cols = jnp.arange(n)[:, None], jnp.arange(n)[None, :]
-    strict = jnp.where(rows > cols if lower else rows < cols, a, 0.0)
-    return strict + _H(strict) + jnp.where(rows == cols, jnp.real(a), 0.0)
+    rows, cols = lh.grid(n)
+    strict = lh.where(rows > cols if lower else rows < cols, a, 0.0)
+    return strict + _H(strict) + lh.where(rows == cols, lh.real(a), 0.0)
 
 
 def _eigh_algorithm(a, *, lower, sort_eigenvalues):
@@ -394,18 +379,17 @@ def _eigh_algorithm(a, *, lower, sort_eigenvalues):
 def _eigh_jvp(primals, tangents, **params):
     """dw = Re diag(Vᴴ dA V); dV = V (F ∘ Vᴴ dA V), F_ij = 1/(w_j - w_i) off the diagonal
     (0 where eigenvalues coincide)."""
-    jnp = _jnp()
     (a,), (da,) = primals, tangents
     v, w = eigh_p.bind(a, **params)
     if isinstance(da, R.Zero):
         return [v, w], [R.Zero(_aval(v)), R.Zero(_aval(w))]
     n = _aval(a).shape[-1]
-    rows, cols = jnp.arange(n)[:, None], jnp.arange(n)[None, :]
-    proj = jnp.matmul(_H(v), jnp.matmul(_hermitian_part(da, params["lower"]), v))
+    rows, cols = lh.grid(n)
+    proj = lh.matmul(_H(v), lh.matmul(_hermitian_part(da, params["lower"]), v))
     gap = w[..., None, :] - w[..., :, None]
     off = (rows != cols) & (gap != 0)
-    f = jnp.where(off, 1.0 / jnp.where(off, gap, 1.0), 0.0)
-    return [v, w], [jnp.matmul(v, f * proj), jnp.real(jnp.diagonal(proj, axis1=-2, axis2=-1))]
+    f = lh.where(off, 1.0 / lh.where(off, gap, 1.0), 0.0)
+    return [v, w], [lh.matmul(v, f * proj), lh.real(lh.diagonal(proj))]
 
 
 _def_algorithm(eigh_p, _eigh_algorithm)
@@ -446,7 +430,6 @@ def _svd_jvp(primals, tangents, *, full_matrices, compute_uv):
     """ds = Re diag(Uᴴ dA V); with dP = Uᴴ dA V and F_ij = 1/(s_j² - s_i²):
     dU = U (F ∘ (dP S + S dPᴴ) + ½ (dP - dPᴴ) ∘ I S⁻¹) + (I - U Uᴴ) dA V S⁻¹, and dV
     likewise without the diagonal term (JAX's rule; the diagonal term is 0 for real a)."""
-    jnp = _jnp()
     (a,), (da,) = primals, tangents
     outs = svd_p.bind(a, full_matrices=full_matrices, compute_uv=compute_uv)
     if isinstance(da, R.Zero):
@@ -456,29 +439,29 @@ def _svd_jvp(primals, tangents, *, full_matrices, compute_uv):
         raise NotImplementedError("Singular value decomposition JVP not implemented for full matrices")
     u, s, vh = svd_p.bind(a, full_matrices=False, compute_uv=True)
     v = _H(vh)
-    dp = jnp.matmul(_H(u), jnp.matmul(da, v))
-    ds = jnp.real(jnp.diagonal(dp, axis1=-2, axis2=-1))
+    dp = lh.matmul(_H(u), lh.matmul(da, v))
+    ds = lh.real(lh.diagonal(dp))
     if not compute_uv:
         return outs, [ds]
     k = min(m, n)
     s2 = s * s
     gap = s2[..., None, :] - s2[..., :, None]
-    off = (jnp.arange(k)[:, None] != jnp.arange(k)[None, :]) & (gap != 0)
-    f = jnp.where(off, 1.0 / jnp.where(off, gap, 1.0), 0.0)
-    sinv = jnp.where(s == 0, 0.0, 1.0 / jnp.where(s == 0, 1.0, s))
+    off = (lh.arange(k)[:, None] != lh.arange(k)[None, :]) & (gap != 0)
+    f = lh.where(off, 1.0 / lh.where(off, gap, 1.0), 0.0)
+    sinv = lh.where(s == 0, 0.0, 1.0 / lh.where(s == 0, 1.0, s))
     dps, sdp = dp * s[..., None, :], s[..., :, None] * dp
     inner = f * (dps + _H(dps))
-    if jnp.iscomplexobj(dp):
-        eye = jnp.arange(k)[:, None] == jnp.arange(k)[None, :]
-        inner = inner + jnp.where(eye, 0.5 * (dp - _H(dp)) * sinv[..., None, :], 0.0)
-    du = jnp.matmul(u, inner)
-    dv = jnp.matmul(v, f * (sdp + _H(sdp)))
+    if lh.is_complex(dp):
+        eye = lh.arange(k)[:, None] == lh.arange(k)[None, :]
+        inner = inner + lh.where(eye, 0.5 * (dp - _H(dp)) * sinv[..., None, :], 0.0)
+    du = lh.matmul(u, inner)
+    dv = lh.matmul(v, f * (sdp + _H(sdp)))
     if m > k:
-        dav = jnp.matmul(da, v) * sinv[..., None, :]
-        du = du + dav - jnp.matmul(u, jnp.matmul(_H(u), dav))
+        dav = lh.matmul(da, v) * sinv[..., None, :]
+        du = du + dav - lh.matmul(u, lh.matmul(_H(u), dav))
     if n > k:
-        datu = jnp.matmul(_H(da), u) * sinv[..., None, :]
-        dv = dv + datu - jnp.matmul(v, jnp.matmul(_H(v), datu))
+        datu = lh.matmul(_H(da), u) * sinv[..., None, :]
+        dv = dv + datu - lh.matmul(v, lh.matmul(_H(v), datu))
     return outs, [du, ds, _H(dv)]
 
 
@@ -524,7 +507,6 @@ _EIGVEC_DERIVS = ("Derivatives of non-symmetric eigenvectors are only valid unde
 def _eig_jvp(primals, tangents, *, compute_left_eigenvectors, compute_right_eigenvectors):
     """dw = diag(V⁻¹ dA V) (JAX's rule); eigenvector derivatives are not provided (JAX's
     need enable_eigvec_derivs)."""
-    jnp = _jnp()
     (a,), (da,) = primals, tangents
     params = dict(compute_left_eigenvectors=compute_left_eigenvectors,
                   compute_right_eigenvectors=compute_right_eigenvectors)
@@ -535,11 +517,23 @@ def _eig_jvp(primals, tangents, *, compute_left_eigenvectors, compute_right_eige
         raise NotImplementedError(_EIGVEC_DERIVS)
     _, vr = eig_p.bind(a, compute_left_eigenvectors=False, compute_right_eigenvectors=True)
     da = da.astype(_aval(vr).dtype)
-    return outs, [jnp.sum(jnp.linalg.solve(vr, da) * _mT(vr), axis=-1)]
+    return outs, [lh.sum(_solve(vr, da) * _mT(vr), axis=-1)]
+
+
+def _solve(a: Any, b: Any) -> Any:
+    """a⁻¹ b for square a (..., n, n) and b (..., n, k), by `lu` and two triangular solves."""
+    lu_, _, perm = lu_p.bind(a)
+    pb = lh.take_along_axis(b, perm[..., :, None], axis=-2)
+    y = triangular_solve(lu_, pb, left_side=True, lower=True, unit_diagonal=True)
+    return triangular_solve(lu_, y, left_side=True, lower=False)
+
+
+def _inv(a: Any) -> Any:
+    return _solve(a, lh.broadcast_to(lh.eye(_aval(a).shape[-1], _aval(a).dtype), _aval(a).shape))
 
 
 def _eig_algorithm(a, *, compute_left_eigenvectors, compute_right_eigenvectors):
-    return alg.eig(a, compute_left_eigenvectors, compute_right_eigenvectors)
+    return alg.eig(a, compute_left_eigenvectors, compute_right_eigenvectors, _inv)
 
 
 _def_algorithm(eig_p, _eig_algorithm)
@@ -608,14 +602,13 @@ def _tridiag_abstract(dl, d, du, b):
 
 def _tridiag_matvec(dl, d, du, x):
     """A x for the tridiagonal A (dl[0] and du[-1] are ignored, as LAPACK's gtsv)."""
-    jnp = _jnp()
-    zero = jnp.zeros_like(x[..., :1, :])
-    below = jnp.concatenate([zero, x[..., :-1, :]], axis=-2)
-    above = jnp.concatenate([x[..., 1:, :], zero], axis=-2)
+    zero = lh.zeros_like(x[..., :1, :])
+    below = lh.concatenate([zero, x[..., :-1, :]], axis=-2)
+    above = lh.concatenate([x[..., 1:, :], zero], axis=-2)
     m = _aval(d).shape[-1]
-    idx = jnp.arange(m)
-    dl = jnp.where(idx == 0, 0.0, dl)
-    du = jnp.where(idx == m - 1, 0.0, du)
+    idx = lh.arange(m)
+    dl = lh.where(idx == 0, 0.0, dl)
+    du = lh.where(idx == m - 1, 0.0, du)
     return dl[..., None] * below + d[..., None] * x + du[..., None] * above
 
 
@@ -631,12 +624,11 @@ def _tridiag_jvp(primals, tangents):
 
 def _tridiag_transpose(ct, dl, d, du, b):
     """Linear in b: Aᵀ has sub-diagonal du shifted down and super-diagonal dl shifted up."""
-    jnp = _jnp()
     if isinstance(ct, R.Zero):
         return [None, None, None, R.Zero(b.aval)]
-    zero = jnp.zeros_like(d[..., :1])
-    dl_t = jnp.concatenate([zero, du[..., :-1]], axis=-1)
-    du_t = jnp.concatenate([dl[..., 1:], zero], axis=-1)
+    zero = lh.zeros_like(d[..., :1])
+    dl_t = lh.concatenate([zero, du[..., :-1]], axis=-1)
+    du_t = lh.concatenate([dl[..., 1:], zero], axis=-1)
     return [None, None, None, tridiagonal_solve_p.bind(dl_t, d, du_t, ct)]
 
 

@@ -8,7 +8,7 @@ the adjoint movement (slice <-> pad, broadcast <-> sum, concatenate -> slices).
 """
 from __future__ import annotations
 
-__all__ = ["broadcast_in_dim", "broadcast", "broadcast_to_rank", "reshape", "transpose",
+__all__ = ["full", "broadcast_in_dim", "broadcast", "broadcast_to_rank", "reshape", "transpose",
            "squeeze", "expand_dims", "rev", "slice", "slice_in_dim", "index_in_dim", "pad",
            "concatenate", "collapse", "copy", "copy_p", "broadcast_in_dim_p", "reshape_p",
            "transpose_p", "squeeze_p", "rev_p", "slice_p", "pad_p", "concatenate_p"]
@@ -24,7 +24,7 @@ from ..dispatch import def_lowering
 from ..interpreters import rules as R
 from ..interpreters.batching import bdim_at_front, moveaxis_to_front
 from ..interpreters.rules import UndefinedPrimal, Zero
-from .elementwise import select_n, sub, _weak_scalar
+from .elementwise import convert_element_type, select_n, sub, _weak_scalar
 from ..array import Array
 from . import base as _base
 
@@ -108,7 +108,7 @@ def broadcast_in_dim(x: Any, shape: Sequence[int], broadcast_dimensions: Sequenc
     if aval.shape == shape and bd == tuple(range(len(shape))) and not core.is_python_scalar(x):
         return x
     if core.is_python_scalar(x):
-        return _base.full(shape, x) if not bd else broadcast_in_dim_p.bind(x, shape=shape, broadcast_dimensions=bd)
+        return _base.constant(shape, x) if not bd else broadcast_in_dim_p.bind(x, shape=shape, broadcast_dimensions=bd)
     if len(set(bd)) == len(bd) == aval.ndim and list(bd) != sorted(bd):
         # JAX accepts dimensions in any order: permute the operand so they increase
         # (the primitive keeps its increasing invariant), after checking sizes as JAX does
@@ -118,6 +118,21 @@ def broadcast_in_dim(x: Any, shape: Sequence[int], broadcast_dimensions: Sequenc
         perm = tuple(sorted(range(len(bd)), key=lambda i: bd[i]))
         x, bd = transpose(x, perm), tuple(sorted(bd))
     return broadcast_in_dim_p.bind(x, shape=shape, broadcast_dimensions=bd)
+
+
+def full(shape: Sequence[int], fill_value: Any, dtype: Any = None) -> Any:
+    """`lax.full`: a host scalar fill is a constant (`base.constant`, no device memory until it
+    is needed); a traced or array fill is converted and broadcast."""
+    if isinstance(fill_value, core.Tracer) or hasattr(fill_value, "shape") and getattr(fill_value, "ndim", 0):
+        shape = core.canonicalize_shape(shape)
+        if any(d < 0 for d in shape):
+            raise TypeError(f"broadcast_in_dim shape must have every element be nonnegative, got {shape}.")
+        v = convert_element_type(fill_value, dtype) if dtype is not None else fill_value
+        return broadcast_in_dim(v, shape, ())
+    return _base.constant(shape, fill_value, dtype)
+
+
+R.array_ops["full"] = full
 
 
 def broadcast(x: Any, sizes: Sequence[int]) -> Any:
@@ -368,7 +383,7 @@ def _slice_transpose(ct, x, *, start_indices, limit_indices, strides):
 
 
 def _zero_scalar(like: Any) -> Any:
-    return _base.full((), 0, core.get_aval(like).dtype)
+    return _base.constant((), 0, core.get_aval(like).dtype)
 
 
 def _slice_batch(args, dims, *, start_indices, limit_indices, strides):
@@ -525,7 +540,7 @@ def pad(operand: Any, padding_value: Any, padding_config: Sequence[tuple[int, in
     if core.is_python_scalar(padding_value):
         padding_value = _weak_scalar(padding_value, core.get_aval(operand).dtype)
     elif _is_host_scalar(padding_value):  # a constant: the padding stays a free view
-        padding_value = _base.full((), padding_value.item(), core.get_aval(padding_value).dtype)
+        padding_value = _base.constant((), padding_value.item(), core.get_aval(padding_value).dtype)
     cfg = tuple((int(lo), int(hi), int(i)) for lo, hi, i in padding_config)
     return pad_p.bind(operand, padding_value, padding_config=cfg)
 

@@ -15,6 +15,6 @@ from .array_api import *  # noqa: F401,F403  (from_dlpack; its dunders: jaxweb.n
 from . import scalar_types as _scalar_types  # noqa: F401  (jnp.float32(x) & co. become callable)
 
 #: Imported on first use, in this order (a later family's name wins, as with star imports).
-_LAZY_FAMILIES = ("sorting", "fileio", "selection", "bessel", "windows", "polynomial", "ufuncs_extra",
+_LAZY_FAMILIES = ("sorting", "selection", "bessel", "windows", "polynomial", "ufuncs_extra",
                  "numerics", "einsum_path", "histograms", "bits", "vectorize", "creation_extra",
                  "printing", "ufunc_class")

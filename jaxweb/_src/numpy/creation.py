@@ -14,7 +14,7 @@ from ..host_arrays import from_host
 from ..array import Array
 from ..lax import base as lax_base, elementwise as lax_ew
 from .shape import stack
-from ..lax.structural import reshape, broadcast_in_dim, transpose, copy as lax_copy
+from ..lax.structural import full as lax_full, reshape, broadcast_in_dim, transpose, copy as lax_copy
 from .util import broadcast_to_shape, broadcast_shapes, check_arraylike
 from .ufuncs import power, exp, log, sign, abs as abs_
 
@@ -90,23 +90,23 @@ def full(shape: Any, fill_value: Any, dtype: Any = None, *, device: Any = None) 
     shape = _shape_tuple(shape)
     if dtype is None and not core.is_python_scalar(fill_value):
         fill = asarray(fill_value)
-        return broadcast_to_shape(fill, shape) if fill.ndim else lax_base.full(shape, fill, fill.dtype)
+        return broadcast_to_shape(fill, shape) if fill.ndim else lax_full(shape, fill, fill.dtype)
     if dtype is None:  # a Python scalar: weakly typed, as in JAX
-        return lax_base.full(shape, fill_value)
+        return lax_full(shape, fill_value)
     dt = dtypes.canonicalize_dtype(dtype)
     if getattr(fill_value, "ndim", 0):
         return broadcast_to_shape(asarray(fill_value, dt), shape)
-    return lax_base.full(shape, fill_value, dt)
+    return lax_full(shape, fill_value, dt)
 
 
 @_on_device
 def zeros(shape: Any, dtype: Any = None, *, device: Any = None) -> Any:
-    return lax_base.full(_shape_tuple(shape), 0, dtypes.canonicalize_dtype(dtype or dtypes.default_float()))
+    return lax_full(_shape_tuple(shape), 0, dtypes.canonicalize_dtype(dtype or dtypes.default_float()))
 
 
 @_on_device
 def ones(shape: Any, dtype: Any = None, *, device: Any = None) -> Any:
-    return lax_base.full(_shape_tuple(shape), 1, dtypes.canonicalize_dtype(dtype or dtypes.default_float()))
+    return lax_full(_shape_tuple(shape), 1, dtypes.canonicalize_dtype(dtype or dtypes.default_float()))
 
 
 @_on_device
@@ -316,7 +316,7 @@ def full_like(a: Any, fill_value: Any, dtype: Any = None, shape: Any = None, *,
     dt = aval.dtype if dtype is None else dtypes.canonicalize_dtype(dtype)
     if getattr(fill_value, "ndim", 0):
         return broadcast_to_shape(asarray(fill_value, dt), shape)
-    out = lax_base.full(shape, fill_value, dt)
+    out = lax_full(shape, fill_value, dt)
     if dtype is None and aval.weak_type:
         out.aval = out.aval.update(weak_type=True)
     return out

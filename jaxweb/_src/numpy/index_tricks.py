@@ -178,18 +178,25 @@ def extract(condition: Any, arr: Any, *, size: int | None = None, fill_value: An
     return compress(_shape.ravel(condition), _shape.ravel(arr), size=size, fill_value=fill_value)
 
 
-def trim_zeros(filt: Any, trim: str = "fb") -> Any:
-    """`jnp.trim_zeros`: a 1-D array without its leading ('f') / trailing ('b') zeros
-    (needs concrete values: the result shape depends on them)."""
+def trim_zeros(filt: Any, trim: str = "fb", axis: Any = None) -> Any:
+    """`jnp.trim_zeros`: the array without its leading ('f') / trailing ('b') all-zero slices
+    along `axis` (every axis when None); needs concrete values, as the shape depends on them."""
     a = util.ensure_array(filt)
-    if a.ndim != 1:
-        raise ValueError(f"trim_zeros requires a 1-D input, got shape {a.shape}")
-    nz = [i for i, v in enumerate(_ints(_ufuncs.not_equal(a, 0).astype("int32"), "jnp.trim_zeros")) if v]
-    if not nz:
-        return lax.slice_in_dim(a, 0, 0, 1, 0)
-    lo = nz[0] if "f" in trim.lower() else 0
-    hi = nz[-1] + 1 if "b" in trim.lower() else a.shape[0]
-    return lax.slice_in_dim(a, lo, hi, 1, 0)
+    if a.ndim == 0:
+        return a
+    axes = range(a.ndim) if axis is None else ((axis,) if isinstance(axis, int) else tuple(axis))
+    nonzero = _ufuncs.not_equal(a, 0)
+    out = a
+    for ax in sorted(int(x) % a.ndim for x in axes):
+        others = tuple(i for i in range(a.ndim) if i != ax)
+        hit = _reductions.any(nonzero, axis=others) if others else nonzero
+        nz = [i for i, v in enumerate(_ints(hit.astype("int32"), "jnp.trim_zeros")) if v]
+        lo = (nz[0] if nz else 0) if "f" in trim.lower() else 0
+        hi = (nz[-1] + 1 if nz else 0) if "b" in trim.lower() else a.shape[ax]
+        if not nz and "f" in trim.lower():
+            hi = 0
+        out = lax.slice_in_dim(out, lo, max(hi, lo), 1, ax)
+    return out
 
 
 def place(arr: Any, mask: Any, vals: Any, *, inplace: bool = True) -> Any:

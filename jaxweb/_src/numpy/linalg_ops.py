@@ -262,7 +262,7 @@ def _diagonal(x: Any, s: str) -> tuple[Any, str]:
         shape = _shape(x)
         mask = lax_ew.eq(lax_ew.broadcasted_iota(dtypes.int32, shape, i),
                          lax_ew.broadcasted_iota(dtypes.int32, shape, j))
-        x = lax_red.reduce_sum(jnp_where(mask, x, lax_base.full((), 0, core.get_aval(x).dtype)), (j,))
+        x = lax_red.reduce_sum(jnp_where(mask, x, lax_base.constant((), 0, core.get_aval(x).dtype)), (j,))
         s = s[:j] + s[j + 1:]
     return x, s
 

@@ -94,7 +94,7 @@ def _reduce(name: str, a: Any, axis: Axis, dtype: Any, keepdims: bool, initial: 
             raise ValueError(f"zero-size array to reduction operation {name} which has no identity")
     if where is not None:
         ident = REDUCE_IDENTITY[monoid](dt)
-        x = _ufuncs.where(where, x, lax_base.full((), ident, dt))
+        x = _ufuncs.where(where, x, lax_base.constant((), ident, dt))
         aval = core.get_aval(x)
         axes = canonical_axis(axis, aval.ndim)
     out = lax_fn(x, axes)
@@ -169,7 +169,7 @@ any = _bool_reduce("any", lax_red.reduce_or, "max")
 def count_nonzero(a: Any, axis: Axis = None, keepdims: bool = False) -> Any:
     """`jnp.count_nonzero`: the number of nonzero elements, as the default int."""
     x = ensure_array(a)
-    nz = _ufuncs.not_equal(x, lax_base.full((), 0, core.get_aval(x).dtype))
+    nz = _ufuncs.not_equal(x, lax_base.constant((), 0, core.get_aval(x).dtype))
     return sum(nz, axis=axis, dtype=dtypes.default_int(), keepdims=keepdims)
 
 
@@ -197,7 +197,7 @@ def mean(a: Any, axis: Axis = None, dtype: Any = None, out: None = None, keepdim
     total = sum(x, axis=axis, dtype=acc, keepdims=keepdims, where=where)
     if where is None:
         n = _count(core.get_aval(x).shape, canonical_axis(axis, core.get_aval(x).ndim))
-        out_ = _ufuncs.true_divide(total, lax_base.full((), n, acc))
+        out_ = _ufuncs.true_divide(total, lax_base.constant((), n, acc))
     else:
         mask = _shape.broadcast_to(where, core.get_aval(x).shape)
         n = sum(mask, axis=axis, dtype=acc, keepdims=keepdims)
@@ -228,7 +228,7 @@ def var(a: Any, axis: Axis = None, dtype: Any = None, out: None = None, ddof: in
         n = _count(core.get_aval(x).shape, canonical_axis(axis, core.get_aval(x).ndim))
         if n - ddof <= 0:  # no degrees of freedom left: NaN, as in JAX
             return _cast(_creation.full_like(total, float("nan")), dt)
-        denom: Any = lax_base.full((), n - ddof, acc)
+        denom: Any = lax_base.constant((), n - ddof, acc)
     else:
         mask = _shape.broadcast_to(where, core.get_aval(x).shape)
         denom = _ufuncs.subtract(sum(mask, axis=axis, dtype=acc, keepdims=keepdims), ddof)
@@ -329,7 +329,7 @@ def _cumulative_with_initial(name: str, lax_fn: Callable, ident: int, promote: b
         if include_initial:
             pad = [(0, 0, 0)] * nd
             pad[ax] = (1, 0, 0)
-            out = lax_st.pad(out, lax_base.full((), ident, dt), pad)
+            out = lax_st.pad(out, lax_base.constant((), ident, dt), pad)
         return out
     fn.__name__ = name
     fn.__doc__ = f"`jnp.{name}` (array API): optionally with the identity prepended."
@@ -344,7 +344,7 @@ cumulative_prod = _cumulative_with_initial("cumulative_prod", lax_cum.cumprod, 1
 def _nan_to(x: Any, value: Any) -> Any:
     if core.get_aval(x).dtype.kind != "f":
         return x
-    return _ufuncs.where(_ufuncs.isnan(x), lax_base.full((), value, core.get_aval(x).dtype), x)
+    return _ufuncs.where(_ufuncs.isnan(x), lax_base.constant((), value, core.get_aval(x).dtype), x)
 
 
 def nansum(a: Any, axis: Axis = None, dtype: Any = None, out: None = None, keepdims: bool = False,
@@ -370,7 +370,7 @@ def _nan_extremum(name: str, fn: Callable, fill: float):
         if core.get_aval(x).dtype.kind != "f":
             return res
         all_nan = all(_ufuncs.isnan(x), axis=axis, keepdims=keepdims)
-        return _ufuncs.where(all_nan, lax_base.full((), float("nan"), core.get_aval(res).dtype), res)
+        return _ufuncs.where(all_nan, lax_base.constant((), float("nan"), core.get_aval(res).dtype), res)
     nanfn.__name__ = name
     nanfn.__doc__ = f"`jnp.{name}`: ignores NaNs (NaN only where every element is NaN)."
     return nanfn
@@ -436,7 +436,7 @@ def average(a: Any, axis: Axis = None, weights: Any = None, returned: bool = Fal
         if not returned:
             return avg
         n = _count(core.get_aval(x).shape, canonical_axis(axis, core.get_aval(x).ndim))
-        return avg, lax_base.full(core.get_aval(avg).shape, n, core.get_aval(avg).dtype)
+        return avg, lax_base.constant(core.get_aval(avg).shape, n, core.get_aval(avg).dtype)
     w = ensure_array(weights)
     xs, ws = core.get_aval(x).shape, core.get_aval(w).shape
     if xs != ws:

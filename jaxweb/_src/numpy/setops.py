@@ -44,10 +44,10 @@ def _compact(mask: Any, size: int | None, what: str) -> tuple[Any, Any, int]:
     """(positions of the first `k` True entries of 1-d `mask`, validity of each, k)."""
     n = core.get_aval(mask).shape[0]
     k = _count(mask, size, what)
-    ids = _ufuncs.subtract(lax_cum.cumsum(lax_ew.convert_element_type(mask, _I32), 0), lax_base.full((), 1, _I32))
+    ids = _ufuncs.subtract(lax_cum.cumsum(lax_ew.convert_element_type(mask, _I32), 0), lax_base.constant((), 1, _I32))
     j = lax_ew.broadcasted_iota(_I32, (k,), 0)
     pos = _search(ids, j, "left")
-    valid = _ufuncs.less(pos, lax_base.full((), n, _I32))
+    valid = _ufuncs.less(pos, lax_base.constant((), n, _I32))
     return _ufuncs.clip(pos, 0, max(n - 1, 0)), valid, k
 
 
@@ -62,7 +62,7 @@ def _take(x: Any, pos: Any) -> Any:
 
 def _fill(values: Any, valid: Any, fill_value: Any, default: Any) -> Any:
     dt = core.get_aval(values).dtype
-    fill = default if fill_value is None else lax_base.full((), fill_value, dt)
+    fill = default if fill_value is None else lax_st.full((), fill_value, dt)
     return _ufuncs.where(valid, values, fill)
 
 
@@ -110,7 +110,7 @@ def _unique_parts(ar: Any, equal_nan: bool, size: int | None, fill_value: Any, a
     n = core.get_aval(rows).shape[0]
     iota = lax_ew.broadcasted_iota(_I32, (n,), 0)
     if n == 0 or not keys:
-        empty = lax_base.full((0,), 0, _I32)
+        empty = lax_base.constant((0,), 0, _I32)
         return _Unique(rows if axis is None else x, empty, empty if axis is not None else lax_st.reshape(empty, shape),
                        empty)
     *sorted_keys, perm = lax_sort.sort(tuple(keys) + (iota,), dimension=0, num_keys=len(keys))
@@ -121,24 +121,24 @@ def _unique_parts(ar: Any, equal_nan: bool, size: int | None, fill_value: Any, a
             both_nan = _ufuncs.logical_and(_ufuncs.isnan(s[1:]), _ufuncs.isnan(s[:-1]))
             d = _ufuncs.logical_and(d, _ufuncs.logical_not(both_nan))
         differs = d if differs is None else _ufuncs.logical_or(differs, d)
-    first = _shape.concatenate([lax_base.full((1,), True, dtypes.bool_), differs])
+    first = _shape.concatenate([lax_base.constant((1,), True, dtypes.bool_), differs])
     pos, valid, k = _compact(first, size, "unique")
     # padding entries (size= beyond the count) repeat the smallest slice unless fill_value is given
-    src = _ufuncs.where(valid, _take(perm, pos), _take(perm, lax_base.full((k,), 0, _I32)))
+    src = _ufuncs.where(valid, _take(perm, pos), _take(perm, lax_base.constant((k,), 0, _I32)))
     picked = lax_sort.gather_along(rows, lax_st.broadcast_in_dim(src, (k,) + core.get_aval(rows).shape[1:], (0,)), 0)
     if fill_value is not None:
         picked = _ufuncs.where(lax_st.broadcast_in_dim(valid, core.get_aval(picked).shape, (0,)), picked,
-                           lax_base.full((), fill_value, core.get_aval(picked).dtype))
+                           lax_st.full((), fill_value, core.get_aval(picked).dtype))
     if axis is None:
         values = picked
     else:
         picked = lax_st.reshape(picked, (k,) + rest)
         values = lax_st.transpose(picked, tuple(range(1, axis + 1)) + (0,) + tuple(range(axis + 1, len(shape))))
-    ids = _ufuncs.subtract(lax_cum.cumsum(lax_ew.convert_element_type(first, _I32), 0), lax_base.full((), 1, _I32))
+    ids = _ufuncs.subtract(lax_cum.cumsum(lax_ew.convert_element_type(first, _I32), 0), lax_base.constant((), 1, _I32))
     ends = _search(ids, lax_ew.broadcasted_iota(_I32, (k,), 0), "right")
-    counts = _ufuncs.where(valid, _ufuncs.subtract(ends, pos), lax_base.full((), 0, _I32))
+    counts = _ufuncs.where(valid, _ufuncs.subtract(ends, pos), lax_base.constant((), 0, _I32))
     inverse = _take(ids, lax_sort.sort((perm, iota), dimension=0, num_keys=1)[1])
-    return _Unique(values, _ufuncs.where(valid, _take(perm, pos), lax_base.full((), 0, _I32)),
+    return _Unique(values, _ufuncs.where(valid, _take(perm, pos), lax_base.constant((), 0, _I32)),
                    lax_st.reshape(inverse, shape) if axis is None else inverse, counts)
 
 
@@ -190,7 +190,7 @@ def isin(element: Any, test_elements: Any, assume_unique: bool = False, invert: 
 
 def _masked_unique(values: Any, mask: Any, size: int | None, fill_value: Any, what: str) -> Any:
     pos, valid, _ = _compact(mask, size, what)
-    default = values[0] if core.get_aval(values).shape[0] else lax_base.full((), 0, core.get_aval(values).dtype)
+    default = values[0] if core.get_aval(values).shape[0] else lax_base.constant((), 0, core.get_aval(values).dtype)
     return _fill(_take(values, pos), valid, fill_value, default)
 
 
@@ -209,7 +209,7 @@ def intersect1d(ar1: Any, ar2: Any, assume_unique: bool = False, return_indices:
     if not return_indices:
         return values
     pos, valid, _ = _compact(keep, size, "intersect1d")
-    zero = lax_base.full((), 0, _I32)
+    zero = lax_base.constant((), 0, _I32)
     idx1 = _ufuncs.where(valid, _take(i1, pos), zero)
     at2 = _ufuncs.clip(_search(u2, values, "left"), 0, max(core.get_aval(u2).shape[0] - 1, 0))
     idx2 = _ufuncs.where(valid, _take(i2, at2), zero)
@@ -227,8 +227,8 @@ def setdiff1d(ar1: Any, ar2: Any, assume_unique: bool = False, *, size: int | No
         fill_value = 0
     s = lax_sort.sort(_flat(ar1))
     n = core.get_aval(s).shape[0]
-    first = _shape.concatenate([lax_base.full((min(n, 1),), True, dtypes.bool_),
-                                _ufuncs.not_equal(s[1:], s[:-1])]) if n else lax_base.full((0,), True, dtypes.bool_)
+    first = _shape.concatenate([lax_base.constant((min(n, 1),), True, dtypes.bool_),
+                                _ufuncs.not_equal(s[1:], s[:-1])]) if n else lax_base.constant((0,), True, dtypes.bool_)
     return _masked_unique(s, _ufuncs.logical_and(first, isin(s, ar2, invert=True)), size, fill_value, "setdiff1d")
 
 

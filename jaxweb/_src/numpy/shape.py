@@ -20,7 +20,8 @@ from .. import core
 from ..api import vmap
 from ..compiler.shapetracker import prod
 from ..lax import structural as lax
-from ..lax.base import canonical_axes, full
+from ..lax.base import canonical_axes
+from ..lax.structural import full
 from . import util, creation as _creation, reductions as _reductions, ufuncs as _ufuncs
 from .padding import pad
 from ..lax.indexing import dynamic_slice_in_dim

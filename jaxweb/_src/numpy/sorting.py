@@ -64,7 +64,7 @@ def argsort(a: Any, axis: int | None = -1, *, kind: Any = None, order: Any = Non
     if not descending:
         return lax_sort.sort((x, iota), dimension=ax, num_keys=1)[1]
     perm = lax_sort.sort((lax_st.rev(x, (ax,)), iota), dimension=ax, num_keys=1)[1]
-    return _ufuncs.subtract(lax_base.full((), shape[ax] - 1, dtypes.default_int()), lax_st.rev(perm, (ax,)))
+    return _ufuncs.subtract(lax_base.constant((), shape[ax] - 1, dtypes.default_int()), lax_st.rev(perm, (ax,)))
 
 
 def lexsort(keys: Sequence[Any], axis: int = -1) -> Any:
@@ -185,7 +185,7 @@ def _quantile(name: str, a: Any, q: Any, axis: Any, method: str, keepdims: bool,
     qs = _shape(qa)
     out_rest = tuple(1 if i in axes else d for i, d in enumerate(shape)) if keepdims else rest
     if n == 0:
-        return lax_base.full(qs + out_rest, float("nan"), dt)
+        return lax_base.constant(qs + out_rest, float("nan"), dt)
     flat = lax_st.reshape(lax_st.transpose(x, keep + axes), rest + (n,))
     nq = core.get_aval(qa).size
     qf = lax_st.broadcast_in_dim(lax_st.reshape(qa, (nq,)), rest + (nq,), (len(rest),))
@@ -199,8 +199,8 @@ def _quantile(name: str, a: Any, q: Any, axis: Any, method: str, keepdims: bool,
         count = _reductions.sum(_ufuncs.logical_not(_ufuncs.isnan(flat)), axis=-1, dtype=dt)
         valid = lax_st.broadcast_in_dim(count, rest + (nq,), tuple(range(len(rest))))
     else:
-        valid = lax_base.full(rest + (nq,), n, dt)
-    pos = _ufuncs.multiply(qf, _ufuncs.subtract(valid, lax_base.full((), 1, dt)))
+        valid = lax_base.constant(rest + (nq,), n, dt)
+    pos = _ufuncs.multiply(qf, _ufuncs.subtract(valid, lax_base.constant((), 1, dt)))
 
     def at(p):
         idx = _ufuncs.clip(lax_ew.convert_element_type(p, dtypes.int32), 0, n - 1)
@@ -214,12 +214,12 @@ def _quantile(name: str, a: Any, q: Any, axis: Any, method: str, keepdims: bool,
     elif method == "higher":
         res = v_hi
     elif method == "midpoint":
-        res = _ufuncs.multiply(_ufuncs.add(v_lo, v_hi), lax_base.full((), 0.5, dt))
+        res = _ufuncs.multiply(_ufuncs.add(v_lo, v_hi), lax_base.constant((), 0.5, dt))
     else:  # JAX rounds exact halves down (numpy rounds them to the even index)
-        res = _ufuncs.where(_ufuncs.greater(_ufuncs.subtract(pos, lo), lax_base.full((), 0.5, dt)), v_hi, v_lo)
-    nan = lax_base.full((), float("nan"), dt)
+        res = _ufuncs.where(_ufuncs.greater(_ufuncs.subtract(pos, lo), lax_base.constant((), 0.5, dt)), v_hi, v_lo)
+    nan = lax_base.constant((), float("nan"), dt)
     if ignore_nan:
-        res = _ufuncs.where(_ufuncs.equal(valid, lax_base.full((), 0, dt)), nan, res)
+        res = _ufuncs.where(_ufuncs.equal(valid, lax_base.constant((), 0, dt)), nan, res)
     else:
         any_nan = _reductions.any(_ufuncs.isnan(flat), axis=-1)
         res = _ufuncs.where(lax_st.broadcast_in_dim(any_nan, rest + (nq,), tuple(range(len(rest)))), nan, res)
@@ -235,19 +235,19 @@ def _inverted_cdf(flat: Any, w: Any, qf: Any, n: int, ax: int, ignore_nan: bool)
     xs, ws = lax_sort.sort((flat, w), dimension=ax, num_keys=1)
     bad_w = _ufuncs.logical_or(ws < 0, _ufuncs.isnan(ws))
     nan_x = _ufuncs.isnan(xs)
-    clean = _ufuncs.where(_ufuncs.logical_or(bad_w, nan_x), lax_base.full((), 0, dt), ws)
+    clean = _ufuncs.where(_ufuncs.logical_or(bad_w, nan_x), lax_base.constant((), 0, dt), ws)
     cum = _reductions.cumsum(clean, axis=ax)
     total = cum[..., -1:]
     target = qf * total  # rest + (nq,)
     below = _ufuncs.less(cum[..., None, :], target[..., :, None])  # rest + (nq, n)
     idx = _reductions.sum(below, axis=-1, dtype=dtypes.int32)
     valid = _reductions.sum(_ufuncs.logical_not(nan_x), axis=-1, dtype=dtypes.int32) if ignore_nan else \
-        lax_base.full(core.get_aval(flat).shape[:-1], n, dtypes.int32)
+        lax_base.constant(core.get_aval(flat).shape[:-1], n, dtypes.int32)
     idx = _ufuncs.clip(idx, 0, _ufuncs.maximum(valid - 1, 0)[..., None])
     res = lax_sort.gather_along(xs, idx, ax)
     force = _reductions.any(bad_w, axis=-1)
     force = _ufuncs.logical_or(force, _ufuncs.equal(valid, 0) if ignore_nan else _reductions.any(nan_x, axis=-1))
-    return _ufuncs.where(force[..., None], lax_base.full((), float("nan"), dt), res)
+    return _ufuncs.where(force[..., None], lax_base.constant((), float("nan"), dt), res)
 
 
 def quantile(a: Any, q: Any, axis: Any = None, out: None = None, overwrite_input: bool = False,
@@ -270,7 +270,7 @@ def nanquantile(a: Any, q: Any, axis: Any = None, out: None = None, overwrite_in
 def _percent(q: Any) -> Any:
     q = ensure_array(q)
     dt = core.get_aval(q).dtype if core.get_aval(q).dtype.kind == "f" else dtypes.default_float()
-    return _ufuncs.true_divide(lax_ew.convert_element_type(q, dt), lax_base.full((), 100, dt))
+    return _ufuncs.true_divide(lax_ew.convert_element_type(q, dt), lax_base.constant((), 100, dt))
 
 
 def percentile(a: Any, q: Any, axis: Any = None, out: None = None, overwrite_input: bool = False,

@@ -45,7 +45,7 @@ def bincount(x: Any, weights: Any = None, minlength: int = 0, *, length: int | N
         return _reductions.sum(hit, axis=1, dtype=dtypes.default_int())
     w = ensure_array(weights)
     wb = lax_st.broadcast_in_dim(w, (length, n), (1,))
-    return _reductions.sum(_ufuncs.where(hit, wb, lax_base.full((), 0, core.get_aval(w).dtype)), axis=1)
+    return _reductions.sum(_ufuncs.where(hit, wb, lax_base.constant((), 0, core.get_aval(w).dtype)), axis=1)
 
 
 def digitize(x: Any, bins: Any, right: bool = False, *, method: str | None = None) -> Any:
@@ -56,10 +56,10 @@ def digitize(x: Any, bins: Any, right: bool = False, *, method: str | None = Non
         raise ValueError(f"digitize: bins must be a 1-dimensional array; got bins={bins}")
     n = core.get_aval(bins).shape[0]
     if n == 0:
-        return lax_base.full(core.get_aval(x).shape, 0, dtypes.int32)
+        return lax_base.constant(core.get_aval(x).shape, 0, dtypes.int32)
     side = "left" if right else "right"
     up = searchsorted(bins, x, side=side)
-    down = _ufuncs.subtract(lax_base.full((), n, dtypes.int32), searchsorted(lax_st.rev(bins, (0,)), x, side=side))
+    down = _ufuncs.subtract(lax_base.constant((), n, dtypes.int32), searchsorted(lax_st.rev(bins, (0,)), x, side=side))
     increasing = _ufuncs.greater_equal(bins[-1], bins[0])
     return _ufuncs.where(increasing, up, down)
 
@@ -73,15 +73,15 @@ def histogram_bin_edges(a: Any, bins: Any = 10, range: Any = None, weights: Any 
     if range is None:
         lo, hi = _reductions.min(a), _reductions.max(a)
     else:
-        lo, hi = (lax_base.full((), float(v), dt) for v in range)
+        lo, hi = (lax_base.constant((), float(v), dt) for v in range)
     same = _ufuncs.equal(lo, hi)
-    lo = _ufuncs.where(same, _ufuncs.subtract(lo, lax_base.full((), 0.5, dt)), lo)
-    hi = _ufuncs.where(same, _ufuncs.add(hi, lax_base.full((), 0.5, dt)), hi)
+    lo = _ufuncs.where(same, _ufuncs.subtract(lo, lax_base.constant((), 0.5, dt)), lo)
+    hi = _ufuncs.where(same, _ufuncs.add(hi, lax_base.constant((), 0.5, dt)), hi)
     steps = lax_ew.broadcasted_iota(dt, (bins + 1,), 0)
-    width = _ufuncs.true_divide(_ufuncs.subtract(hi, lo), lax_base.full((), bins, dt))
+    width = _ufuncs.true_divide(_ufuncs.subtract(hi, lo), lax_base.constant((), bins, dt))
     edges = _ufuncs.add(lo, _ufuncs.multiply(steps, width))
     last = lax_ew.broadcasted_iota(dtypes.int32, (bins + 1,), 0)
-    return _ufuncs.where(_ufuncs.equal(last, lax_base.full((), bins, dtypes.int32)), hi, edges)
+    return _ufuncs.where(_ufuncs.equal(last, lax_base.constant((), bins, dtypes.int32)), hi, edges)
 
 
 def histogram(a: Any, bins: Any = 10, range: Any = None, weights: Any = None,
@@ -93,7 +93,7 @@ def histogram(a: Any, bins: Any = 10, range: Any = None, weights: Any = None,
     edges = histogram_bin_edges(a, bins, range, weights)
     nb = core.get_aval(edges).shape[0]
     idx = searchsorted(edges, a, side="right")
-    idx = _ufuncs.where(_ufuncs.equal(a, edges[-1]), lax_base.full((), nb - 1, dtypes.int32), idx)
+    idx = _ufuncs.where(_ufuncs.equal(a, edges[-1]), lax_base.constant((), nb - 1, dtypes.int32), idx)
     w = None if weights is None else lax_st.reshape(_float(weights), (core.get_aval(a).size,))
     counts = bincount(idx, w, length=nb + 1)
     counts = lax_ew.convert_element_type(counts[1:-1], core.get_aval(edges).dtype)

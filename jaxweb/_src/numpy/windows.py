@@ -30,7 +30,7 @@ def _window(name: str, body: Callable[[Any, int], Any]) -> Callable[[int], Any]:
         m = _length(M, name)
         dt = dtypes.default_float()
         if m <= 1:
-            return lax_base.full((m,), 1, dt)
+            return lax_base.constant((m,), 1, dt)
         return body(lax.broadcasted_iota(dt, (m,), 0), m)
     window.__name__ = window.__qualname__ = name
     return window
@@ -57,7 +57,7 @@ def kaiser(M: int, beta: Any) -> Any:
     m = _length(M, "kaiser")
     dt = dtypes.default_float()
     if m <= 1:
-        return lax_base.full((m,), 1, dt)
+        return lax_base.constant((m,), 1, dt)
     n = lax.broadcasted_iota(dt, (m,), 0)
     alpha = 0.5 * (m - 1)
     r = lax.div(lax.sub(n, alpha), alpha)

@@ -10,6 +10,7 @@ import jaxweb.nn as nn
 import jaxweb.numpy as jnp
 from jaxweb._src import dtypes, hostdata
 
+from . import fast_math
 from .registry import op, register
 from .tensors import HostTensor
 from .util import arr, astype, broadcast_flat, broadcast_shapes, canon, dtype_of, to_dtype
@@ -149,7 +150,7 @@ UNARY = {
     "Sin": (jnp.sin, None), "Cos": (jnp.cos, None), "Tan": (jnp.tan, None), "Asin": (jnp.arcsin, None),
     "Acos": (jnp.arccos, None), "Atan": (jnp.arctan, None), "Sinh": (jnp.sinh, None),
     "Cosh": (jnp.cosh, None), "Asinh": (jnp.arcsinh, None), "Acosh": (jnp.arccosh, None),
-    "Atanh": (jnp.arctanh, None), "Erf": (lax.erf, None), "Sign": (jnp.sign, None),
+    "Atanh": (jnp.arctanh, None), "Erf": (fast_math.erf, None), "Sign": (jnp.sign, None),
     "Not": (jnp.logical_not, lambda v: not v), "BitwiseNot": (jnp.bitwise_not, None),
     "Relu": (nn.relu, None), "Sigmoid": (nn.sigmoid, None), "Tanh": (jnp.tanh, None),
     "Softplus": (nn.softplus, None), "Softsign": (nn.soft_sign, None), "HardSwish": (_hard_swish, None),
@@ -174,7 +175,7 @@ ACTIVATIONS = {  # op -> fn(x, node)
     "ThresholdedRelu": lambda x, n: jnp.where(x > _float_attr(n, "alpha", 1.0), x, jnp.zeros((), x.dtype)),
     "HardSigmoid": lambda x, n: jnp.clip(x * _float_attr(n, "alpha", 0.2) + _float_attr(n, "beta", 0.5), 0, 1),
     "Shrink": lambda x, n: _shrink(x, _float_attr(n, "lambd", 0.5), _float_attr(n, "bias", 0.0)),
-    "Gelu": lambda x, n: nn.gelu(x, approximate=n.attr("approximate", "none") == "tanh"),
+    "Gelu": lambda x, n: fast_math.gelu(x, n.attr("approximate", "none") == "tanh"),
     "IsNaN": lambda x, n: jnp.isnan(x),
     "IsInf": lambda x, n: _isinf(x, n.attr("detect_positive", 1), n.attr("detect_negative", 1)),
 }

@@ -37,7 +37,32 @@ def _host_gather(node, x, idx):
 def _gather(node, x, idx):
     x = arr(x)
     a = axis(node.attr("axis", 0), x.ndim)
+    run = _static_run(idx, x.shape[a])
+    if run is not None:  # a slice (or one row, repeated) read in place: no gather, no index checks
+        start, step, n = run
+        y = lax.slice_in_dim(x, start, start + (n if step else 1), axis=a)
+        out = x.shape[:a] + idx.shape + x.shape[a + 1:]
+        if step:
+            return y.reshape(out)
+        return jnp.broadcast_to(y.reshape(x.shape[:a] + (1,) * len(idx.shape) + x.shape[a + 1:]), out)
     return jnp.take(x, _wrap(idx, x.shape[a]), axis=a)
+
+
+def _static_run(idx, dim: int):
+    """(start, 1, n) when host-known indices are start, start + 1, ..., (start, 0, n) when
+    they are all `start` (in range, negative ones counted from the end), else None. Exports
+    gather attention masks and position embeddings with such index arrays (`Range`)."""
+    if not isinstance(idx, HostTensor) or idx.size == 0 or idx.size > 1 << 16:
+        return None
+    ids = [i + dim if i < 0 else i for i in idx.ints()]
+    start = ids[0]
+    if not 0 <= start < dim:
+        return None
+    if ids == list(range(start, start + len(ids))) and start + len(ids) <= dim:
+        return start, 1, len(ids)
+    if ids.count(start) == len(ids):
+        return start, 0, len(ids)
+    return None
 
 
 @op("GatherElements")

@@ -9,13 +9,13 @@ import jaxweb.numpy as jnp
 
 from . import ops_conv, ops_resize  # noqa: F401  (their operators register on import)
 from .registry import op
-from .util import arr, astype, axis, dtype_of
+from .util import arr, astype, axis, dtype_of, matmul
 
 
 @op("MatMul")
 def _matmul(node, a, b):
     a = arr(a)
-    return jnp.matmul(a, astype(b, dtype_of(a)))
+    return matmul(a, astype(b, dtype_of(a)))
 
 
 @op("Gemm")

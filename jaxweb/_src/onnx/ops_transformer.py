@@ -7,7 +7,7 @@ import jaxweb.nn as nn
 import jaxweb.numpy as jnp
 
 from .registry import op
-from .util import arr, astype, axis, dtype_of
+from .util import arr, astype, axis, dtype_of, matmul
 
 NEG_INF = -math.inf
 
@@ -69,7 +69,7 @@ def _attention(node, q, k, v, mask=None, past_k=None, past_v=None, nonpad=None):
     present_k, present_v = k, v
     if k.shape[1] != q.shape[1]:  # grouped-query attention: each kv head serves a group
         k, v = jnp.repeat(k, q.shape[1] // k.shape[1], axis=1), jnp.repeat(v, q.shape[1] // v.shape[1], axis=1)
-    s = jnp.matmul(q * scale, jnp.swapaxes(k, -1, -2) * scale)
+    s = matmul(q * scale, jnp.swapaxes(k, -1, -2) * scale)
     softcap = node.attr("softcap", 0.0)
     if softcap:
         s = softcap * jnp.tanh(s / softcap)
@@ -83,7 +83,7 @@ def _attention(node, q, k, v, mask=None, past_k=None, past_v=None, nonpad=None):
     p = jnp.where(dead, jnp.zeros((), p.dtype), p)
     if mode == 3:
         qk_out = p
-    y = jnp.matmul(p, v)
+    y = matmul(p, v)
     if three_d:
         y = y.transpose(0, 2, 1, 3).reshape(y.shape[0], y.shape[2], -1)
     return y, present_k, present_v, qk_out

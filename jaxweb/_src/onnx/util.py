@@ -4,6 +4,7 @@ from __future__ import annotations
 from typing import Any
 
 import jaxweb.lax as lax
+import jaxweb.numpy as jnp
 from jaxweb._src import dtypes
 
 from .tensors import HostTensor, onnx_dtype
@@ -74,3 +75,16 @@ def broadcast_flat(t: HostTensor, shape: tuple) -> list:
             off += k * strides[i]
         out.append(vals[off])
     return out
+
+
+def matmul(a, b):
+    """`jnp.matmul`, with the batch dimensions of two stacks of matrices (attention's
+    batch x heads) collapsed into one: a product with one batch dimension is what a
+    backend's GEMM routine runs (`compiler/gemm.py`), so a transformer's attention
+    products take it instead of a generic reduction kernel."""
+    sa, sb = a.shape, b.shape
+    if len(sa) > 3 and len(sb) == len(sa) and sa[:-2] == sb[:-2]:
+        batch = sa[:-2]
+        out = jnp.matmul(a.reshape((-1,) + sa[-2:]), b.reshape((-1,) + sb[-2:]))
+        return out.reshape(batch + out.shape[-2:])
+    return jnp.matmul(a, b)

@@ -1,8 +1,9 @@
 """lax's special-function primitives (igamma_p, igammac_p, igamma_grad_a_p, polygamma_p, zeta_p,
 regularized_incomplete_beta_p: decomposed primitives over jax.scipy.special's functions, so
-jaxprs name them as JAX's do), and lax.random_gamma_grad. igamma_grad_a and random_gamma_grad: derivatives of the regularized incomplete
-gamma function P(a, x) with respect to a (the first by autodiff of gammainc, the second
-the implicit-reparameterization derivative of a Gamma(a) sample x: -(∂P/∂a) / (∂P/∂x))."""
+jaxprs name them as JAX's do), and lax.random_gamma_grad. igamma_grad_a and random_gamma_grad:
+derivatives of the regularized incomplete gamma function P(a, x) with respect to a (the first
+by autodiff of gammainc, the second the implicit-reparameterization derivative of a Gamma(a)
+sample x: -(∂P/∂a) / (∂P/∂x))."""
 from __future__ import annotations
 
 from typing import Any

@@ -13,7 +13,8 @@ from .special_extra import bessel_jn, dawsn, expn, fresnel, sici, spence, wofz  
 from ..nn.softmax import logsumexp  # noqa: F401
 from ..nn.softmax import log_softmax as _nn_log_softmax, softmax as _nn_softmax
 
-__all__ = ["bernoulli", "erfcx", "exp1", "expi", "bessel_jn", "dawsn", "expn", "fresnel", "sici", "spence", "wofz", "beta", "betainc", "betaln", "boxcox", "boxcox1p", "comb", "digamma", "entr", "erf",
+__all__ = ["bernoulli", "erfcx", "exp1", "expi", "bessel_jn", "dawsn", "expn", "fresnel", "sici", "spence", "wofz",
+           "beta", "betainc", "betaln", "boxcox", "boxcox1p", "comb", "digamma", "entr", "erf",
            "erfc", "erfinv", "expit", "factorial", "gamma", "gammainc", "gammaincc", "gammaln",
            "gammasgn", "i0", "i0e", "i1", "i1e", "kl_div", "log_ndtr", "log_softmax", "loggamma",
            "logit", "logsumexp", "multigammaln", "ndtr", "ndtri", "poch", "polygamma", "rel_entr",

@@ -72,11 +72,20 @@ class Pool:
         self.lru: OrderedDict[int, tuple] = OrderedDict()  # id(buf) -> (class, buf), oldest first
         self.bytes = 0
 
-    def take(self, cap: int) -> Any:
-        """A free buffer of class `cap` (the last freed), or None."""
+    def take(self, cap: int, prefer: tuple = ()) -> Any:
+        """A free buffer of class `cap`: the first of `prefer` that is free (webgpu replay.py's
+        memory plan), else the last freed; or None."""
         free = self.free.get(cap)
         if not free:
             return None
+        for buf in prefer:
+            entry = self.lru.get(id(buf))
+            if entry is not None and entry[0] == cap and entry[1] is buf:
+                i = len(free) - 1
+                while free[i] is not buf:  # from the top: it was freed recently
+                    i -= 1
+                free[i], free[-1] = free[-1], buf
+                break
         buf = free.pop()
         self.bytes -= cap
         del self.lru[id(buf)]

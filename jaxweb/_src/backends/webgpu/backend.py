@@ -22,6 +22,9 @@ real extent from a small uniform buffer (`dims`, one per extent, cached): a slic
 `x[:n] * 2` compiles two pipelines per power of two, not one per n, while a training
 loop's fixed shapes keep their static shaders (sized bindings on software adapters).
 Every GPU error becomes a `WGSLError` carrying the WGSL and naming the kernel.
+
+A prepared schedule run again on the buffers of an earlier run (a training loop's jitted step)
+replays that run's encoded commands: one runtime call, no Python work per dispatch (replay.py).
 """
 from __future__ import annotations
 
@@ -37,7 +40,7 @@ from ...compiler.kernel import Capabilities, Kernel, Routine
 from ...compiler.regrid import widen_leading
 from ...errors import ResourceExhaustedError
 from ..gpu.device import GPUBackend, Handle, Pool, size_class
-from . import codegen, matmul, tuner
+from . import codegen, matmul, replay, tuner
 from .runtime import DeviceLostError, WGSLError, default_runtime
 from .wgsl import check_dtype
 
@@ -95,6 +98,7 @@ class WebGPUBackend(GPUBackend):
         self.max_groups = MAX_GROUPS_SOFTWARE if self.software else 1 << 14
         self.tree_max = TREE_MAX_SOFTWARE if self.software else None
         self.tuned: dict = {}  # the tuner's timings (seconds per candidate tiling)
+        self.tuned_splits: dict = {}  # ... and per K split of a few-tiles product
         # WGSL subgroup operations: the directive enabling them, None without (wgpu-py calls the
         # feature 'subgroup'); JAXWEB_WEBGPU_SUBGROUPS=0 turns them off
         has = bool({"subgroups", "subgroup"} & set(info["features"]))
@@ -115,11 +119,17 @@ class WebGPUBackend(GPUBackend):
         self._labels: dict[int, str] = {}  # pending command index -> kernel (while tracing)
         self._after: list = []      # temporaries freed once the pending commands are submitted
         self._doomed: list = []     # buffers destroyed once the pending commands are submitted
-        self.stats = {"submits": 0, "dispatches": 0, "pipelines": 0, "devices_lost": 0}
+        self.stats = {"submits": 0, "dispatches": 0, "pipelines": 0, "devices_lost": 0, "replays": 0}
+        self.epoch = 0  # +1 whenever a bind group or buffer goes: recorded commands may name it (replay.py)
+        self._hold = 0  # > 0: buffers freed now are still bound by commands about to be recorded
+        self._prefer: tuple = ()  # pooled buffers `alloc` takes first if free (replay.py's memory plan)
+        self.kept_bytes = 0  # temporaries jitted programs keep for their replays (replay.py)
 
     # ------------------------------------------------------------ GEMM tiling
-    def set_tiling(self, tiling: matmul.Tiling) -> None:
-        """Use `tiling` for GEMMs from now on (schedules staged for another `nr` keep theirs)."""
+    def set_tiling(self, tiling: matmul.Tiling, want: int | None = None) -> None:
+        """Use `tiling` for GEMMs from now on (schedules staged for another `nr` keep theirs);
+        with `want` (hardware adapters), products making fewer workgroups than that get
+        small tiles and K splits (tuner.plan)."""
         self._tiling = tiling
         lim = self.rt.info["limits"]
         max_buffers = int(lim.get("maxStorageBuffersPerShaderStage", 8))
@@ -132,7 +142,8 @@ class WebGPUBackend(GPUBackend):
             gemm=GemmCaps(nr=tiling.BN, min_dim=16, conv=False,
                           thin_dim=4 if tiling.kind == "quad" else 16, thin_work=1 << 16,
                           pack_min_bytes=1 << 20 if tiling.kind == "direct" else 1 << 62,
-                          epilogue=tiling.kind != "direct", max_buffers=max_buffers))
+                          epilogue=tiling.kind != "direct", max_buffers=max_buffers,
+                          plan=tuner.plan(tiling, want) if want and tiling.kind == "shared" else None))
 
     @property
     def capabilities(self) -> Capabilities:
@@ -142,7 +153,11 @@ class WebGPUBackend(GPUBackend):
                 best, self.tuned = tuner.tune(self.rt)
             except Exception:  # noqa: BLE001  (a failed tuning must not break the device)
                 best = matmul.HARDWARE
-            self.set_tiling(best)
+            try:
+                want, self.tuned_splits = tuner.tune_splits(self.rt)
+            except Exception:  # noqa: BLE001
+                want = tuner.WANT
+            self.set_tiling(best, want)
         return self._caps
 
     @capabilities.setter
@@ -166,6 +181,7 @@ class WebGPUBackend(GPUBackend):
         self.lost_reason = reason
         self.stats["devices_lost"] += 1
         self.gen += 1
+        self.epoch += 1
         self._pipelines, self._names = {}, {}
         self.pool.clear()
         self._groups.clear()
@@ -190,7 +206,7 @@ class WebGPUBackend(GPUBackend):
         if not self._pending:  # between schedules: a device lost since is replaced first
             self._renew_if_lost()
         cap = size_class(nbytes)
-        while (buf := self.pool.take(cap)) is not None:
+        while (buf := self.pool.take(cap, self._prefer)) is not None:
             if self.rt.alive(buf):
                 return Handle(buf, cap, gen=self.gen)
             self._drop_groups(buf)  # its finalizer ran after it came back (same GC pass)
@@ -212,12 +228,13 @@ class WebGPUBackend(GPUBackend):
             self._retire(old)
 
     def _retire(self, buf: Any) -> None:
-        if self._pending:  # recorded commands may still bind it: destroy it after they are submitted
+        if self._pending or self._hold:  # recorded commands may still bind it: destroy it after they are submitted
             self._doomed.append(buf)
         else:
             self._destroy(buf)
 
     def _destroy(self, buf: Any) -> None:
+        self.epoch += 1
         self._drop_groups(buf)
         self.rt.destroy_buffer(buf)
 
@@ -272,7 +289,10 @@ class WebGPUBackend(GPUBackend):
         if isinstance(kernel, Routine):
             if kernel.routine != "gemm_f32":
                 raise NotImplementedError(f"webgpu backend: no routine {kernel.routine!r}")
-            shader = matmul.build(kernel.spec, self.tiling, self.subgroups)
+            tiling = self.tiling
+            if kernel.spec.nr != tiling.BN:  # planned for the few-tiles class
+                tiling = tuner.tiling_for(kernel.spec, tiling)
+            shader = matmul.build(kernel.spec, tiling, self.subgroups)
         else:
             shader = codegen.build(kernel, self.max_groups, self.tree_max, self.subgroups, dynamic,
                                    self.software if sized is None else sized)
@@ -324,11 +344,13 @@ class WebGPUBackend(GPUBackend):
         return g
 
     def _release(self, group: Any) -> None:
+        self.epoch += 1
         rel = getattr(self.rt, "release_bind_group", None)
         if rel is not None:
             rel(group)
 
     def _drop_groups(self, buf: Any) -> None:
+        self.epoch += 1
         for key in [k for k, v in self._groups.items() if any(b is buf for b in v[2])]:
             self._release(self._groups.pop(key)[0])
 
@@ -390,13 +412,39 @@ class WebGPUBackend(GPUBackend):
         for i in range(first, len(self._pending)):
             self._labels[i] = name
 
-    def flush(self) -> None:
-        """Record the pending commands into one command encoder and submit them once."""
+    def submit(self, prepared, inputs, alloc=None, free=None):
+        """GPUBackend.submit — by replay (replay.py) unless the profiler traces each kernel."""
+        if profiler.active() is None:
+            if not self._pending:
+                self._renew_if_lost()
+            try:
+                got = replay.submit(self, prepared, inputs, alloc or (lambda nbytes, what: self.alloc(nbytes)),
+                                    free or (lambda handle, nbytes: self.free(handle)))
+            except BaseException:
+                self.flush()
+                raise
+            if got is not None:
+                self.flush()
+                return got
+        return super().submit(prepared, inputs, alloc, free)
+
+    def flush(self, rec: replay.Recording | None = None) -> None:
+        """Record the pending commands into one command encoder and submit them once — or,
+        given a recording (`replay.submit`), its commands, encoded once for the runtime."""
         cmds, self._pending = self._pending, []
         temps, self._after = self._after, []
         labels, self._labels = self._labels, {}
         try:
-            if cmds:
+            if rec is not None:
+                if rec.encoded is None:
+                    encode = getattr(self.rt, "encode", None)
+                    rec.encoded = encode(rec.cmds) if encode is not None else rec.cmds
+                cmds = rec.cmds
+                self.stats["submits"] += 1
+                self.stats["dispatches"] += rec.dispatches
+                self.stats["replays"] += 1
+                getattr(self.rt, "submit_encoded", self.rt.submit)(rec.encoded)
+            elif cmds:
                 self.stats["submits"] += 1
                 self.stats["dispatches"] += sum(c[0] == "dispatch" for c in cmds)
                 trace = profiler.active()

@@ -18,7 +18,9 @@ of BK it copies an A tile (BK x BM, transposed so that a column of the micro-til
 contiguous) and a B tile (BK x BN) into workgroup memory, then each invocation
 accumulates its TM x TN micro-tile in registers. The micro-tile and the tile copies
 are unrolled here, in Python, so that every register index is a constant. The grid
-is (N8/BN, ceil(M/BM), batch).
+is (N8/BN, ceil(M/BM), batch); a product split over K (`GemmSpec.splits`, hardware
+adapters: the tuner's plan) has splits x batch in the last dimension, each workgroup
+summing its split's K range into its own partial C (the scheduler's next kernel adds them).
 """
 from __future__ import annotations
 
@@ -129,6 +131,7 @@ def build(s: GemmSpec, t: Tiling, subgroups: str | None = None) -> Shader:
     """The GEMM kernel of tiling `t` for `s`; `subgroups` is the directive enabling them
     (the backend's), needed by the quad kernel."""
     assert s.nr == t.BN, (s.nr, t.BN)
+    assert s.splits == 1 or t.kind == "shared", "only the shared-memory kernel splits K"
     if t.kind == "quad":
         assert subgroups is not None, "the quad GEMM needs subgroups"
         return _over_batches(quadgemm.build(s, _b_layout(s, t), subgroups))
@@ -195,6 +198,12 @@ def _build_shared(s: GemmSpec, t: Tiling) -> Shader:
     step += [f"      c{p * 4 + r}_{q} = fma(vec4<f32>(a{p}[{r}]), b{q}, c{p * 4 + r}_{q});"
              for p in range(gm) for r in range(4) for q in range(gn)]
     epi = s.epilogue  # applied as C is stored, element by element, N wide (compiler/gemm.py)
+    assert s.splits == 1 or (epi is None and s.kc % t.BK == 0), s
+    # split K: workgroup z = split * B + batch; the split's range [k_lo, k_hi) is whole tiles
+    # (kc a multiple of BK) and C's "batch" index b is the partial's, (splits, B) flattened
+    split = (f"  let bi = b % {s.B}u;\n  let k_lo = (b / {s.B}u) * {s.kc}u;\n"
+             f"  let k_hi = min(K, k_lo + {s.kc}u);\n") if s.splits > 1 else ""
+    bi, k_lo, k_hi = ("bi", "k_lo", "k_hi") if s.splits > 1 else ("b", "0u", "K")
     store = []
     for p in range(gm):
         for r in range(4):
@@ -230,10 +239,10 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
   let strip = wid.x;
   let tx = lid % {tx_n}u;
   let ty = lid / {tx_n}u;
-  let a_base = {s.a_off}u + b * {s.a_sb}u;
-  let b_base = {b_off}u + b * {b_sb}u + strip * {b_ss}u;
+{split}  let a_base = {s.a_off}u + {bi} * {s.a_sb}u;
+  let b_base = {b_off}u + {bi} * {b_sb}u + strip * {b_ss}u;
 {nl.join(decl)}
-  for (var k0 = 0u; k0 < K; k0 += {t.BK}u) {{
+  for (var k0 = {k_lo}; k0 < {k_hi}; k0 += {t.BK}u) {{
 {nl.join(tiles)}
     workgroupBarrier();
     for (var k = 0u; k < {t.BK}u; k++) {{
@@ -244,6 +253,6 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
 {nl.join(store)}
 }}
 """
-    return Shader(code, (s.N8 // t.BN, -(-s.M // t.BM), s.B), 1, 2 + len(epi.in_dtypes if epi else ()),
-                  (4 * s.B * s.M * (s.N8 if epi is None else s.N),))
+    return Shader(code, (s.N8 // t.BN, -(-s.M // t.BM), s.splits * s.B), 1, 2 + len(epi.in_dtypes if epi else ()),
+                  (4 * s.splits * s.B * s.M * (s.N8 if epi is None else s.N),))
 

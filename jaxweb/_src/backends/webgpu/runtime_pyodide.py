@@ -109,7 +109,14 @@ class PyodideGpuRuntime:
         return _i32(flat)
 
     def submit(self, cmds: list) -> None:
-        self._shim.run(self._flat(cmds))
+        self.submit_encoded(self._flat(cmds))
+
+    def encode(self, cmds: list) -> object:
+        """`cmds` as the Int32Array `submit_encoded` takes: made once per recording (replay.py)."""
+        return self._flat(cmds)
+
+    def submit_encoded(self, flat: object) -> None:
+        self._shim.run(flat)
         self._check("a submitted schedule")
 
     @property

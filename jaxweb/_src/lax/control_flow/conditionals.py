@@ -21,8 +21,7 @@ from ...interpreters.batching import bdim_at_front, current_axis_name, moveaxis
 from ...jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Var, jaxpr_as_fun
 from ...tree_util import tree_flatten, tree_unflatten, keystr, tree_flatten_with_path
 from . import common as C
-from ..base import full
-from ..structural import broadcast_in_dim
+from ..structural import broadcast_in_dim, full
 from ..ad_util import stop_gradient
 from ..elementwise import eq, select_n, clamp, convert_element_type, ne
 

@@ -29,8 +29,7 @@ from ...interpreters.batching import bdim_at_front, current_axis_name, moveaxis,
 from ...jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Var
 from ...tree_util import tree_flatten, tree_map, tree_structure, tree_unflatten
 from . import common as C
-from ..base import full
-from ..structural import broadcast_in_dim, concatenate, index_in_dim, reshape, slice_in_dim
+from ..structural import full, broadcast_in_dim, concatenate, index_in_dim, reshape, slice_in_dim
 
 scan_p = core.Primitive("scan")
 scan_p.multiple_results = True

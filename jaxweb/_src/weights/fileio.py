@@ -2,6 +2,10 @@
 
 As in JAX, `load` of a .npy gives a jaxweb Array (bfloat16 restored from numpy's `'<V2'`);
 of an .npz, a lazy mapping (`NpzFile`) whose items are jaxweb Arrays.
+
+They live here, beside the .npy/.npz formats they read and write (this floor, above jnp), and
+reach `jaxweb.numpy` as a family registered from above: the package `jaxweb` hands the face a
+loader for this module (`jaxweb.numpy._UPPER_FAMILIES`), run on the first use of a lazy name.
 """
 from __future__ import annotations
 
@@ -10,9 +14,9 @@ __all__ = ["save", "savez", "load"]
 import os
 from typing import Any
 
-from ..weights import npyformat, npz
-from ..weights.rawarrays import format_error
-from ..weights.sources import Source, write_chunks
+from . import npyformat, npz
+from .rawarrays import format_error
+from .sources import Source, write_chunks
 
 _ZIP_MAGIC = b"PK\x03\x04"
 _EMPTY_ZIP_MAGIC = b"PK\x05\x06"

@@ -1,0 +1,126 @@
+"""GEMMs shaped for the GPU (issue 22): the tuner's plan gives products with few output tiles
+small tiles and splits their K into partial sums that a reduction kernel adds up.
+
+Hardware adapters run this; here (wgpu-py on lavapipe) the shared-memory kernel and a plan
+are forced on the software adapter, so the split kernels and their reduction pass run and
+are checked against the cpu backend: batches, epilogues (bias, activation, a cast), column-
+major A, K not a multiple of the split, jitted training steps.
+"""
+import dataclasses
+
+import numpy as np
+import pytest
+
+import jaxweb
+import jaxweb.numpy as jnp
+from jaxweb._src.compiler import gemm
+from jaxweb._src.compiler.gemm import GemmCaps, GemmSpec
+
+try:
+    GPU = jaxweb.devices("webgpu")[0]
+except RuntimeError as e:  # no wgpu-py or no adapter here
+    pytest.skip(f"no webgpu device: {e}", allow_module_level=True)
+CPU = jaxweb.devices("cpu")[0]
+rng = np.random.default_rng(3)
+
+
+def on(device, fn, *args):
+    with jaxweb.default_device(device):
+        return jaxweb.tree_util.tree_map(np.asarray, fn(*[jnp.asarray(a) for a in args]))
+
+
+def test_plan_fills_the_device():
+    """Big tiles where they make enough workgroups; else small tiles and K splits, each split at
+    least MIN_KC long, at most MAX_SPLITS of them; batched small products count their batch."""
+    from jaxweb._src.backends.webgpu import matmul, tuner
+    plan = tuner.plan(matmul.HARDWARE, 256)
+    assert plan(1, 4096, 4096, 4096) == (128, 1)       # 1024 tiles of 128 x 128
+    assert plan(1, 1000, 256, 784) == (64, 4)          # 16 big tiles -> 64 small ones x 4 splits
+    assert plan(1, 256, 128, 1000) == (64, 15)         # a weight gradient: 8 small tiles
+    assert plan(1, 256, 128, 100) == (64, 1)           # K too short to split
+    assert plan(48, 128, 128, 64) == (64, 1)           # attention heads: 192 small tiles, no K to split
+    assert plan(1, 64, 64, 1 << 20)[1] == tuner.MAX_SPLITS
+    assert gemm.split_k(1000, 15) == {"splits": 11, "kc": 96} and gemm.split_k(100, 1) == {}
+    assert gemm.split_k(64, 4) == {"splits": 2, "kc": 32} and gemm.split_k(40, 4) == {"splits": 2, "kc": 32}
+
+
+@pytest.fixture
+def split_everything():
+    """The shared-memory kernels and a plan that splits every product's K (want: a huge grid)."""
+    from jaxweb._src.backends.webgpu import matmul
+    be = GPU.backend
+    saved = be.tiling, be.capabilities
+    be.tiling = matmul.HARDWARE
+    be.capabilities = dataclasses.replace(saved[1], gemm=GemmCaps(
+        nr=128, min_dim=16, conv=False, pack_min_bytes=1 << 62, epilogue=True,
+        plan=lambda b, m, n, k: (64, min(16, max(1, k // 32)))))
+    try:
+        yield be
+    finally:
+        be.tiling, be.capabilities = saved
+
+
+def test_split_k_products_match_the_reference(split_everything):
+    a = rng.standard_normal((130, 200)).astype(np.float32)
+    b = rng.standard_normal((200, 140)).astype(np.float32)
+    before = set(split_everything._programs)
+
+    def cases(x, y):
+        return (x @ y,                                          # K 200: 4 splits of 64, the last one 8 long
+                jnp.maximum(x[:, :100] @ y[:100, :70] + y[0, :70], 0.0),  # bias and activation, N past a tile
+                jnp.matmul(x[:128].reshape(2, 64, 200), y),    # a batch
+                x.T[:, :96] @ x[:96, :64],                      # column-major A, K 96
+                (x[:, :33] @ y[:33, :17]).astype(jnp.float16),  # a cast, K too short to split
+                jaxweb.jit(lambda p, q: jaxweb.nn.sigmoid(p @ q) * 2 - p[:, :1])(x, y))
+    ref, got = on(CPU, cases, a, b), on(GPU, cases, a, b)
+    for r, g in zip(ref, got):
+        assert g.dtype == r.dtype and g.shape == r.shape
+        np.testing.assert_allclose(g.astype(np.float64), r.astype(np.float64), rtol=1e-4, atol=2e-4)
+    names = [getattr(p, "name", "") for k, p in split_everything._programs.items() if k not in before]
+    assert any(n.endswith("_split_sum") for n in names), names
+
+
+def test_split_k_kernel_alone(split_everything):
+    """The routine's partial sums: C as (splits, B, M, N8), each split over its own K range."""
+    from jaxweb._src.backends.webgpu import matmul
+    B, M, K, N = 2, 37, 150, 64
+    a = rng.standard_normal((B, M, K)).astype(np.float32)
+    b = rng.standard_normal((B, K, N)).astype(np.float32)
+    spec = GemmSpec(M=M, N=N, K=K, B=B, nr=64, packed=False, b_off=0, b_sk=N, b_sb=K * N,
+                    a_off=0, a_si=K, a_sk=1, a_sb=M * K, **gemm.split_k(K, 3))
+    assert spec.splits == 3 and spec.kc == 64
+    sh = matmul.build(spec, matmul.Tiling(64, 64, 8, 4, 4))
+    assert sh.grid == (1, 1, 6)
+    rt = GPU.backend.rt
+    bufs = [rt.create_buffer(sh.out_nbytes[0]), rt.create_buffer(a.nbytes), rt.create_buffer(b.nbytes)]
+    rt.write(bufs[1], 0, a.tobytes())
+    rt.write(bufs[2], 0, b.tobytes())
+    pipe = rt.pipeline(sh.code)
+    rt.submit([("dispatch", pipe, rt.bind_group(pipe, bufs), *sh.grid)])
+    got = np.frombuffer(rt.read(bufs[0], 0, sh.out_nbytes[0]), np.float32).reshape(3, B, M, N)
+    for buf in bufs:
+        rt.destroy_buffer(buf)
+    for s in range(3):
+        ks = slice(64 * s, min(K, 64 * s + 64))
+        np.testing.assert_allclose(got[s], a[:, :, ks] @ b[:, ks, :], rtol=1e-5, atol=1e-4)
+
+
+def test_training_step_with_split_gradients(split_everything):
+    """An MLP step's weight gradients (K = the batch) split, jitted and repeated."""
+    w1 = rng.standard_normal((40, 32)).astype(np.float32) * 0.2
+    w2 = rng.standard_normal((32, 16)).astype(np.float32) * 0.2
+    x = rng.standard_normal((96, 40)).astype(np.float32)
+
+    @jaxweb.jit
+    def step(w1, w2, x):
+        def loss(w1, w2):
+            return jnp.sum(jnp.tanh(jaxweb.nn.relu(x @ w1) @ w2) ** 2)
+        g1, g2 = jaxweb.grad(loss, argnums=(0, 1))(w1, w2)
+        return w1 - 0.01 * g1, w2 - 0.01 * g2
+
+    def train(w1, w2, x):
+        for _ in range(3):
+            w1, w2 = step(w1, w2, x)
+        return w1, w2
+    for r, g in zip(on(CPU, train, w1, w2, x), on(GPU, train, w1, w2, x)):
+        np.testing.assert_allclose(g, r, rtol=1e-4, atol=1e-5)

@@ -1,0 +1,94 @@
+"""A jitted call that matches an earlier one replays its recorded commands (webgpu replay.py):
+a training loop's steps after the first two are replays, their values the same as the cpu
+backend's; recordings are dropped when a bind group or buffer they name goes; donated inputs,
+views and the profiler keep working."""
+import numpy as np
+import pytest
+
+import jaxweb
+import jaxweb.numpy as jnp
+
+try:
+    GPU = jaxweb.devices("webgpu")[0]
+except RuntimeError as e:  # no wgpu-py or no adapter here
+    pytest.skip(f"no webgpu device: {e}", allow_module_level=True)
+CPU = jaxweb.devices("cpu")[0]
+rng = np.random.default_rng(7)
+
+
+def _step(w, b, x, lr):
+    def loss(w, b):
+        return jnp.mean((jnp.tanh(x @ w + b) - 0.5) ** 2)
+    gw, gb = jaxweb.grad(loss, argnums=(0, 1))(w, b)
+    return w - lr * gw, b - lr * gb
+
+
+def _train(device, steps, donate=False, between=None):
+    w0 = rng.standard_normal((24, 16)).astype(np.float32)
+    x0 = rng.standard_normal((32, 24)).astype(np.float32)
+    out = {}
+    for d in (CPU, device):
+        with jaxweb.default_device(d):
+            step = jaxweb.jit(_step, donate_argnums=(0, 1) if donate else ())
+            w, b, x = jnp.asarray(w0), jnp.zeros(16), jnp.asarray(x0)
+            for t in range(steps):
+                w, b = step(w, b, x, 0.1 / (1 + t))  # a new Python scalar each step: still one program
+                if between is not None and d is device:
+                    between(t)
+            out[d.platform] = (np.asarray(w), np.asarray(b))
+    for r, g in zip(out["cpu"], out[device.platform]):
+        np.testing.assert_allclose(g, r, rtol=2e-5, atol=1e-6)
+
+
+def test_a_training_loop_replays():
+    """Steps 1-3 record (the loop's two sets of buffers: step 3 gets step 1's), 4-5 replay; then
+    the program keeps its temporaries (two new recordings), and every later step replays."""
+    from jaxweb._src.backends.webgpu import replay
+    be = GPU.backend
+    before, kept = dict(be.stats), be.kept_bytes
+    _train(GPU, 12)
+    replays = be.stats["replays"] - before["replays"]
+    assert replays == 12 - 5, be.stats
+    assert be.kept_bytes > kept and replay.OWN_AFTER == 2
+
+
+@pytest.mark.parametrize("donate", [False, True])
+def test_recordings_are_dropped_when_what_they_bind_goes(donate):
+    """Bind groups released (as the cache's LRU does) between steps: the next call records
+    anew rather than replaying dead ids; values stay right, with donated inputs too."""
+    be = GPU.backend
+
+    def evict(t):
+        if t % 3 == 1:
+            for key in list(be._groups):
+                be._release(be._groups.pop(key)[0])
+    epoch = be.epoch
+    _train(GPU, 7, donate=donate, between=evict)
+    assert be.epoch > epoch
+
+
+def test_kept_temporaries_go_back_with_their_program():
+    import gc
+    be = GPU.backend
+    before = be.kept_bytes
+    _train(GPU, 6)
+    assert be.kept_bytes > before
+    jaxweb.clear_caches()  # every compiled program goes (others may hold eager schedules)
+    gc.collect()
+    assert be.kept_bytes <= before
+
+
+def test_no_replay_while_tracing(tmp_path):
+    be = GPU.backend
+    with jaxweb.default_device(GPU):
+        f = jaxweb.jit(lambda a: a * 2 + 1)
+        x = jnp.arange(8.0)
+        for _ in range(3):
+            f(x).block_until_ready()
+        n = be.stats["replays"]
+        with jaxweb.profiler.trace(str(tmp_path)):
+            np.testing.assert_array_equal(np.asarray(f(x)), np.arange(8.0) * 2 + 1)
+        assert be.stats["replays"] == n
+        y = jnp.arange(12.0)[2:10]  # a view as the input: not recorded, still right
+        for _ in range(3):
+            np.testing.assert_array_equal(np.asarray(f(y)), np.arange(2.0, 10.0) * 2 + 1)
