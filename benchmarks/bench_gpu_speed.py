@@ -132,13 +132,15 @@ def bcs(t):
     return jnp.float32(1 / (1 - B1 ** t)), jnp.float32(1 / (1 - B2 ** t))
 
 
-def mlp_figures(label: str) -> dict:
-    step = make_step()
+def mlp_setup() -> tuple:
+    """(a new jitted step, params, Adam's mu and nu, images, labels)."""
     p = mlp_init(jax.random.key(0))
-    mu = jax.tree.map(jnp.zeros_like, p)
-    nu = jax.tree.map(jnp.zeros_like, p)
-    x = jax.random.uniform(jax.random.key(1), (B, 784))
-    y = jax.random.randint(jax.random.key(2), (B,), 0, 10)
+    return (make_step(), p, jax.tree.map(jnp.zeros_like, p), jax.tree.map(jnp.zeros_like, p),
+            jax.random.uniform(jax.random.key(1), (B, 784)), jax.random.randint(jax.random.key(2), (B,), 0, 10))
+
+
+def mlp_figures(label: str) -> dict:
+    step, p, mu, nu, x, y = mlp_setup()
     t = 0
     for _ in range(5):
         t += 1
@@ -178,12 +180,7 @@ def host_parts(label: str) -> None:
     import collections
     from jaxweb._src import execution, executable
     from jaxweb._src.backends.webgpu import replay
-    step = make_step()
-    p = mlp_init(jax.random.key(0))
-    mu = jax.tree.map(jnp.zeros_like, p)
-    nu = jax.tree.map(jnp.zeros_like, p)
-    x = jax.random.uniform(jax.random.key(1), (B, 784))
-    y = jax.random.randint(jax.random.key(2), (B,), 0, 10)
+    step, p, mu, nu, x, y = mlp_setup()
     acc = collections.Counter()
     undo = []
 
