@@ -10,7 +10,8 @@ ends in minutes there.) Runs inside Pyodide, so no numpy. Prints, then a table l
   jax-js 0.1.25 runs the same in ../shared/bench/jaxjs_gpu_mlp.mjs): ms/step queued (N steps, one
   wait) and synced (a wait after each), the host time per step (in the jitted call and the two
   scalars: what Python does before the GPU can start), and the GPU time per step (the sum of
-  its kernels' GPU timestamps, one traced step; and each kernel of that step timed alone). Queued
+  its kernels' GPU timestamps, one traced step; each kernel of that step timed alone; and the
+  step's commands run 20 times in one submit as a replay encodes them, wall-clock). Queued
   time = max(host, GPU) when they overlap: the larger of the two is the floor. The step runs under
   each GEMM plan (webgpu/tuner.py), each after a GPU warm-up (every timed section has one): off
   (128 x 128 tiles, no K splits: JAXWEB_GEMM_PLAN=0), the untimed rule of thumb (=1) and timed
@@ -42,6 +43,8 @@ import trainer as mnist_trainer  # noqa: E402
 
 QUICK = "--quick" in sys.argv
 ALONE = 10  # dispatches of one kernel per submit when timing it alone
+STREAM = 20  # a traced program's commands this many times in one submit (gpu_ms's `streamed`)
+STREAMED = [float("nan")]  # ms per run of the last gpu_ms(alone=True) program so streamed
 gpu = jax.devices("webgpu")[0]
 be = gpu.backend
 rows: list[tuple[str, float, str]] = []
@@ -79,6 +82,15 @@ def gpu_ms(fn, alone: bool = False) -> tuple[float, list]:
             for c in cmds:
                 if c[0] == "dispatch":
                     solo.append(min(tuner._seconds(be.rt, [c] * ALONE) for _ in range(2)) / ALONE * 1e6)
+        # the same commands as a replay submits them (dispatches sharing one pass), STREAM runs in one
+        # submit, wall-clock to the end: what a loop of steps costs the GPU, barriers and all
+        every = [c for cmds, _ in seen for c in cmds]
+        be.rt.submit(every)
+        be.rt.finish()
+        t0 = time.perf_counter()
+        be.rt.submit(every * STREAM)
+        be.rt.finish()
+        STREAMED[0] = (time.perf_counter() - t0) / STREAM * 1e3
     if len(solo) != len(kern):
         solo = [float("nan")] * len(kern)
     return sum(d for _, d in kern) / 1e3, [(n, d, a) for (n, d), a in zip(kern, solo)]
@@ -168,9 +180,9 @@ def mlp_figures(label: str) -> dict:
     print(f"MLP step {label}: loss {loss0:.4f} -> {float(l):.4f}, {len(kernels)} kernels per step")
     print_kernels(label, kernels)
     out = {"queued": queued, "synced": synced, "host": host / N * 1e3, "gpu": g,
-           "alone": sum(k[2] for k in kernels) / 1e3}
+           "alone": sum(k[2] for k in kernels) / 1e3, "streamed": STREAMED[0]}
     for k, unit in (("queued", "ms/step"), ("synced", "ms/step"), ("host", "ms/step (host)"), ("gpu", "ms/step (GPU)"),
-                    ("alone", "ms/step (GPU, kernels alone)")):
+                    ("alone", "ms/step (GPU, kernels alone)"), ("streamed", "ms/step (GPU wall, one pass, 20 in a row)")):
         row(f"MLP step B={B} {label}: {k}", out[k], unit)
     return out
 
@@ -309,10 +321,12 @@ def transformer_figures() -> None:
         y = f(p, x)
     jax.block_until_ready(y)
     queued = (time.perf_counter() - t0) / calls * 1e3
-    g, kernels = gpu_ms(lambda: f(p, x))
+    g, kernels = gpu_ms(lambda: f(p, x), alone=True)
     name = f"transformer block fwd b{b} t{t} d{d} h{heads}"
+    print_kernels(name, kernels)
     row(f"{name}: queued", queued, "ms/call")
     row(f"{name}: GPU ({len(kernels)} kernels)", g, "ms/call (GPU)")
+    row(f"{name}: GPU, one pass, {STREAM} in a row", STREAMED[0], "ms/call (GPU wall)")
 
 
 # ---------------------------------------------------------------- readback
@@ -380,7 +394,7 @@ with jax.default_device(gpu):
         if mode in ("timed", None):
             host_parts(label)
     if len(mlp) > 1:
-        for k in ("queued", "synced", "host", "gpu", "alone"):
+        for k in ("queued", "synced", "host", "gpu", "alone", "streamed"):
             for label in ("plan rule", "plan timed"):
                 row(f"MLP step {k}: {label} / plan off", mlp[label][k] / mlp["plan off"][k], "x")
     if len(mlp) > 1:  # the rest as the environment says (timed unless JAXWEB_GEMM_PLAN)
