@@ -453,7 +453,9 @@ def test_shared_memory_gemm_of_hardware_adapters(epilogue):
                                 jnp.matmul(x.reshape(2, 65, 76), y),
                                 x[:, 1:] @ y[1:, 1:129],     # unaligned A rows, unaligned B in place
                                 x[:, :75] @ y[:75, :128],    # K not a multiple of 4, BK
-                                x.T[:, :64] @ x[:64, :128],  # column-major A
+                                x.T[:, :64] @ x[:64, :128],  # column-major A (vec4 loads)
+                                x[:, :75].T[:, :64] @ y[:64, :128],  # ... M not a multiple of 4
+                                x[:, 1:].T[:, :64] @ y[:64, :128],   # ... unaligned
                                 *_epilogue_cases(x, y)), a, b, rtol=1e-5, atol=1e-4)
     finally:
         be.tiling, be.capabilities = saved
