@@ -423,6 +423,22 @@ def test_kernel_size_cap_in_reductions_and_eager_flushes(capped):
     close(got, np.asarray(jax.jit(_chain)(x, w)), 1e-5)
 
 
+def test_binding_limit_counts_lifted_parameter_blocks():
+    """An eager flush lifts scalars into a parameter block the kernel binds besides its reads:
+    the binding limit counts it (a 32-bit bitwise reduction: 32 bit-plane reductions, each a
+    kernel where reductions do not nest, combined under a 17-texture limit as on webgl)."""
+    import dataclasses
+    be = default_device().backend
+    saved = be.capabilities
+    x = np.array([[1, 2, 4], [3, 5, 6]], np.int32)
+    try:
+        be.capabilities = dataclasses.replace(saved, nested_reduce=False, max_buffers=17)
+        assert lax.reduce(x, 0, lax.bitwise_or, (1,)).tolist() == [7, 7]
+        assert lax.reduce(x, 0, lax.bitwise_xor, (1,)).tolist() == [7, 0]
+    finally:
+        be.capabilities = saved
+
+
 def test_scan_runs_its_compiled_body_per_step_without_retracing():
     traces = []
 
