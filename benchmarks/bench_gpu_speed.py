@@ -10,9 +10,12 @@ ends in minutes there.) Runs inside Pyodide, so no numpy. Prints, then a table l
   jax-js 0.1.25 runs the same in ../shared/bench/jaxjs_gpu_mlp.mjs): ms/step queued (N steps, one
   wait) and synced (a wait after each), the host time per step (in the jitted call and the two
   scalars: what Python does before the GPU can start), and the GPU time per step (the sum of
-  its kernels' GPU timestamps, one traced step). Queued time = max(host, GPU) when they overlap:
-  the larger of the two is the floor. Then the same step without the tuner's GEMM plan (no small
-  tiles, no K splits), to show what the plan is worth;
+  its kernels' GPU timestamps, one traced step; and each kernel of that step timed alone). Queued
+  time = max(host, GPU) when they overlap: the larger of the two is the floor. The step runs under
+  each GEMM plan (webgpu/tuner.py): timed per product (the default), off (128 x 128 tiles, no K
+  splits: JAXWEB_GEMM_PLAN=0) and the untimed rule of thumb (=1), each with its kernels listed in
+  order (us in the step, us alone), the timed plan's measurements per product, and the ratios to
+  plan off;
 - the /mnist/ page's trainer (demos/mnist/trainer.py: optax Adam, uint8 batches sliced per step,
   synthetic images) with its MLP and its CNN at the page's batch (128) and at 1000: ms/step;
 - a transformer block forward (batch 8, 128 tokens, width 384, 6 heads, MLP 4x, pre-LayerNorm),
@@ -36,6 +39,7 @@ sys.path.insert(0, os.path.join(HERE, "..", "demos", "mnist"))
 import trainer as mnist_trainer  # noqa: E402
 
 QUICK = "--quick" in sys.argv
+ALONE = 10  # dispatches of one kernel per submit when timing it alone
 gpu = jax.devices("webgpu")[0]
 be = gpu.backend
 rows: list[tuple[str, float, str]] = []
@@ -46,22 +50,43 @@ def row(name: str, value: float, unit: str) -> None:
     print(f"{name}: {value:.3f} {unit}", flush=True)
 
 
-def gpu_ms(fn, top: int = 0) -> tuple[float, int]:
-    """(ms of GPU time, kernels) of what `fn()` runs: its kernels' GPU timestamps under the profiler
-    (wall-clock of each submit to its end where the adapter has no timestamps); prints the `top`
-    kernels that took longest."""
+def gpu_ms(fn, alone: bool = False) -> tuple[float, list]:
+    """(ms of GPU time, [(kernel, us in the run, us alone)]) of what `fn()` runs: its kernels' GPU
+    timestamps under the profiler (wall-clock of each submit to its end where the adapter has no
+    timestamps), in the order they ran. With `alone`, each dispatch is also timed on its own
+    afterwards (ALONE of it back to back in one submit, first begin to last end, best of 2): a
+    check on the timestamps of kernels run in sequence (the values it leaves do not matter here)."""
     folder = tempfile.mkdtemp()
-    with jax.profiler.trace(folder):
-        jax.block_until_ready(fn())
+    seen = []
+    traced = be._submit_traced
+    be._submit_traced = lambda trace, cmds, labels: (seen.append((cmds, labels)), traced(trace, cmds, labels))[1]
+    try:
+        with jax.profiler.trace(folder):
+            jax.block_until_ready(fn())
+    finally:
+        be._submit_traced = traced
     path, = glob.glob(f"{folder}/plugins/profile/*/*.trace.json.gz")
     events = json.load(gzip.open(path, "rt"))["traceEvents"]
-    kern = [e["dur"] for e in events if e.get("cat") == "kernel" and not e.get("name", "").startswith("submit")]
+    kern = [(e["name"], e["dur"]) for e in events if e.get("cat") == "kernel" and not e.get("name", "").startswith("submit")]
     if not kern:
-        kern = [e["dur"] for e in events if e.get("cat") == "kernel"]
-    named = sorted(((e["dur"], e["name"]) for e in events if e.get("cat") == "kernel"), reverse=True)
-    for dur, name in named[:top]:
-        print(f"  {dur:9.1f} us  {name}")
-    return sum(kern) / 1e3, len(kern)
+        kern = [(e["name"], e["dur"]) for e in events if e.get("cat") == "kernel"]
+    solo = []
+    if alone:
+        from jaxweb._src.backends.webgpu import tuner  # noqa: PLC0415
+        for cmds, _ in seen:
+            for c in cmds:
+                if c[0] == "dispatch":
+                    solo.append(min(tuner._seconds(be.rt, [c] * ALONE) for _ in range(2)) / ALONE * 1e6)
+    if len(solo) != len(kern):
+        solo = [float("nan")] * len(kern)
+    return sum(d for _, d in kern) / 1e3, [(n, d, a) for (n, d), a in zip(kern, solo)]
+
+
+def print_kernels(label: str, kernels: list) -> None:
+    print(f"  kernels of one step, {label}, in order: us in the step | us alone")
+    for i, (name, dur, solo) in enumerate(kernels):
+        print(f"  {i + 1:3d} {name:62s} {dur:9.1f} {solo:9.1f}")
+    print(f"      {'sum':62s} {sum(k[1] for k in kernels):9.1f} {sum(k[2] for k in kernels):9.1f}")
 
 
 # ---------------------------------------------------------------- the MLP step (shared/bench)
@@ -135,12 +160,29 @@ def mlp_figures(label: str) -> dict:
     synced = (time.perf_counter() - t0) / N * 1e3
     t += 1
     state = (p, mu, nu)
-    g, kernels = gpu_ms(lambda: step(*state, x, y, *bcs(t)), top=10)
-    print(f"MLP step {label}: loss {loss0:.4f} -> {float(l):.4f}, {kernels} kernels per step")
-    out = {"queued": queued, "synced": synced, "host": host / N * 1e3, "gpu": g}
-    for k, unit in (("queued", "ms/step"), ("synced", "ms/step"), ("host", "ms/step (host)"), ("gpu", "ms/step (GPU)")):
+    g, kernels = gpu_ms(lambda: step(*state, x, y, *bcs(t)), alone=True)
+    print(f"MLP step {label}: loss {loss0:.4f} -> {float(l):.4f}, {len(kernels)} kernels per step")
+    print_kernels(label, kernels)
+    out = {"queued": queued, "synced": synced, "host": host / N * 1e3, "gpu": g,
+           "alone": sum(k[2] for k in kernels) / 1e3}
+    for k, unit in (("queued", "ms/step"), ("synced", "ms/step"), ("host", "ms/step (host)"), ("gpu", "ms/step (GPU)"),
+                    ("alone", "ms/step (GPU, kernels alone)")):
         row(f"MLP step B={B} {label}: {k}", out[k], unit)
     return out
+
+
+def planner_table() -> None:
+    """What the timed plan measured for each product it met, and what it chose."""
+    planner = be.planner
+    if planner is None or not planner.timings:
+        return
+    print("  GEMM plan timings (us per product; big = 128x128 tiles, s1.. = 64x64 tiles, K in s splits "
+          "+ their sum's pass):")
+    for key, times in planner.timings.items():
+        b, m, n, k, a_si, a_sk = key[:6]
+        layout = "A col-major" if a_si == 1 else "A row-major"
+        cells = "  ".join(f"{'big' if nr != 64 else f's{sp}'} {t * 1e6:.1f}" for (nr, sp), t in times.items())
+        print(f"    B{b} {m}x{n}x{k} {layout}: {cells}  -> {planner.chosen[key]}")
 
 
 # ---------------------------------------------------------------- the /mnist/ trainer
@@ -211,7 +253,7 @@ def transformer_figures() -> None:
     g, kernels = gpu_ms(lambda: f(p, x))
     name = f"transformer block fwd b{b} t{t} d{d} h{heads}"
     row(f"{name}: queued", queued, "ms/call")
-    row(f"{name}: GPU ({kernels} kernels)", g, "ms/call (GPU)")
+    row(f"{name}: GPU ({len(kernels)} kernels)", g, "ms/call (GPU)")
 
 
 # ---------------------------------------------------------------- readback
@@ -233,14 +275,22 @@ def readback_figures() -> None:
 
 with jax.default_device(gpu):
     print(f"adapter: {be.device_kind}, software {be.software}; GEMM tiling {be.tiling}; "
-          f"plan {'on' if be.capabilities.gemm.plan else 'off'}; split timings {be.tuned_splits}", flush=True)
-    plan_on = mlp_figures("plan on" if be.capabilities.gemm.plan is not None else "(no plan: software adapter)")
-    if be.capabilities.gemm.plan is not None:
-        import dataclasses
-        caps = be.capabilities
-        be.capabilities = dataclasses.replace(caps, gemm=dataclasses.replace(caps.gemm, plan=None))
-        mlp_figures("plan off")
-        be.capabilities = caps
+          f"plan {be.plan_mode}; split timings {be.tuned_splits}", flush=True)
+    modes = (("timed", "plan timed"), ("0", "plan off"), ("1", "plan rule")) if not be.software else ((None, "software"),)
+    mlp = {}
+    for mode, label in modes:
+        if mode is not None:
+            be.set_gemm_plan(mode)
+        mlp[label] = mlp_figures(label)
+        if mode == "timed":
+            planner_table()
+    if len(mlp) > 1:
+        for k in ("queued", "synced", "host", "gpu", "alone"):
+            for label in ("plan timed", "plan rule"):
+                row(f"MLP step {k}: {label} / plan off", mlp[label][k] / mlp["plan off"][k], "x")
+    if len(mlp) > 1:  # the rest as the environment says (timed unless JAXWEB_GEMM_PLAN)
+        be.set_gemm_plan(os.environ.get("JAXWEB_GEMM_PLAN", "timed"))
+    plan_on = mlp[modes[0][1]]
     for name, fn in (("trainer", trainer_figures), ("transformer", transformer_figures), ("readback", readback_figures)):
         try:
             fn()

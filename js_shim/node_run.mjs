@@ -5,7 +5,8 @@
 // The host for GPU benchmarks on a machine with no browser: Dawn's `webgpu`
 // npm package provides navigator.gpu exactly as Chrome does. The current
 // directory (and the script's) is mounted at the same path inside Pyodide, so
-// the script can read and write files (and import modules) next to it. Exit status: the script's.
+// the script can read and write files (and import modules) next to it. JAXWEB_* environment
+// variables reach Python's os.environ. Exit status: the script's.
 import { dirname, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { loadJaxweb } from './jaxweb.mjs';
@@ -46,10 +47,15 @@ for (const dir of new Set([cwd, dirname(scriptPath)])) {
 }
 pyodide.globals.set('_argv', pyodide.toPy([scriptPath, ...args]));
 pyodide.globals.set('_cwd', cwd);
+// jaxweb's switches (JAXWEB_GEMM_PLAN=0 ...) reach Python's os.environ; not the host's own paths
+const HOST_ONLY = new Set(['JAXWEB_NODE', 'JAXWEB_RUN', 'JAXWEB_BUNDLE', 'JAXWEB_UNPACK']);
+pyodide.globals.set('_env', pyodide.toPy(Object.fromEntries(
+  Object.entries(process.env).filter(([k]) => k.startsWith('JAXWEB_') && !HOST_ONLY.has(k)))));
 let status = 0;
 try {
   status = await pyodide.runPythonAsync(`
 import os, runpy, sys
+os.environ.update(_env)
 os.chdir(_cwd)
 sys.argv = list(_argv)
 sys.path.insert(0, os.path.dirname(os.path.abspath(sys.argv[0])))

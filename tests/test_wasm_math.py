@@ -168,6 +168,29 @@ def test_special_values_exactly(dt):
     assert not bad, "\n".join(bad)
 
 
+def test_float32_erf_fast_path_on_a_dense_grid():
+    """float32 erf is mathlib's float32 polynomials (fast32: a transformer's exact GELU runs it
+    on every activation); 160k points over its pieces and their seams, through the kernel,
+    `lax.erf` and `jax.scipy.special.erf` on wasm, stay within its 1-ulp bound."""
+    import jaxweb as jax
+    import jaxweb.lax as lax
+    import jaxweb.numpy as jnp
+    import jaxweb.scipy.special as jsp
+    seams = np.array([0.8, 1.5, 2.25, 4.0], np.float32)
+    near = (seams[:, None].view(np.int32) + np.arange(-64, 65, dtype=np.int32)).view(np.float32).ravel()
+    x = np.concatenate([np.linspace(0, 4.5, 150001, dtype=np.float32), near,
+                        np.geomspace(1e-45, 0.8, 10001, dtype=np.float32)])
+    x = np.concatenate([x, -x])
+    want = np.array([math.erf(float(v)) for v in x])
+    with jax.default_device(jax.devices("wasm")[0]):
+        outs = [wasm_unary("erf", F32, x), np.asarray(jax.jit(lax.erf)(jnp.asarray(x))),
+                np.asarray(jsp.erf(jnp.asarray(x)))]
+    for got in outs:
+        err = ulp_errors(got, want, np.float32)
+        i = int(np.argmax(err))
+        assert err[i] <= BOUNDS["erf"][0], f"erf({x[i]!r}) = {got[i]!r}: {err[i]} ulp"
+
+
 # ---------------------------------------------------------------- trigonometric reduction
 # doubles closest to multiples of pi/2 (Cody-Waite's and Payne-Hanek's worst cases), the
 # issue's values, and the ends of the range

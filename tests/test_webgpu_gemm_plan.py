@@ -33,7 +33,8 @@ def test_plan_fills_the_device():
     """Big tiles where they make enough workgroups; else small tiles and K splits, each split at
     least MIN_KC long, at most MAX_SPLITS of them; batched small products count their batch."""
     from jaxweb._src.backends.webgpu import matmul, tuner
-    plan = tuner.plan(matmul.HARDWARE, 256)
+    def plan(*bmnk):
+        return tuner.heuristic(matmul.HARDWARE, 256, *bmnk)
     assert plan(1, 4096, 4096, 4096) == (128, 1)       # 1024 tiles of 128 x 128
     assert plan(1, 1000, 256, 784) == (64, 4)          # 16 big tiles -> 64 small ones x 4 splits
     assert plan(1, 256, 128, 1000) == (64, 15)         # a weight gradient: 8 small tiles
@@ -53,7 +54,7 @@ def split_everything():
     be.tiling = matmul.HARDWARE
     be.capabilities = dataclasses.replace(saved[1], gemm=GemmCaps(
         nr=128, min_dim=16, conv=False, pack_min_bytes=1 << 62, epilogue=True,
-        plan=lambda b, m, n, k: (64, min(16, max(1, k // 32)))))
+        plan=lambda s: (64, min(16, max(1, s.K // 32)))))
     try:
         yield be
     finally:
@@ -124,3 +125,35 @@ def test_training_step_with_split_gradients(split_everything):
         return w1, w2
     for r, g in zip(on(CPU, train, w1, w2, x), on(GPU, train, w1, w2, x)):
         np.testing.assert_allclose(g, r, rtol=1e-4, atol=1e-5)
+
+
+def test_planner_times_the_candidates_of_each_product():
+    """The timed plan: a product with few tiles gets the fastest of its candidates (big tiles,
+    small tiles, K splits plus their partial sums' pass), timed once per shape and layout on
+    the device; one whose big tiles fill the device is not timed; a schedule runs the choice."""
+    from jaxweb._src.backends.webgpu import matmul, tuner
+    be = GPU.backend
+    calls = []
+    planner = tuner.Planner(be.rt, matmul.HARDWARE, 64, pipeline=lambda code: calls.append(1) or be.rt.pipeline(code))
+    spec = GemmSpec(M=100, N=64, K=512, a_off=0, a_si=1, a_sk=100, b_off=0, b_sk=64, packed=False, nr=128)
+    assert planner.candidates(spec) == [(128, 1), (64, 1), (64, 2), (64, 4), (64, 8)]  # K 512: splits of >= 64
+    got = planner(spec)
+    times = planner.timings[tuner.key(spec)]
+    assert set(times) == set(planner.candidates(spec)) and got == min(times, key=times.get)
+    assert all(0 < t < 10 for t in times.values())
+    n = len(calls)
+    assert planner(spec) == got and len(calls) == n  # timed once
+    assert planner(dataclasses.replace(spec, M=1024, N=1024)) == (128, 1) and len(calls) == n
+    saved = be.tiling, be.capabilities
+    be.tiling = matmul.HARDWARE
+    be.capabilities = dataclasses.replace(saved[1], gemm=GemmCaps(
+        nr=128, min_dim=16, conv=False, pack_min_bytes=1 << 62, epilogue=True,
+        plan=tuner.Planner(be.rt, matmul.HARDWARE, 64)))
+    try:
+        a = rng.standard_normal((100, 512)).astype(np.float32)
+        b = rng.standard_normal((512, 64)).astype(np.float32)
+        f = jaxweb.jit(lambda x, y: (x.T @ x[:, :64], jaxweb.nn.relu(x @ y) + 1))
+        for r, g in zip(on(CPU, f, a, b), on(GPU, f, a, b)):
+            np.testing.assert_allclose(g, r, rtol=1e-4, atol=2e-4)
+    finally:
+        be.tiling, be.capabilities = saved

@@ -2,7 +2,10 @@
 // function) and by onnxruntime-web 1.30 (wasm EP with threads + SIMD, webgpu EP) in one page,
 // interleaved rounds, the same input bytes; outputs compared. bench_onnx_browser.py serves
 // this folder (models under /models/, onnxruntime-web's dist under /ort/) and reads
-// window.__benchResult. ?cases=resnet18:8:224,minilm:32:128&devices=wasm,webgpu&reps=3&rounds=2
+// window.__benchResult. ?cases=resnet18:8:224,minilm:32:128&devices=wasm,webgpu&reps=3&rounds=2&warm=1
+// Each side's setup (jaxweb: load + device_put; ort: InferenceSession.create) and first call
+// (jaxweb: trace, schedule, codegen and every pipeline/module compile; ort: its own) are timed
+// apart from the steady calls, so a slow device says where its time goes.
 import { f32, loadBench, log, timed } from './common.mjs';
 import * as ort from '/ort/ort.all.min.mjs';
 
@@ -11,6 +14,7 @@ const CASES = (q.get('cases') || 'resnet18:8:224,minilm:32:128').split(',').filt
 const DEVICES = (q.get('devices') || 'wasm,webgpu').split(',').filter(Boolean);
 const REPS = Number(q.get('reps') ?? 3);
 const ROUNDS = Number(q.get('rounds') ?? 2);
+const WARM = Number(q.get('warm') ?? 1);  // warm-up calls per round, after each side's first call
 
 function feedsOf(name, a, b) {  // {input: [kind, shape]} for each model
   if (name === 'minilm') return { input_ids: ['ids', [a, b]], attention_mask: ['mask', [a, b]] };
@@ -43,23 +47,34 @@ async function main() {
     jw.pyodide.FS.writeFile(`/tmp/${name}.onnx`, bytes);
     const input = await ortFeeds(jw, feeds);
     for (const device of DEVICES) {
+      const key = `${JSON.stringify(name)}, ${JSON.stringify(device)}`;
+      const since = (t0) => (performance.now() - t0) / 1e3;
+      let t0 = performance.now();
       await jw.runPythonAsync(`ob.load(${JSON.stringify(name)}, "/tmp/${name}.onnx", ${JSON.stringify(feeds)}, ${JSON.stringify(device)})`);
+      const setup = { jaxweb: since(t0) };
+      t0 = performance.now();
       const sess = await ort.InferenceSession.create(bytes, { executionProviders: [device] });
+      setup.ort = since(t0);
       const ortFn = async () => {
         const out = await sess.run(input);
         for (const t of Object.values(out)) { await t.getData?.(); t.dispose?.(); }
       };
+      const first = { jaxweb: await jw.runPythonAsync(`ob.first(${key})`) };
+      t0 = performance.now();
+      await ortFn();
+      first.ort = since(t0);
+      log(`${name} ${a}x${b} ${device}: setup jaxweb ${setup.jaxweb.toFixed(1)} s, ort ${setup.ort.toFixed(1)} s; first call jaxweb ${first.jaxweb.toFixed(1)} s, ort ${first.ort.toFixed(1)} s`);
       const tw = [], to = [];
       for (let r = 0; r < ROUNDS; r++) {
-        const ts = await jw.runPythonAsync(`ob.bench(${JSON.stringify(name)}, ${JSON.stringify(device)}, ${REPS})`);
+        const ts = await jw.runPythonAsync(`ob.bench(${key}, ${REPS}, ${WARM})`);
         tw.push(...ts.toJs()); ts.destroy();
-        to.push(...await timed(ortFn, REPS, 1));
+        to.push(...await timed(ortFn, REPS, WARM));
       }
       const mine = f32(await jw.runPythonAsync(`ob.output_bytes(${JSON.stringify(name)}, ${JSON.stringify(device)})`));
       const theirs = (await sess.run(input))[sess.outputNames[0]].data;
       let err = 0;
       for (let i = 0; i < mine.length; i++) err = Math.max(err, Math.abs(mine[i] - theirs[i]));
-      res.rows.push({ name, a: Number(a), b: Number(b), device, jaxweb: tw, ort: to, maxErr: err, n: mine.length });
+      res.rows.push({ name, a: Number(a), b: Number(b), device, jaxweb: tw, ort: to, maxErr: err, n: mine.length, setup, first });
       log(`${name} ${a}x${b} ${device}: jaxweb ${(med(tw) * 1e3).toFixed(1)} ms, onnxruntime-web ${(med(to) * 1e3).toFixed(1)} ms, max |diff| ${err.toExponential(1)}`);
       await sess.release();
     }

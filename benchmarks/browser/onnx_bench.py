@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 import struct
+import time
 
 import jaxweb as jax
 import jaxweb.numpy as jnp
@@ -49,10 +50,20 @@ def load(name: str, path: str, feeds: dict, device: str) -> None:
     _MODELS[(name, device)] = (fn, params, args, dev)
 
 
-def bench(name: str, device: str, reps: int) -> list:
+def first(name: str, device: str) -> float:
+    """Seconds of the first call (trace, schedule, codegen, compiles, then the run)."""
     fn, params, args, dev = _MODELS[(name, device)]
     with jax.default_device(dev):
-        return timed(lambda: _wait(fn(params, args)), reps)
+        t0 = time.perf_counter()
+        _wait(fn(params, args))
+        return time.perf_counter() - t0
+
+
+def bench(name: str, device: str, reps: int, warm: int = 2) -> list:
+    """`reps` timed calls after `warm` warm-up ones (at least WARM_S seconds of them, if any)."""
+    fn, params, args, dev = _MODELS[(name, device)]
+    with jax.default_device(dev):
+        return timed(lambda: _wait(fn(params, args)), reps, warm)
 
 
 def _wait(out):

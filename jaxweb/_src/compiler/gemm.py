@@ -55,9 +55,10 @@ class GemmCaps:
     conv: bool = False  # a direct (implicit-GEMM) stride-1 conv routine too: conv.py
     epilogue: bool = False  # the routine applies a float32 epilogue itself (GemmSpec.epilogue)
     max_buffers: int | None = None  # buffers a routine may bind (C, A, B and the epilogue's inputs)
-    #: (B, M, N, K) -> (nr, splits): the strip width and the number of K splits the backend
-    #: wants for this product, or None: `nr` and no split for every product
-    plan: Callable[[int, int, int, int], tuple[int, int]] | None = None
+    #: the product as it would run (a GemmSpec with strip width `nr`, no split) -> (nr, splits):
+    #: the strip width and the number of K splits the backend wants for it (it may time the
+    #: candidates on its device), or None: `nr` and no split for every product
+    plan: Callable[["GemmSpec"], tuple[int, int]] | None = None
 
 
 @dataclass(frozen=True)
@@ -175,22 +176,33 @@ def match(kernel: Kernel, caps: GemmCaps) -> _Match | None:
         na, nbn = _names(a), _names(b)
         if cn in na or rn in nbn or a.dtype is not F32:
             continue
-        nr, splits = caps.plan(nb, M, N, K) if caps.plan is not None else (caps.nr, 1)
-        spec = dict(M=M, N=N, K=K, B=nb, nr=nr, **split_k(K, splits))
         ca = _plain_load(a, {bn, rn, "r0"} - {None})
         a_inplace = ca is not None and ca.get(rn, 0) > 0 and ca.get("r0", 0) > 0 and min(
             ca.get("", 0), ca.get(bn, 0)) >= 0
-        if a_inplace:
-            spec.update(a_off=ca.get("", 0), a_si=ca[rn], a_sk=ca["r0"], a_sb=ca.get(bn, 0) if nb > 1 else 0)
-        else:
-            spec.update(a_off=0, a_si=K, a_sk=1, a_sb=M * K)
         cb = _plain_load(b, {bn, cn, "r0"} - {None})
-        small = K * N * 4 < caps.pack_min_bytes and N % nr == 0
-        if (small and cb is not None and cb.get(cn, 0) == 1 and cb.get("r0", 0) > 0
-                and min(cb.get("", 0), cb.get(bn, 0)) >= 0):
-            spec.update(packed=False, b_off=cb.get("", 0), b_sk=cb["r0"], b_sb=cb.get(bn, 0) if nb > 1 else 0)
-        return _Match(GemmSpec(**spec), a, b, a_inplace, (bn, rn, cn))
+        spec = _layout(nb, M, N, K, caps.nr, 1, ca if a_inplace else None, cb, caps, (bn, rn, cn))
+        if caps.plan is not None:  # the backend shapes it for its device, seeing its real layout
+            spec = _layout(nb, M, N, K, *caps.plan(spec), ca if a_inplace else None, cb, caps, (bn, rn, cn))
+        return _Match(spec, a, b, a_inplace, (bn, rn, cn))
     return None
+
+
+def _layout(nb: int, M: int, N: int, K: int, nr: int, splits: int, ca: dict | None, cb: dict | None,
+            caps: GemmCaps, names: tuple) -> GemmSpec:
+    """The spec of a product with strip width `nr` and K in about `splits` ranges: A read in
+    place at the affine index `ca` (or staged contiguous: None), B in place at `cb` where it is
+    small, a plain load and N a multiple of `nr` (else packed)."""
+    bn, rn, cn = names
+    spec = dict(M=M, N=N, K=K, B=nb, nr=nr, **split_k(K, splits))
+    if ca is not None:
+        spec.update(a_off=ca.get("", 0), a_si=ca[rn], a_sk=ca["r0"], a_sb=ca.get(bn, 0) if nb > 1 else 0)
+    else:
+        spec.update(a_off=0, a_si=K, a_sk=1, a_sb=M * K)
+    small = K * N * 4 < caps.pack_min_bytes and N % nr == 0
+    if (small and cb is not None and cb.get(cn, 0) == 1 and cb.get("r0", 0) > 0
+            and min(cb.get("", 0), cb.get(bn, 0)) >= 0):
+        spec.update(packed=False, b_off=cb.get("", 0), b_sk=cb["r0"], b_sb=cb.get(bn, 0) if nb > 1 else 0)
+    return GemmSpec(**spec)
 
 
 def split_k(K: int, splits: int, align: int = 32) -> dict:

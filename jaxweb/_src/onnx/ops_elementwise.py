@@ -150,7 +150,7 @@ UNARY = {
     "Sin": (jnp.sin, None), "Cos": (jnp.cos, None), "Tan": (jnp.tan, None), "Asin": (jnp.arcsin, None),
     "Acos": (jnp.arccos, None), "Atan": (jnp.arctan, None), "Sinh": (jnp.sinh, None),
     "Cosh": (jnp.cosh, None), "Asinh": (jnp.arcsinh, None), "Acosh": (jnp.arccosh, None),
-    "Atanh": (jnp.arctanh, None), "Erf": (fast_math.erf, None), "Sign": (jnp.sign, None),
+    "Atanh": (jnp.arctanh, None), "Erf": (lax.erf, None), "Sign": (jnp.sign, None),
     "Not": (jnp.logical_not, lambda v: not v), "BitwiseNot": (jnp.bitwise_not, None),
     "Relu": (nn.relu, None), "Sigmoid": (nn.sigmoid, None), "Tanh": (jnp.tanh, None),
     "Softplus": (nn.softplus, None), "Softsign": (nn.soft_sign, None), "HardSwish": (_hard_swish, None),

@@ -105,6 +105,9 @@ class WebGPUBackend(GPUBackend):
         self.subgroups = (getattr(self.rt, "SUBGROUPS", "enable subgroups;")
                           if has and os.environ.get("JAXWEB_WEBGPU_SUBGROUPS", "1") != "0" else None)
         self._caps: Capabilities | None = None
+        self._want: int | None = None
+        self.planner: tuner.Planner | None = None
+        self.plan_mode = "0"
         if self.software:
             self.set_tiling(matmul.QUAD if self.subgroups is not None else matmul.SOFTWARE)
         elif int(lim.get("maxComputeInvocationsPerWorkgroup", 256)) < 256:
@@ -126,11 +129,18 @@ class WebGPUBackend(GPUBackend):
         self.kept_bytes = 0  # temporaries jitted programs keep for their replays (replay.py)
 
     # ------------------------------------------------------------ GEMM tiling
-    def set_tiling(self, tiling: matmul.Tiling, want: int | None = None) -> None:
+    def set_tiling(self, tiling: matmul.Tiling, want: int | None = None, plan: str | None = None) -> None:
         """Use `tiling` for GEMMs from now on (schedules staged for another `nr` keep theirs);
-        with `want` (hardware adapters), products making fewer workgroups than that get
-        small tiles and K splits (tuner.plan)."""
-        self._tiling = tiling
+        with `want` (hardware adapters), products making fewer workgroups than that may get
+        small tiles and K splits (tuner.Planner). `plan`: "timed" (candidates timed per
+        product), "1" (the rule of thumb, untimed) or "0" (none); default JAXWEB_GEMM_PLAN, else timed."""
+        self._tiling, self._want = tiling, want
+        plan = plan or os.environ.get("JAXWEB_GEMM_PLAN", "timed")
+        self.planner, self.plan_mode = None, "0"
+        if want and tiling.kind == "shared" and plan != "0":
+            self.plan_mode = "1" if plan == "1" else "timed"
+            self.planner = tuner.Planner(self.rt, tiling, want, "heuristic" if plan == "1" else "timed",
+                                         pipeline=lambda code: self._pipeline(code, "gemm_f32 candidate"))
         lim = self.rt.info["limits"]
         max_buffers = int(lim.get("maxStorageBuffersPerShaderStage", 8))
         self._caps = Capabilities(
@@ -143,7 +153,12 @@ class WebGPUBackend(GPUBackend):
                           thin_dim=4 if tiling.kind == "quad" else 16, thin_work=1 << 16,
                           pack_min_bytes=1 << 20 if tiling.kind == "direct" else 1 << 62,
                           epilogue=tiling.kind != "direct", max_buffers=max_buffers,
-                          plan=tuner.plan(tiling, want) if want and tiling.kind == "shared" else None))
+                          plan=self.planner))
+
+    def set_gemm_plan(self, plan: str) -> None:
+        """Plan products from now on as `plan` says (set_tiling; benchmarks compare them)."""
+        self.capabilities  # noqa: B018  (tunes first)
+        self.set_tiling(self._tiling, self._want, plan)
 
     @property
     def capabilities(self) -> Capabilities:

@@ -1,18 +1,20 @@
-"""erf, erfc, log1p, sinh, cosh, asinh, acosh, atanh, erf_inv, lgamma and digamma in float32 IR for the webgpu device
-(mathlib's compute in float64, which WGSL does not have).
+"""erfc, log1p, sinh, cosh, asinh, acosh, atanh, erf_inv, lgamma and digamma in float32 IR for the webgpu device
+(mathlib's compute in float64, which WGSL does not have). erf is mathlib's float32 fast path
+(`mathlib.fast32`: polynomials only, <= 1 ulp; this module's exp-based erf cost 5x as much
+on SwiftShader, where a transformer's GELU runs it on every activation).
 
 log1p(x) = log(u) (x / (u - 1)) with u = 1 + x (Goldberg's correction: exact to a few ulp,
 as the codegen keeps `u - 1` as written), through `mathlib.fast32`'s log; x where u == 1.
 
 Fits made for this module (least squares in relative error on Chebyshev nodes; Horner in
 float32 measured <= 1.5e-7 relative, i.e. ~2.5 ulp, on each piece):
-- |x| <= 1: erf(x) = x P(x^2), P of degree 7;
+- |x| <= 1: erf(x) = x P(x^2), P of degree 7 (for erfc = 1 - erf there);
 - 1 <= a < 4: erfc(a) = exp(-a^2) erfcx(a), erfcx a degree-13 polynomial in (a - 2.5)/1.5;
 - a >= 4: erfcx(a) = Q(1/a^2) / a, Q of degree 6 (Q(0) = 1/sqrt(pi));
 - erfc underflows past a = 10.1. exp(-a^2) takes a^2 in two parts (a rounded to 12 bits:
   its square is exact), each through the float32 exp of `mathlib.fast32`, so the large
   argument's rounding does not reach the result.
-erf(x) = sign(x) (1 - erfc(|x|)) beyond 1, erfc(-a) = 2 - erfc(a); NaN gives NaN, erf(-0) = -0.
+erfc(-a) = 2 - erfc(a); NaN gives NaN.
 
 erf_inv, lgamma and digamma are the float32 algorithms XLA's GPU and CPU backends use, so
 results match JAX's to its own accuracy: erf_inv is Giles' single-precision approximation
@@ -65,13 +67,6 @@ def _erfc_ge1(a: E.Expr) -> E.Expr:
     tail = E.binary("div", _horner(E.binary("div", _c(1.0), a * a), ERFCX_TAIL), a)
     g = E.where(E.binary("lt", a, _c(4.0)), mid, tail)
     return E.where(E.binary("gt", a, _c(10.1)), _c(0.0), _exp_neg_sq(E.binary("min", a, _c(10.1))) * g)
-
-
-def erf(x: E.Expr) -> E.Expr:
-    a = E.unary("abs", x)
-    small = x * _horner(x * x, ERF_SMALL)
-    big = E.unary("sign", x) * (_c(1.0) - _erfc_ge1(E.binary("max", a, _c(1.0))))
-    return E.where(E.binary("le", a, _c(1.0)), small, big)
 
 
 def erfc(x: E.Expr) -> E.Expr:
@@ -189,5 +184,5 @@ def digamma(x: E.Expr) -> E.Expr:
     return E.where(reflect, E.where(pole, _c(math.nan), refl), psi)
 
 
-MATH32 = {"erf": erf, "erfc": erfc, "log1p": log1p, "erf_inv": erf_inv, "lgamma": lgamma, "digamma": digamma,
+MATH32 = {"erfc": erfc, "log1p": log1p, "erf_inv": erf_inv, "lgamma": lgamma, "digamma": digamma,
           "asinh": asinh, "acosh": acosh, "atanh": atanh, "sinh": sinh, "cosh": cosh}

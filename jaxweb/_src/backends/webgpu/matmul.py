@@ -167,12 +167,28 @@ def _build_shared(s: GemmSpec, t: Tiling) -> Shader:
     b_off, b_sb, b_ss, b_sk = _b_layout(s, t)
     vb = all(v % 4 == 0 for v in (b_off, b_sb, b_ss, b_sk))
     va = s.a_sk == 1 and t.BK % 4 == 0 and all(v % 4 == 0 for v in (s.K, s.a_si, s.a_off, s.a_sb))
+    vt = not va and s.a_si == 1 and all(v % 4 == 0 for v in (s.a_sk, s.a_off, s.a_sb))
     if va:
         kq = t.BK // 4
         a_count = t.BM * kq
         a_one = (f"      let m = e / {kq}u;\n      let kk = (e % {kq}u) * 4u;\n      var v = vec4<f32>();\n"
                  f"      if (row0 + m < M && k0 + kk < K) {{ v = A[(a_base + (row0 + m) * {s.a_si}u + k0 + kk) / 4u]; }}\n"
                  + "".join(f"      As[((kk + {r}u) * {t.BM}u + m) / 4u][m % 4u] = v[{r}];\n" for r in range(4)))
+    elif vt:
+        # column-major A (a transposed operand: an MLP's weight gradient x^T g): neighbouring
+        # invocations read 4 neighbouring rows at one k as a vec4 (coalesced), stored whole; rows
+        # past M read the next column's values (robust access keeps the last ones in bounds),
+        # never stored
+        mq = t.BM // 4
+        a_count = mq * t.BK
+        a_one = (f"      let m = (e % {mq}u) * 4u;\n      let kk = e / {mq}u;\n      var v = vec4<f32>();\n"
+                 f"      if (row0 + m < M && k0 + kk < K) {{ v = A[(a_base + row0 + m + (k0 + kk) * {s.a_sk}u) / 4u]; }}\n"
+                 f"      As[(kk * {t.BM}u + m) / 4u] = v;\n")
+    elif s.a_si == 1:  # column-major, unaligned: still rows fastest, element by element
+        a_count = t.BM * t.BK
+        a_one = (f"      let m = e % {t.BM}u;\n      let kk = e / {t.BM}u;\n      var v = 0.0;\n"
+                 f"      if (row0 + m < M && k0 + kk < K) {{ v = A[a_base + row0 + m + (k0 + kk) * {s.a_sk}u]; }}\n"
+                 f"      As[(kk * {t.BM}u + m) / 4u][m % 4u] = v;\n")
     else:
         a_count = t.BM * t.BK
         a_one = (f"      let m = e / {t.BK}u;\n      let kk = e % {t.BK}u;\n      var v = 0.0;\n"
@@ -221,7 +237,7 @@ def _build_shared(s: GemmSpec, t: Tiling) -> Shader:
             store.append("  }")
     nl = "\n"
     code = f"""@group(0) @binding(0) var<storage, read_write> C: array<{'vec4<f32>' if epi is None else 'f32'}>;
-@group(0) @binding(1) var<storage, read> A: array<{'vec4<f32>' if va else 'f32'}>;
+@group(0) @binding(1) var<storage, read> A: array<{'vec4<f32>' if va or vt else 'f32'}>;
 @group(0) @binding(2) var<storage, read> B: array<{'vec4<f32>' if vb else 'f32'}>;
 {epilogue_fn(epi, 3)}
 var<workgroup> As: array<vec4<f32>, {t.BK * t.BM // 4}>;

@@ -14,13 +14,20 @@ The tiling fixes the strip width `nr` the scheduler stages B with, which is why 
 chosen before any schedule rather than per kernel.
 
 Products whose C has few tiles (an MLP's 1000 x 256 layers and 256 x 128 weight gradients:
-2 to 16 tiles of 128 x 128 on a GPU of 132 SMs) leave most of the GPU idle. For them the
-plan (`plan`, the scheduler's `GemmCaps.plan`) takes `SMALL` tiles and splits K so that
-about `want` workgroups run; `want` is this adapter's too, timed once (`tune_splits`): the
-split count that ran a 256 x 256 x 2048 product fastest, times its 16 small tiles.
+2 to 16 tiles of 128 x 128 on a GPU of 132 SMs) leave most of the GPU idle. For them the plan
+(`Planner`, the scheduler's `GemmCaps.plan`) may take `SMALL` tiles and split K. Which of
+these pays depends on the shape, the operands' layout and the device: a rule of thumb (split
+until about `want` workgroups run; `want` timed once by `tune_splits`) made the H200's MLP step
+slower (GPU 1.45 ms vs 0.84 without it). So the planner times the candidates on each product's
+real shape and layout the first time it meets it (`Planner.time`: a few pipelines and about
+20 submits of that product, the split variants with a pass adding their partial sums), and
+keeps the fastest; products whose big tiles already make `want` workgroups are not timed.
+`JAXWEB_GEMM_PLAN=0` turns the plan off (128 x 128 tiles, no splits), `=1` takes the rule of
+thumb untimed (`heuristic`).
 """
 from __future__ import annotations
 
+import dataclasses
 import time
 from typing import Any, Callable
 
@@ -38,16 +45,118 @@ MIN_KC = 64  # the shortest K range a split is given
 MAX_SPLITS = 16
 
 
-def plan(big: matmul.Tiling, want: int) -> Callable[[int, int, int, int], tuple[int, int]]:
-    """GemmCaps.plan for tilings `big` and SMALL: (nr, splits) of a (B, M, N, K) product —
-    big tiles where they make `want` workgroups; else small ones, K split to make up."""
-    def choose(b: int, m: int, n: int, k: int) -> tuple[int, int]:
-        if b * -(-m // big.BM) * -(-n // big.BN) >= want:
-            return big.BN, 1
+REPEATS = 8  # dispatches of one candidate per timed submit (a run's time: first begin to last end)
+
+
+def heuristic(big: matmul.Tiling, want: int, b: int, m: int, n: int, k: int) -> tuple[int, int]:
+    """(nr, splits) of a (b, m, n, k) product by rule of thumb: big tiles where they make `want`
+    workgroups; else small ones, K split to make up (each split >= MIN_KC, <= MAX_SPLITS)."""
+    if b * -(-m // big.BM) * -(-n // big.BN) >= want:
+        return big.BN, 1
+    tiles = b * -(-m // SMALL.BM) * -(-n // SMALL.BN)
+    return SMALL.BN, max(1, min(-(-want // tiles), k // MIN_KC, MAX_SPLITS))
+
+
+def key(spec: GemmSpec) -> tuple:
+    """What a product's timing depends on: its shape, its operands' layout and alignment."""
+    return (spec.B, spec.M, spec.N, spec.K, spec.a_si, spec.a_sk, spec.a_sb, spec.a_off % 4, spec.packed,
+            spec.b_sk, spec.b_sb, spec.b_off % 4)
+
+
+class Planner:
+    """GemmCaps.plan of a hardware adapter whose GEMM tiling is `big`: (nr, splits) per product.
+
+    mode "timed": a product whose big tiles make fewer than `want` workgroups gets the fastest
+    of its candidates (`candidates`), timed on its own shape and layout the first time it is
+    met (`time`); "heuristic": the rule of thumb, untimed. `pipeline(code)` compiles a shader
+    (the backend's cached one: the winner's pipeline is the one its routine runs later)."""
+
+    def __init__(self, rt: Any, big: matmul.Tiling, want: int, mode: str = "timed",
+                 pipeline: Callable[[str], Any] | None = None):
+        self.rt, self.big, self.want, self.mode = rt, big, want, mode
+        self.pipeline = pipeline or rt.pipeline
+        self.chosen: dict[tuple, tuple[int, int]] = {}
+        self.timings: dict[tuple, dict] = {}  # key(spec) -> {(nr, splits): seconds, partial sums' pass included}
+
+    def __call__(self, spec: GemmSpec) -> tuple[int, int]:
+        b, m, n, k = spec.B, spec.M, spec.N, spec.K
+        guess = heuristic(self.big, self.want, b, m, n, k)
+        if self.mode != "timed" or guess == (self.big.BN, 1):
+            return guess
+        kk = key(spec)
+        if kk not in self.chosen:
+            try:
+                times = self.time(spec, self.candidates(spec))
+            except Exception:  # noqa: BLE001  (a failed timing must not break the schedule)
+                times = {}
+            self.timings[kk] = times
+            self.chosen[kk] = min(times, key=times.get) if times else guess
+        return self.chosen[kk]
+
+    def candidates(self, spec: GemmSpec) -> list[tuple[int, int]]:
+        """Big tiles; small tiles unsplit; small tiles with K split 2, 4, 8, 16 ways and as the
+        rule of thumb says, where each split keeps MIN_KC of K and the grid stays within
+        2 x `want` workgroups (distinct split counts only)."""
+        b, m, n, k = spec.B, spec.M, spec.N, spec.K
         tiles = b * -(-m // SMALL.BM) * -(-n // SMALL.BN)
-        splits = max(1, min(-(-want // tiles), k // MIN_KC, MAX_SPLITS))
-        return SMALL.BN, splits
-    return choose
+        out, counts = [(self.big.BN, 1), (SMALL.BN, 1)], {1}
+        for s in (2, 4, 8, 16, heuristic(self.big, self.want, b, m, n, k)[1]):
+            c = split_k(k, s).get("splits", 1)
+            if s <= min(k // MIN_KC, MAX_SPLITS) and c * tiles <= 2 * self.want and c not in counts:
+                counts.add(c)
+                out.append((SMALL.BN, s))
+        return out
+
+    def time(self, spec: GemmSpec, cands: list[tuple[int, int]]) -> dict:
+        """{(nr, splits): seconds} of `spec` run as each candidate (best of ROUNDS interleaved runs
+        of REPEATS dispatches), a split one plus the pass adding its partial sums."""
+        specs = [dataclasses.replace(spec, nr=nr, packed=spec.packed or spec.N % nr != 0,
+                                     **{"splits": 1, "kc": 0, **split_k(spec.K, s)}) for nr, s in cands]
+        shaders = [matmul.build(c, tiling_for(c, self.big)) for c in specs]
+        a_elems = spec.a_off + (spec.B - 1) * spec.a_sb + (spec.M - 1) * spec.a_si + (spec.K - 1) * spec.a_sk + 4
+        b_elems = max(c.B * c.K * c.N8 if c.packed else c.b_off + (c.B - 1) * c.b_sb + (c.K - 1) * c.b_sk + c.N8 + 4
+                      for c in specs)
+        out = 4 * spec.B * spec.M * specs[-1].N8
+        sizes = [max(sh.out_nbytes[0] for sh in shaders), 4 * a_elems, 4 * b_elems, out]
+        bufs = [self.rt.create_buffer(-(-n // 16) * 16) for n in sizes]
+        try:
+            runs, sums = [], []
+            for c, sh in zip(specs, shaders):
+                pipe = self.pipeline(sh.code)
+                runs.append([("dispatch", pipe, self.rt.bind_group(pipe, bufs[:3]), *sh.grid)] * REPEATS)
+                if c.splits > 1:
+                    code, grid = _sum_shader(out // 16, c.splits)
+                    pipe = self.pipeline(code)
+                    runs.append([("dispatch", pipe, self.rt.bind_group(pipe, [bufs[3], bufs[0]]), *grid)] * REPEATS)
+                    sums.append(len(runs) - 1)
+            best = _best(self.rt, runs)
+        finally:
+            for buf in bufs:
+                self.rt.destroy_buffer(buf)
+        times, i = {}, 0
+        for cand, c in zip(cands, specs):
+            times[cand] = best[i] + (best[i + 1] if c.splits > 1 else 0.0)
+            i += 2 if c.splits > 1 else 1
+        return {c: t / REPEATS for c, t in times.items()}
+
+
+def _sum_shader(n4: int, splits: int) -> tuple[str, tuple[int, int, int]]:
+    """(WGSL, grid) of a pass adding `splits` partial C's of n4 vec4s each, as the scheduler's
+    split-sum kernel does (without its epilogue)."""
+    groups = min(-(-n4 // 256), 65535)
+    code = f"""@group(0) @binding(0) var<storage, read_write> O: array<vec4<f32>>;
+@group(0) @binding(1) var<storage, read> P: array<vec4<f32>>;
+
+@compute @workgroup_size(256)
+fn main(@builtin(global_invocation_id) g: vec3<u32>) {{
+  for (var i = g.x; i < {n4}u; i += {groups * 256}u) {{
+    var v = P[i];
+    for (var s = 1u; s < {splits}u; s++) {{ v += P[s * {n4}u + i]; }}
+    O[i] = v;
+  }}
+}}
+"""
+    return code, (groups, 1, 1)
 
 
 def tiling_for(spec: GemmSpec, big: matmul.Tiling) -> matmul.Tiling:
@@ -62,14 +171,28 @@ def _fits(t: matmul.Tiling, limits: dict) -> bool:
 
 
 def _seconds(rt: Any, cmds: list) -> float:
+    """Seconds `cmds` ran: GPU timestamps from the first dispatch's begin to the last one's end
+    where the adapter has them, else wall-clock to the end of the submit."""
     if getattr(rt, "can_time", False):
         stamps = rt.submit_timed(cmds)
         if stamps:
-            return sum(stamps[2 * k + 1] - stamps[2 * k] for k in range(len(stamps) // 2)) * 1e-9
+            return (stamps[-1] - stamps[0]) * 1e-9
     t = time.perf_counter()
     rt.submit(cmds)
     rt.finish()
     return time.perf_counter() - t
+
+
+def _best(rt: Any, runs: list) -> list[float]:
+    """The best seconds of each command list over ROUNDS interleaved runs (after a warm-up:
+    first dispatches pay for driver work)."""
+    for cmds in runs:
+        _seconds(rt, cmds)
+    best = [float("inf")] * len(runs)
+    for _ in range(ROUNDS):
+        for i, cmds in enumerate(runs):
+            best[i] = min(best[i], _seconds(rt, cmds))
+    return best
 
 
 def tune(rt: Any, candidates: tuple = CANDIDATES, n: int | None = None) -> tuple[matmul.Tiling, dict]:
@@ -94,16 +217,10 @@ def _time(rt: Any, specs: list, sizes: list) -> list[float]:
             shader = matmul.build(spec, t)
             pipe = rt.pipeline(shader.code)
             runs.append([("dispatch", pipe, rt.bind_group(pipe, bufs), *shader.grid)])
-        for cmds in runs:
-            _seconds(rt, cmds)
-        best = [float("inf")] * len(runs)
-        for _ in range(ROUNDS):
-            for i, cmds in enumerate(runs):
-                best[i] = min(best[i], _seconds(rt, cmds))
+        return _best(rt, runs)
     finally:
         for b in bufs:
             rt.destroy_buffer(b)
-    return best
 
 
 def tune_splits(rt: Any, m: int | None = None, k: int | None = None) -> tuple[int, dict]:

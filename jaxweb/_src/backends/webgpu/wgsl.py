@@ -40,7 +40,7 @@ not have, so here:
   driver's precision: tests allow a few ulp); cbrt is pow's guess and a Newton step;
 - fmod (`rem`) is exact (`fmod_`: long division, each step exact by Sterbenz);
   max/min order -0.0 below 0.0 (XLA's order; WGSL leaves it to the driver);
-- erf, erfc (float32 fits of their own, ~2.5 ulp), log1p, sinh, cosh, asinh, acosh,
+- erf (mathlib.fast32, <= 1 ulp), erfc (a float32 fit of its own, ~2.5 ulp), log1p, sinh, cosh, asinh, acosh,
   atanh (lavapipe's builtins: sinh(1e-10) = 3e-8, asinh overflowed past 2**64), and
   XLA's float32 algorithms for erf_inv, lgamma and digamma: `math32.py`.
 """
