@@ -181,3 +181,16 @@ def test_lowered_cost_analysis_counts_the_flops_of_each_matmul_order():
     assert jax.jit(lambda x, y, z: (x @ y) @ z).lower(x, y, z).cost_analysis()["flops"] == 600000.0
     assert jax.jit(lambda x, y, z: x @ (y @ z)).lower(x, y, z).cost_analysis()["flops"] == 30000.0
     assert jax.jit(jnp.linalg.multi_dot).lower([x, y, z]).cost_analysis()["flops"] == 30000.0
+
+
+def test_eig_orders_a_tied_2x2_block_as_lapack():
+    """jnp.linalg.eig's docstring: [[1, 2], [2, 1]] gives [3, -1] (LAPACK's dlanv2 puts the
+    larger first when the diagonal is equal) and a conjugate pair comes +imag first."""
+    w, v = jnp.linalg.eig(jnp.array([[1.0, 2.0], [2.0, 1.0]]))
+    np.testing.assert_allclose(np.asarray(w), [3, -1], rtol=1e-6, atol=1e-6)
+    s = math.sqrt(0.5)
+    np.testing.assert_allclose(np.abs(np.asarray(v)), [[s, s], [s, s]], rtol=1e-6)
+    np.testing.assert_allclose(np.asarray(jnp.linalg.eigvals(jnp.array([[1.0, 2.0], [2.0, 1.0]]))), [3, -1],
+                               rtol=1e-6, atol=1e-6)
+    pair = np.asarray(jnp.linalg.eigvals(jnp.array([[1.0, -2.0], [3.0, 1.0]])))
+    np.testing.assert_allclose(pair, [1 + math.sqrt(6) * 1j, 1 - math.sqrt(6) * 1j], rtol=1e-6)
