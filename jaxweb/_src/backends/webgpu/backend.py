@@ -155,6 +155,13 @@ class WebGPUBackend(GPUBackend):
                           epilogue=tiling.kind != "direct", max_buffers=max_buffers,
                           plan=self.planner))
 
+    def warm_up(self, seconds: float = 2.0) -> list[float]:
+        """Keep the GPU busy until its clocks are up (tuner.warm: before timings); the probes'
+        seconds ([] on adapters without timestamps)."""
+        if self.software:
+            return []
+        return tuner.warm(self.rt, seconds, lambda code: self._pipeline(code, "gemm_f32 warm-up"))
+
     def set_gemm_plan(self, plan: str) -> None:
         """Plan products from now on as `plan` says (set_tiling; benchmarks compare them)."""
         self.capabilities  # noqa: B018  (tunes first)
@@ -165,6 +172,7 @@ class WebGPUBackend(GPUBackend):
         """What the scheduler may emit; on a hardware adapter the first call tunes the GEMM."""
         if self._caps is None:
             try:
+                self.warm_up()
                 best, self.tuned = tuner.tune(self.rt)
             except Exception:  # noqa: BLE001  (a failed tuning must not break the device)
                 best = matmul.HARDWARE
@@ -218,8 +226,8 @@ class WebGPUBackend(GPUBackend):
 
     # ------------------------------------------------------------ memory
     def alloc(self, nbytes: int) -> Handle:
-        if not self._pending:  # between schedules: a device lost since is replaced first
-            self._renew_if_lost()
+        if not self._pending and not self._hold:  # between schedules: a device lost since is replaced
+            self._renew_if_lost()  # first (a replay's submit checked once for all its allocations)
         cap = size_class(nbytes)
         while (buf := self.pool.take(cap, self._prefer)) is not None:
             if self.rt.alive(buf):
