@@ -86,7 +86,9 @@ def schedule(outputs: Sequence[Node], caps: Capabilities = DEFAULT_CAPS,
                 more.update(id(n) for n in kl.realize)
                 split.update(id(n) for n in kl.split)
             elif caps.max_buffers is not None and len(kl.inputs) + len(members) > caps.max_buffers:
-                more |= _binding_cuts(members, realized, caps.max_buffers)
+                # the parameter blocks of lifted scalars are bindings the graph does not show
+                blocks = sum(n.op == "buffer" and isinstance(n.arg, params.ParamBlock) for n in kl.inputs)
+                more |= _binding_cuts(members, realized, caps.max_buffers - blocks)
             elif (cut := _size_cut(kl, k, caps)) is not None:
                 more.add(cut)
                 split.add(cut)  # a kernel of its own: grouping would fuse it back
