@@ -281,8 +281,9 @@ def test_reductions(shape, axis):
 
 def test_wide_trees_of_hardware_adapters():
     """On a GPU a reduction into few outputs gets 256 invocations per output (codegen's wide
-    trees: a loss reduced by one workgroup of 64 took 57 us on the H200); forced here: sums (by
-    subgroups where the adapter has them), max, argmin, integer sums, a log-softmax loss."""
+    trees: a loss reduced by one workgroup of 64 took 57 us on the H200), and short ones into
+    up to 2^16 outputs a workgroup each; forced here: sums (by subgroups where the adapter has
+    them), max, argmin, integer sums, a log-softmax loss, a product with 10 columns."""
     be = GPU.backend
     saved = be.wide_trees
     be.wide_trees = True
@@ -291,6 +292,8 @@ def test_wide_trees_of_hardware_adapters():
         a = rng.standard_normal((5, 3001)).astype(np.float32)
         check(lambda x: (x.sum(), x.max(1), jnp.argmin(x, 1), (x * 10).astype(jnp.int32).sum(1),
                          jnp.mean(jaxweb.nn.log_softmax(x, axis=1)[:, :7] * 3)), a, rtol=2e-5, atol=1e-4)
+        b = rng.standard_normal((301, 41)).astype(np.float32)  # short reductions into few outputs: trees too
+        check(lambda x: (x.sum(1), x.min(1), x @ x[:10].T, jnp.argmax(x, 1)), b, rtol=2e-5, atol=1e-4)
         codes = [p.shader.code for k, p in be._programs.items() if k not in before and hasattr(p, "shader")]
         assert any(", 256>;" in c and "var<workgroup> part" in c for c in codes)
     finally:

@@ -49,6 +49,9 @@ WG = 256          # invocations per workgroup (lavapipe ran 2x faster than with 
 TREE_WG = 64      # per-workgroup reductions: fewer barrier levels
 WIDE_TREE_WG = 256   # ... on a GPU, for a reduction into at most WIDE_TREE_OUTPUTS outputs (a loss: one
 WIDE_TREE_OUTPUTS = 64  # workgroup alone runs it; the H200 took 57 us over 10^4 terms with 64 invocations)
+WIDE_TREE_MIN = 32   # ... and from this length when there are at most WIDE_LOOP_OUTPUTS outputs: one
+WIDE_LOOP_OUTPUTS = 1 << 16  # invocation per output leaves most of a GPU idle (an MLP's 10-class logits,
+                             # 10^4 outputs of 128 terms: 34 us on the H200, latency-bound)
 TREE_MIN = 256    # reduction length from which a workgroup reduces one output
 MAX_GRID = 65535  # workgroups per dimension (WebGPU's default limit)
 BLOCK = 32        # terms per block sum of a long float sum in one invocation
@@ -259,10 +262,12 @@ def build(kernel: Kernel, max_groups: int = 1 << 14, tree_max: int | None = None
     wants `enable subgroups;`, wgpu-native's naga nothing): sums reduce with them.
     `dynamic`: the shader runs any leading extent up to the kernel's; `sized`: bindings
     declared with their sizes, where the extent is fixed (see the module doc). `wide`: a GPU's
-    (many cores): reductions into few outputs get WIDE_TREE_WG invocations per output."""
+    (many cores): reductions into few outputs get WIDE_TREE_WG invocations per output, and
+    shorter ones (from WIDE_TREE_MIN terms) a workgroup per output where outputs are few."""
     plan = Plan(kernel)
     rsize = prod(kernel.reduce_shape) if kernel.reduce_op else 0
-    tree = (kernel.reduce_op is not None and rsize >= TREE_MIN and all(d.itemsize == 4 for d in kernel.out_dtypes)
+    least = WIDE_TREE_MIN if wide and kernel.size <= WIDE_LOOP_OUTPUTS else TREE_MIN
+    tree = (kernel.reduce_op is not None and rsize >= least and all(d.itemsize == 4 for d in kernel.out_dtypes)
             and plan.body.dtype.kind != "b" and (tree_max is None or kernel.size <= tree_max))
     sized = sized and not dynamic
     if not tree:
