@@ -80,6 +80,8 @@ def main() -> None:
     print(f"jaxweb.onnx on {dev}: resnet18 batch {b} at {side}x{side}, minilm {n} x {tokens} tokens")
     bench("resnet18", {"images": images}, b, "images", dev)
     bench("minilm", {"input_ids": ids, "attention_mask": mask}, n, "sentences", dev)
+    print("torch on CUDA (the issue's ceiling): not run — the GPU host has no CUDA build of torch and cannot "
+          "install one; no ceiling figure from this script")
 
 
 main()

@@ -8,7 +8,7 @@ export const log = (s) => { logEl.textContent += s + '\n'; console.log(s); };
 
 /** Seconds of `reps` awaited calls of `fn`, after at least `warm` calls and WARM_S of warm-up. */
 export async function timed(fn, reps, warm = 2) {
-  for (let i = 0, t0 = performance.now(); i < warm || performance.now() - t0 < WARM_S * 1e3; i++) await fn();
+  for (let i = 0, t0 = performance.now(); i < warm || (warm && performance.now() - t0 < WARM_S * 1e3); i++) await fn();
   const ts = [];
   for (let i = 0; i < reps; i++) {
     const t = performance.now();

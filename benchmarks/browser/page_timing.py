@@ -1,6 +1,6 @@
 # Timing shared by the benchmark pages' Python halves (each page loads this file into
 # Pyodide beside its own): at least `warm` calls and WARM_S seconds of warm-up (engines
-# tier up hot code late), then `reps` timed calls in seconds — what common.mjs's `timed`
+# tier up hot code late; warm=0: none, for calls of minutes), then `reps` timed calls in seconds — what common.mjs's `timed`
 # does for jax-js on the same page.
 import time
 
@@ -9,7 +9,7 @@ WARM_S = 0.25
 
 def timed(fn, reps, warm=2):
     t0, done = time.perf_counter(), 0
-    while done < warm or time.perf_counter() - t0 < WARM_S:
+    while done < warm or (warm and time.perf_counter() - t0 < WARM_S):
         fn()
         done += 1
     ts = []
