@@ -304,7 +304,7 @@ function takeStaging(d, padded) {
 function giveStaging(buf) {
   buf.unmap();
   stagingFree.push(buf);
-  while (stagingFree.length > STAGING_KEEP) stagingFree.shift().destroy();
+  while (stagingFree.length > Math.max(STAGING_KEEP, readWindow + 2)) stagingFree.shift().destroy();
 }
 
 /** Map `size` bytes of buffer `id` from `offset`; resolves to [mapped staging, its bytes]. */
@@ -329,9 +329,9 @@ async function mapped(id, offset, size) {
  * buffer passed as a PyProxy (a bytearray): one copy from mapped memory into Pyodide's heap.
  */
 export async function readInto(id, offset, size, dst) {
-  if (size > READ_CHUNK) return readChunked(id, offset, size, dst);
+  if (size > readChunk) return readChunked(id, offset, size, dst);
   const [staging, bytes] = await mapped(id, offset, size);
-  const view = dst.getBuffer('u8');  // taken after the wait: the heap may have grown meanwhile
+  const view = heapView(dst);  // taken after the wait: the heap may have grown meanwhile
   try {
     view.data.set(bytes);
   } finally {
@@ -340,36 +340,64 @@ export async function readInto(id, offset, size, dst) {
   }
 }
 
-// Big readbacks go in chunks, READ_WINDOW of them in flight: while one chunk is copied from
+/** {data, release} of a destination: a PyProxy's buffer in Pyodide's heap, or a Uint8Array. */
+function heapView(dst) {
+  return typeof dst.getBuffer === 'function' ? dst.getBuffer('u8') : { data: dst, release() {} };
+}
+
+// Big readbacks go in chunks (readChunk bytes), readWindow of them in flight: while one chunk is copied from
 // mapped memory into Pyodide's heap, the GPU copies the next ones into their staging buffers
 // and they are mapped (one submit and one mapAsync per chunk). The window's staging buffers
 // are the pool's (takeStaging), so a 256 MB read keeps 4 x 8 MB of them, not 256 MB.
-const READ_CHUNK = 8 << 20;
-const READ_WINDOW = 4;
+let readChunk = 8 << 20;
+let readWindow = 4;
+
+/**
+ * Set the chunk size (bytes) and window of big readbacks; returns the previous [chunk, window].
+ * For benchmarks (bench_gpu_speed.py compares them on the GPU host).
+ */
+export function setReadChunking(chunk, window) {
+  const old = [readChunk, readWindow];
+  readChunk = Math.max(1 << 20, chunk | 0);
+  readWindow = Math.max(1, window | 0);
+  return old;
+}
+
+/**
+ * Milliseconds to read `size` bytes of buffer `id` into a JavaScript Uint8Array (no Python
+ * heap): what the readback costs before the copy into Python's memory (a benchmark probe).
+ */
+export async function readProbe(id, offset, size) {
+  const dst = new Uint8Array(size);
+  const t = performance.now();
+  await readInto(id, offset, size, dst);
+  return performance.now() - t;
+}
 
 async function readChunked(id, offset, size, dst) {
   const d = need();
   const src = get(buffers, id, 'buffer');
-  const n = Math.ceil(size / READ_CHUNK);
+  const chunk = readChunk;
+  const n = Math.ceil(size / chunk);
   const flight = [];  // [staging, chunk, promise of its mapping]
   const start = (k) => {
-    const len = Math.min(READ_CHUNK, size - k * READ_CHUNK);
+    const len = Math.min(chunk, size - k * chunk);
     const padded = (len + 3) & ~3;
     const staging = takeStaging(d, padded);
     const enc = d.createCommandEncoder();
-    enc.copyBufferToBuffer(src, offset + k * READ_CHUNK, staging, 0, padded);
+    enc.copyBufferToBuffer(src, offset + k * chunk, staging, 0, padded);
     d.queue.submit([enc.finish()]);
     flight.push([staging, k, len, staging.mapAsync(GPUMapMode.READ, 0, padded)]);
   };
   let next = 0;
   try {
-    while (next < Math.min(n, READ_WINDOW)) start(next++);
+    while (next < Math.min(n, readWindow)) start(next++);
     while (flight.length) {
       const [staging, k, len, mapping] = flight[0];
       await mapping;
-      const view = dst.getBuffer('u8');  // after the wait: the heap may have grown meanwhile
+      const view = heapView(dst);  // after the wait: the heap may have grown meanwhile
       try {
-        view.data.set(new Uint8Array(staging.getMappedRange(0, (len + 3) & ~3), 0, len), k * READ_CHUNK);
+        view.data.set(new Uint8Array(staging.getMappedRange(0, (len + 3) & ~3), 0, len), k * chunk);
       } finally {
         view.release();
       }

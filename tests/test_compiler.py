@@ -368,6 +368,75 @@ def test_binding_limit_cuts_wide_kernels():
     close(total, np.asarray(xs[0]) + 2 * sum(np.asarray(x) for x in xs[1:]), 1e-4)
 
 
+def test_binding_limit_counts_lifted_parameter_blocks():
+    """An eager flush lifts runtime scalars into a parameter block, a binding the graph does
+    not show: the cuts leave room for it (webgpu's int32 bitwise reductions, 32 bit-plane
+    reductions and a block of shift counts, could not be scheduled)."""
+    from jaxweb._src.compiler.kernel import Capabilities
+    xs = [jnp.asarray(randn(4)) for _ in range(12)]
+    total = xs[0]
+    for i, x in enumerate(xs[1:]):
+        total = total + x * (2.5 + i)
+    sched = schedule([total._node], Capabilities(max_buffers=6), lift=True)
+    assert all(len(k.in_dtypes) + len(k.outs) <= 6 for k in sched.kernels)
+    close(total, np.asarray(xs[0]) + sum((2.5 + i) * np.asarray(x) for i, x in enumerate(xs[1:])), 1e-4)
+
+
+@pytest.fixture
+def capped():
+    """Sets the default device's kernel-size cap (`Capabilities.max_kernel_nodes`) for a test."""
+    import dataclasses
+    be = default_device().backend
+    saved = be.capabilities
+    yield lambda cap: setattr(be, "capabilities", dataclasses.replace(saved, max_kernel_nodes=cap))
+    be.capabilities = saved
+
+
+def _chain(x, w):
+    t = x * x + w  # shared by every step below: cut once, not recomputed per part
+    y = x
+    for i in range(24):
+        y = jnp.tanh(y * t + 0.25 * i) - y * 0.5
+    return y
+
+
+def test_kernel_size_cap_splits_fused_kernels(capped):
+    """A backend's cap on kernel size splits a fused chain into kernels within it (cutting
+    at the shared operand rather than recomputing it), and the values do not change."""
+    from jaxweb._src.compiler.kernel_size import kernel_nodes
+    x, w = randn(300), randn(300)
+    want = np.asarray(jax.jit(_chain)(x, w))
+    (one,) = compiled(_chain, x, w)._exe.schedule.kernels
+    size = kernel_nodes(one)
+    cap = size // 3
+    capped(cap)
+    ks = compiled(lambda x, w: _chain(x, w), x, w)._exe.schedule.kernels
+    assert len(ks) >= 3 and all(kernel_nodes(k) <= cap for k in ks), [kernel_nodes(k) for k in ks]
+    assert sum(kernel_nodes(k) for k in ks) < 1.2 * size  # no part computed twice
+    got = jax.jit(lambda x, w: _chain(x, w))(x, w)
+    np.testing.assert_array_equal(np.asarray(got), want)
+    ref = x.astype(np.float64)
+    for i in range(24):
+        ref = np.tanh(ref * (x * x + w.astype(np.float64)) + 0.25 * i) - ref * 0.5
+    close(got, ref, 1e-4)
+
+
+def test_kernel_size_cap_in_reductions_and_eager_flushes(capped):
+    """Under a cap a reduction's elementwise producer is cut into kernels of their own, and
+    eager flushes (runtime scalars lifted) split alike."""
+    from jaxweb._src.compiler.kernel_size import kernel_nodes
+    x, w = randn(40, 50), randn(40, 50)
+    want = np.asarray(jax.jit(lambda x, w: _chain(x, w).sum(1))(x, w))
+    capped(60)
+    ks = compiled(lambda x, w: _chain(x, w).sum(1), x, w)._exe.schedule.kernels
+    assert len(ks) > 1 and all(kernel_nodes(k) <= 60 for k in ks)
+    close(jax.jit(lambda x, w: _chain(x, w).sum(1))(x, w), want, 1e-5)
+    with count_kernels() as eager:
+        got = np.asarray(_chain(jnp.asarray(x), jnp.asarray(w)))
+    assert len(eager) > 1 and all(kernel_nodes(k) <= 60 for k in eager if k.name != "kernel")
+    close(got, np.asarray(jax.jit(_chain)(x, w)), 1e-5)
+
+
 def test_scan_runs_its_compiled_body_per_step_without_retracing():
     traces = []
 

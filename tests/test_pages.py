@@ -8,6 +8,7 @@ printed (`-s` shows them), never asserted. The hosts come from
 """
 import importlib.util
 import json
+import os
 import struct
 import tempfile
 import time
@@ -275,14 +276,35 @@ def test_readme_pyscript_snippet_is_the_page_script():
 
 
 # ---------------------------------------------------------------- MNIST
+def _train_mnist(browser, device, steps, threshold, budget, reset_s=60):
+    """Train the page's MLP on `device` (picked in the page, which resets the model within
+    `reset_s` seconds) for `steps` steps within `budget` seconds, pause, and check the page's
+    test accuracy."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select
+    if browser.execute_script("return document.getElementById('device').value") != device:
+        Select(browser.find_element(By.ID, "device")).select_by_value(device)  # resets the model
+        wait_for(browser, "window.__mnist.phase === 'idle' && !window.__mnist.last || window.__mnist.error", reset_s)
+    browser.find_element(By.ID, "start").click()
+    wait_for(browser, f"window.__mnist.last && window.__mnist.last.step >= {steps} || window.__mnist.error",
+             budget)
+    browser.find_element(By.ID, "pause").click()
+    wait_for(browser, "window.__mnist.phase === 'paused' && window.__mnist.acc[1].length > 0 "
+                      "&& window.__mnist.acc[0].at(-1) === window.__mnist.last.step", 120)
+    m = browser.execute_script("const s = window.__mnist; "
+                               "return {acc: s.acc[1], last: s.last, losses: s.losses[1].length, error: s.error}")
+    print(f"\nMNIST MLP on {device}: {m['last']['step']} steps (batch 128, Adam 1e-3), test accuracy "
+          f"{m['acc'][-1]:.2f} %, {m['last']['ms_per_step']:.1f} ms/step")
+    assert not m["error"] and m["acc"][-1] > threshold, (device, m)
+    assert m["losses"] == m["last"]["step"]
+
+
 def test_mnist_trains_and_predicts_a_drawn_digit(site, browser):
     """On the page's default device, a few hundred steps of the MLP on the real data pass
     90 % test accuracy (the page's own evaluation on all 10k test images); a drawn vertical
     stroke is then read as a 1. Before that, webgpu (SwiftShader here) trains 60 steps past 75 %."""
     from selenium.webdriver.common.action_chains import ActionChains
     from selenium.webdriver.common.by import By
-
-    from selenium.webdriver.support.ui import Select
 
     ready = open_page(browser, site, "mnist/")
     wait_for(browser, "window.__mnist.phase === 'idle' || window.__mnist.error")
@@ -293,21 +315,7 @@ def test_mnist_trains_and_predicts_a_drawn_digit(site, browser):
         # and a lower bar, first, so that the drawn digit below meets the default device's model
         runs.insert(0, ("webgpu", 60, 75.0, 300))
     for device, steps, threshold, budget in runs:
-        if browser.execute_script("return document.getElementById('device').value") != device:
-            Select(browser.find_element(By.ID, "device")).select_by_value(device)  # resets the model
-            wait_for(browser, "window.__mnist.phase === 'idle' && !window.__mnist.last", 60)
-        browser.find_element(By.ID, "start").click()
-        wait_for(browser, f"window.__mnist.last && window.__mnist.last.step >= {steps} || window.__mnist.error",
-                 budget)
-        browser.find_element(By.ID, "pause").click()
-        wait_for(browser, "window.__mnist.phase === 'paused' && window.__mnist.acc[1].length > 0 "
-                          "&& window.__mnist.acc[0].at(-1) === window.__mnist.last.step", 120)
-        m = browser.execute_script("const s = window.__mnist; "
-                                   "return {acc: s.acc[1], last: s.last, losses: s.losses[1].length, error: s.error}")
-        print(f"\nMNIST MLP on {device}: {m['last']['step']} steps (batch 128, Adam 1e-3), test accuracy "
-              f"{m['acc'][-1]:.2f} %, {m['last']['ms_per_step']:.1f} ms/step")
-        assert not m["error"] and m["acc"][-1] > threshold, (device, m)
-        assert m["losses"] == m["last"]["step"]
+        _train_mnist(browser, device, steps, threshold, budget)
 
     pad = browser.find_element(By.ID, "pad")
     (ActionChains(browser).move_to_element_with_offset(pad, 0, -90).click_and_hold()
@@ -316,6 +324,18 @@ def test_mnist_trains_and_predicts_a_drawn_digit(site, browser):
     assert pred["digit"] == 1, pred
     assert abs(sum(pred["probs"]) - 1) < 1e-3
     screenshot(browser, "mnist")
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(os.environ.get("JAXWEB_TEST_WEBGL") != "1", reason="minutes on SwiftShader's WebGL2: "
+                    "JAXWEB_TEST_WEBGL=1 runs it (tests/test_webgl.py covers the device by default)")
+def test_mnist_trains_on_webgl(site, browser):
+    """The page's device picker lists webgl (SwiftShader's WebGL2 here: by name, never the
+    default), and the MLP trained on it from the page passes 90 % test accuracy on the real data."""
+    ready = open_page(browser, site, "mnist/")
+    wait_for(browser, "window.__mnist.phase === 'idle' || window.__mnist.error")
+    assert "webgl" in ready["devices"] and ready["default"] != "webgl", ready
+    _train_mnist(browser, "webgl", 300, 90.0, 900, reset_s=600)
 
 
 # ---------------------------------------------------------------- embeddings

@@ -157,3 +157,14 @@ def test_planner_times_the_candidates_of_each_product():
             np.testing.assert_allclose(g, r, rtol=1e-4, atol=2e-4)
     finally:
         be.tiling, be.capabilities = saved
+
+
+def test_warm_up_probes_until_steady_or_slow():
+    """tuner.warm keeps the GPU busy until probe times agree (clocks up) — or, on a device as
+    slow as a CPU's (here), stops after one probe — within its budget."""
+    import time
+
+    from jaxweb._src.backends.webgpu import tuner
+    t = time.perf_counter()
+    times = tuner.warm(GPU.backend.rt, 0.5)
+    assert times and all(s > 0 for s in times) and time.perf_counter() - t < 30

@@ -40,13 +40,14 @@ class UnexpectedTracerError(Exception):
 class ShapedArray:
     """The abstract value of an array: shape, dtype and JAX's weak_type flag."""
 
-    __slots__ = ("shape", "dtype", "weak_type")
+    __slots__ = ("shape", "dtype", "weak_type", "_hash")
     array_abstraction_level = 1
 
     def __init__(self, shape: Sequence[int], dtype: Any, weak_type: bool = False):
         self.shape = tuple(int(d) for d in shape)
         self.dtype: DType = dtypes.dtype(dtype)
         self.weak_type = bool(weak_type)
+        self._hash = None
 
     ndim = property(lambda self: len(self.shape))
 
@@ -69,8 +70,11 @@ class ShapedArray:
         return (type(self) is type(other) and self.shape == other.shape
                 and self.dtype == other.dtype and self.weak_type == other.weak_type)
 
-    def __hash__(self) -> int:
-        return hash((self.shape, self.dtype, self.weak_type))
+    def __hash__(self) -> int:  # computed once: a jitted call hashes every argument's aval
+        h = self._hash
+        if h is None:
+            h = self._hash = hash((self.shape, self.dtype, self.weak_type))
+        return h
 
     def str_short(self, short_dtypes: bool = False) -> str:
         name = _SHORT.get(self.dtype.name, self.dtype.name) if short_dtypes else self.dtype.name

@@ -67,6 +67,7 @@ class KernelLowering:
         self.g = tuple(gidx(shape))
         self._gkey = tuple(map(id, self.g))
         self.members = list(members)
+        self.outs: list[E.Expr] = []  # the members' expressions, once built
         self._member_ids = {id(m) for m in members}
         self.stored = stored
         self._scratch: dict = {}  # dtype -> the provisional parameter block of the first pass
@@ -247,7 +248,7 @@ class KernelLowering:
     def build(self) -> Kernel | None:
         """The kernel, or None when `realize`/`split` list what the scheduler must change."""
         try:
-            outs = self._lower_all()
+            outs = self.outs = self._lower_all()
         except _Cut as cut:
             self.realize.append(cut.node)
             return None
@@ -320,6 +321,22 @@ class KernelLowering:
                     stack.extend(users.get(id(u), ()))
             return False
         self.realize += [nodes[nid] for nid in flagged if not used_by_flagged(nid)]
+
+    @property
+    def size(self) -> int:
+        """Elements the kernel writes (per output)."""
+        return prod(self.shape)
+
+    def fused(self) -> dict[int, tuple[Node, list[E.Expr]]]:
+        """id(node) -> (node, the expressions it was lowered to) for every node the kernel
+        computes itself: not its inputs or members, views or constants."""
+        out: dict[int, tuple[Node, list[E.Expr]]] = {}
+        for key, e in self.memo.items():
+            n = self._region.get(key[0])
+            if n is None or n.op in ("view", "const") or self._is_input(n):
+                continue
+            out.setdefault(key[0], (n, []))[1].append(e)
+        return out
 
     def _is_input(self, n: Node) -> bool:
         return n.op in ("buffer", "const") or id(n) in self._member_ids or id(n) in self.stored

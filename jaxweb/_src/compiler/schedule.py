@@ -9,7 +9,9 @@ and cuts the rest into kernels, by analysis of the graph:
   indices) is realized: never recompute a reduction per consumer; so is one read
   inside another reduction's loop at an index that moves with that loop, or one
   computed more often than it has elements (broadcast along an outer axis):
-  `lower.KernelLowering` finds those, and the scheduler retries;
+  `lower.KernelLowering` finds those, and the scheduler retries; so is part of a
+  kernel past the backend's size cap (`kernel_size`: a shader compiler that slows down
+  steeply with length) or binding limit;
 - everything else fuses: elementwise chains into one kernel, elementwise producers
   into a reduction's body, consumers into its epilogue (`relu(x @ W + b)` is one
   kernel), a row reduction into the elementwise kernel that uses it per row.
@@ -29,7 +31,7 @@ from typing import Sequence
 from .graph import Node, call_outputs, is_realized, toposort
 from .kernel import DEFAULT_CAPS, Capabilities, Kernel, Schedule
 from .lower import KernelLowering
-from . import complex_pairs, conv, gemm, memory, params
+from . import complex_pairs, conv, gemm, kernel_size, memory, params
 
 
 def _home(o: Node, materialize: bool) -> Node | None:
@@ -84,7 +86,12 @@ def schedule(outputs: Sequence[Node], caps: Capabilities = DEFAULT_CAPS,
                 more.update(id(n) for n in kl.realize)
                 split.update(id(n) for n in kl.split)
             elif caps.max_buffers is not None and len(kl.inputs) + len(members) > caps.max_buffers:
-                more |= _binding_cuts(members, realized, caps.max_buffers)
+                # the parameter blocks of lifted scalars are bindings the graph does not show
+                blocks = sum(n.op == "buffer" and isinstance(n.arg, params.ParamBlock) for n in kl.inputs)
+                more |= _binding_cuts(members, realized, caps.max_buffers - blocks)
+            elif (cut := _size_cut(kl, k, caps)) is not None:
+                more.add(cut)
+                split.add(cut)  # a kernel of its own: grouping would fuse it back
             else:
                 kernels.append((k, members, kl.inputs))
         more |= _recomputed_reductions(lowered[tuple(map(id, m))][0] for m in groups if m[0].op != "call")
@@ -107,6 +114,14 @@ def schedule(outputs: Sequence[Node], caps: Capabilities = DEFAULT_CAPS,
     sched = memory.plan(launches, outputs, [k for k, _, _ in kernels])
     sched.complex_outputs = kinds
     return sched
+
+
+def _size_cut(kl: KernelLowering, k: Kernel, caps: Capabilities) -> int | None:
+    """A fused node to realize so that kernel `k` fits the backend's size cap (None: it fits)."""
+    cap = caps.max_kernel_nodes
+    if cap is None or kernel_size.kernel_nodes(k, caps.node_weights) <= cap:
+        return None
+    return kernel_size.size_cut(kl, cap, caps.node_weights)
 
 
 def _call_arg(s: Node) -> Node:

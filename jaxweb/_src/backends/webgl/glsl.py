@@ -45,6 +45,11 @@ def _helper(name: str, code: str) -> None:
 
 
 _helper("is_nan", "bool is_nan(float x) { return (floatBitsToUint(x) & 0x7fffffffu) > 0x7f800000u; }")
+_helper("pick", "\n".join(f"{t} pick(bool c, {t} a, {t} b) {{ return c ? a : b; }}"
+                          for t in ("float", "int", "uint", "bool")))
+_helper("any_nan", """bool any_nan(float a, float b) {
+  return max(floatBitsToUint(a) & 0x7fffffffu, floatBitsToUint(b) & 0x7fffffffu) > 0x7f800000u;
+}""")
 _helper("is_fin", "bool is_fin(float x) { return (floatBitsToUint(x) & 0x7f800000u) != 0x7f800000u; }")
 _helper("keep", "float keep(float x) { return uintBitsToFloat(floatBitsToUint(x) ^ opq); }")
 _helper("bf16r", """float bf16r(float x) {
@@ -273,11 +278,47 @@ class GLSL(Dialect):
                 "atanh": m("atanh_({a})", True)}
 
     def _sqrt(self, a, dt):  # sqrt(-0) = -0, NaN for negatives (GLSL leaves both open)
-        return self.fix(self.sel(f"{a} == 0.0 || is_nan({a})", a,
+        return self.fix(self.sel(self.either(f"{a} == 0.0", f"is_nan({a})"), a,
                                  self.sel(f"{a} < 0.0", "uintBitsToFloat(0x7fc00000u)", f"sqrt({a})")), dt)
 
+    def _minmax(self, fn: str):
+        """NaN wins, selected by `mix` (both sides computed): ANGLE turns a `?:` whose operands
+        are expressions into if/else, and SwiftShader's JIT stalled (minutes) on a chain of
+        such NaN-max branches (an 8-element associative_scan of maximum)."""
+        shared = super()._minmax(fn)
+
+        def rule(a, b, dt):
+            if dt.kind != "f":
+                return shared(a, b, dt)
+            return f"mix({fn}({a}, {b}), {a} + {b}, any_nan({a}, {b}))"
+        return rule
+
+    def _cmp(self, sym: str):
+        """Float comparisons false (`!=` true) with a NaN, tested by bits and combined without
+        `&&`/`||`: ANGLE unfolds a short-circuit operator whose right side calls a function into
+        if/else (the branches `sel` avoids)."""
+        shared = super()._cmp(sym)
+
+        def rule(a, b, dt):
+            if dt.kind != "f":
+                return shared(a, b, dt)
+            if sym == "!=":
+                return self.either(f"{a} != {b}", f"any_nan({a}, {b})")
+            return self.both(f"{a} {sym} {b}", f"!any_nan({a}, {b})")
+        return rule
+
+    def either(self, a, b):  # no short-circuit: see _cmp
+        return f"any(bvec2({a}, {b}))"
+
+    def both(self, a, b):
+        return f"all(bvec2({a}, {b}))"
+
     def sel(self, c, t, f):
-        return f"(({c}) ? ({t}) : ({f}))"
+        """`pick(c, t, f)`: both operands are evaluated as arguments, and the `?:` inside has
+        names for operands. ANGLE turns a `?:` whose operands are expressions into if/else,
+        and SwiftShader's JIT stalled for minutes on kernels of many such branches with
+        repeated conditions (threefry's 40 guarded shifts by runtime amounts)."""
+        return f"pick({c}, {t}, {f})"
 
     def declare(self, v, t, text):
         return f"{t} {v} = {text};"

@@ -97,6 +97,7 @@ class WebGPUBackend(GPUBackend):
         self.max_buffer = int(lim.get("maxBufferSize", 256 << 20))
         self.max_groups = MAX_GROUPS_SOFTWARE if self.software else 1 << 14
         self.tree_max = TREE_MAX_SOFTWARE if self.software else None
+        self.wide_trees = not self.software  # reductions into few outputs: 256 invocations each (codegen)
         self.tuned: dict = {}  # the tuner's timings (seconds per candidate tiling)
         self.tuned_splits: dict = {}  # ... and per K split of a few-tiles product
         # WGSL subgroup operations: the directive enabling them, None without (wgpu-py calls the
@@ -155,6 +156,13 @@ class WebGPUBackend(GPUBackend):
                           epilogue=tiling.kind != "direct", max_buffers=max_buffers,
                           plan=self.planner))
 
+    def warm_up(self, seconds: float = 2.0) -> list[float]:
+        """Keep the GPU busy until its clocks are up (tuner.warm: before timings); the probes'
+        seconds ([] on adapters without timestamps)."""
+        if self.software:
+            return []
+        return tuner.warm(self.rt, seconds, lambda code: self._pipeline(code, "gemm_f32 warm-up"))
+
     def set_gemm_plan(self, plan: str) -> None:
         """Plan products from now on as `plan` says (set_tiling; benchmarks compare them)."""
         self.capabilities  # noqa: B018  (tunes first)
@@ -165,6 +173,7 @@ class WebGPUBackend(GPUBackend):
         """What the scheduler may emit; on a hardware adapter the first call tunes the GEMM."""
         if self._caps is None:
             try:
+                self.warm_up()
                 best, self.tuned = tuner.tune(self.rt)
             except Exception:  # noqa: BLE001  (a failed tuning must not break the device)
                 best = matmul.HARDWARE
@@ -218,8 +227,8 @@ class WebGPUBackend(GPUBackend):
 
     # ------------------------------------------------------------ memory
     def alloc(self, nbytes: int) -> Handle:
-        if not self._pending:  # between schedules: a device lost since is replaced first
-            self._renew_if_lost()
+        if not self._pending and not self._hold:  # between schedules: a device lost since is replaced
+            self._renew_if_lost()  # first (a replay's submit checked once for all its allocations)
         cap = size_class(nbytes)
         while (buf := self.pool.take(cap, self._prefer)) is not None:
             if self.rt.alive(buf):
@@ -310,7 +319,7 @@ class WebGPUBackend(GPUBackend):
             shader = matmul.build(kernel.spec, tiling, self.subgroups)
         else:
             shader = codegen.build(kernel, self.max_groups, self.tree_max, self.subgroups, dynamic,
-                                   self.software if sized is None else sized)
+                                   self.software if sized is None else sized, self.wide_trees)
         try:
             pipe = self._pipeline(shader.code, kernel.name)
         except WGSLError as e:

@@ -22,6 +22,8 @@ slower (GPU 1.45 ms vs 0.84 without it). So the planner times the candidates on 
 real shape and layout the first time it meets it (`Planner.time`: a few pipelines and about
 20 submits of that product, the split variants with a pass adding their partial sums), and
 keeps the fastest; products whose big tiles already make `want` workgroups are not timed.
+Timings are taken on a warm GPU (`warm`): one idle for a while runs 2-5x slower until its
+clocks come up, which also skewed the first H200 comparison of the plans.
 `JAXWEB_GEMM_PLAN=0` turns the plan off (128 x 128 tiles, no splits), `=1` takes the rule of
 thumb untimed (`heuristic`).
 """
@@ -46,6 +48,7 @@ MAX_SPLITS = 16
 
 
 REPEATS = 8  # dispatches of one candidate per timed submit (a run's time: first begin to last end)
+WARM_BUDGET = 0.5  # seconds the planner may spend bringing the GPU's clocks up before it times
 
 
 def heuristic(big: matmul.Tiling, want: int, b: int, m: int, n: int, k: int) -> tuple[int, int]:
@@ -86,6 +89,7 @@ class Planner:
         kk = key(spec)
         if kk not in self.chosen:
             try:
+                warm(self.rt, WARM_BUDGET, self.pipeline)
                 times = self.time(spec, self.candidates(spec))
             except Exception:  # noqa: BLE001  (a failed timing must not break the schedule)
                 times = {}
@@ -185,14 +189,51 @@ def _seconds(rt: Any, cmds: list) -> float:
 
 def _best(rt: Any, runs: list) -> list[float]:
     """The best seconds of each command list over ROUNDS interleaved runs (after a warm-up:
-    first dispatches pay for driver work)."""
+    first dispatches pay for driver work), every other round in reverse order, so that a clock
+    still rising favours no candidate."""
     for cmds in runs:
         _seconds(rt, cmds)
     best = [float("inf")] * len(runs)
-    for _ in range(ROUNDS):
-        for i, cmds in enumerate(runs):
-            best[i] = min(best[i], _seconds(rt, cmds))
+    for r in range(ROUNDS):
+        for i in (range(len(runs)) if r % 2 == 0 else reversed(range(len(runs)))):
+            best[i] = min(best[i], _seconds(rt, runs[i]))
     return best
+
+
+WARM_N = 1024  # the warm-up's product: WARM_N^3 on big tiles, WARM_REPEATS of them per probe
+WARM_REPEATS = 8
+WARM_STEADY = 0.05  # three probes in a row within this of each other: the clocks are up
+
+
+def warm(rt: Any, budget: float = 2.0, pipeline: Callable[[str], Any] | None = None) -> list[float]:
+    """Keep the GPU busy until its clocks are up; the seconds of each probe. A GPU that has been
+    idle (a page compiling its first program) runs at a fraction of its clock for a while: the
+    H200 ran an MLP step's kernels 2-5x slower right after start-up, so timings taken then
+    (the tuner's, the plan's, a benchmark's) are wrong. Probes of WARM_REPEATS WARM_N^3 GEMMs
+    run until three in a row agree within WARM_STEADY, or `budget` seconds pass; a warm GPU
+    costs three probes (~2 ms on an H200)."""
+    if not getattr(rt, "can_time", False) or not _fits(matmul.HARDWARE, rt.info["limits"]):
+        return []
+    n = WARM_N
+    spec = GemmSpec(M=n, N=n, K=n, a_off=0, a_si=n, a_sk=1, b_off=0, b_sk=n, packed=False, nr=matmul.HARDWARE.BN)
+    shader = matmul.build(spec, matmul.HARDWARE)
+    bufs = [rt.create_buffer(4 * n * n) for _ in range(3)]
+    try:
+        pipe = (pipeline or rt.pipeline)(shader.code)
+        one = ("dispatch", pipe, rt.bind_group(pipe, bufs), *shader.grid)
+        start = time.perf_counter()
+        times = [_seconds(rt, [one])]
+        if times[0] * WARM_REPEATS > budget / 4:
+            return times  # a device this slow (a CPU's) has no clocks worth waiting for
+        while time.perf_counter() - start < budget:
+            times.append(_seconds(rt, [one] * WARM_REPEATS) / WARM_REPEATS)
+            last = times[-3:]
+            if len(times) > 3 and max(last) <= (1 + WARM_STEADY) * min(last):
+                break
+        return times
+    finally:
+        for b in bufs:
+            rt.destroy_buffer(b)
 
 
 def tune(rt: Any, candidates: tuple = CANDIDATES, n: int | None = None) -> tuple[matmul.Tiling, dict]:
