@@ -368,6 +368,20 @@ def test_binding_limit_cuts_wide_kernels():
     close(total, np.asarray(xs[0]) + 2 * sum(np.asarray(x) for x in xs[1:]), 1e-4)
 
 
+def test_binding_limit_counts_lifted_parameter_blocks():
+    """An eager flush lifts runtime scalars into a parameter block, a binding the graph does
+    not show: the cuts leave room for it (webgpu's int32 bitwise reductions, 32 bit-plane
+    reductions and a block of shift counts, could not be scheduled)."""
+    from jaxweb._src.compiler.kernel import Capabilities
+    xs = [jnp.asarray(randn(4)) for _ in range(12)]
+    total = xs[0]
+    for i, x in enumerate(xs[1:]):
+        total = total + x * (2.5 + i)
+    sched = schedule([total._node], Capabilities(max_buffers=6), lift=True)
+    assert all(len(k.in_dtypes) + len(k.outs) <= 6 for k in sched.kernels)
+    close(total, np.asarray(xs[0]) + sum((2.5 + i) * np.asarray(x) for i, x in enumerate(xs[1:])), 1e-4)
+
+
 @pytest.fixture
 def capped():
     """Sets the default device's kernel-size cap (`Capabilities.max_kernel_nodes`) for a test."""

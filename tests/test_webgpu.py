@@ -279,6 +279,17 @@ def test_reductions(shape, axis):
     check(lambda x: (jnp.argmax(x, axis=-1), jnp.prod(x[..., :8] * 0.5 + 1, axis=-1)), a, rtol=2e-6)
 
 
+def test_int32_bitwise_reductions_eagerly():
+    """32 bit-plane reductions, their shift counts lifted into a parameter block: more buffers
+    than a kernel binds, which the scheduler must cut counting the block (it raised 'cannot
+    build kernel' on lavapipe's 32 bindings)."""
+    x = rng.integers(-2 ** 31, 2 ** 31 - 1, (3, 5)).astype(np.int32)
+    with jaxweb.default_device(GPU):
+        for name, ufunc in (("reduce_and", np.bitwise_and), ("reduce_or", np.bitwise_or),
+                            ("reduce_xor", np.bitwise_xor)):
+            np.testing.assert_array_equal(np.asarray(getattr(jaxweb.lax, name)(x, (1,))), ufunc.reduce(x, axis=1))
+
+
 def test_wide_trees_of_hardware_adapters():
     """On a GPU a reduction into few outputs gets 256 invocations per output (codegen's wide
     trees: a loss reduced by one workgroup of 64 took 57 us on the H200), and short ones into
