@@ -193,6 +193,23 @@ def test_jit_donation_views_and_outputs():
     assert jnp.asarray(Z)[2:4].tolist() == [complex(v) for v in Z[2:4]] and z.shape == (6,)
 
 
+@pytest.mark.on_every_device
+def test_a_complex_output_returned_twice_is_freed_once():
+    """Two outputs of one complex buffer share one owner: two would free it twice (webgpu's
+    pool then handed the memory out twice: a KeyError in a later allocation)."""
+    import gc
+    dev = jnp.asarray(Z).device
+    f = jaxweb.jit(lambda v: (v * 2, v * 2))
+    x = jnp.asarray(Z)
+    before = dev.memory_stats()["bytes_in_use"]
+    a, b = f(x)
+    np.testing.assert_array_equal(np.asarray(a), Z * 2)
+    np.testing.assert_array_equal(np.asarray(b), Z * 2)
+    del a, b
+    gc.collect()
+    assert dev.memory_stats()["bytes_in_use"] == before
+
+
 def test_x64():
     jaxweb.config.update("jax_enable_x64", True)
     try:

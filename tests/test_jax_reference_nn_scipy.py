@@ -7,14 +7,12 @@ Each case checks dtype, weak type, shape and values; KNOWN lists the entries whe
 jaxweb deliberately returns scipy's value instead of an artifact of JAX's loop.
 """
 import json
-import math
 import os
 
-import numpy as np
 import pytest
 
 import jaxweb
-import jaxweb.numpy as jnp
+from jax_replay import replay
 from nn_scipy_cases import CASES as _NN_SCIPY
 from scipy_more_cases import CASES as _SCIPY_MORE
 
@@ -81,69 +79,6 @@ TOL = {
 }
 
 
-def _build(a):
-    if isinstance(a, tuple):
-        return jnp.asarray(np.array(a[1], dtype=a[0]))
-    if isinstance(a, list) and a and isinstance(a[0], tuple):  # a sequence of arrays
-        return [_build(v) for v in a]
-    return a
-
-
-def _lookup(path):
-    obj = jaxweb
-    for part in path.split("."):
-        obj = getattr(obj, part)
-    return obj
-
-
-def _decode(v):
-    if isinstance(v, list):
-        return [_decode(u) for u in v]
-    return {"nan": math.nan, "inf": math.inf, "-inf": -math.inf}.get(v, v) if isinstance(v, str) else v
-
-
-def _run(path, args, kwargs, mode):
-    fn = _lookup(path)
-    a = [_build(v) for v in args]
-    kw = {k: (_build(v) if isinstance(v, tuple) else v) for k, v in kwargs.items()}
-    if mode == "value":
-        return fn(*a, **kw)
-    argnum = {"grad": 0, "gradarg1": 1, "gradarg2": 2}[mode]
-    axes = tuple(0 if i == argnum else None for i in range(len(a)))
-    return jaxweb.vmap(jaxweb.grad(lambda *xs: fn(*xs, **kw), argnums=argnum), in_axes=axes)(*a)
-
-
-def _check(cid, got, want, tol=None, known=None):
-    assert str(got.dtype) == want["dtype"], f"{cid}: dtype {got.dtype} vs JAX's {want['dtype']}"
-    assert bool(got.aval.weak_type) == want["weak_type"], f"{cid}: weak_type differs from JAX's"
-    assert list(got.shape) == want["shape"], f"{cid}: shape {got.shape} vs {want['shape']}"
-    g = np.asarray(got).real.astype(np.float64).ravel()
-    w = np.array(_decode(want["values"]), dtype=np.float64).ravel()
-    skip = (known or KNOWN).get(cid, {})
-    keep = np.array([i not in skip for i in range(g.size)], dtype=bool)
-    rtol, atol = (tol or TOL).get(cid, (1e-5, 1e-7) if want["dtype"] != "float16" else (1e-3, 1e-3))
-    np.testing.assert_allclose(g[keep], w[keep], rtol=rtol, atol=atol, equal_nan=True, err_msg=cid)
-    if "imag" in want:  # complex results: the imaginary parts too
-        gi = np.asarray(got).imag.astype(np.float64).ravel()
-        wi = np.array(_decode(want["imag"]), dtype=np.float64).ravel()
-        np.testing.assert_allclose(gi[keep], wi[keep], rtol=rtol, atol=atol, equal_nan=True, err_msg=cid + " (imag)")
-    for i in skip:  # the deliberate differences stay differences (update KNOWN if they go)
-        assert not np.isclose(g[i], w[i], rtol=rtol, atol=atol, equal_nan=True), f"{cid}[{i}] now matches JAX"
-
-
 @pytest.mark.parametrize("case", CASES, ids=[c[0] for c in CASES])
 def test_matches_jax(case):
-    cid, path, args, kwargs, mode = case
-    want = REF[cid]
-    if "error" in want:
-        with pytest.raises(Exception) as info:
-            _run(path, args, kwargs, mode)
-        assert type(info.value).__name__ == want["error"], (cid, info.value)
-        return
-    got = _run(path, args, kwargs, mode)
-    if isinstance(got, tuple):
-        assert isinstance(want, list) and len(want) == len(got)
-        for g, w in zip(got, want):
-            _check(cid, g, w)
-    else:
-        _check(cid, got, want)
+    replay(case, REF[case[0]], TOL, KNOWN)

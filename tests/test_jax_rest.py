@@ -10,7 +10,7 @@ import pytest
 import jaxweb as jax
 import jaxweb.numpy as jnp
 from jax_rest_cases import CASES
-from test_jax_reference_nn_scipy import _check, _run
+from jax_replay import replay
 
 pytestmark = pytest.mark.on_every_device
 
@@ -31,16 +31,7 @@ KNOWN = {
 
 @pytest.mark.parametrize("case", CASES, ids=[c[0] for c in CASES])
 def test_matches_jax(case):
-    cid, path, args, kwargs, mode = case
-    want = REF[cid]
-    if "error" in want:
-        with pytest.raises(Exception) as info:
-            _run(path, args, kwargs, mode)
-        assert type(info.value).__name__ == want["error"], (cid, info.value)
-        return
-    got = _run(path, args, kwargs, mode)
-    for g, w in zip(got, want) if isinstance(got, (tuple, list)) else [(got, want)]:
-        _check(cid, g, w, TOL, KNOWN)
+    replay(case, REF[case[0]], TOL, KNOWN)
 
 
 def test_image_resize_differentiates_and_batches():

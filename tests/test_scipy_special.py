@@ -175,6 +175,7 @@ def test_custom_derivatives_at_edges():
     assert float(jaxweb.grad(jsp.logit)(0.25)) == pytest.approx(1 / (0.25 * 0.75))
 
 
+@pytest.mark.needs_64bit
 def test_x64_series_functions():
     with jaxweb.enable_x64(True):
         a = np.array([0.5, 3.0, 20.0])

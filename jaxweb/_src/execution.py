@@ -270,6 +270,7 @@ def wrap_outputs(device: Device, sched: Schedule, got: dict, inputs: list[Buffer
     """Nodes for a run's outputs: new memory becomes `Buffer`s (freed with their last
     reference), outputs that are (views of) inputs share the input's buffer."""
     made: dict[int, Node] = {}
+    adopted: dict[int, Buffer] = {}  # complex outputs' buffers: one owner however many outputs share one
     out = []
     n_in = len(sched.inputs)
     for i, spec in enumerate(sched.outputs):
@@ -278,7 +279,7 @@ def wrap_outputs(device: Device, sched: Schedule, got: dict, inputs: list[Buffer
             continue
         cdt = sched.complex_outputs.get(i)
         if cdt is not None:  # interleaved (..., 2) floats: a complex buffer of half as many
-            out.append(_complex_output(device, spec, cdt, got, inputs, n_in))
+            out.append(_complex_output(device, spec, cdt, got, inputs, n_in, adopted))
             continue
         base = made.get(spec.buf)
         if base is None:
@@ -291,12 +292,17 @@ def wrap_outputs(device: Device, sched: Schedule, got: dict, inputs: list[Buffer
     return out
 
 
-def _complex_output(device: Device, spec: Any, cdt: Any, got: dict, inputs: list, n_in: int) -> Node:
-    """The complex node of a legalized complex output (a new contiguous buffer of pairs)."""
+def _complex_output(device: Device, spec: Any, cdt: Any, got: dict, inputs: list, n_in: int,
+                    adopted: dict) -> Node:
+    """The complex node of a legalized complex output (a new contiguous buffer of pairs).
+    Outputs sharing a buffer (a value returned twice) share its one `Buffer` (`adopted`): two
+    owners would free the memory twice."""
     shape = spec.shape[:-1]
     if spec.buf < n_in:  # the program wrote it over a donated complex input
         buf = getattr(inputs[spec.buf], "base", inputs[spec.buf])
     else:
-        buf = Buffer.adopt(device, got[spec.buf], spec.buf_size // 2, cdt)
+        buf = adopted.get(spec.buf)
+        if buf is None:
+            buf = adopted[spec.buf] = Buffer.adopt(device, got[spec.buf], spec.buf_size // 2, cdt)
     assert spec.st is None or spec.view().is_contiguous, "complex outputs are contiguous"
     return graph.view(graph.buffer(buf), ShapeTracker.from_shape((buf.size,)).reshape(shape))

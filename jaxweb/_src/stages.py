@@ -28,6 +28,11 @@ class Lowered:
     def compile(self) -> "Compiled":
         return Compiled(executable(self._closed, self._device, self._name), self._in_tree, self._out_tree)
 
+    def cost_analysis(self) -> dict[str, float]:
+        """The compiled program's costs (`Compiled.cost_analysis`): jaxweb counts them on the
+        kernels it schedules, so lowering for the estimate means compiling (XLA counts its HLO)."""
+        return self.compile().cost_analysis()
+
     @property
     def in_avals(self) -> list:
         return list(self._closed.in_avals)

@@ -154,14 +154,21 @@ def rsqrt(a: Pair) -> Pair:
     return div(one, sqrt(a))
 
 
+def _zero_at_zero(x: Node, v: Node) -> Node:
+    """v, or +0 where x is +-0 (JAX's sin/cos: no sin(0) * cosh(y) = NaN for huge y, no -0)."""
+    zero = _c(x, 0.0)
+    return graph.where(_a("eq", x, zero), zero, v)
+
+
 def sin(a: Pair) -> Pair:
     x, y = a
-    return _a("mul", _a("sin", x), _a("cosh", y)), _a("mul", _a("cos", x), _a("sinh", y))
+    return _zero_at_zero(x, _a("mul", _a("sin", x), _a("cosh", y))), _a("mul", _a("cos", x), _a("sinh", y))
 
 
 def cos(a: Pair) -> Pair:
     x, y = a
-    return _a("mul", _a("cos", x), _a("cosh", y)), _a("neg", _a("mul", _a("sin", x), _a("sinh", y)))
+    return (_a("mul", _a("cos", x), _a("cosh", y)),
+            _zero_at_zero(x, _a("neg", _a("mul", _a("sin", x), _a("sinh", y)))))
 
 
 def sinh(a: Pair) -> Pair:

@@ -86,7 +86,9 @@ def schedule(outputs: Sequence[Node], caps: Capabilities = DEFAULT_CAPS,
                 more.update(id(n) for n in kl.realize)
                 split.update(id(n) for n in kl.split)
             elif caps.max_buffers is not None and len(kl.inputs) + len(members) > caps.max_buffers:
-                more |= _binding_cuts(members, realized, caps.max_buffers, len(kl.inputs))
+                # the parameter blocks of lifted scalars are bindings the graph does not show
+                blocks = sum(n.op == "buffer" and isinstance(n.arg, params.ParamBlock) for n in kl.inputs)
+                more |= _binding_cuts(members, realized, caps.max_buffers - blocks)
             elif (cut := _size_cut(kl, k, caps)) is not None:
                 more.add(cut)
                 split.add(cut)  # a kernel of its own: grouping would fuse it back
@@ -152,22 +154,18 @@ def _recomputed_reductions(lowerings) -> set[int]:
     return {n for n, count in seen.items() if count > 1}
 
 
-def _binding_cuts(members: Sequence[Node], realized: set[int], limit: int, bound: int) -> set[int]:
+def _binding_cuts(members: Sequence[Node], realized: set[int], limit: int) -> set[int]:
     """Fused nodes to compute in kernels of their own so that a kernel reading too many
     buffers fits the backend's limit: greedily the one replacing the most buffers (and
-    fitting the limit itself), until the kernel fits. `bound`: the inputs the kernel binds
-    as lowered, which counts the parameter blocks of lifted scalars besides its reads."""
+    fitting the limit itself), until the kernel fits."""
     cut = set(realized)
     chosen: set[int] = set()
-    extra = None
     while True:
         memo: dict[int, frozenset] = {}
         reads = set()
         for m in members:
             reads |= _reads(m, cut, memo)
-        if extra is None:
-            extra = max(0, bound - len(reads))
-        if len(reads) + extra + len(members) <= limit:
+        if len(reads) + len(members) <= limit:
             return chosen
         best, best_n = None, 1
         stack, seen = [s for m in members for s in m.src], set()

@@ -95,7 +95,7 @@ def unop(name: str, kinds: str, ir_op: str | Callable[..., Node] | None = None,
     def _abstract(x, **params):
         check_dtype(name, x, kinds)
         dt = result_dtype or (dtypes.real_part_dtype(x.dtype) if complex_to_real else x.dtype)
-        return x.update(dtype=dt, weak_type=x.weak_type if result_dtype is None else False)
+        return x.update(dtype=dt, weak_type=x.weak_type)  # JAX's standard rule: even is_finite's bool
 
     op = ir_op or name
     lower = op if callable(op) else (lambda x, **p: graph.alu(op, x))

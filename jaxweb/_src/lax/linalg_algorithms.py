@@ -510,7 +510,11 @@ def schur(a: Any) -> tuple[Any, Any]:
         disc = lh.sqrt((p - s) * (p - s) * 0.25 + q * r)
         half = (p + s) * 0.5
         mu1, mu2 = half + disc, half - disc
-        mu = lh.where(lh.abs(mu1 - s) <= lh.abs(mu2 - s), mu1, mu2)
+        d1, d2 = lh.abs(mu1 - s), lh.abs(mu2 - s)
+        # a tie (a 2x2 block with equal diagonal, a conjugate pair) deflates the lexicographically
+        # smaller one to the bottom: LAPACK's order (dlanv2: the larger real part, or +imag, first)
+        smaller = (lh.real(mu1) < lh.real(mu2)) | ((lh.real(mu1) == lh.real(mu2)) & (lh.imag(mu1) < lh.imag(mu2)))
+        mu = lh.where((d1 < d2) | ((d1 == d2) & smaller), mu1, mu2)
         off = lh.sqrt(lh.sum(lh.where(idx < i1[..., None], _abs2(_row_at(a, i1)), 0.0), axis=-1))
         mu = lh.where(it % 11 == 10, s + 0.75 * off, mu)  # exceptional shift
         act = (idx < m[..., None])[..., :, None] & (idx < m[..., None])[..., None, :]

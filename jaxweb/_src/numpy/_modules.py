@@ -13,8 +13,9 @@ from .linalg_ops import *  # noqa: F401,F403
 from .dtype_helpers import *  # noqa: F401,F403
 from .array_api import *  # noqa: F401,F403  (from_dlpack; its dunders: jaxweb.numpy)
 from . import scalar_types as _scalar_types  # noqa: F401  (jnp.float32(x) & co. become callable)
+from .ufunc_objects import *  # noqa: F401,F403  (jnp.add & co. as ufunc objects, over the functions)
 
 #: Imported on first use, in this order (a later family's name wins, as with star imports).
 _LAZY_FAMILIES = ("sorting", "selection", "bessel", "windows", "polynomial", "ufuncs_extra",
                  "numerics", "einsum_path", "histograms", "bits", "vectorize", "creation_extra",
-                 "printing", "ufunc_class")
+                 "printing", "ufunc_class")  # (ufunc_class is loaded already: ufunc_objects needs it)

@@ -13,6 +13,7 @@ from __future__ import annotations
 __all__ = ["poly", "polyval", "polyadd", "polysub", "polymul", "polydiv", "polyder", "polyint",
            "polyfit", "roots", "vander"]
 
+import math
 import operator
 from typing import Any
 
@@ -20,7 +21,8 @@ from .. import core, dtypes
 from ..lax import elementwise as lax
 from .util import check_arraylike, ensure_array, promote_dtypes
 from . import (creation as _creation, indexing as _indexing, linalg_ops as _linalg_ops,
-    linalg_spectral as _linalg_spectral, reductions as _reductions, shape as _shape, ufuncs as _ufuncs)
+    linalg_spectral as _linalg_spectral, reductions as _reductions, shape as _shape, sorting as _sorting,
+    ufuncs as _ufuncs, ufuncs_math as _ufuncs_math)
 from .linalg_factor import inv
 from .linalg_spectral import lstsq
 
@@ -77,21 +79,38 @@ def poly(seq_of_zeros: Any) -> Any:
 
 def roots(p: Any, *, strip_zeros: bool = True) -> Any:
     """`jnp.roots`: the (complex) roots of the polynomial p, the eigenvalues of its
-    companion matrix; leading zeros are stripped when `strip_zeros` (which needs concrete
-    coefficients, as in JAX)."""
+    companion matrix. Leading zeros are stripped when `strip_zeros` (which needs concrete
+    coefficients, as in JAX); without it the count stays static (usable under jit) and
+    each leading zero gives a NaN root at the end, as JAX's."""
     check_arraylike("roots", p)
     (p,) = _inexact(p)
+    p = _shape.atleast_1d(p)
     if core.get_aval(p).ndim != 1:
         raise ValueError("Input must be a rank-1 array.")
+    n = core.get_aval(p).shape[0]
+    if n < 2:
+        return _creation.zeros((0,), dtypes.complex_of(core.get_aval(p).dtype))
+    is_zero = _ufuncs.equal(p, 0)
+    leading = _ufuncs_math.where(_reductions.all(is_zero), n, _reductions.argmin(is_zero))
     if strip_zeros:
-        vals = p.tolist()
-        lead = next((i for i, v in enumerate(vals) if v != 0), len(vals))
-        p = p[lead:]
+        leading = operator.index(core.concrete_or_error(
+            leading, "The error occurred in the jnp.roots() function. To use this within a JIT-compiled "
+            "context, pass strip_zeros=False, but be aware that leading zeros will result in some "
+            "returned roots being set to NaN."))
+        return _companion_roots(p[leading:])
+    p = _ufuncs_math.where(leading == n, _creation.ones_like(p), p)  # all zero: no NaN from 0 / 0
+    r = _companion_roots(_shape.roll(p, -leading))  # the leading zeros became zero roots ...
+    r = r[_sorting.argsort(_ufuncs.equal(r, 0), stable=True)]  # ... moved to the end ...
+    nan = _creation.full_like(r, complex(math.nan, math.nan))
+    return _ufuncs_math.where(_creation.arange(n - 1) < n - 1 - leading, r, nan)  # ... and made NaN
+
+
+def _companion_roots(p: Any) -> Any:
+    """The roots of p (p[0] != 0): the eigenvalues of its companion matrix."""
     n = core.get_aval(p).shape[0]
     real = core.get_aval(p).dtype
-    cdt = "complex128" if dtypes.real_part_dtype(real).itemsize == 8 else "complex64"
     if n < 2:
-        return _creation.zeros((0,), cdt)
+        return _creation.zeros((0,), dtypes.complex_of(real))
     companion = _shape.concatenate([(-p[1:] / p[0])[None, :], _creation.eye(n - 2, n - 1, dtype=real)], axis=0)
     return _linalg_spectral.eigvals(companion)
 

@@ -26,13 +26,18 @@ class ufunc:
     """A universal function from a scalar function `func` of `nin` inputs and `nout` outputs."""
 
     def __init__(self, func: Callable[..., Any], /, nin: int, nout: int, *, name: str | None = None,
-                 nargs: int | None = None, identity: Any = None) -> None:
+                 nargs: int | None = None, identity: Any = None, call: Callable | None = None,
+                 reduce: Callable | None = None, accumulate: Callable | None = None,
+                 at: Callable | None = None, reduceat: Callable | None = None) -> None:
+        """`call`, `reduce`, `accumulate`, `at`, `reduceat`: fast paths replacing the generic
+        loops (jnp.add.reduce is jnp.sum), as JAX's ufunc takes them; not part of equality."""
         self._func = func
         self.__doc__ = func.__doc__
         self.__name__ = name or func.__name__
         self.nin, self.nout = operator.index(nin), operator.index(nout)
         self.nargs = operator.index(nargs or nin)
         self.identity = identity
+        self._fast = {"call": call, "reduce": reduce, "accumulate": accumulate, "at": at, "reduceat": reduceat}
 
     def _key(self) -> tuple:
         return (self._func, self.__name__, self.identity, self.nin, self.nout, self.nargs)
@@ -51,6 +56,8 @@ class ufunc:
             raise NotImplementedError(f"out argument of {self}")
         if where is not None:
             raise NotImplementedError(f"where argument of {self}")
+        if self._fast["call"] is not None:
+            return self._fast["call"](*args)
         return _call(self, *args)
 
     def _binary(self, method: str) -> None:
@@ -68,6 +75,8 @@ class ufunc:
         if where is not None and self.identity is None and initial is None:
             raise ValueError(f"reduction operation {self.__name__!r} does not have an identity, so to use a "
                              "where mask one has to specify 'initial'.")
+        if self._fast["reduce"] is not None:
+            return self._fast["reduce"](a, axis=axis, dtype=dtype, keepdims=keepdims, initial=initial, where=where)
         if isinstance(axis, tuple):
             raise NotImplementedError("tuple of axes")
         return _reduce(self, asarray(a), axis, dtype, keepdims, initial, where)
@@ -77,6 +86,8 @@ class ufunc:
         self._binary("accumulate")
         if out is not None:
             raise NotImplementedError(f"out argument of {self.__name__}.accumulate()")
+        if self._fast["accumulate"] is not None:
+            return self._fast["accumulate"](a, axis=axis, dtype=dtype)
         return _accumulate(self, asarray(a), axis, dtype)
 
     def outer(self, a: Any, b: Any, /) -> Any:
@@ -99,6 +110,8 @@ class ufunc:
             raise ValueError("at only supported for functions returning a single value")
         if (b is None) != (self.nin == 1):
             raise ValueError(f"{self.__name__}.at() takes {'no' if self.nin == 1 else 'one'} value argument")
+        if self._fast["at"] is not None:
+            return self._fast["at"](asarray(a), indices, b)
         a = asarray(a)
         idx = indices if isinstance(indices, tuple) else (indices,)
         idx = tuple(asarray(i).ravel() if not isinstance(i, slice) else i for i in idx)
@@ -117,6 +130,8 @@ class ufunc:
         self._binary("reduceat")
         if out is not None:
             raise NotImplementedError(f"out argument of {self.__name__}.reduceat()")
+        if self._fast["reduceat"] is not None:
+            return self._fast["reduceat"](a, indices, axis=axis, dtype=dtype)
         a = _moveaxis(asarray(a), axis, 0)
         idx = [int(i) for i in asarray(indices).tolist()]
         rows = []

@@ -148,10 +148,18 @@ copysign = _inexact_binary("copysign", _copysign)
 
 
 # ---------------------------------------------------------------- classification
+# Weak types follow JAX's constructions: a test against a typed constant (isinf, isposinf,
+# isneginf, signbit, an integer's constant answer) is strongly typed; x != x (isnan, for
+# every dtype) and lax.is_finite keep a weakly typed input's weak type.
+def _strong(x: Any) -> Any:
+    """x with its weak type dropped (the result of a comparison with a typed constant)."""
+    return lax.convert_element_type(x, _dtype(x))
+
+
 def _float_test(name: str, fn: Callable[[Any], Any], int_value: bool) -> Callable:
     def f(x: Any, /) -> Any:
         (x,) = promote_args(name, x)
-        if _dtype(x).kind == "c":  # finite: both parts; nan, inf: either part
+        if _dtype(x).kind == "c":  # finite: both parts; inf: either part
             parts = fn(lax_complex.real(x)), fn(lax_complex.imag(x))
             return (lax.bitwise_and if int_value else lax.bitwise_or)(*parts)
         if _dtype(x).kind != "f":
@@ -162,11 +170,29 @@ def _float_test(name: str, fn: Callable[[Any], Any], int_value: bool) -> Callabl
     return f
 
 
+def isnan(x: Any, /) -> Any:
+    """`jnp.isnan`: x != x, for every dtype (so a weakly typed input gives a weak bool)."""
+    (x,) = promote_args("isnan", x)
+    return lax.ne(x, x)
+
+
+def _isposneginf(name: str, inf: float) -> Callable:
+    def f(x: Any, /) -> Any:
+        (x,) = promote_args(name, x)
+        if _dtype(x).kind == "c":
+            raise ValueError("isposinf/isneginf are not well defined for complex types")
+        if _dtype(x).kind != "f":
+            return lax.full_like(x, False, dtypes.bool_)
+        return _strong(lax.eq(x, inf))
+    f.__name__ = f.__qualname__ = name
+    f.__doc__ = f"`jnp.{name}`: whether x is {inf} (False for integers; complex inputs are refused, as in JAX)."
+    return f
+
+
 isfinite = _float_test("isfinite", lax.is_finite, True)
-isnan = _float_test("isnan", lambda x: lax.ne(x, x), False)
-isinf = _float_test("isinf", lambda x: lax.eq(lax.abs(x), math.inf), False)
-isposinf = _float_test("isposinf", lambda x: lax.eq(x, math.inf), False)
-isneginf = _float_test("isneginf", lambda x: lax.eq(x, -math.inf), False)
+isinf = _float_test("isinf", lambda x: _strong(lax.eq(lax.abs(x), math.inf)), False)
+isposinf = _isposneginf("isposinf", math.inf)
+isneginf = _isposneginf("isneginf", -math.inf)
 _SAME_WIDTH_INT = {2: dtypes.int16, 4: dtypes.int32, 8: dtypes.int64}
 
 
@@ -174,10 +200,12 @@ def signbit(x: Any, /) -> Any:
     """`jnp.signbit`: whether the sign bit is set (True for -0.0 and negative NaN)."""
     (x,) = promote_args("signbit", x)
     dt = _dtype(x)
+    if dt.kind == "c":
+        raise ValueError(f"jax.numpy.signbit is not well defined for {dt.name}")
     if dt.kind == "f":
         return lax.lt(lax.bitcast_convert_type(x, _SAME_WIDTH_INT[dt.itemsize]), 0)
     if dt.kind == "i":
-        return lax.lt(x, 0)
+        return _strong(lax.lt(x, 0))
     return lax.full_like(x, False, dtypes.bool_)
 
 
@@ -248,14 +276,14 @@ def isclose(a: Any, b: Any, rtol: Any = 1e-05, atol: Any = 1e-08, equal_nan: boo
     out = lax.select(either_inf, lax.eq(a, b), finite_close)
     if equal_nan:
         out = lax.bitwise_or(out, lax.bitwise_and(isnan(a), isnan(b)))
-    return out
+    return _strong(out)  # JAX compares with typed tolerances: never weak
 
 
 def _all(x: Any) -> Any:
     """True if every element of the bool array x is True (counted with reduce_sum)."""
     aval = core.get_aval(x)
     if aval.ndim == 0:
-        return x
+        return _strong(x)  # a reduction's result is strongly typed
     misses = reduce_sum(lax.convert_element_type(lax.bitwise_not(x), dtypes.int32),
                         tuple(range(aval.ndim)))
     return lax.eq(misses, 0)
