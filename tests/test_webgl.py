@@ -46,6 +46,50 @@ def test_device_is_software_and_never_default(gl):
     assert _webgl_may_be_hardware() is False  # CPython: a page's probe decides
 
 
+def test_long_fused_kernels_are_split_under_the_size_cap(gl):
+    """webgl caps a kernel at MAX_KERNEL_NODES GLSL statements (SwiftShader's JIT time grows
+    faster than linearly): a fused chain of 24 tanh (~100 statements each) runs as several
+    kernels within the cap, with the reference backend's values."""
+    from jaxweb._src.backends.webgl.backend import MAX_KERNEL_NODES
+    from jaxweb._src.compiler.kernel_size import kernel_nodes
+    caps = gl.backend.capabilities
+    assert caps.max_kernel_nodes == MAX_KERNEL_NODES and caps.node_weights.get("tanh") > 50
+
+    def f(x):
+        y = x
+        for i in range(24):
+            y = jnp.tanh(y * 1.5 + 0.25 * i) - y * 0.5
+        return y
+    x = np.linspace(-2, 2, 1000).astype(np.float32)
+    with jaxweb.default_device(gl):
+        ks = jaxweb.jit(f).lower(x).compile()._exe.schedule.kernels
+    assert len(ks) > 1 and all(kernel_nodes(k, caps.node_weights) <= MAX_KERNEL_NODES for k in ks)
+    np.testing.assert_allclose(on(gl, jaxweb.jit(f), x), ref(jaxweb.jit(f), x), rtol=1e-5, atol=1e-5)
+
+
+def test_selects_and_nan_tests_make_no_branches(gl):
+    """ANGLE turns `?:` over expressions and `&&`/`||` whose right side calls a function into
+    if/else, and SwiftShader's JIT stalled for minutes on kernels of many (an associative
+    scan of maximum; random.split's threefry with runtime shift amounts): the GLSL selects
+    with pick() and tests NaNs without short-circuit operators."""
+    from jaxweb._src.backends.webgl import codegen
+    from jaxweb._src.compiler import expr as E
+    from jaxweb._src.compiler.kernel import Kernel
+    from jaxweb._src import dtypes
+    f32, u32 = dtypes.float32, dtypes.uint32
+    g = E.idx("g0", 4)
+    x, s = E.load(0, f32, g), E.load(1, u32, g)
+    value = E.where(E.binary("lt", x, E.binary("max", x, x * 2.0)), x, E.cast(E.binary("shl", s, s), f32))
+    code = codegen.build(Kernel((4,), value, None, (f32, u32))).code
+    main = code[code.index("void main()"):]
+    assert "?" not in main and "&&" not in main and "||" not in main, main
+    x = np.sin(np.arange(1, 9)).astype(np.float32)
+    x[5] = np.nan
+    with jaxweb.default_device(gl):  # 8 elements: a chain of NaN-maxes in one kernel (it hung)
+        got = np.asarray(lax.associative_scan(jnp.maximum, jnp.asarray(x)))
+    np.testing.assert_array_equal(got, np.maximum.accumulate(x))
+
+
 def test_64bit_dtypes_raise_pointing_at_wasm(gl):
     with jaxweb.enable_x64(True), jaxweb.default_device(gl):
         with pytest.raises(TypeError, match="webgl device has no float64.*wasm"):

@@ -190,7 +190,9 @@ class Capabilities:
     lax.linalg's primitives then run their blocked algorithms of ordinary kernels.
     max_kernel_nodes: the most IR expression nodes one kernel should have (`kernel_size`:
     a fused kernel past it is split in several), None if unbounded; for a backend whose
-    shader compiler slows down steeply with a shader's length.
+    shader compiler slows down steeply with a shader's length. node_weights: what one node
+    of an op counts for (a mapping op -> nodes, e.g. the statements a math expansion
+    becomes), None: 1 each.
     """
 
     nested_reduce: bool = True
@@ -199,6 +201,7 @@ class Capabilities:
     gemm: Any = None  # a gemm.GemmCaps when the backend has a GEMM routine
     linalg: Any = None  # a linalg_routines.LinalgCaps when it has factorization routines
     max_kernel_nodes: int | None = None
+    node_weights: Any = None  # a mapping op -> nodes, read with .get(op, 1)
 
 
 DEFAULT_CAPS = Capabilities()

@@ -3,23 +3,33 @@ compiler slows down steeply with the length of a shader (SwiftShader's JIT behin
 scheduler splits a fused kernel past the cap by computing part of it in a kernel of its own.
 
 A kernel's size is the number of distinct IR expression nodes of its stored expressions and
-reduction body (hash-consed: a shared subexpression counts once). The part cut out is a fused
-graph node whose lowered expressions are closest to half the kernel (and fit the cap on their
-own), so a kernel twice the cap becomes two of about half; the scheduler lowers again and
+reduction body (hash-consed: a shared subexpression counts once), each weighted by what the
+backend makes of it (`Capabilities.node_weights`: op -> nodes, 1 for ops it does not list; a
+tanh is one IR node but dozens of shader statements). The part cut out is a fused graph node
+chosen so that both kernels are about half (see `size_cut`); the scheduler lowers again and
 repeats while a kernel is still too big. Backends without a cap (None) never reach this.
 """
 from __future__ import annotations
+
+from typing import Any, Callable
 
 from . import expr as E
 from .kernel import Kernel
 
 
-def kernel_nodes(k: Kernel) -> int:
-    """Distinct expression nodes of kernel `k` (its outputs' expressions and reduction body)."""
-    return _count(list(k.outs) + ([k.body] if k.reduce_op else []))
+def weigher(weights: Any) -> Callable[[E.Expr], int]:
+    """The size of one node under `weights` (a mapping op -> nodes, or None: 1 each)."""
+    if not weights:
+        return lambda e: 1
+    return lambda e: weights.get(e.op, 1)
 
 
-def size_cut(kl, cap: int) -> int | None:
+def kernel_nodes(k: Kernel, weights: Any = None) -> int:
+    """The weighted size of kernel `k` (its outputs' expressions and reduction body)."""
+    return _count(list(k.outs) + ([k.body] if k.reduce_op else []), weigher(weights))
+
+
+def size_cut(kl, cap: int, weights: Any = None) -> int | None:
     """The id of the graph node that lowering `kl` (a `lower.KernelLowering`, built) fuses and
     should compute in a kernel of its own instead, or None when no node helps: the kernel
     then stays as it is (too big, but right).
@@ -36,16 +46,17 @@ def size_cut(kl, cap: int) -> int | None:
     The rest's size comes from the dominator tree (what only the part reaches leaves the
     kernel); the part's is counted for the candidates whose bound (the part at least what
     it dominates) could still win, best bound first."""
+    w = weigher(weights)
     order = list(E.walk_all(kl.outs))
-    size = len(order)
-    owned = _dominated(order, kl.outs)
+    size = sum(w(e) for e in order)
+    owned = _dominated(order, kl.outs, w)
     bounds = []
     most = max(kl.size, sum(n.size for n in kl.inputs))
     for n, exprs in kl.fused().values():
         if n.size > most:
             continue
         mine = sum(owned.get(id(e), 0) for e in exprs)
-        rest = size - mine + len(exprs)
+        rest = size - mine + len(exprs)  # each expression becomes a load
         if rest < size:
             bounds.append((mine * mine + rest * rest, id(n), exprs, rest))
     bounds.sort(key=lambda b: b[0])
@@ -53,16 +64,16 @@ def size_cut(kl, cap: int) -> int | None:
     for bound, nid, exprs, rest in bounds:
         if best_score is not None and bound >= best_score:
             break
-        part = _count(exprs, cap)
+        part = _count(exprs, w, cap)
         score = part * part + rest * rest
         if 2 <= part <= cap and (best_score is None or score < best_score):
             best, best_score = nid, score
     return best
 
 
-def _dominated(order: list, roots) -> dict[int, int]:
-    """id(node) -> how many nodes (itself included) every path from `roots` to passes
-    through it: its subtree in the dominator tree of the DAG (`order`: post-order)."""
+def _dominated(order: list, roots, w) -> dict[int, int]:
+    """id(node) -> the weighted size of what every path from `roots` to passes through it
+    (itself included): its subtree in the dominator tree of the DAG (`order`: post-order)."""
     parents: dict[int, list] = {}
     for e in order:
         for s in e.src:
@@ -77,7 +88,7 @@ def _dominated(order: list, roots) -> dict[int, int]:
         for p in ps[1:] if d else ():
             d = _meet(d, p, idom, depth)
         idom[k], depth[k] = d, depth[d] + 1
-    owned = {id(e): 1 for e in order}
+    owned = {id(e): w(e) for e in order}
     for e in order:  # children first
         d = idom[id(e)]
         if d:
@@ -94,11 +105,11 @@ def _meet(a: int, b: int, idom: dict, depth: dict) -> int:
     return a
 
 
-def _count(roots, limit: int | None = None, stop=None) -> int:
-    """Distinct nodes under `roots` (counted up to just past `limit`; not entering `stop`)."""
+def _count(roots, w, limit: int | None = None) -> int:
+    """The weighted size of the distinct nodes under `roots` (counted up to just past `limit`)."""
     n = 0
-    for _ in E.walk_all(roots, stop=stop):
-        n += 1
+    for e in E.walk_all(roots):
+        n += w(e)
         if limit is not None and n > limit:
             break
     return n

@@ -89,7 +89,7 @@ def schedule(outputs: Sequence[Node], caps: Capabilities = DEFAULT_CAPS,
                 # the parameter blocks of lifted scalars are bindings the graph does not show
                 blocks = sum(n.op == "buffer" and isinstance(n.arg, params.ParamBlock) for n in kl.inputs)
                 more |= _binding_cuts(members, realized, caps.max_buffers - blocks)
-            elif (cut := _size_cut(kl, k, caps.max_kernel_nodes)) is not None:
+            elif (cut := _size_cut(kl, k, caps)) is not None:
                 more.add(cut)
                 split.add(cut)  # a kernel of its own: grouping would fuse it back
             else:
@@ -116,11 +116,12 @@ def schedule(outputs: Sequence[Node], caps: Capabilities = DEFAULT_CAPS,
     return sched
 
 
-def _size_cut(kl: KernelLowering, k: Kernel, cap: int | None) -> int | None:
+def _size_cut(kl: KernelLowering, k: Kernel, caps: Capabilities) -> int | None:
     """A fused node to realize so that kernel `k` fits the backend's size cap (None: it fits)."""
-    if cap is None or kernel_size.kernel_nodes(k) <= cap:
+    cap = caps.max_kernel_nodes
+    if cap is None or kernel_size.kernel_nodes(k, caps.node_weights) <= cap:
         return None
-    return kernel_size.size_cut(kl, cap)
+    return kernel_size.size_cut(kl, cap, caps.node_weights)
 
 
 def _call_arg(s: Node) -> Node:

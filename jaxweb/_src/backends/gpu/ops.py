@@ -79,6 +79,14 @@ class Dialect:
         """`c ? t : f`."""
         raise NotImplementedError
 
+    def either(self, a: str, b: str) -> str:
+        """`a || b` of two conditions without side effects."""
+        return f"{a} || {b}"
+
+    def both(self, a: str, b: str) -> str:
+        """`a && b` of two conditions without side effects."""
+        return f"{a} && {b}"
+
     def declare(self, v: str, t: str, text: str) -> str:
         """The statement making local `v` of type `t` the value of `text`."""
         raise NotImplementedError
@@ -232,7 +240,7 @@ class Dialect:
     def _rem(self, a, b, dt):
         if dt.kind == "f":  # C fmod as a - b trunc(a / b) in f32 (inexact when |a/b| is large); fmod(x, inf) = x
             r = f"copysign_({a} - {b} * trunc({a} / {b}), {a})"
-            return self.fix(self.sel(f"!is_fin({b}) && !is_nan({b}) && is_fin({a})", a, r), dt)
+            return self.fix(self.sel(self.both(self.both(f"!is_fin({b})", f"!is_nan({b})"), f"is_fin({a})"), a, r), dt)
         return self.fix(self.sel(f"({b} == {self._zero(dt)})", a, self.int_rem(a, b, dt)), dt)
 
     def _minmax(self, fn: str):
@@ -279,7 +287,7 @@ class Dialect:
     def _math(self, fn: str, odd: bool = False):
         """A math builtin (or helper) made to return NaN for NaN (and keep -0 where f(-0) = -0)."""
         def rule(a, dt):
-            keep = f"is_nan({a}) || {a} == 0.0" if odd else f"is_nan({a})"
+            keep = self.either(f"is_nan({a})", f"{a} == 0.0") if odd else f"is_nan({a})"
             return self.fix(self.sel(keep, a, fn.format(a=a)), dt)
         return rule
 
@@ -293,7 +301,7 @@ class Dialect:
 
     def _sign(self, a, dt):
         if dt.kind == "f":
-            return self.sel(f"is_nan({a}) || {a} == 0.0", a, f"sign({a})")
+            return self.sel(self.either(f"is_nan({a})", f"{a} == 0.0"), a, f"sign({a})")
         return self.sel(f"{a} != 0u", "1u", "0u") if self.TYPE[dt.name] == self.U else f"sign({a})"
 
     def _not(self, a, dt):
@@ -306,14 +314,15 @@ class Dialect:
         return f"{self.TYPE[dt.name]}({self.clz}({self.bits_of(a, dt)}) - {32 - self.width(dt)}u)"
 
     def _cbrt(self, a, dt):
-        return self.fix(self.sel(f"{a} == 0.0 || !is_fin({a})", a, f"sign({a}) * pow(abs({a}), 1.0 / 3.0)"), dt)
+        return self.fix(self.sel(self.either(f"{a} == 0.0", f"!is_fin({a})"), a,
+                                 f"sign({a}) * pow(abs({a}), 1.0 / 3.0)"), dt)
 
     # ------------------------------------------------------------ casts, op_text
     def _cast(self, x: str, src: DType, dst: DType) -> str:
         s, d = self.TYPE[src.name], self.TYPE[dst.name]
         c0 = self.const_text(0, src)
         if d == "bool":
-            return f"(({x} != {c0}) || is_nan({x}))" if s == self.F else f"({x} != {c0})"
+            return f"({self.either(f'({x} != {c0})', f'is_nan({x})')})" if s == self.F else f"({x} != {c0})"
         if s == "bool":
             return self.sel(x, self.const_text(1, dst), self.const_text(0, dst))
         if d == self.F:

@@ -29,6 +29,10 @@ from .glsl import check_dtype
 from .runtime import DeviceLostError, GLSLError
 
 POOL_BYTES = 256 << 20  # free textures kept for reuse at most
+# Kernels past this many GLSL statements (codegen.Weights) are split by the scheduler: SwiftShader's
+# JIT grows faster than linearly with a shader's length (a chain of tanh measured at the first draw:
+# ~1000 statements 0.6-0.9 s, ~2000 3.8 s, ~4000 11.5 s, and the ~4000 as four kernels 4 s).
+MAX_KERNEL_NODES = 1024
 DRAW = 1                # js_shim/webgl.mjs OP.DRAW
 
 
@@ -77,6 +81,7 @@ class WebGLBackend(GPUBackend):
         units = int(info["maxTextureUnits"])
         self.capabilities = Capabilities(
             nested_reduce=False, multi_output=False, max_buffers=1 + min(units, 16),
+            max_kernel_nodes=MAX_KERNEL_NODES, node_weights=codegen.Weights(),
             gemm=GemmCaps(nr=matmul.NR, min_dim=16, thin_dim=4, thin_work=1 << 16, pack_min_bytes=0,
                           conv=False, epilogue=False, max_buffers=3))
         self.pool = Pool()

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ... import dtypes
 from ...compiler import expr as E
 from ...compiler.kernel import Kernel, identity
 from ...compiler.shapetracker import prod
@@ -194,6 +195,38 @@ def build(kernel: Kernel) -> Shader:
     body += ["  " + s for s in inner] + ["}", "o0 = res;"]
     return Shader(shader_text(len(kernel.in_dtypes), body, em.const_lines()), len(kernel.in_dtypes), texels,
                   size * dt.itemsize)
+
+
+class Weights:
+    """What one IR node of an op costs in this GLSL, for the scheduler's kernel-size cap
+    (`Capabilities.node_weights`): the statements its float32 shader adds over a plain
+    negation (helpers included), measured once per op when first asked. The math
+    expansions are IR nodes here and dozens of statements there (tanh ~100, lgamma ~330)."""
+
+    def __init__(self):
+        self._known: dict[str, int] = {}
+
+    def get(self, op: str, default: int = 1) -> int:
+        w = self._known.get(op)
+        if w is None:
+            w = self._known[op] = _measure(op) or default
+        return w
+
+
+def _measure(op: str) -> int | None:
+    f32 = dtypes.float32
+    x, y = E.load(0, f32, E.idx("g0", 4)), E.load(1, f32, E.idx("g0", 4))
+    if op in E.UNARY:
+        value, base = E.unary(op, x), E.unary("neg", x)
+    elif op in E.BINARY:
+        value, base = E.binary(op, x, y), E.binary("sub", x, y)
+    else:
+        return None
+    try:
+        n = build(Kernel((4,), value, None, (f32, f32))).code.count(";")
+    except (NotImplementedError, KeyError):  # not a float op: no expansion
+        return None
+    return max(1, n - build(Kernel((4,), base, None, (f32, f32))).code.count(";") + 1)
 
 
 def copy_shader() -> str:

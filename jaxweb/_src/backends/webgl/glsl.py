@@ -278,7 +278,7 @@ class GLSL(Dialect):
                 "atanh": m("atanh_({a})", True)}
 
     def _sqrt(self, a, dt):  # sqrt(-0) = -0, NaN for negatives (GLSL leaves both open)
-        return self.fix(self.sel(f"{a} == 0.0 || is_nan({a})", a,
+        return self.fix(self.sel(self.either(f"{a} == 0.0", f"is_nan({a})"), a,
                                  self.sel(f"{a} < 0.0", "uintBitsToFloat(0x7fc00000u)", f"sqrt({a})")), dt)
 
     def _minmax(self, fn: str):
@@ -303,9 +303,15 @@ class GLSL(Dialect):
             if dt.kind != "f":
                 return shared(a, b, dt)
             if sym == "!=":
-                return f"any(bvec2({a} != {b}, any_nan({a}, {b})))"
-            return f"all(bvec2({a} {sym} {b}, !any_nan({a}, {b})))"
+                return self.either(f"{a} != {b}", f"any_nan({a}, {b})")
+            return self.both(f"{a} {sym} {b}", f"!any_nan({a}, {b})")
         return rule
+
+    def either(self, a, b):  # no short-circuit: see _cmp
+        return f"any(bvec2({a}, {b}))"
+
+    def both(self, a, b):
+        return f"all(bvec2({a}, {b}))"
 
     def sel(self, c, t, f):
         """`pick(c, t, f)`: both operands are evaluated as arguments, and the `?:` inside has

@@ -97,6 +97,7 @@ class WebGPUBackend(GPUBackend):
         self.max_buffer = int(lim.get("maxBufferSize", 256 << 20))
         self.max_groups = MAX_GROUPS_SOFTWARE if self.software else 1 << 14
         self.tree_max = TREE_MAX_SOFTWARE if self.software else None
+        self.wide_trees = not self.software  # reductions into few outputs: 256 invocations each (codegen)
         self.tuned: dict = {}  # the tuner's timings (seconds per candidate tiling)
         self.tuned_splits: dict = {}  # ... and per K split of a few-tiles product
         # WGSL subgroup operations: the directive enabling them, None without (wgpu-py calls the
@@ -318,7 +319,7 @@ class WebGPUBackend(GPUBackend):
             shader = matmul.build(kernel.spec, tiling, self.subgroups)
         else:
             shader = codegen.build(kernel, self.max_groups, self.tree_max, self.subgroups, dynamic,
-                                   self.software if sized is None else sized)
+                                   self.software if sized is None else sized, self.wide_trees)
         try:
             pipe = self._pipeline(shader.code, kernel.name)
         except WGSLError as e:

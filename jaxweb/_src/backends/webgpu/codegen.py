@@ -47,6 +47,11 @@ from . import wgsl as W
 
 WG = 256          # invocations per workgroup (lavapipe ran 2x faster than with 64)
 TREE_WG = 64      # per-workgroup reductions: fewer barrier levels
+WIDE_TREE_WG = 256   # ... on a GPU, for a reduction into at most WIDE_TREE_OUTPUTS outputs (a loss: one
+WIDE_TREE_OUTPUTS = 64  # workgroup alone runs it; the H200 took 57 us over 10^4 terms with 64 invocations)
+WIDE_TREE_MIN = 32   # ... and from this length when there are at most WIDE_LOOP_OUTPUTS outputs: one
+WIDE_LOOP_OUTPUTS = 1 << 16  # invocation per output leaves most of a GPU idle (an MLP's 10-class logits,
+                             # 10^4 outputs of 128 terms: 34 us on the H200, latency-bound)
 TREE_MIN = 256    # reduction length from which a workgroup reduces one output
 MAX_GRID = 65535  # workgroups per dimension (WebGPU's default limit)
 BLOCK = 32        # terms per block sum of a long float sum in one invocation
@@ -247,7 +252,7 @@ class Plan:
 
 
 def build(kernel: Kernel, max_groups: int = 1 << 14, tree_max: int | None = None,
-          subgroups: str | None = None, dynamic: bool = False, sized: bool = False) -> Shader:
+          subgroups: str | None = None, dynamic: bool = False, sized: bool = False, wide: bool = False) -> Shader:
     """`max_groups`: workgroups at most for per-element kernels, whose invocations then
     stride over the outputs (software adapters pay per workgroup: they get few).
     `tree_max`: outputs at most for a per-workgroup (tree) reduction; more outputs reduce
@@ -256,15 +261,19 @@ def build(kernel: Kernel, max_groups: int = 1 << 14, tree_max: int | None = None
     `subgroups`: the adapter has WGSL's subgroup operations, enabled by this directive (Dawn
     wants `enable subgroups;`, wgpu-native's naga nothing): sums reduce with them.
     `dynamic`: the shader runs any leading extent up to the kernel's; `sized`: bindings
-    declared with their sizes, where the extent is fixed (see the module doc)."""
+    declared with their sizes, where the extent is fixed (see the module doc). `wide`: a GPU's
+    (many cores): reductions into few outputs get WIDE_TREE_WG invocations per output, and
+    shorter ones (from WIDE_TREE_MIN terms) a workgroup per output where outputs are few."""
     plan = Plan(kernel)
     rsize = prod(kernel.reduce_shape) if kernel.reduce_op else 0
-    tree = (kernel.reduce_op is not None and rsize >= TREE_MIN and all(d.itemsize == 4 for d in kernel.out_dtypes)
+    least = WIDE_TREE_MIN if wide and kernel.size <= WIDE_LOOP_OUTPUTS else TREE_MIN
+    tree = (kernel.reduce_op is not None and rsize >= least and all(d.itemsize == 4 for d in kernel.out_dtypes)
             and plan.body.dtype.kind != "b" and (tree_max is None or kernel.size <= tree_max))
     sized = sized and not dynamic
     if not tree:
         return _build_elementwise(kernel, plan, max_groups, dynamic, sized)
-    return _build_tree(kernel, plan, subgroups if kernel.reduce_op == "add" else None, dynamic, sized)
+    wg = WIDE_TREE_WG if wide and kernel.size <= WIDE_TREE_OUTPUTS else TREE_WG
+    return _build_tree(kernel, plan, subgroups if kernel.reduce_op == "add" else None, dynamic, sized, wg)
 
 
 def _header(kernel: Kernel, vec_in: frozenset = frozenset(), vec_out: bool = False,
@@ -416,14 +425,14 @@ def _min_bytes(kernel: Kernel, vec_in: frozenset, vec_out: bool, counts: tuple |
 
 
 def _build_tree(kernel: Kernel, plan: Plan, subgroups: str | None = None, dynamic: bool = False,
-                sized: bool = False) -> Shader:
-    """One workgroup per output: its invocations reduce strided parts of the axis, then
-    combine them by a tree in workgroup memory (log2 TREE_WG barriers) — or, for sums on
-    an adapter with subgroups, by `subgroupAdd` and one barrier between the subgroups."""
+                sized: bool = False, wg: int = TREE_WG) -> Shader:
+    """One workgroup (of `wg` invocations) per output: its invocations reduce strided parts of
+    the axis, then combine them by a tree in workgroup memory (log2 wg barriers) — or, for sums
+    on an adapter with subgroups, by `subgroupAdd` and one barrier between the subgroups."""
     acc_t = W.ty(plan.body.dtype)
     em = Emitter({})
     counts = _counts(kernel, plan, frozenset(), [kernel.size] * len(kernel.outs), 0) if sized else None
-    lines = _header(kernel, dynamic=dynamic, counts=counts) + [f"var<workgroup> part: array<{acc_t}, {TREE_WG}>;", ""]
+    lines = _header(kernel, dynamic=dynamic, counts=counts) + [f"var<workgroup> part: array<{acc_t}, {wg}>;", ""]
     if subgroups:
         lines.insert(0, subgroups)
     env = {"lane": "o"}
@@ -431,17 +440,17 @@ def _build_tree(kernel: Kernel, plan: Plan, subgroups: str | None = None, dynami
             "let f_o: i32 = i32(o);"]
     body += _decompose("f_o", kernel.shape or (1,), "g", env)
     em.emit(plan.pre, env, body, "o")
-    _reduce_loop(kernel, plan, em, env, body, "t", "i32(lid)", f"{TREE_WG}i")
+    _reduce_loop(kernel, plan, em, env, body, "t", "i32(lid)", f"{wg}i")
     combine = E.binary(kernel.reduce_op, E.acc(plan.body.dtype), plan.body)
-    if subgroups is not None:  # subgroup sizes are powers of two (4..128): ceil(TREE_WG / size) partials
+    if subgroups is not None:  # subgroup sizes are powers of two (4..128): ceil(wg / size) partials
         body += ["let sg_total = subgroupAdd(acct);",
                  "if (sg_lane == 0u) { part[lid / sg_size] = sg_total; }",
                  "workgroupBarrier();", "if (lid == 0u) {", "  var total = part[0];",
-                 f"  for (var i = 1u; i * sg_size < {TREE_WG}u; i++) {{",
+                 f"  for (var i = 1u; i * sg_size < {wg}u; i++) {{",
                  f"    total = {W.op_text(combine, ['total', 'part[i]'])};", "  }"]
     else:
         body.append("part[lid] = acct;")
-        step = TREE_WG // 2
+        step = wg // 2
         while step >= 1:
             body += ["workgroupBarrier();", f"if (lid < {step}u) {{",
                      f"  part[lid] = {W.op_text(combine, ['part[lid]', f'part[lid + {step}u]'])};", "}"]
@@ -455,5 +464,5 @@ def _build_tree(kernel: Kernel, plan: Plan, subgroups: str | None = None, dynami
     body += ["  " + s for s in post] + ["}"]
     extra = (("@builtin(subgroup_invocation_id) sg_lane: u32", "@builtin(subgroup_size) sg_size: u32")
              if subgroups is not None else ())
-    return _finish(kernel, em, lines, TREE_WG, kernel.size, body, extra, dynamic=dynamic,
+    return _finish(kernel, em, lines, wg, kernel.size, body, extra, dynamic=dynamic,
                    min_bytes=_min_bytes(kernel, frozenset(), False, counts))
