@@ -211,7 +211,8 @@ def warm(rt: Any, budget: float = 2.0, pipeline: Callable[[str], Any] | None = N
     H200 ran an MLP step's kernels 2-5x slower right after start-up, so timings taken then
     (the tuner's, the plan's, a benchmark's) are wrong. Probes of WARM_REPEATS WARM_N^3 GEMMs
     run until three in a row agree within WARM_STEADY, or `budget` seconds pass; a warm GPU
-    costs three probes (~2 ms on an H200)."""
+    costs a few probes (~6 ms on an H200). A device on which one tile of the probe takes over
+    budget / 50, or one GEMM over budget / 4 / WARM_REPEATS (a CPU's), is not probed further."""
     if not getattr(rt, "can_time", False) or not _fits(matmul.HARDWARE, rt.info["limits"]):
         return []
     n = WARM_N
@@ -220,11 +221,14 @@ def warm(rt: Any, budget: float = 2.0, pipeline: Callable[[str], Any] | None = N
     bufs = [rt.create_buffer(4 * n * n) for _ in range(3)]
     try:
         pipe = (pipeline or rt.pipeline)(shader.code)
-        one = ("dispatch", pipe, rt.bind_group(pipe, bufs), *shader.grid)
+        group = rt.bind_group(pipe, bufs)
+        one = ("dispatch", pipe, group, *shader.grid)
         start = time.perf_counter()
+        if _seconds(rt, [("dispatch", pipe, group, 1, 1, 1)]) > budget / 50:
+            return []  # one tile took that long: a device this slow (a CPU's) has no clocks to wait for
         times = [_seconds(rt, [one])]
         if times[0] * WARM_REPEATS > budget / 4:
-            return times  # a device this slow (a CPU's) has no clocks worth waiting for
+            return times  # ... nor one whose probe would take that long
         while time.perf_counter() - start < budget:
             times.append(_seconds(rt, [one] * WARM_REPEATS) / WARM_REPEATS)
             last = times[-3:]
