@@ -10,21 +10,7 @@ import pytest
 
 import jaxweb
 import jaxweb.numpy as jnp
-
-
-def _build(a):
-    if isinstance(a, tuple):
-        return jnp.asarray(np.array(a[1], dtype=a[0]))
-    if isinstance(a, list) and a and isinstance(a[0], tuple):  # a sequence of arrays
-        return [_build(v) for v in a]
-    return a
-
-
-def _lookup(path):
-    obj = jaxweb
-    for part in path.split("."):
-        obj = getattr(obj, part)
-    return obj
+from case_args import build, lookup
 
 
 def _decode(v):
@@ -34,9 +20,9 @@ def _decode(v):
 
 
 def run_case(path, args, kwargs, mode):
-    fn = _lookup(path)
-    a = [_build(v) for v in args]
-    kw = {k: (_build(v) if isinstance(v, tuple) else v) for k, v in kwargs.items()}
+    fn = lookup(jaxweb, path)
+    a = [build(v, jnp.asarray) for v in args]
+    kw = {k: (build(v, jnp.asarray) if isinstance(v, tuple) else v) for k, v in kwargs.items()}
     if mode == "value":
         return fn(*a, **kw)
     argnum = {"grad": 0, "gradarg1": 1, "gradarg2": 2}[mode]

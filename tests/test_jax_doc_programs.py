@@ -129,6 +129,45 @@ def test_complex_cos_and_sin_give_plus_zero_where_the_real_part_is_zero():
     np.testing.assert_allclose(w, np.cos(np.array([1 + 2j, -3 - 0.5j])), rtol=1e-5)
 
 
+#: JAX 0.10.2's signs (real, imaginary) of f(z) at zeros of either part: "+" for +0 or positive
+_ZERO_SIGNS = [  # (not a dict: 0j, -0j and their kin are equal keys)
+    (3j, "cos:++ sin:++ cosh:-+ sinh:++ tan:++ tanh:+- exp:-+"),
+    (complex(0, -3), "cos:++ sin:+- cosh:-+ sinh:+- tan:+- tanh:++ exp:--"),
+    (0j, "cos:++ sin:++ cosh:++ sinh:++ tan:++ tanh:++ exp:++"),
+    (complex(0, -0.0), "cos:++ sin:+- cosh:++ sinh:++ tan:+- tanh:++ exp:++"),
+    (complex(-0.0, 3), "cos:++ sin:++ cosh:-+ sinh:++ tan:++ tanh:-- exp:-+"),
+    (complex(-0.0, -3), "cos:++ sin:+- cosh:-+ sinh:+- tan:+- tanh:-+ exp:--"),
+    (complex(-0.0, 0.0), "cos:++ sin:++ cosh:++ sinh:++ tan:++ tanh:-+ exp:++"),
+    (complex(-0.0, -0.0), "cos:++ sin:+- cosh:++ sinh:++ tan:+- tanh:-+ exp:++"),
+]
+
+
+def test_complex_elementary_functions_sign_zeros_as_jax():
+    """A part that is a product with sin(+-0) (sinh(+-0)) is +0 in JAX whatever the signs."""
+    z = jnp.asarray(np.array([v for v, _ in _ZERO_SIGNS], np.complex64))
+    for want in zip(*(row.split() for _, row in _ZERO_SIGNS)):
+        name = want[0].split(":")[0]
+        got = np.asarray(getattr(jnp, name)(z))
+        signs = [f"{name}:{'-' if np.signbit(v.real) else '+'}{'-' if np.signbit(v.imag) else '+'}" for v in got]
+        assert signs == list(want), name
+
+
+def test_complex_tanh_tan_exp_at_large_and_infinite_arguments():
+    """JAX 0.10.2's values: tanh's imaginary part for large |x| is 2 sin 2y e^(-2|x|) (not 0),
+    tanh(inf + i inf) = 1 + 0i, tanh(0 + i inf) NaN, exp/cosh/sinh(inf + 0j) have +0j (no inf * 0)."""
+    z = jnp.asarray(np.array([complex(25, 0.5), complex(-25, -1), complex(INF, 3), complex(INF, INF),
+                              complex(0, INF), complex(1e-3, 20)], np.complex64))
+    t = np.asarray(jnp.tanh(z))
+    np.testing.assert_allclose(t[[0, 1, 5]], [1 + 3.245974308109169e-22j, -1 - 3.5076143530397566e-22j,
+                                              0.006004856899380684 + 2.237147569656372j], rtol=1e-5)
+    assert t[2] == 1 and math.copysign(1, t[2].imag) < 0 and t[3] == 1 and np.isnan(t[4].real)
+    tn = np.asarray(jnp.tan(z))
+    np.testing.assert_allclose(tn[[3, 4]], [1j, 1j])
+    for f in (jnp.exp, jnp.cosh, jnp.sinh):
+        v = complex(f(jnp.complex64(complex(INF, 0))))
+        assert v.real == INF and v.imag == 0 and math.copysign(1, v.imag) > 0, f
+
+
 def test_roots_without_stripping_zeros():
     """roots(strip_zeros=False): leading zeros give NaN roots at the end (static count, so it
     runs under jit); JAX 0.10.2's values."""

@@ -14,21 +14,7 @@ import numpy as np
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 MODULE, OUT = (sys.argv[1], sys.argv[2]) if len(sys.argv) > 2 else ("nn_scipy_cases", "jax_nn_scipy_reference.json")
 CASES = __import__(MODULE).CASES
-
-
-def build(a):
-    if isinstance(a, tuple):
-        return jnp.asarray(np.array(a[1], dtype=a[0]))
-    if isinstance(a, list) and a and isinstance(a[0], tuple):  # a sequence of arrays
-        return [build(v) for v in a]
-    return a
-
-
-def lookup(path):
-    obj = jax
-    for part in path.split("."):
-        obj = getattr(obj, part)
-    return obj
+from case_args import build, lookup  # noqa: E402
 
 
 def enc(v):
@@ -51,9 +37,9 @@ def record(x):
 
 out = {}
 for cid, path, args, kwargs, mode in CASES:
-    fn = lookup(path)
-    a = [build(v) for v in args]
-    kw = {k: (build(v) if isinstance(v, tuple) else v) for k, v in kwargs.items()}
+    fn = lookup(jax, path)
+    a = [build(v, jnp.asarray) for v in args]
+    kw = {k: (build(v, jnp.asarray) if isinstance(v, tuple) else v) for k, v in kwargs.items()}
     try:
         if mode == "value":
             res = fn(*a, **kw)

@@ -103,10 +103,16 @@ def sign(a: Pair) -> Pair:
     return graph.where(zero, _c(m, 0.0), re), graph.where(zero, _c(m, 0.0), im)
 
 
+def _zero_at_zero(x: Node, v: Node) -> Node:
+    """v, or +0 where x is +-0: a part that is a product with sin(+-0) or sinh(+-0) is +0 in
+    JAX (XLA) whatever the signs, and never 0 * inf = NaN (exp(inf + 0j) = inf + 0j)."""
+    zero = _c(x, 0.0)
+    return graph.where(_a("eq", x, zero), zero, v)
+
+
 def exp(a: Pair) -> Pair:
     e = _a("exp", a[0])
-    im = graph.where(_a("eq", a[1], _c(a[1], 0.0)), a[1], _a("mul", e, _a("sin", a[1])))
-    return _a("mul", e, _a("cos", a[1])), im
+    return _a("mul", e, _a("cos", a[1])), _zero_at_zero(a[1], _a("mul", e, _a("sin", a[1])))
 
 
 def expm1(a: Pair) -> Pair:
@@ -154,12 +160,6 @@ def rsqrt(a: Pair) -> Pair:
     return div(one, sqrt(a))
 
 
-def _zero_at_zero(x: Node, v: Node) -> Node:
-    """v, or +0 where x is +-0 (JAX's sin/cos: no sin(0) * cosh(y) = NaN for huge y, no -0)."""
-    zero = _c(x, 0.0)
-    return graph.where(_a("eq", x, zero), zero, v)
-
-
 def sin(a: Pair) -> Pair:
     x, y = a
     return _zero_at_zero(x, _a("mul", _a("sin", x), _a("cosh", y))), _a("mul", _a("cos", x), _a("sinh", y))
@@ -173,24 +173,28 @@ def cos(a: Pair) -> Pair:
 
 def sinh(a: Pair) -> Pair:
     x, y = a
-    return _a("mul", _a("sinh", x), _a("cos", y)), _a("mul", _a("cosh", x), _a("sin", y))
+    return (_zero_at_zero(x, _a("mul", _a("sinh", x), _a("cos", y))),
+            _zero_at_zero(y, _a("mul", _a("cosh", x), _a("sin", y))))
 
 
 def cosh(a: Pair) -> Pair:
     x, y = a
-    return _a("mul", _a("cosh", x), _a("cos", y)), _a("mul", _a("sinh", x), _a("sin", y))
+    return _a("mul", _a("cosh", x), _a("cos", y)), _zero_at_zero(x, _zero_at_zero(y, _a("mul", _a("sinh", x), _a("sin", y))))
 
 
 def tanh(a: Pair) -> Pair:
-    """(sinh 2x + i sin 2y) / (cosh 2x + cos 2y), with the limit ±1 + 0i for large |x|
-    (where cosh overflows)."""
+    """(sinh 2x + i sin 2y) / (cosh 2x + cos 2y); for large |x| (where cosh overflows) the
+    real part is ±1 and the imaginary part 2 sin 2y e^(-2|x|)."""
     x, y = a
     x2, y2 = _a("mul", x, _c(x, 2.0)), _a("mul", y, _c(y, 2.0))
     d = _a("add", _a("cosh", x2), _a("cos", y2))
     re, im = _a("div", _a("sinh", x2), d), _a("div", _a("sin", y2), d)
-    big = _a("gt", _a("abs", x), _c(x, 20.0))
+    fin_y = _a("is_finite", y)  # y inf or NaN: NaN + NaN i, but ±1 + 0i where x is infinite (C99, JAX)
+    big = _a("and", _a("gt", _a("abs", x), _c(x, 20.0)), _a("or", fin_y, _a("eq", _a("abs", x), _c(x, math.inf))))
     limit = graph.where(_a("lt", x, _c(x, 0.0)), _c(x, -1.0), _c(x, 1.0))
-    return graph.where(big, limit, re), graph.where(big, _a("mul", _c(x, 0.0), y), im)
+    tail = _a("mul", _a("mul", _c(x, 2.0), _a("sin", y2)), _a("exp", _a("neg", _a("abs", x2))))  # ~ im there
+    tail = graph.where(fin_y, tail, _c(x, 0.0))
+    return graph.where(big, limit, re), _zero_at_zero(y, graph.where(big, tail, im))
 
 
 def tan(a: Pair) -> Pair:
