@@ -61,7 +61,13 @@ function compile(kind, source) {
   if (!gl.getShaderParameter(s, gl.COMPILE_STATUS) && !gl.isContextLost()) {
     const log = gl.getShaderInfoLog(s);
     gl.deleteShader(s);
-    throw new Error(`GLSL compile error: ${log}`);
+    // An empty log: the GPU process may be going away (a shader compiler stuck for minutes ended
+    // so); getError's round trip lets isContextLost() see it, and Python then raises DeviceLostError.
+    if (!log) {
+      gl.getError();
+      if (gl.isContextLost()) throw new Error('the WebGL context was lost while compiling');
+    }
+    throw new Error(`GLSL compile error: ${log || '(the compiler gave no log)'}`);
   }
   return s;
 }
