@@ -259,8 +259,9 @@ def host_parts(label: str) -> None:
 
 
 def warm(label: str) -> None:
-    """Bring the GPU's clocks up before a timed section (an idle GPU runs 2-5x slower for a while:
-    the first H200 comparison of the plans measured that, not the plans)."""
+    """Bring the GPU's clocks up before a timed section and print the probes: an idle GPU starts at
+    a low clock, and the H200 host had spells running 2-3x slower (a probe reading 500 us instead
+    of 175) that made the first H200 comparisons of the plans measure them, not the plans."""
     probes = be.warm_up()
     if probes:
         print(f"  GPU warm-up before {label}: {len(probes)} probes, a 1024^3 GEMM {probes[0] * 1e6:.0f} -> "

@@ -16,14 +16,17 @@ chosen before any schedule rather than per kernel.
 Products whose C has few tiles (an MLP's 1000 x 256 layers and 256 x 128 weight gradients:
 2 to 16 tiles of 128 x 128 on a GPU of 132 SMs) leave most of the GPU idle. For them the plan
 (`Planner`, the scheduler's `GemmCaps.plan`) may take `SMALL` tiles and split K. Which of
-these pays depends on the shape, the operands' layout and the device: a rule of thumb (split
-until about `want` workgroups run; `want` timed once by `tune_splits`) made the H200's MLP step
-slower (GPU 1.45 ms vs 0.84 without it). So the planner times the candidates on each product's
-real shape and layout the first time it meets it (`Planner.time`: a few pipelines and about
-20 submits of that product, the split variants with a pass adding their partial sums), and
-keeps the fastest; products whose big tiles already make `want` workgroups are not timed.
-Timings are taken on a warm GPU (`warm`): one idle for a while runs 2-5x slower until its
-clocks come up, which also skewed the first H200 comparison of the plans.
+these pays depends on the shape, the operands' layout and the device, and a rule of thumb (split
+until about `want` workgroups run; `want` timed once by `tune_splits` on one 256 x 256 x 2048
+product) only guesses it. So the planner times the candidates on each product's real shape and
+layout the first time it meets it (`Planner.time`: a few pipelines and about 20 submits of that
+product, the split variants with a pass adding their partial sums), and keeps the fastest;
+products whose big tiles already make `want` workgroups are not timed. On the H200 the MLP
+step's GPU time was 0.31 ms per step timed, 0.32 by the rule and 0.73 with the plan off (in one
+process, interleaved). Timings are taken after `warm`, in interleaved rounds (`_best`): an idle
+GPU starts at a low clock (the H200 read 345 of its 1980 MHz at rest), and that host also had
+spells of tens of seconds in which everything ran 2-3x slower with no reason the driver reported
+(they, not the plan, made the plan look slower in the first H200 comparisons).
 `JAXWEB_GEMM_PLAN=0` turns the plan off (128 x 128 tiles, no splits), `=1` takes the rule of
 thumb untimed (`heuristic`).
 """
@@ -207,8 +210,8 @@ WARM_STEADY = 0.05  # three probes in a row within this of each other: the clock
 
 def warm(rt: Any, budget: float = 2.0, pipeline: Callable[[str], Any] | None = None) -> list[float]:
     """Keep the GPU busy until its clocks are up; the seconds of each probe. A GPU that has been
-    idle (a page compiling its first program) runs at a fraction of its clock for a while: the
-    H200 ran an MLP step's kernels 2-5x slower right after start-up, so timings taken then
+    idle (a page compiling its first program) runs at a fraction of its clock for a while (the
+    H200 read 345 of 1980 MHz at rest), so timings taken then
     (the tuner's, the plan's, a benchmark's) are wrong. Probes of WARM_REPEATS WARM_N^3 GEMMs
     run until three in a row agree within WARM_STEADY, or `budget` seconds pass; a warm GPU
     costs a few probes (~6 ms on an H200). A device on which one tile of the probe takes over
