@@ -168,13 +168,23 @@ class Array:
             buf.write(self._host_bytes())
             self._node = graph.view(graph.buffer(buf), ShapeTracker.from_shape((buf.size,)).reshape(self.shape))
             return buf
-        if n.op == "view" or n.op == "const":
-            base = n.src[0] if n.op == "view" else None
-            if base is None or not (n.arg.is_contiguous and base.shape[0] == self.size):
-                copied = execution.copied_slice(self._device, n) if base is not None else None
-                self._node = copied or execution.evaluate(self._device, [n], materialize=True)[0]
+        if self.held_buffer() is None:  # a view of part of a buffer, or a constant
+            copied = execution.copied_slice(self._device, n) if n.op == "view" else None
+            self._node = copied or execution.evaluate(self._device, [n], materialize=True)[0]
+        return self.held_buffer()
+
+    def held_buffer(self) -> Any:
+        """The buffer this array already holds its elements in, whole and in row-major order
+        (its node is the buffer or a contiguous view of all of it), else None: nothing is
+        computed or copied (a jitted call's quick path for a training loop's arguments)."""
         n = self._node
-        return n.arg if n.op == "buffer" else n.src[0].arg
+        if n is None:
+            return None
+        if n.op == "buffer":
+            return n.arg
+        if n.op == "view" and n.src[0].op == "buffer" and n.src[0].shape[0] == self.size and n.arg.is_contiguous:
+            return n.src[0].arg
+        return None
 
     def _host_flat(self) -> list:
         return hostdata.unpack(self._host_bytes(), self.dtype, self.size)

@@ -108,18 +108,9 @@ _SCALAR_ARG = 64  # elements of a constant argument written into the executable'
 
 
 def _held(x: Any, device: Device) -> Any:
-    """The Buffer an Array on `device` already holds its elements in, whole and in order (a
-    training loop's arguments: the last call's outputs), else None: the quick path of a call."""
-    if type(x) is not Array or x._device is not device:
-        return None
-    n = x._node
-    if n is None:
-        return None
-    if n.op == "buffer":
-        return n.arg
-    if n.op == "view" and n.src[0].op == "buffer" and n.src[0].shape[0] == x.aval.size and n.arg.is_contiguous:
-        return n.src[0].arg
-    return None
+    """The Buffer an Array on `device` already holds its elements in (`Array.held_buffer`),
+    else None: the quick path of a call."""
+    return x.held_buffer() if type(x) is Array and x._device is device else None
 
 
 def _arg_buffer(x: Any, device: Device) -> Any:
