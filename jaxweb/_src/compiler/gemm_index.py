@@ -96,8 +96,13 @@ def groups(sp: Space, a_names: set, b_names: set) -> Groups | None:
     only_a = [d for d in sp.order if d in a_names and d not in b_names]
     only_b = [d for d in sp.order if d in b_names and d not in a_names]
     n = len(sp.order)
-    ncol = next((i for i, d in enumerate(reversed(sp.order)) if d not in only_b), n)
-    nrow = next((i for i, d in enumerate(reversed(sp.order[:n - ncol])) if d not in only_a), n - ncol)
+
+    def run(dims: list, only: list, other: set) -> int:
+        """How many of the last dims are the group (those of `only`; else one read by neither)."""
+        k = next((i for i, d in enumerate(reversed(dims)) if d not in only), len(dims))
+        return k or int(bool(dims) and dims[-1] not in other)
+    ncol = run(sp.order, only_b, a_names)
+    nrow = run(sp.order[:n - ncol], only_a, b_names) if ncol < n else 0
     if ncol and nrow:  # ... rows, cols at the end: C is the output
         cut = n - ncol - nrow
         return Groups(sp.order[:cut], sp.order[cut:n - ncol], sp.order[n - ncol:], True)
