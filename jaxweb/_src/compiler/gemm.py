@@ -39,6 +39,10 @@ from . import gemm_index as GI
 from .kernel import Kernel, Routine, gidx, ridx
 
 F32 = dtypes.float32
+#: products of several batch dims, of dims the factors read as g // c and g % c (attention's
+#: heads), or whose factor has reductions of its own (a layer norm's statistics, staged with it),
+#: on the routine; False keeps them generic reductions as before (benchmarks compare)
+BATCHED = True
 
 
 @dataclass(frozen=True)
@@ -166,10 +170,11 @@ def match(kernel: Kernel, caps: GemmCaps) -> _Match | None:
     if (kernel.reduce_op != "add" or len(kernel.shape) < 2 or len(kernel.reduce_shape) != 1
             or kernel.body.dtype is not F32 or kernel.body.op != "mul"):
         return None
-    if any(e.op == "reduce" for e in E.walk_all(kernel.outs + (kernel.body,))):
-        return None
+    if any(e.op == "reduce" for e in E.walk_all(kernel.outs + (() if BATCHED else (kernel.body,)))):
+        return None  # (a factor's own reductions — a layer norm's statistics — are staged with it)
     sp = GI.space(kernel)
-    if sp.body.op != "mul":
+    if sp.body.op != "mul" or not BATCHED and (
+            len(kernel.shape) > 3 or len(sp.order) > sum(n > 1 for n in kernel.shape)):
         return None
     found = [(a, b, gr) for a, b in (sp.body.src, sp.body.src[::-1])
              if (gr := GI.groups(sp, _names(a) - {"r0"}, _names(b) - {"r0"})) is not None]
