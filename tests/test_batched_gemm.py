@@ -7,13 +7,16 @@ heads cut out of a `(b, t, 3 h d)` projection by reshape and transpose, `P @ V` 
 the product — at odd t, d = 64, h = 6, b = 1 and 8, in float32 and (wasm, webgpu) float16 and
 bfloat16. Each case also counts the `gemm_f32` routines the program ran and asserts that no
 generic kernel reduced over the head dim (the path they took before)."""
-import os
+import contextlib
+import dataclasses
+import zlib
 
 import numpy as np
 import pytest
 
 import jaxweb as jax
 import jaxweb.numpy as jnp
+from jaxweb._src.compiler.gemm import GemmCaps
 from jaxweb._src.compiler.kernel import Kernel, Routine
 
 import conftest
@@ -23,10 +26,35 @@ D = 64
 
 
 def _devices() -> list:
-    out = [p for p in ("wasm", "webgpu") if conftest._available(p)]
+    out = ["wasm"] if conftest._available("wasm") else []
+    if conftest._available("webgpu"):  # its software adapter's kernel, and a GPU's (forced) splitting K
+        out += ["webgpu", "webgpu-shared-split"]
     if conftest._webgl_bridge_unavailable() is None:
         out.append("webgl")
     return out
+
+
+@contextlib.contextmanager
+def device(platform: str):
+    """The device of `platform`; "webgpu-shared-split": webgpu with a hardware adapter's
+    shared-memory kernels and every product's K split in two or more (partials summed after)."""
+    if platform == "webgl":
+        conftest._use_webgl_bridge()
+    dev = jax.devices(platform.split("-")[0])[0]
+    if platform != "webgpu-shared-split":
+        yield dev
+        return
+    from jaxweb._src.backends.webgpu import matmul
+    be = dev.backend
+    saved = be.tiling, be.capabilities
+    be.tiling = matmul.HARDWARE
+    be.capabilities = dataclasses.replace(saved[1], gemm=GemmCaps(
+        nr=128, min_dim=16, conv=False, pack_min_bytes=1 << 62, epilogue=True,
+        plan=lambda s: (64, max(2, s.K // 32))))
+    try:
+        yield dev
+    finally:
+        be.tiling, be.capabilities = saved
 
 
 def _split(x, heads):
@@ -93,13 +121,14 @@ def head_reductions(launches) -> list:
 def test_attention_products_run_as_gemms(platform, name, b, t, dtype):
     if platform == "webgl" and (name not in WEBGL_CASES or dtype != "float32" or b == 8 and not conftest.WEBGL_ALL):
         pytest.skip("webgl: a sample (JAXWEB_TEST_WEBGL=1 runs all its float32 cases)")
-    if platform == "webgl":
-        conftest._use_webgl_bridge()
+    if platform == "webgpu-shared-split" and dtype != "float32":
+        pytest.skip("the forced hardware kernels: float32 (the other dtypes are staged the same way)")
     fn, shapes, products = CASES[name]
-    rng = np.random.default_rng(hash((name, b, t)) % 2 ** 32)
+    rng = np.random.default_rng(zlib.crc32(f"{name} {b} {t}".encode()))
     args = [rng.standard_normal(s).astype(np.float32) for s in shapes(b, 6, t)]
     want, _ = run(CPU, fn, args, dtype)
-    got, launches = run(jax.devices(platform)[0], fn, args, dtype)
+    with device(platform) as dev:
+        got, launches = run(dev, fn, args, dtype)
     tol = {"float32": 2e-5, "float16": 4e-3, "bfloat16": 3e-2}[dtype]
     np.testing.assert_allclose(got, want, rtol=tol, atol=tol * max(1.0, np.abs(want).max()))
     assert sum(isinstance(k, Routine) and k.routine == "gemm_f32" for k in launches) == products, \
