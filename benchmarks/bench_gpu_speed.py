@@ -310,29 +310,7 @@ def trainer_figures() -> None:
 
 
 # ---------------------------------------------------------------- a transformer block
-def block_init(key, d: int, f: int):
-    ks = jax.random.split(key, 4)
-    s = 1 / d ** 0.5
-    return {"qkv": jax.random.normal(ks[0], (d, 3 * d)) * s, "o": jax.random.normal(ks[1], (d, d)) * s,
-            "up": jax.random.normal(ks[2], (d, f)) * s, "down": jax.random.normal(ks[3], (f, d)) / f ** 0.5,
-            "b_up": jnp.zeros(f), "ln1": jnp.ones(d), "ln2": jnp.ones(d)}
-
-
-def layer_norm(x, g):
-    m = x.mean(-1, keepdims=True)
-    v = ((x - m) ** 2).mean(-1, keepdims=True)
-    return (x - m) * jax.lax.rsqrt(v + 1e-5) * g
-
-
-def block(p, x, heads: int):
-    b, t, d = x.shape
-    h = layer_norm(x, p["ln1"])
-    q, k, v = jnp.split(h @ p["qkv"], 3, axis=-1)
-    q, k, v = (z.reshape(b, t, heads, d // heads).transpose(0, 2, 1, 3) for z in (q, k, v))
-    a = jax.nn.softmax(q @ k.transpose(0, 1, 3, 2) / (d // heads) ** 0.5, axis=-1) @ v
-    x = x + a.transpose(0, 2, 1, 3).reshape(b, t, d) @ p["o"]
-    h = layer_norm(x, p["ln2"])
-    return x + jax.nn.gelu(h @ p["up"] + p["b_up"]) @ p["down"]
+from bench_transformer import block, block_init  # noqa: E402  (the block, written once)
 
 
 def transformer_figures() -> None:
