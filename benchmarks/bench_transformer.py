@@ -3,12 +3,13 @@ in ms per jitted call, with attention's batched products on the GEMM routines an
 (`compiler.gemm.BATCHED`: off, they are generic reductions, as before issue 22's last clause),
 the two interleaved over rounds in one process (best round kept), each after a warm call.
 
-  python benchmarks/bench_transformer.py [wasm|webgpu|cpu] [--quick]     natively
+  python benchmarks/bench_transformer.py [wasm|webgpu|cpu] [--quick] [--rounds=N]    natively
   node js_shim/node_run.mjs --pyodide DIR --wheel FILE benchmarks/bench_transformer.py wasm
                                                                          in Pyodide (a wasm device there)
 
-Prints per mode: ms/call (synced: each call's value waited for), the launches of one call
-(GEMM routines and generic kernels) and, last, the ratio on/off.
+Prints per mode: ms/call (synced: each call's value waited for; and the process's CPU time per
+call, steadier on a shared machine where the wasm device runs in-process), the launches of one
+call (GEMM routines and generic kernels), each kernel's time and, last, the ratios on/off.
 """
 from __future__ import annotations
 
@@ -25,6 +26,7 @@ from jaxweb._src.compiler import gemm
 from jaxweb._src.compiler.kernel import Routine
 
 QUICK = "--quick" in sys.argv
+ROUNDS = int(next((a.split("=")[1] for a in sys.argv if a.startswith("--rounds=")), 1 if QUICK else 3))
 ARGS = [a for a in sys.argv[1:] if not a.startswith("--")]
 
 
@@ -83,12 +85,12 @@ def kernel_us(fn) -> list:
 def main() -> None:
     dev = jax.devices(ARGS[0])[0] if ARGS else jax.devices()[0]
     b, t, d, heads = (2, 32, 96, 3) if QUICK else (8, 128, 384, 6)
-    calls, rounds = (2, 1) if QUICK else (5, 3)
+    calls, rounds = (2 if QUICK else 5), ROUNDS
     print(f"transformer block fwd b{b} t{t} d{d} h{heads} on {dev.platform} ({dev.device_kind})")
     with jax.default_device(dev):
         p = block_init(jax.random.key(5), d, 4 * d)
         x = jax.random.normal(jax.random.key(6), (b, t, d))
-        fns, best = {}, {}
+        fns, best, best_cpu = {}, {}, {}
         for on in (False, True):  # each jitted function is traced and compiled under its mode
             gemm.BATCHED = on
             f = jax.jit(lambda p, x: block(p, x, heads))
@@ -105,20 +107,25 @@ def main() -> None:
             for on in ((False, True) if r % 2 == 0 else (True, False)):  # alternate who goes first
                 f = fns[on]
                 jax.block_until_ready(f(p, x))
-                t0 = time.perf_counter()
+                t0, c0 = time.perf_counter(), time.process_time()
                 for _ in range(calls):
                     jax.block_until_ready(f(p, x))
                 ms = (time.perf_counter() - t0) / calls * 1e3
+                cpu = (time.process_time() - c0) / calls * 1e3
                 best[on] = min(best.get(on, ms), ms)
-                print(f"  round {r}: batched {'on ' if on else 'off'} {ms:8.2f} ms/call")
+                best_cpu[on] = min(best_cpu.get(on, cpu), cpu)
+                print(f"  round {r}: batched {'on ' if on else 'off'} {ms:8.2f} ms/call, CPU {cpu:8.2f} ms/call")
         for on in (False, True):
             ks = kernel_us(lambda: fns[on](p, x))
             print(f"  kernels of one call, batched {'on' if on else 'off'} (us, profiled one by one):")
             for name, us in ks:
                 print(f"    {name[-58:]:58s} {us:9.1f}")
             print(f"    {'sum':58s} {sum(u for _, u in ks):9.1f}")
-    print(f"transformer block fwd b{b} t{t} d{d} h{heads} {dev.platform}: batched products off {best[False]:.2f} "
-          f"ms/call, on {best[True]:.2f} ms/call, on/off {best[True] / best[False]:.2f}x")
+    name = f"transformer block fwd b{b} t{t} d{d} h{heads} {dev.platform}"
+    print(f"{name}: batched products off {best[False]:.2f} ms/call, on {best[True]:.2f} ms/call, "
+          f"on/off {best[True] / best[False]:.2f}x")
+    print(f"{name}: process CPU time, batched products off {best_cpu[False]:.2f} ms/call, on {best_cpu[True]:.2f} "
+          f"ms/call, on/off {best_cpu[True] / best_cpu[False]:.2f}x")
 
 
 if __name__ == "__main__":
