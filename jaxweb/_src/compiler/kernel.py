@@ -193,9 +193,9 @@ class Capabilities:
     shader compiler slows down steeply with a shader's length. node_weights: what one node
     of an op counts for (a mapping op -> nodes, e.g. the statements a math expansion
     becomes), None: 1 each.
-    share_transcendentals: a transcendental value (exp, tanh, ...) that a reduction sums and
-    another kernel reads too (a softmax's exp(x - max): its row sum and the division) is
-    computed once into a buffer instead of in each kernel: where a transcendental costs more
+    share_transcendentals: a large transcendental value (exp, tanh, ...) that a reduction sums
+    and something else reads too (a softmax's exp(x - max): its row sum and the division) is
+    computed once into a buffer instead of at each reader: where a transcendental costs more
     than its memory round trip (wasm's polynomials; a GPU's exp costs less than the read).
     """
 

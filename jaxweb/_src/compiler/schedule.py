@@ -10,8 +10,8 @@ and cuts the rest into kernels, by analysis of the graph:
   inside another reduction's loop at an index that moves with that loop, or one
   computed more often than it has elements (broadcast along an outer axis):
   `lower.KernelLowering` finds those, and the scheduler retries; so is, where the backend
-  asks (`Capabilities.share_transcendentals`), a transcendental value that a reduction sums
-  and more than one kernel computes (a softmax's exp); so is part of a
+  asks (`Capabilities.share_transcendentals`), a large transcendental value that a reduction
+  sums and the kernels compute at more than one index (a softmax's exp); so is part of a
   kernel past the backend's size cap (`kernel_size`: a shader compiler that slows down
   steeply with length) or binding limit;
 - everything else fuses: elementwise chains into one kernel, elementwise producers
@@ -160,17 +160,25 @@ def _recomputed_reductions(lowerings) -> set[int]:
     return {n for n, count in seen.items() if count > 1}
 
 
+#: the fewest elements of a shared transcendental value worth a kernel of its own (below, the
+#: launch and the round trip cost more than computing it again: an MLP's 10-class log-softmax)
+SHARED_MIN_SIZE = 1 << 16
+
+
 def _shared_transcendentals(lowerings, order: Sequence[Node]) -> set[int]:
-    """Transcendental values that a reduction reads and more than one kernel computes (the
-    exp of a softmax, in its row sum's kernel and in the division's)."""
+    """Transcendental values of SHARED_MIN_SIZE elements or more that a reduction reads and the
+    kernels compute at more than one index (the exp of attention's softmax: in its row sum and
+    in the division, one kernel or two)."""
     summed = {id(s) for n in order if n.op == "reduce" for s in n.src}
-    wanted = {id(n) for n in order if n.op in TRANSCENDENTAL and id(n) in summed and n.dtype.kind == "f"}
+    wanted = {id(n) for n in order if n.op in TRANSCENDENTAL and id(n) in summed and n.dtype.kind == "f"
+              and n.size >= SHARED_MIN_SIZE}
     if not wanted:
         return set()
     seen: dict[int, int] = {}
-    for kl in lowerings:
-        for n in {key[0] for key in kl.memo} & wanted:
-            seen[n] = seen.get(n, 0) + 1
+    for kl in lowerings:  # a key per index a kernel computes the value at
+        for key in kl.memo:
+            if key[0] in wanted:
+                seen[key[0]] = seen.get(key[0], 0) + 1
     return {n for n, count in seen.items() if count > 1}
 
 
