@@ -1,0 +1,183 @@
+"""Host time per jitted call on the wasm device (issue 22, deliverable 5: "a replay is one JS call
+with a prebuilt record list").
+
+    python benchmarks/bench_wasm_replay.py [B ...] [--steps N] [--no-replay]     (CPython: wasmtime)
+    flock /tmp/jaxweb_browser.lock .cache/node24/bin/node js_shim/node_run.mjs \\
+        --pyodide .cache/pyodide-314.0.7 --wheel .cache/wheels/jaxweb-*.whl benchmarks/bench_wasm_replay.py
+
+The MNIST MLP step of ../shared/bench/gpu_mlp_step.py (784-256-128-10, hand-written Adam with its
+two bias corrections passed as jnp.float32 scalars, the whole step jitted) on the wasm device at
+batch 128 and 1000 (the default). Per step: the wall time of the jitted call, the time spent in
+the engine running kernels (the runtime's calls into Wasm: in Pyodide the shim's batch call, in
+CPython wasmtime's calls), and the difference, the host time: what Python does per call around
+the kernels. `--no-replay` turns the wasm replay off (backends/wasm/replay.py) for a before/after
+in one process. Runs in Pyodide too (no numpy).
+"""
+import sys
+import threading
+import time
+
+import jaxweb as jax
+import jaxweb.numpy as jnp
+
+B1, B2, EPS, LR = 0.9, 0.999, 1e-8, 0.005
+
+
+def mlp_init(key):
+    sizes = [784, 256, 128, 10]
+    ks = jax.random.split(key, 6)
+    p = {}
+    for i, (m, n) in enumerate(zip(sizes[:-1], sizes[1:])):
+        s = 1 / m ** 0.5
+        p[f"w{i + 1}"] = jax.random.uniform(ks[2 * i], (m, n), minval=-s, maxval=s)
+        p[f"b{i + 1}"] = jax.random.uniform(ks[2 * i + 1], (n,), minval=-s, maxval=s)
+    return p
+
+
+def mlp_loss(p, x, y):
+    a = jax.nn.relu(x @ p["w1"] + p["b1"])
+    a = jax.nn.relu(a @ p["w2"] + p["b2"])
+    logp = jax.nn.log_softmax(a @ p["w3"] + p["b3"])
+    return -(logp * jax.nn.one_hot(y, 10)).sum() / y.shape[0]
+
+
+@jax.jit
+def step(p, mu, nu, x, y, bc1, bc2):
+    loss, g = jax.value_and_grad(mlp_loss)(p, x, y)
+    mu = jax.tree.map(lambda m, g: B1 * m + (1 - B1) * g, mu, g)
+    nu = jax.tree.map(lambda v, g: B2 * v + (1 - B2) * g * g, nu, g)
+    p = jax.tree.map(lambda w, m, v: w - LR * (m * bc1) / (jnp.sqrt(v * bc2) + EPS), p, mu, nu)
+    return p, mu, nu, loss
+
+
+class EngineClock:
+    """Seconds spent inside the runtime's calls into Wasm (kernels running), on this thread's
+    outermost calls only (wasmtime's call_split calls `call` again on every thread)."""
+
+    def __init__(self, rt):
+        self.total, self._depth, self._main = 0.0, 0, threading.get_ident()
+        self.undo = []
+        shim = getattr(rt, "_shim", None)
+        if shim is not None:  # Pyodide: the JS shim's functions that run kernels
+            rt._shim = _TimedShim(shim, self)
+            self.undo.append(lambda: setattr(rt, "_shim", shim))
+            runs = rt._runs  # single launches call a kernel's exported run directly
+            rt._runs = _TimedList(runs, self)
+            self.undo.append(lambda: setattr(rt, "_runs", runs))
+        else:
+            for name in ("call", "call_split", "replay"):
+                orig = getattr(rt, name, None)
+                if orig is None:  # a tree from before the wasm replay
+                    continue
+                setattr(rt, name, self.timed(orig))
+                self.undo.append(lambda name=name: delattr(rt, name))
+
+    def timed(self, fn):
+        def run(*a, **k):
+            if threading.get_ident() != self._main or self._depth:
+                return fn(*a, **k)
+            self._depth += 1
+            t = time.perf_counter()
+            try:
+                return fn(*a, **k)
+            finally:
+                self.total += time.perf_counter() - t
+                self._depth -= 1
+        return run
+
+    def close(self):
+        for u in reversed(self.undo):
+            u()
+
+
+class _TimedShim:
+    RUNS = ("runBatch", "callSplit", "copyWithin")
+
+    def __init__(self, shim, clock):
+        self._shim, self._clock = shim, clock
+
+    def __getattr__(self, name):
+        fn = getattr(self._shim, name)
+        return self._clock.timed(fn) if name in self.RUNS else fn
+
+
+class _TimedList(list):
+    def __init__(self, runs, clock):
+        super().__init__(runs)
+        self._orig, self._clock = runs, clock
+
+    def __getitem__(self, i):
+        return self._clock.timed(self._orig[i])
+
+
+def bench(B: int, steps: int, replay_on: bool) -> dict:
+    dev = jax.devices("wasm")[0]
+    rt = dev.backend.rt
+    try:
+        from jaxweb._src.backends.wasm import replay
+    except ImportError:  # a tree from before the wasm replay: "no replay" is all it does
+        replay = type("replay", (), {})
+    replay.ENABLED = replay_on
+    with jax.default_device(dev):
+        p = mlp_init(jax.random.key(0))
+        mu = jax.tree.map(jnp.zeros_like, p)
+        nu = jax.tree.map(jnp.zeros_like, p)
+        x = jax.random.uniform(jax.random.key(1), (B, 784))
+        y = jax.random.randint(jax.random.key(2), (B,), 0, 10)
+        bcs = {t: (jnp.float32(1 / (1 - B1 ** t)), jnp.float32(1 / (1 - B2 ** t))) for t in range(1, steps + 6)}
+        jax.block_until_ready(list(bcs.values()))
+        for t in range(1, 6):
+            p, mu, nu, loss = step(p, mu, nu, x, y, *bcs[t])
+        jax.block_until_ready(p)
+        l0 = float(loss)
+        hits0 = dev.backend.stats.get("replays", 0)
+        clock = EngineClock(rt)
+        try:
+            wall = 0.0
+            for t in range(6, steps + 6):
+                t0 = time.perf_counter()
+                p, mu, nu, loss = step(p, mu, nu, x, y, *bcs[t])
+                wall += time.perf_counter() - t0
+        finally:
+            clock.close()
+        jax.block_until_ready(p)
+        got = {"wall": wall / steps * 1e3, "engine": clock.total / steps * 1e3,
+               "replays": dev.backend.stats.get("replays", 0) - hits0, "loss": (l0, float(loss))}
+    got["host"] = got["wall"] - got["engine"]
+    replay.ENABLED = True
+    return got
+
+
+def main() -> None:
+    argv = sys.argv[1:]
+    steps = 50
+    if "--steps" in argv:
+        steps = int(argv[argv.index("--steps") + 1])
+        del argv[argv.index("--steps"):argv.index("--steps") + 2]
+    modes = [False] if "--no-replay" in argv else [False, True]
+    sizes = [int(a) for a in argv if not a.startswith("--")] or [128, 1000]
+    rt = jax.devices("wasm")[0].backend.rt
+    print(f"wasm device, runtime {rt.name}, {getattr(rt, 'workers', 1)} thread(s), {steps} steps per figure")
+    rows = []
+    for B in sizes:
+        res = {}
+        for on in modes:  # replay off first (a fresh step each: the jit cache is per call signature)
+            res[on] = r = bench(B, steps, on)
+            label = "replay" if on else "no replay"
+            print(f"MLP step B={B} {label}: wall {r['wall']:.3f} ms/step, in kernels {r['engine']:.3f}, "
+                  f"host {r['host']:.3f} ms/step ({r['replays']} replays; loss {r['loss'][0]:.4f} -> "
+                  f"{r['loss'][1]:.4f})", flush=True)
+        rows.append((B, res))
+    print(f"\n| B | host ms/call, no replay | host ms/call, replay | ratio | wall no replay | wall replay |")
+    print("| ---: | ---: | ---: | ---: | ---: | ---: |")
+    for B, res in rows:
+        off, on = res[False], res.get(True)
+        if on is None:
+            print(f"| {B} | {off['host']:.3f} | – | – | {off['wall']:.3f} | – |")
+        else:
+            print(f"| {B} | {off['host']:.3f} | {on['host']:.3f} | {on['host'] / off['host']:.2f}x | "
+                  f"{off['wall']:.3f} | {on['wall']:.3f} |")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,113 @@
+"""A jitted call that matches an earlier one replays its launches (issue 22: "on wasm, a
+replay is one JS call with a prebuilt record list"); the wasm counterpart of webgpu/replay.py.
+
+A prepared schedule run again on the same buffer addresses launches the same kernels with
+the same int arguments: the arguments are only rows and addresses (scalars reach kernels
+in buffers, compiler/params.py). So the wasm backend keeps, per prepared schedule, the
+launches its runs made, encoded once by the runtime (`Runtime.encode`: in Pyodide one
+Int32Array of `runBatch` records, js_shim/wasm.mjs; on wasmtime each launch's arguments
+packed for a raw ctypes call), keyed by the addresses every buffer was bound to. A call
+first runs the schedule's memory steps alone (its allocations, frees and donations, in
+their order, so each buffer gets the address the ordinary interleaved run would give it:
+kernels never allocate), then looks the addresses up: a hit is one `Runtime.replay` call and
+no Python per kernel; a miss runs the kernels as `Backend.submit` would and records them.
+Memory a step frees may be reused by a later allocation of the same call, as in the
+interleaved order: the compiler frees a buffer only after its last reader.
+
+The memory plan: each allocation asks the allocator (`Allocator.prefer`) for the address it
+had two runs ago, else the one it had one run ago, wherever that memory is free. A training
+loop whose outputs feed the next step then alternates between two sets of addresses (this
+step's outputs cannot take the last step's, which are its inputs), and its temporaries keep
+theirs: MAX_RECORDINGS holds both sets, and a few more.
+
+Not recorded: a schedule's first run (a one-off eager flush pays nothing), schedules with
+host steps (control flow run by the executor between kernels), and anything while the
+profiler traces (the backend times each launch then). A recording is forgotten when
+anything it names may be gone: the runtime's `epoch` changes when a module is unloaded or
+the memory grows.
+"""
+from __future__ import annotations
+
+from collections import OrderedDict
+from typing import Any
+
+ENABLED = True  # off: every call runs as Backend.submit does (benchmarks/bench_wasm_replay.py --no-replay)
+MAX_RECORDINGS = 4  # per prepared schedule
+
+
+class Plan:
+    """A prepared schedule's memory steps, its launches and its recordings (`Prepared.cache`)."""
+
+    __slots__ = ("ok", "memory", "runs", "recordings", "seen", "had")
+
+    def __init__(self, steps: list):
+        self.ok = all(s[0] != 3 for s in steps)
+        self.memory = [s for s in steps if s[0] in (0, 2, 4)]
+        self.runs = [s for s in steps if s[0] == 1 and s[1] is not None]
+        self.recordings: OrderedDict[tuple, tuple] = OrderedDict()  # addresses -> (epoch, encoded)
+        self.seen = 0
+        self.had: dict[int, tuple] = {}  # schedule buffer -> its addresses the last two runs
+
+
+def submit(backend: Any, prepared: Any, inputs: list, alloc: Any, free: Any) -> dict | None:
+    """Run `prepared` by replay where it can (the handles of its live buffers, as
+    `Backend.submit` returns them), or None: the caller runs it the ordinary way."""
+    rt = backend.rt
+    if not ENABLED or backend.recording is not None or not hasattr(rt, "encode"):
+        return None
+    plan = prepared.cache
+    if plan is None:
+        plan = prepared.cache = Plan(prepared.steps)
+    plan.seen += 1
+    if not plan.ok or plan.seen == 1:
+        return None
+    nbytes = prepared.schedule.nbytes
+    live: dict[int, Any] = dict(enumerate(inputs))
+    bound = dict(live)  # every buffer a kernel binds, freed ones too
+    taken: set[int] = set()  # buffers holding a donated input's memory
+    key = list(inputs)
+    heap = backend.allocator
+    try:
+        for step in plan.memory:
+            kind, b = step[0], step[1]
+            if kind == 0:  # the address it had two runs ago (the last run's may be live), or one run ago
+                heap.prefer = had = plan.had.get(b, ())
+                try:
+                    live[b] = bound[b] = ptr = alloc(step[2], step[3])
+                finally:
+                    heap.prefer = ()
+                plan.had[b] = (had[-1], ptr) if had else (ptr,)
+                key.append(ptr)
+            elif kind == 4:  # a donated input's memory
+                live[b] = bound[b] = live[step[2]]
+                taken.add(b)
+            else:
+                free(live.pop(b), nbytes[b])
+        key = tuple(key)
+        rec = plan.recordings.get(key)
+        if rec is not None and rec[0] == rt.epoch:
+            plan.recordings.move_to_end(key)
+            rt.replay(rec[1])
+            backend.stats["replays"] += 1
+            return live
+        epoch = rt.epoch
+        backend.recording = launches = []
+        try:
+            for step in plan.runs:
+                try:
+                    backend.execute(step[1], [bound[b] for b in step[2]], [bound[b] for b in step[3]])
+                except Exception as e:
+                    e.add_note(f"while running kernel '{step[4]}' on the wasm device")
+                    raise
+        finally:
+            backend.recording = None
+        if rt.epoch == epoch:
+            plan.recordings[key] = (epoch, rt.encode(launches))
+            if len(plan.recordings) > MAX_RECORDINGS:
+                plan.recordings.popitem(last=False)
+    except BaseException:
+        for b, handle in live.items():
+            if b >= len(inputs) and b not in taken:
+                free(handle, nbytes[b])
+        raise
+    return live
