@@ -1,7 +1,7 @@
 """Host time per jitted call on the wasm device (issue 22, deliverable 5: "a replay is one JS call
 with a prebuilt record list").
 
-    python benchmarks/bench_wasm_replay.py [B ...] [--steps N] [--no-replay]     (CPython: wasmtime)
+    python benchmarks/bench_wasm_replay.py [B ...] [--steps N] [--rounds R] [--no-replay]   (CPython: wasmtime)
     flock /tmp/jaxweb_browser.lock .cache/node24/bin/node js_shim/node_run.mjs \\
         --pyodide .cache/pyodide-314.0.7 --wheel .cache/wheels/jaxweb-*.whl benchmarks/bench_wasm_replay.py
 
@@ -10,8 +10,10 @@ two bias corrections passed as jnp.float32 scalars, the whole step jitted) on th
 batch 128 and 1000 (the default). Per step: the wall time of the jitted call, the time spent in
 the engine running kernels (the runtime's calls into Wasm: in Pyodide the shim's batch call, in
 CPython wasmtime's calls), and the difference, the host time: what Python does per call around
-the kernels. `--no-replay` turns the wasm replay off (backends/wasm/replay.py) for a before/after
-in one process. Runs in Pyodide too (no numpy).
+the kernels. Replay off and on (backends/wasm/replay.py) are measured in R interleaved rounds
+on the same state (the load of a shared machine moves between them), the best of each kept;
+`--no-replay` measures only "off" (a tree from before the replay has only that). The two
+scalars of each step are made before timing. Runs in Pyodide too (no numpy).
 """
 import sys
 import threading
@@ -110,73 +112,99 @@ class _TimedList(list):
         return self._clock.timed(self._orig[i])
 
 
-def bench(B: int, steps: int, replay_on: bool) -> dict:
-    dev = jax.devices("wasm")[0]
-    rt = dev.backend.rt
-    try:
-        from jaxweb._src.backends.wasm import replay
-    except ImportError:  # a tree from before the wasm replay: "no replay" is all it does
-        replay = type("replay", (), {})
-    replay.ENABLED = replay_on
-    with jax.default_device(dev):
-        p = mlp_init(jax.random.key(0))
-        mu = jax.tree.map(jnp.zeros_like, p)
-        nu = jax.tree.map(jnp.zeros_like, p)
-        x = jax.random.uniform(jax.random.key(1), (B, 784))
-        y = jax.random.randint(jax.random.key(2), (B,), 0, 10)
-        bcs = {t: (jnp.float32(1 / (1 - B1 ** t)), jnp.float32(1 / (1 - B2 ** t))) for t in range(1, steps + 6)}
-        jax.block_until_ready(list(bcs.values()))
-        for t in range(1, 6):
-            p, mu, nu, loss = step(p, mu, nu, x, y, *bcs[t])
-        jax.block_until_ready(p)
-        l0 = float(loss)
-        hits0 = dev.backend.stats.get("replays", 0)
-        clock = EngineClock(rt)
+class MLP:
+    """The step's state at batch B on the wasm device, warmed up (5 steps)."""
+
+    def __init__(self, B: int, steps: int, rounds: int):
+        self.dev = jax.devices("wasm")[0]
+        with jax.default_device(self.dev):
+            p = mlp_init(jax.random.key(0))
+            mu = jax.tree.map(jnp.zeros_like, p)
+            nu = jax.tree.map(jnp.zeros_like, p)
+            self.x = jax.random.uniform(jax.random.key(1), (B, 784))
+            self.y = jax.random.randint(jax.random.key(2), (B,), 0, 10)
+            n = 5 + 2 * rounds * steps
+            self.bcs = [(jnp.float32(1 / (1 - B1 ** t)), jnp.float32(1 / (1 - B2 ** t))) for t in range(1, n + 1)]
+            jax.block_until_ready(self.bcs)  # made before timing: the bench measures the call
+            self.t = 0
+            self.state = (p, mu, nu)
+            for _ in range(5):
+                loss = self.step()
+            self.loss0 = float(loss)
+
+    def step(self):
+        p, mu, nu, loss = step(*self.state, self.x, self.y, *self.bcs[self.t])
+        self.state, self.t = (p, mu, nu), self.t + 1
+        return loss
+
+    def measure(self, steps: int, replay_on: bool) -> dict:
+        """ms per step: wall (the jitted call), engine (kernels running), host (the rest)."""
         try:
-            wall = 0.0
-            for t in range(6, steps + 6):
-                t0 = time.perf_counter()
-                p, mu, nu, loss = step(p, mu, nu, x, y, *bcs[t])
-                wall += time.perf_counter() - t0
+            from jaxweb._src.backends.wasm import replay
+        except ImportError:  # a tree from before the wasm replay: "no replay" is all it does
+            replay = type("replay", (), {})
+        replay.ENABLED = replay_on
+        stats = self.dev.backend.stats
+        hits0 = stats.get("replays", 0)
+        clock = EngineClock(self.dev.backend.rt)
+        wall = 0.0
+        try:
+            with jax.default_device(self.dev):
+                for _ in range(steps):
+                    t0 = time.perf_counter()
+                    loss = self.step()
+                    wall += time.perf_counter() - t0
         finally:
             clock.close()
-        jax.block_until_ready(p)
+            replay.ENABLED = True
+        jax.block_until_ready(self.state)
         got = {"wall": wall / steps * 1e3, "engine": clock.total / steps * 1e3,
-               "replays": dev.backend.stats.get("replays", 0) - hits0, "loss": (l0, float(loss))}
-    got["host"] = got["wall"] - got["engine"]
-    replay.ENABLED = True
-    return got
+               "replays": stats.get("replays", 0) - hits0, "loss": float(loss)}
+        got["host"] = got["wall"] - got["engine"]
+        return got
 
 
 def main() -> None:
     argv = sys.argv[1:]
-    steps = 50
-    if "--steps" in argv:
-        steps = int(argv[argv.index("--steps") + 1])
-        del argv[argv.index("--steps"):argv.index("--steps") + 2]
+    opts = {"--steps": 50, "--rounds": 3}
+    for k in opts:
+        if k in argv:
+            opts[k] = int(argv[argv.index(k) + 1])
+            del argv[argv.index(k):argv.index(k) + 2]
+    steps, rounds = opts["--steps"], opts["--rounds"]
     modes = [False] if "--no-replay" in argv else [False, True]
     sizes = [int(a) for a in argv if not a.startswith("--")] or [128, 1000]
     rt = jax.devices("wasm")[0].backend.rt
-    print(f"wasm device, runtime {rt.name}, {getattr(rt, 'workers', 1)} thread(s), {steps} steps per figure")
+    print(f"wasm device, runtime {rt.name}, {getattr(rt, 'workers', 1)} thread(s); {steps} steps per figure, "
+          f"{rounds} rounds with the modes interleaved, the best kept")
     rows = []
     for B in sizes:
-        res = {}
-        for on in modes:  # replay off first (a fresh step each: the jit cache is per call signature)
-            res[on] = r = bench(B, steps, on)
-            label = "replay" if on else "no replay"
-            print(f"MLP step B={B} {label}: wall {r['wall']:.3f} ms/step, in kernels {r['engine']:.3f}, "
-                  f"host {r['host']:.3f} ms/step ({r['replays']} replays; loss {r['loss'][0]:.4f} -> "
-                  f"{r['loss'][1]:.4f})", flush=True)
-        rows.append((B, res))
-    print(f"\n| B | host ms/call, no replay | host ms/call, replay | ratio | wall no replay | wall replay |")
-    print("| ---: | ---: | ---: | ---: | ---: | ---: |")
-    for B, res in rows:
-        off, on = res[False], res.get(True)
+        mlp = MLP(B, steps, rounds)
+        best: dict = {}
+        for r in range(rounds):
+            for on in modes:
+                got = mlp.measure(steps, on)
+                label = "replay" if on else "no replay"
+                print(f"  B={B} round {r + 1} {label}: wall {got['wall']:.3f} ms/step, in kernels {got['engine']:.3f}, "
+                      f"host {got['host']:.3f} ({got['replays']} replays; loss {got['loss']:.4f})", flush=True)
+                b = best.setdefault(on, dict(got))
+                for k in ("wall", "engine", "host"):
+                    b[k] = min(b[k], got[k])
+        print(f"MLP step B={B}: loss {mlp.loss0:.4f} after 5 steps")
+        for on in modes:
+            b = best[on]
+            print(f"MLP step B={B} {'replay' if on else 'no replay'}: wall {b['wall']:.3f} ms/step, "
+                  f"in kernels {b['engine']:.3f}, host {b['host']:.3f} ms/step (best of {rounds})", flush=True)
+        rows.append((B, best))
+    print("\n| B | host ms/call, no replay | host ms/call, replay | ratio | wall no replay | wall replay | ratio |")
+    print("| ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+    for B, best in rows:
+        off, on = best[False], best.get(True)
         if on is None:
-            print(f"| {B} | {off['host']:.3f} | – | – | {off['wall']:.3f} | – |")
+            print(f"| {B} | {off['host']:.3f} | – | – | {off['wall']:.3f} | – | – |")
         else:
             print(f"| {B} | {off['host']:.3f} | {on['host']:.3f} | {on['host'] / off['host']:.2f}x | "
-                  f"{off['wall']:.3f} | {on['wall']:.3f} |")
+                  f"{off['wall']:.3f} | {on['wall']:.3f} | {on['wall'] / off['wall']:.2f}x |")
 
 
 if __name__ == "__main__":

@@ -285,3 +285,25 @@ def test_a_preferred_address_past_the_top_or_taken_falls_back():
     for ptr in (a, p, q):
         h.free(ptr)
     assert h.in_use == 10 * ALIGN
+
+
+def test_kept_temporaries_go_back_with_their_program():
+    """From its second run a program keeps its temporaries (its replays allocate only their
+    outputs); clearing the caches gives them back."""
+    import gc
+    before = BE.kept_bytes
+    allocs = BE.allocator.num_allocs
+    with jaxweb.default_device(WASM):
+        f = jaxweb.jit(lambda a, b: (jnp.tanh(a @ b) @ b).sum(0) + 1.0)
+        a, b = jnp.ones((64, 64)), jnp.full((64, 64), 0.01)
+        want = np.asarray(f(a, b))
+        for _ in range(4):
+            np.testing.assert_array_equal(np.asarray(f(a, b)), want)
+        assert BE.kept_bytes > before
+        allocs = BE.allocator.num_allocs
+        f(a, b).block_until_ready()
+        assert BE.allocator.num_allocs - allocs == 1  # its one output
+    del f
+    jaxweb.clear_caches()
+    gc.collect()
+    assert BE.kept_bytes <= before  # (and those of programs other tests left)

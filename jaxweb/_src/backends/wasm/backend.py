@@ -96,6 +96,7 @@ class WasmBackend(Backend):
         self.stats = {"codegen_s": 0.0, "compile_s": 0.0, "kernels": 0, "replays": 0}
         self.recording: list | None = None  # launches `execute` also notes while replay.py records a run
         self._depth = 0  # submits running (> 1: a control-flow step's sub-schedule)
+        self.kept_bytes = 0  # temporaries jitted programs keep for their replays (replay.py)
         self.features = probe_features(self.rt)
         if getattr(self.rt, "shared", False):
             self.features |= {"shared_memory"}  # modules import the memory as shared

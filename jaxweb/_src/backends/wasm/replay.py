@@ -20,6 +20,11 @@ loop whose outputs feed the next step then alternates between two sets of addres
 step's outputs cannot take the last step's, which are its inputs), and its temporaries keep
 theirs: MAX_RECORDINGS holds both sets, and a few more.
 
+A schedule run a second time keeps its temporaries (buffers it allocates and frees within
+the call) as its own scratch memory from then on, at most KEEP_BYTES of them (KEEP_TOTAL
+per backend), as an XLA executable keeps its temp buffer: a replay then allocates only its
+outputs. The scratch goes back to the allocator when the prepared schedule goes.
+
 Not recorded: a schedule's first run (a one-off eager flush pays nothing), schedules with
 host steps (control flow run by the executor between kernels), and anything while the
 profiler traces (the backend times each launch then). A recording is forgotten when
@@ -28,17 +33,20 @@ the memory grows.
 """
 from __future__ import annotations
 
+import weakref
 from collections import OrderedDict
 from typing import Any
 
 ENABLED = True  # off: every call runs as Backend.submit does (benchmarks/bench_wasm_replay.py --no-replay)
 MAX_RECORDINGS = 4  # per prepared schedule
+KEEP_BYTES = 32 << 20  # ... if they take at most this
+KEEP_TOTAL = 256 << 20  # ... and all schedules' scratch at most this, per backend
 
 
 class Plan:
     """A prepared schedule's memory steps, its launches and its recordings (`Prepared.cache`)."""
 
-    __slots__ = ("ok", "memory", "runs", "recordings", "seen", "had")
+    __slots__ = ("ok", "memory", "runs", "recordings", "seen", "had", "temps", "scratch", "__weakref__")
 
     def __init__(self, steps: list):
         self.ok = all(s[0] != 3 for s in steps)
@@ -47,6 +55,38 @@ class Plan:
         self.recordings: OrderedDict[tuple, tuple] = OrderedDict()  # addresses -> (epoch, encoded)
         self.seen = 0
         self.had: dict[int, tuple] = {}  # schedule buffer -> its addresses the last two runs
+        made = [s[1] for s in self.memory if s[0] == 0]
+        freed = [s[1] for s in self.memory if s[0] == 2]
+        self.temps = set(made) & set(freed) if len(set(made)) == len(made) and len(set(freed)) == len(freed) \
+            else set()
+        self.scratch: dict[int, int] | None = None  # temporaries kept: schedule buffer -> address
+
+    def keep_temps(self, backend: Any, alloc: Any, free: Any, nbytes: dict) -> None:
+        """Allocate the temporaries for good (see the module's docstring); the memory steps
+        then skip them."""
+        sizes = {b: nbytes[b] for b in self.temps}
+        total = sum(sizes.values())
+        if not sizes or total > KEEP_BYTES or backend.kept_bytes + total > KEEP_TOTAL:
+            self.temps = set()
+            return
+        got: dict[int, int] = {}
+        try:
+            for b in sorted(sizes):
+                got[b] = alloc(sizes[b], "a jitted program's temporaries, kept for its replays")
+        except Exception:  # noqa: BLE001  (no memory to spare: allocated per call as before)
+            _give_back(backend, free, got, sizes, 0)
+            self.temps = set()
+            return
+        backend.kept_bytes += total
+        weakref.finalize(self, _give_back, backend, free, got, sizes, total)
+        self.scratch = got
+        self.memory = [s for s in self.memory if s[1] not in got]
+
+
+def _give_back(backend: Any, free: Any, got: dict, sizes: dict, total: int) -> None:
+    for b, ptr in got.items():
+        free(ptr, sizes[b])
+    backend.kept_bytes -= total
 
 
 def submit(backend: Any, prepared: Any, inputs: list, alloc: Any, free: Any) -> dict | None:
@@ -62,8 +102,12 @@ def submit(backend: Any, prepared: Any, inputs: list, alloc: Any, free: Any) -> 
     if not plan.ok or plan.seen == 1:
         return None
     nbytes = prepared.schedule.nbytes
+    if plan.seen == 2 and plan.temps:
+        plan.keep_temps(backend, alloc, free, nbytes)
     live: dict[int, Any] = dict(enumerate(inputs))
     bound = dict(live)  # every buffer a kernel binds, freed ones too
+    if plan.scratch is not None:
+        bound.update(plan.scratch)
     taken: set[int] = set()  # buffers holding a donated input's memory
     key = list(inputs)
     heap = backend.allocator
