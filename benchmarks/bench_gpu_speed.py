@@ -40,6 +40,7 @@ import jaxweb.numpy as jnp
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "demos", "mnist"))
 import trainer as mnist_trainer  # noqa: E402
+from mlp_step import adam_step, bcs, mlp_init  # noqa: E402  (beside this file)
 
 QUICK = "--quick" in sys.argv
 ALONE = 10  # dispatches of one kernel per submit when timing it alone
@@ -106,43 +107,11 @@ def print_kernels(label: str, kernels: list) -> None:
 
 # ---------------------------------------------------------------- the MLP step (shared/bench)
 B, N = (100, 10) if QUICK else (1000, 50)
-B1, B2, EPS, LR = 0.9, 0.999, 1e-8, 0.005
-
-
-def mlp_init(key):
-    sizes = [784, 256, 128, 10]
-    ks = jax.random.split(key, 6)
-    p = {}
-    for i, (m, n) in enumerate(zip(sizes[:-1], sizes[1:])):
-        s = 1 / m ** 0.5
-        p[f"w{i+1}"] = jax.random.uniform(ks[2 * i], (m, n), minval=-s, maxval=s)
-        p[f"b{i+1}"] = jax.random.uniform(ks[2 * i + 1], (n,), minval=-s, maxval=s)
-    return p
-
-
-def predict(p, x):
-    a = jax.nn.relu(x @ p["w1"] + p["b1"])
-    a = jax.nn.relu(a @ p["w2"] + p["b2"])
-    return jax.nn.log_softmax(a @ p["w3"] + p["b3"])
-
-
-def mlp_loss(p, x, y):
-    return -(predict(p, x) * jax.nn.one_hot(y, 10)).sum() / y.shape[0]
 
 
 def make_step():
     """A new jitted step (a new trace and schedule, under the backend's capabilities now)."""
-    def step(p, mu, nu, x, y, bc1, bc2):
-        l, g = jax.value_and_grad(mlp_loss)(p, x, y)
-        mu = jax.tree.map(lambda m, g: B1 * m + (1 - B1) * g, mu, g)
-        nu = jax.tree.map(lambda v, g: B2 * v + (1 - B2) * g * g, nu, g)
-        p = jax.tree.map(lambda w, m, v: w - LR * (m * bc1) / (jnp.sqrt(v * bc2) + EPS), p, mu, nu)
-        return p, mu, nu, l
-    return jax.jit(step)
-
-
-def bcs(t):
-    return jnp.float32(1 / (1 - B1 ** t)), jnp.float32(1 / (1 - B2 ** t))
+    return jax.jit(adam_step)
 
 
 def mlp_setup() -> tuple:

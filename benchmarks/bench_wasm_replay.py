@@ -15,6 +15,7 @@ on the same state (the load of a shared machine moves between them), the best of
 `--no-replay` measures only "off" (a tree from before the replay has only that). The two
 scalars of each step are made before timing. Runs in Pyodide too (no numpy).
 """
+import os
 import sys
 import threading
 import time
@@ -22,34 +23,10 @@ import time
 import jaxweb as jax
 import jaxweb.numpy as jnp
 
-B1, B2, EPS, LR = 0.9, 0.999, 1e-8, 0.005
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from mlp_step import adam_step, bcs, mlp_init  # noqa: E402  (beside this file)
 
-
-def mlp_init(key):
-    sizes = [784, 256, 128, 10]
-    ks = jax.random.split(key, 6)
-    p = {}
-    for i, (m, n) in enumerate(zip(sizes[:-1], sizes[1:])):
-        s = 1 / m ** 0.5
-        p[f"w{i + 1}"] = jax.random.uniform(ks[2 * i], (m, n), minval=-s, maxval=s)
-        p[f"b{i + 1}"] = jax.random.uniform(ks[2 * i + 1], (n,), minval=-s, maxval=s)
-    return p
-
-
-def mlp_loss(p, x, y):
-    a = jax.nn.relu(x @ p["w1"] + p["b1"])
-    a = jax.nn.relu(a @ p["w2"] + p["b2"])
-    logp = jax.nn.log_softmax(a @ p["w3"] + p["b3"])
-    return -(logp * jax.nn.one_hot(y, 10)).sum() / y.shape[0]
-
-
-@jax.jit
-def step(p, mu, nu, x, y, bc1, bc2):
-    loss, g = jax.value_and_grad(mlp_loss)(p, x, y)
-    mu = jax.tree.map(lambda m, g: B1 * m + (1 - B1) * g, mu, g)
-    nu = jax.tree.map(lambda v, g: B2 * v + (1 - B2) * g * g, nu, g)
-    p = jax.tree.map(lambda w, m, v: w - LR * (m * bc1) / (jnp.sqrt(v * bc2) + EPS), p, mu, nu)
-    return p, mu, nu, loss
+step = jax.jit(adam_step)
 
 
 class EngineClock:
@@ -124,7 +101,7 @@ class MLP:
             self.x = jax.random.uniform(jax.random.key(1), (B, 784))
             self.y = jax.random.randint(jax.random.key(2), (B,), 0, 10)
             n = 5 + 2 * rounds * steps
-            self.bcs = [(jnp.float32(1 / (1 - B1 ** t)), jnp.float32(1 / (1 - B2 ** t))) for t in range(1, n + 1)]
+            self.bcs = [bcs(t) for t in range(1, n + 1)]
             jax.block_until_ready(self.bcs)  # made before timing: the bench measures the call
             self.t = 0
             self.state = (p, mu, nu)

@@ -217,15 +217,19 @@ def _plans():
 
 
 def test_no_replay_while_tracing(tmp_path):
+    """While the profiler traces, each launch runs alone (it is timed): a program that replays
+    outside the trace runs its kernels one by one inside it, with the same values."""
+    n0 = BE.stats["replays"]
     with jaxweb.default_device(WASM):
-        f = jaxweb.jit(lambda a: a * 2 + 1)
-        x = jnp.arange(8.0)
-        for _ in range(4):
-            f(x).block_until_ready()
+        g = jaxweb.jit(lambda a, b: jnp.exp(a) @ b - 1.0)
+        a = jnp.full((8, 8), 0.5)
+        outs = [np.asarray(g(a, a)) for _ in range(4)]
+        assert BE.stats["replays"] > n0
         n = BE.stats["replays"]
         with jaxweb.profiler.trace(str(tmp_path)):
-            np.testing.assert_array_equal(np.asarray(f(x)), np.arange(8.0) * 2 + 1)
-        assert BE.stats["replays"] == n
+            traced = np.asarray(g(a, a))
+    assert BE.stats["replays"] == n
+    np.testing.assert_array_equal(traced, outs[-1])
 
 
 def test_host_steps_are_not_recorded():

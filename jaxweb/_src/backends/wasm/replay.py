@@ -7,18 +7,17 @@ in buffers, compiler/params.py). So the wasm backend keeps, per prepared schedul
 launches its runs made, encoded once by the runtime (`Runtime.encode`: in Pyodide one
 Int32Array of `runBatch` records, js_shim/wasm.mjs; on wasmtime each launch's arguments
 packed for a raw ctypes call), keyed by the addresses every buffer was bound to. A call
-first runs the schedule's memory steps alone (its allocations, frees and donations, in
-their order, so each buffer gets the address the ordinary interleaved run would give it:
-kernels never allocate), then looks the addresses up: a hit is one `Runtime.replay` call and
-no Python per kernel; a miss runs the kernels as `Backend.submit` would and records them.
-Memory a step frees may be reused by a later allocation of the same call, as in the
-interleaved order: the compiler frees a buffer only after its last reader.
+first runs the schedule's memory steps alone (backends/replay_steps.py: in their order, so
+each buffer gets the address the ordinary interleaved run would give it; memory a step frees
+may be reused by a later allocation of the same call, as in that order, since the compiler
+frees a buffer only after its last reader), then looks the addresses up: a hit is one
+`Runtime.replay` call and no Python per kernel; a miss runs the kernels as `Backend.submit`
+would and records them.
 
 The memory plan: each allocation asks the allocator (`Allocator.prefer`) for the address it
 had two runs ago, else the one it had one run ago, wherever that memory is free. A training
-loop whose outputs feed the next step then alternates between two sets of addresses (this
-step's outputs cannot take the last step's, which are its inputs), and its temporaries keep
-theirs: MAX_RECORDINGS holds both sets, and a few more.
+loop whose outputs feed the next step then alternates between two sets of addresses, and its
+temporaries keep theirs: MAX_RECORDINGS holds both sets, and a few more.
 
 A schedule run a second time keeps its temporaries (buffers it allocates and frees within
 the call) as its own scratch memory from then on, at most KEEP_BYTES of them (KEEP_TOTAL
@@ -36,6 +35,8 @@ from __future__ import annotations
 import weakref
 from collections import OrderedDict
 from typing import Any
+
+from ..replay_steps import give_back, memory_steps, run_kernels
 
 ENABLED = True  # off: every call runs as Backend.submit does (benchmarks/bench_wasm_replay.py --no-replay)
 MAX_RECORDINGS = 4  # per prepared schedule
@@ -104,30 +105,13 @@ def submit(backend: Any, prepared: Any, inputs: list, alloc: Any, free: Any) -> 
     nbytes = prepared.schedule.nbytes
     if plan.seen == 2 and plan.temps:
         plan.keep_temps(backend, alloc, free, nbytes)
-    live: dict[int, Any] = dict(enumerate(inputs))
-    bound = dict(live)  # every buffer a kernel binds, freed ones too
+    heap = backend.allocator
+    live, bound, taken, made = memory_steps(plan.memory, plan.had, inputs, alloc, free, nbytes,
+                                            lambda want: setattr(heap, "prefer", want))
     if plan.scratch is not None:
         bound.update(plan.scratch)
-    taken: set[int] = set()  # buffers holding a donated input's memory
-    key = list(inputs)
-    heap = backend.allocator
+    key = (*inputs, *made)
     try:
-        for step in plan.memory:
-            kind, b = step[0], step[1]
-            if kind == 0:  # the address it had two runs ago (the last run's may be live), or one run ago
-                heap.prefer = had = plan.had.get(b, ())
-                try:
-                    live[b] = bound[b] = ptr = alloc(step[2], step[3])
-                finally:
-                    heap.prefer = ()
-                plan.had[b] = (had[-1], ptr) if had else (ptr,)
-                key.append(ptr)
-            elif kind == 4:  # a donated input's memory
-                live[b] = bound[b] = live[step[2]]
-                taken.add(b)
-            else:
-                free(live.pop(b), nbytes[b])
-        key = tuple(key)
         rec = plan.recordings.get(key)
         if rec is not None and rec[0] == rt.epoch:
             plan.recordings.move_to_end(key)
@@ -137,12 +121,7 @@ def submit(backend: Any, prepared: Any, inputs: list, alloc: Any, free: Any) -> 
         epoch = rt.epoch
         backend.recording = launches = []
         try:
-            for step in plan.runs:
-                try:
-                    backend.execute(step[1], [bound[b] for b in step[2]], [bound[b] for b in step[3]])
-                except Exception as e:
-                    e.add_note(f"while running kernel '{step[4]}' on the wasm device")
-                    raise
+            run_kernels(backend, plan.runs, bound)
         finally:
             backend.recording = None
         if rt.epoch == epoch:
@@ -150,8 +129,6 @@ def submit(backend: Any, prepared: Any, inputs: list, alloc: Any, free: Any) -> 
             if len(plan.recordings) > MAX_RECORDINGS:
                 plan.recordings.popitem(last=False)
     except BaseException:
-        for b, handle in live.items():
-            if b >= len(inputs) and b not in taken:
-                free(handle, nbytes[b])
+        give_back(live, len(inputs), taken, free, nbytes)
         raise
     return live
