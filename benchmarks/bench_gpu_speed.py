@@ -1,6 +1,6 @@
 """Issue 22's figures on a real GPU in one run: Python in Pyodide under Node 24, Dawn's WebGPU.
 
-    bash scripts/run_on_gpu.sh benchmarks/bench_gpu_speed.py [--quick]
+    bash scripts/run_on_gpu.sh benchmarks/bench_gpu_speed.py [--quick] [--only=readback,trainer]
 
 (On a CPU machine the same command runs on SwiftShader; --quick shrinks every case so that it
 ends in minutes there.) Runs inside Pyodide, so no numpy. Prints, then a table last:
@@ -357,6 +357,10 @@ def transformer_figures() -> None:
 
 # ---------------------------------------------------------------- readback
 def readback_figures() -> None:
+    """GB/s of an array's bytes read into Python (Buffer.read: what np.asarray, tolist and
+    device_get start from), best of 5; in Pyodide beside it the same read into a zero-filled
+    bytearray (the read before host.uninitialized), interleaved, where one read's time went
+    (gpu.readTimes) and the read into a JS array."""
     shim = getattr(be.rt, "_shim", None)  # js_shim/gpu.mjs in Pyodide (None in CPython)
     from jaxweb._src import host
     for mb in ((1, 16) if QUICK else (1, 16, 64, 256)):
@@ -364,24 +368,41 @@ def readback_figures() -> None:
         z = (jnp.arange(n, dtype=jnp.float32) + 1).block_until_ready()
         buf = z.contiguous_buffer()
         buf.read()  # the staging buffer of this size made (and cleared by Dawn) once
-        reps = 3
-        best = float("inf")
-        for _ in range(reps):
+
+        def zeroed(h=buf.handle.buf, size=4 * n):
+            out = bytearray(size)
+            host.wait(shim.readInto(h, 0, size, out))
+            return out
+        ways = {"now": buf.read, "zero-filled": zeroed} if shim is not None else {"now": buf.read}
+        best = dict.fromkeys(ways, float("inf"))
+        for _ in range(5):
+            for way, fn in ways.items():
+                t0 = time.perf_counter()
+                data = fn()
+                best[way] = min(best[way], time.perf_counter() - t0)
+                assert len(data) == 4 * n
+                del data
+        row(f"readback {mb} MB", 4 * n / best["now"] / 1e9, "GB/s")
+        if shim is None:
+            continue
+        row(f"readback {mb} MB into a zero-filled bytearray (before)", 4 * n / best["zero-filled"] / 1e9, "GB/s")
+        row(f"readback {mb} MB: now / zero-filled, GB/s", best["zero-filled"] / best["now"], "x")
+        for what, fn in (("bytearray", lambda: bytearray(4 * n)), ("host.uninitialized", lambda: host.uninitialized(4 * n))):
             t0 = time.perf_counter()
-            data = buf.read()
-            best = min(best, time.perf_counter() - t0)
-        assert len(data) == 4 * n
-        row(f"readback {mb} MB", 4 * n / best / 1e9, "GB/s")
-        del data
+            spare = fn()
+            print(f"  {what}({mb} MB): {(time.perf_counter() - t0) * 1e3:.2f} ms", flush=True)
+            del spare
+        shim.readTimes()
         t0 = time.perf_counter()
-        spare = bytearray(4 * n)  # what the read costs in Python's heap before any copy
-        print(f"  bytearray({mb} MB): {(time.perf_counter() - t0) * 1e3:.2f} ms", flush=True)
-        del spare
-        if shim is not None:
-            ms = min(float(host.wait(shim.readProbe(buf.handle.buf, 0, 4 * n))) for _ in range(reps))
-            row(f"readback {mb} MB into a JS array (no Python heap)", 4 * n / ms / 1e6, "GB/s")
-            if mb == 64:
-                readback_sweep(shim, host, buf, 4 * n)
+        buf.read()
+        total = (time.perf_counter() - t0) * 1e3
+        wait, copy = (float(v) for v in shim.readTimes())
+        print(f"  one read of {mb} MB: {total:.2f} ms: waiting for mappings {wait:.2f} ms, copying into the "
+              f"heap {copy:.2f} ms ({4 * n / copy / 1e6:.2f} GB/s), the rest {total - wait - copy:.2f} ms", flush=True)
+        ms = min(float(host.wait(shim.readProbe(buf.handle.buf, 0, 4 * n))) for _ in range(3))
+        row(f"readback {mb} MB into a JS array (no Python heap)", 4 * n / ms / 1e6, "GB/s")
+        if mb == 64:
+            readback_sweep(shim, host, buf, 4 * n)
         del z, buf
 
 
@@ -405,9 +426,8 @@ def readback_sweep(shim, host, buf, nbytes: int) -> None:
         shim.setReadChunking(*old)
 
 
-with jax.default_device(gpu):
-    print(f"adapter: {be.device_kind}, software {be.software}; GEMM tiling {be.tiling}; "
-          f"plan {be.plan_mode}; split timings {be.tuned_splits}", flush=True)
+def mlp_figures() -> dict:
+    """The MLP step under each plan (module doc); the figures of the plan in force after it."""
     modes = (("0", "plan off"), ("1", "plan rule"), ("timed", "plan timed")) if not be.software else ((None, "software"),)
     runs = {}
     for mode, label in modes:
@@ -429,8 +449,18 @@ with jax.default_device(gpu):
                 row(f"MLP step {k}: {label} / plan off", mlp[label][k] / mlp["plan off"][k], "x")
     if len(mlp) > 1:  # the rest as the environment says (timed unless JAXWEB_GEMM_PLAN)
         be.set_gemm_plan(os.environ.get("JAXWEB_GEMM_PLAN", "timed"))
-    plan_on = mlp[modes[-1][1]]
+    return mlp[modes[-1][1]]
+
+
+# --only=readback,trainer runs those sections alone (mlp, trainer, transformer, readback)
+ONLY = next((a.split("=", 1)[1].split(",") for a in sys.argv if a.startswith("--only=")), None)
+with jax.default_device(gpu):
+    print(f"adapter: {be.device_kind}, software {be.software}; GEMM tiling {be.tiling}; "
+          f"plan {be.plan_mode}; split timings {be.tuned_splits}", flush=True)
+    plan_on = mlp_figures() if ONLY is None or "mlp" in ONLY else None
     for name, fn in (("trainer", trainer_figures), ("transformer", transformer_figures), ("readback", readback_figures)):
+        if ONLY is not None and name not in ONLY:
+            continue
         try:
             warm(name)
             fn()
@@ -438,9 +468,10 @@ with jax.default_device(gpu):
             print(f"{name} FAILED: {type(e).__name__}: {e}", flush=True)
             rows.append((f"{name} FAILED", float("nan"), type(e).__name__))
 print(f"stats: {be.stats}")
-print(f"=== jaxweb webgpu ({be.device_kind}), issue 22 figures; the MLP step's floor: "
-      f"{'GPU' if plan_on['gpu'] >= plan_on['host'] else 'host'} "
-      f"(host {plan_on['host']:.2f} ms vs GPU {plan_on['gpu']:.2f} ms per step)")
+floor = "" if plan_on is None else (
+    f"; the MLP step's floor: {'GPU' if plan_on['gpu'] >= plan_on['host'] else 'host'} "
+    f"(host {plan_on['host']:.2f} ms vs GPU {plan_on['gpu']:.2f} ms per step)")
+print(f"=== jaxweb webgpu ({be.device_kind}), issue 22 figures{floor}")
 print(f"{'case':58s} {'figure':>10s}  unit")
 for name, v, unit in rows:
     print(f"{name:58s} {v:10.3f}  {unit}")

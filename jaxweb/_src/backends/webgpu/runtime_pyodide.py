@@ -73,13 +73,13 @@ class PyodideGpuRuntime:
         self._shim.writeBuffer(handle, offset, host.to_js_bytes(data))
 
     def read(self, handle: int, offset: int, size: int) -> bytearray:
-        out = bytearray(size)  # the shim copies mapped memory straight into it
+        out = host.uninitialized(size)  # the shim copies mapped memory straight into all of it
         host.wait(self._shim.readInto(handle, offset, size, out))
         self._check("a readback")
         return out
 
     async def read_async(self, handle: int, offset: int, size: int) -> bytearray:
-        out = bytearray(size)
+        out = host.uninitialized(size)
         await self._shim.readInto(handle, offset, size, out)
         return out
 
