@@ -177,12 +177,16 @@ export function createPipeline(code, entryPoint = 'main') {
 /** Same, but the promise rejects with the compiler's message on bad WGSL. */
 export async function createPipelineAsync(code, entryPoint = 'main') {
   const d = need();
+  d.pushErrorScope('validation');  // a rejected shader throws here, not later as an uncaptured error
   const module = d.createShaderModule({ code });
+  const scoped = d.popErrorScope();
   const info = await module.getCompilationInfo?.();
   const errors = (info?.messages ?? []).filter((m) => m.type === 'error');
   if (errors.length) {
     throw new Error(errors.map((m) => `${m.lineNum}:${m.linePos}: ${m.message}`).join('\n'));
   }
+  const invalid = await scoped;
+  if (invalid) throw new Error(invalid.message);
   return put(pipelines, await d.createComputePipelineAsync({ layout: 'auto', compute: { module, entryPoint } }));
 }
 

@@ -81,6 +81,25 @@ def test_big_readbacks_go_in_chunks():
         assert x[-3:].tolist() == [k * (n - 3), k * (n - 2), k * (n - 1)]
 
 
+def test_pipelines_compile_together_on_dawn():
+    """runtime.pipelines (a GEMM plan's candidates): all compiled before any is awaited, each
+    usable; a shader Dawn rejects raises WGSLError, and the backend's batch falls back to one by
+    one to name it."""
+    from jaxweb._src.backends.webgpu.runtime import WGSLError
+    be = _gpu().backend
+    code = "@group(0) @binding(0) var<storage, read_write> o: array<u32>;\n" \
+           "@compute @workgroup_size(1) fn main() {{ o[0] = {}u; }}\n"
+    made = be.rt.pipelines([code.format(7), code.format(8)])
+    assert len(made) == 2 and made[0] != made[1]
+    bad = code.format("nope")
+    with pytest.raises(WGSLError):
+        be.rt.pipelines([code.format(9), bad])
+    with pytest.raises(WGSLError) as e:
+        be._pipelines_of([code.format(10), bad], "check")
+    assert e.value.code == bad
+    assert be._pipelines_of([code.format(11), code.format(12)], "check")[1] is be._pipeline(code.format(12), "check")
+
+
 def test_jitted_loop_replays_on_dawn():
     """A training loop's calls replay their encoded commands (one Int32Array through the shim).
     (K-split GEMMs are checked on lavapipe, tests/test_webgpu_gemm_plan.py: forcing the
