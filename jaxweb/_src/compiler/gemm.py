@@ -30,6 +30,7 @@ code; everything here is IR. Kernels that do not have this shape stay as they ar
 """
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, replace
 from typing import Any, Callable, Sequence
 
@@ -41,8 +42,14 @@ from .kernel import Kernel, Routine, gidx, ridx
 F32 = dtypes.float32
 #: products of several batch dims, of dims the factors read as g // c and g % c (attention's
 #: heads), or whose factor has reductions of its own (a layer norm's statistics, staged with it),
-#: on the routine; False keeps them generic reductions as before (benchmarks compare)
-BATCHED = True
+#: on the routine; False keeps them generic reductions as before (benchmarks compare); None: as
+#: the environment says (JAXWEB_GEMM_BATCHED=0: off; like JAXWEB_GEMM_PLAN, it reaches Pyodide)
+BATCHED: bool | None = None
+
+
+def batched() -> bool:
+    """Whether the rules BATCHED names apply now."""
+    return BATCHED if BATCHED is not None else os.environ.get("JAXWEB_GEMM_BATCHED", "1") != "0"
 
 
 @dataclass(frozen=True)
@@ -192,10 +199,10 @@ def match(kernel: Kernel, caps: GemmCaps) -> _Match | None:
     if (kernel.reduce_op != "add" or len(kernel.shape) < 2 or len(kernel.reduce_shape) != 1
             or kernel.body.dtype is not F32 or kernel.body.op != "mul"):
         return None
-    if any(e.op == "reduce" for e in E.walk_all(kernel.outs + (() if BATCHED else (kernel.body,)))):
+    if any(e.op == "reduce" for e in E.walk_all(kernel.outs + (() if batched() else (kernel.body,)))):
         return None  # (a factor's own reductions — a layer norm's statistics — are staged with it)
     sp = GI.space(kernel)
-    if sp.body.op != "mul" or not BATCHED and (
+    if sp.body.op != "mul" or not batched() and (
             len(kernel.shape) > 3 or len(sp.order) > sum(n > 1 for n in kernel.shape)):
         return None
     found = [(a, b, gr) for a, b in (sp.body.src, sp.body.src[::-1])
