@@ -434,9 +434,10 @@ def readback_figures() -> None:
         t0 = time.perf_counter()
         buf.read()
         total = (time.perf_counter() - t0) * 1e3
-        wait, copy = (float(v) for v in shim.readTimes())
+        wait, copy, issue = (float(v) for v in shim.readTimes())
         print(f"  one read of {mb} MB: {total:.2f} ms: waiting for mappings {wait:.2f} ms, copying into the "
-              f"heap {copy:.2f} ms ({4 * n / copy / 1e6:.2f} GB/s), the rest {total - wait - copy:.2f} ms", flush=True)
+              f"heap {copy:.2f} ms ({4 * n / copy / 1e6:.2f} GB/s), issuing chunks {issue:.2f} ms, "
+              f"the rest {total - wait - copy - issue:.2f} ms", flush=True)
         ms = min(float(host.wait(shim.readProbe(buf.handle.buf, 0, 4 * n))) for _ in range(3))
         row(f"readback {mb} MB into a JS array (no Python heap)", 4 * n / ms / 1e6, "GB/s")
         if mb == 64:
