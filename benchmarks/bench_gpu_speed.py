@@ -21,7 +21,8 @@ ends in minutes there.) Runs inside Pyodide, so no numpy. Prints, then a table l
 - the /mnist/ page's trainer (demos/mnist/trainer.py: optax Adam, uint8 batches sliced per step,
   synthetic images) with its MLP and its CNN at the page's batch (128) and at 1000: ms/step;
 - a transformer block forward (batch 8, 128 tokens, width 384, 6 heads, MLP 4x, pre-LayerNorm),
-  jitted: ms/call queued and GPU time;
+  jitted: ms/call queued and GPU time, with attention's batched products on the GEMM routines and
+  without (compiler.gemm.BATCHED), interleaved;
 - readback of 1, 16, 64 and 256 MB (an array's bytes into Python): GB/s; in Pyodide also the same
   into a JavaScript array (no Python heap), and 64 MB in chunks of 4-64 MB with 2-8 in flight.
 """
@@ -41,6 +42,7 @@ import jaxweb.optax as optax
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "demos", "mnist"))
 import trainer as mnist_trainer  # noqa: E402
+from mlp_step import adam_step, bcs, mlp_init  # noqa: E402  (beside this file)
 
 QUICK = "--quick" in sys.argv
 ALONE = 10  # dispatches of one kernel per submit when timing it alone
@@ -107,43 +109,11 @@ def print_kernels(label: str, kernels: list) -> None:
 
 # ---------------------------------------------------------------- the MLP step (shared/bench)
 B, N = (100, 10) if QUICK else (1000, 50)
-B1, B2, EPS, LR = 0.9, 0.999, 1e-8, 0.005
-
-
-def mlp_init(key):
-    sizes = [784, 256, 128, 10]
-    ks = jax.random.split(key, 6)
-    p = {}
-    for i, (m, n) in enumerate(zip(sizes[:-1], sizes[1:])):
-        s = 1 / m ** 0.5
-        p[f"w{i+1}"] = jax.random.uniform(ks[2 * i], (m, n), minval=-s, maxval=s)
-        p[f"b{i+1}"] = jax.random.uniform(ks[2 * i + 1], (n,), minval=-s, maxval=s)
-    return p
-
-
-def predict(p, x):
-    a = jax.nn.relu(x @ p["w1"] + p["b1"])
-    a = jax.nn.relu(a @ p["w2"] + p["b2"])
-    return jax.nn.log_softmax(a @ p["w3"] + p["b3"])
-
-
-def mlp_loss(p, x, y):
-    return -(predict(p, x) * jax.nn.one_hot(y, 10)).sum() / y.shape[0]
 
 
 def make_step():
     """A new jitted step (a new trace and schedule, under the backend's capabilities now)."""
-    def step(p, mu, nu, x, y, bc1, bc2):
-        l, g = jax.value_and_grad(mlp_loss)(p, x, y)
-        mu = jax.tree.map(lambda m, g: B1 * m + (1 - B1) * g, mu, g)
-        nu = jax.tree.map(lambda v, g: B2 * v + (1 - B2) * g * g, nu, g)
-        p = jax.tree.map(lambda w, m, v: w - LR * (m * bc1) / (jnp.sqrt(v * bc2) + EPS), p, mu, nu)
-        return p, mu, nu, l
-    return jax.jit(step)
-
-
-def bcs(t):
-    return jnp.float32(1 / (1 - B1 ** t)), jnp.float32(1 / (1 - B2 ** t))
+    return jax.jit(adam_step)
 
 
 def mlp_setup() -> tuple:
@@ -345,50 +315,51 @@ def sliced_steps(tr, steps: int) -> float:
 
 
 # ---------------------------------------------------------------- a transformer block
-def block_init(key, d: int, f: int):
-    ks = jax.random.split(key, 4)
-    s = 1 / d ** 0.5
-    return {"qkv": jax.random.normal(ks[0], (d, 3 * d)) * s, "o": jax.random.normal(ks[1], (d, d)) * s,
-            "up": jax.random.normal(ks[2], (d, f)) * s, "down": jax.random.normal(ks[3], (f, d)) / f ** 0.5,
-            "b_up": jnp.zeros(f), "ln1": jnp.ones(d), "ln2": jnp.ones(d)}
-
-
-def layer_norm(x, g):
-    m = x.mean(-1, keepdims=True)
-    v = ((x - m) ** 2).mean(-1, keepdims=True)
-    return (x - m) * jax.lax.rsqrt(v + 1e-5) * g
-
-
-def block(p, x, heads: int):
-    b, t, d = x.shape
-    h = layer_norm(x, p["ln1"])
-    q, k, v = jnp.split(h @ p["qkv"], 3, axis=-1)
-    q, k, v = (z.reshape(b, t, heads, d // heads).transpose(0, 2, 1, 3) for z in (q, k, v))
-    a = jax.nn.softmax(q @ k.transpose(0, 1, 3, 2) / (d // heads) ** 0.5, axis=-1) @ v
-    x = x + a.transpose(0, 2, 1, 3).reshape(b, t, d) @ p["o"]
-    h = layer_norm(x, p["ln2"])
-    return x + jax.nn.gelu(h @ p["up"] + p["b_up"]) @ p["down"]
+from bench_transformer import block, block_init  # noqa: E402  (the block, written once)
 
 
 def transformer_figures() -> None:
+    """The block with attention's batched products (Q K^T, P V: 4-D, heads cut from one projection)
+    on the GEMM routine and, for comparison, without (compiler.gemm.BATCHED off: generic reductions,
+    as before), in interleaved rounds, the best kept; each mode's kernels listed."""
+    from jaxweb._src.compiler import gemm  # noqa: PLC0415  (the switch this section compares)
     b, t, d, heads = (2, 32, 96, 3) if QUICK else (8, 128, 384, 6)
     p = block_init(jax.random.key(5), d, 4 * d)
     x = jax.random.normal(jax.random.key(6), (b, t, d))
-    f = jax.jit(lambda p, x: block(p, x, heads))
-    y = f(p, x)
-    assert all(math.isfinite(v) for v in y[0, 0, :4].tolist())
-    calls = 5 if QUICK else 50
-    t0 = time.perf_counter()
-    for _ in range(calls):
-        y = f(p, x)
-    jax.block_until_ready(y)
-    queued = (time.perf_counter() - t0) / calls * 1e3
-    g, kernels = gpu_ms(lambda: f(p, x), alone=True)
     name = f"transformer block fwd b{b} t{t} d{d} h{heads}"
-    print_kernels(name, kernels)
-    row(f"{name}: queued", queued, "ms/call")
-    row(f"{name}: GPU ({len(kernels)} kernels)", g, "ms/call (GPU)")
-    row(f"{name}: GPU, one pass, {STREAM} in a row", STREAMED[0], "ms/call (GPU wall)")
+    fns, best = {}, {}
+    for on in (False, True):  # each traced and compiled under its mode
+        gemm.BATCHED = on
+        fns[on] = jax.jit(lambda p, x: block(p, x, heads))
+        y = fns[on](p, x)
+        assert all(math.isfinite(v) for v in y[0, 0, :4].tolist())
+    gemm.BATCHED = True
+    calls = 5 if QUICK else 50
+    for r in range(ROUNDS):
+        for on in ((False, True) if r % 2 == 0 else (True, False)):
+            f, got = fns[on], best.setdefault(on, {})
+            jax.block_until_ready(f(p, x))
+            t0 = time.perf_counter()
+            for _ in range(calls):
+                y = f(p, x)
+            jax.block_until_ready(y)
+            queued = (time.perf_counter() - t0) / calls * 1e3
+            g, kernels = gpu_ms(lambda: f(p, x), alone=True)
+            if queued < got.get("queued", math.inf):
+                got["queued"] = queued
+            if STREAMED[0] < got.get("streamed", math.inf):
+                got.update(streamed=STREAMED[0], gpu=g, kernels=kernels)
+            print(f"  {name} round {r}, batched products {'on' if on else 'off'}: queued {queued:.3f} ms, "
+                  f"GPU {g:.3f} ms, streamed {STREAMED[0]:.3f} ms", flush=True)
+    for on in (False, True):
+        label = f"{name}, batched products {'on' if on else 'off'}"
+        got = best[on]
+        print_kernels(label, got["kernels"])
+        row(f"{label}: queued", got["queued"], "ms/call")
+        row(f"{label}: GPU ({len(got['kernels'])} kernels)", got["gpu"], "ms/call (GPU)")
+        row(f"{label}: GPU, one pass, {STREAM} in a row", got["streamed"], "ms/call (GPU wall)")
+    for k in ("queued", "gpu", "streamed"):
+        row(f"{name} {k}: batched on / off", best[True][k] / best[False][k], "x")
 
 
 # ---------------------------------------------------------------- readback
