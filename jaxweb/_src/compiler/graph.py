@@ -193,6 +193,17 @@ def view(base: Node, st: ShapeTracker) -> Node:
     return _mk("view", base.dtype, st.shape, (base,), st, st)
 
 
+def fresh_view(base: Node, st: ShapeTracker) -> Node:
+    """`view(base, st)` for the node of a buffer just made (a jitted call's output), left out
+    of the hash-consing cache: a call's outputs cost no weak reference each. Safe because
+    what relies on sharing is the buffer's own node (hash-consed): every array reading the
+    buffer holds that node (views compose onto it), which is what `executable._sole_holder`
+    counts; a second, equal view node of it only shares less."""
+    n = Node.__new__(Node)
+    n.op, n.dtype, n.shape, n.src, n.arg, n.tag = "view", base.dtype, st.shape, (base,), st, current_tag[-1]
+    return n
+
+
 def const(value: Any, dtype: DType, shape: Sequence[int] = ()) -> Node:
     """A scalar broadcast to `shape`: no memory at all."""
     v = E.normalize_scalar(value, dtype)

@@ -243,6 +243,32 @@ class WebGPUBackend(GPUBackend):
                 raise ResourceExhaustedError(nbytes, 0, 0, self.max_buffer) from None
             raise self._lost(e) from e
 
+    def alloc_many(self, sizes: list[int], prefer: list[tuple]) -> list[Handle]:
+        """`alloc` of each of `sizes`, taking first the free buffers in its `prefer` (a replayed
+        call's outputs, replay.py), in one step: a pooled buffer costs no call per buffer.
+        All or none: if one fails, those taken are given back."""
+        out: list[Handle] = []
+        pool, gen, alive = self.pool, self.gen, self.rt.alive
+        try:
+            for nbytes, want in zip(sizes, prefer):
+                cap = size_class(nbytes)
+                buf = pool.take(cap, want)
+                if buf is not None and alive(buf):
+                    out.append(Handle(buf, cap, gen=gen))
+                    continue
+                if buf is not None:
+                    self._drop_groups(buf)
+                self._prefer = want
+                try:
+                    out.append(self.alloc(nbytes))
+                finally:
+                    self._prefer = ()
+        except BaseException:
+            for h in out:
+                self.free(h)
+            raise
+        return out
+
     def free(self, handle: Handle) -> None:
         if handle.base is not None or handle.gen != self.gen or not self.rt.alive(handle.buf):
             return  # a view; or collected in a reference cycle after the GPU object's own finalizer

@@ -45,7 +45,8 @@ class Recording:
 
 class Plan:
     """A prepared schedule's memory steps and its recordings (`Prepared.cache`)."""
-    __slots__ = ("ok", "memory", "runs", "recordings", "had", "temps", "hits", "owned", "release")
+    __slots__ = ("ok", "memory", "runs", "recordings", "had", "temps", "hits", "owned", "release", "order",
+                 "outs", "sizes", "aliases")
 
     def __init__(self, steps: list):
         self.had: dict[int, tuple] = {}  # schedule buffer -> the GPU buffers it had the last two runs
@@ -59,6 +60,12 @@ class Plan:
         self.hits = 0
         self.owned: dict[int, Any] | None = None  # temporaries kept: schedule buffer -> handle
         self.release: Any = None  # (backend, free, nbytes) to give them back
+        self.order: list | None = None  # the schedule buffers a run binds, sorted (the recordings' key)
+        # with the temporaries kept, a run's memory steps are only allocations (its outputs: `outs`,
+        # of `sizes` bytes), taken in one step, and donated inputs' memory (`aliases`); None if not
+        self.outs: list | None = None
+        self.sizes: list = []
+        self.aliases: list = []
 
     def keep_temps(self, backend: Any, alloc: Any, free: Any, nbytes: dict) -> None:
         """Take this schedule's temporaries for good (see the module's docstring)."""
@@ -75,6 +82,11 @@ class Plan:
             return
         self.owned, self.release = owned, (backend, free, {b: nbytes[b] for b in owned})
         backend.kept_bytes += total
+        rest = [s for s in self.memory if s[1] not in owned]
+        if all(s[0] in (0, 4) for s in rest):
+            self.outs = [s[1] for s in rest if s[0] == 0]
+            self.sizes = [s[2] for s in rest if s[0] == 0]
+            self.aliases = [(s[1], s[2]) for s in rest if s[0] == 4]
 
     def drop_temps(self, give_back: bool = True) -> None:
         if self.owned is None:
@@ -84,7 +96,7 @@ class Plan:
             for b, h in self.owned.items():
                 free(h, nbytes[b])
         backend.kept_bytes -= sum(nbytes.values())
-        self.owned = self.release = None
+        self.owned = self.release = self.outs = None
 
     def __del__(self) -> None:
         try:
@@ -100,9 +112,46 @@ def _plan(prepared: Any) -> Plan:
     return plan
 
 
-def _key(handles: dict) -> tuple:
+def _key(bound: dict, order: list) -> tuple:
     """The identities of the bound GPU buffers, in schedule-buffer order (js_shim's are ints)."""
-    return tuple([b if type(b) is int else id(b) for b in [handles[i].buf for i in sorted(handles)]])
+    return tuple([b if type(b) is int else id(b) for b in [bound[i].buf for i in order]])
+
+
+def _take_outputs(plan: Plan, alloc: Any, live: dict, bound: dict, taken: set) -> None:
+    """A steady run's memory steps (`Plan.outs`): its outputs allocated in one step, each the
+    buffer it had two runs ago if free, else one run ago; the kept temporaries bound."""
+    had, outs = plan.had, plan.outs
+    handles = alloc.many(plan.sizes, [had.get(b, ()) for b in outs], "a jitted program's outputs")
+    for b, h in zip(outs, handles):
+        was = had.get(b)
+        had[b] = (was[-1], h.buf) if was else (h.buf,)
+        live[b] = bound[b] = h
+    bound.update(plan.owned)
+    for b, src in plan.aliases:  # a donated input's memory
+        live[b] = bound[b] = live[src]
+        taken.add(b)
+
+
+def _memory_steps(plan: Plan, backend: Any, alloc: Any, free: Any, live: dict, bound: dict, taken: set,
+                  nbytes: dict) -> None:
+    """A run's allocations and frees in order (see the module's docstring)."""
+    own = plan.owned
+    for step in plan.memory:
+        kind, b = step[0], step[1]
+        if own is not None and b in own:  # a kept temporary: neither allocated nor freed
+            bound[b] = own[b]
+        elif kind == 0:  # the buffer it had two runs ago (the last run's may still be live) or one run ago
+            backend._prefer = had = plan.had.get(b, ())
+            try:
+                live[b] = bound[b] = alloc(step[2], step[3])
+            finally:
+                backend._prefer = ()
+            plan.had[b] = (had[-1], live[b].buf) if had else (live[b].buf,)
+        elif kind == 4:  # a donated input's memory
+            live[b] = bound[b] = live[step[2]]
+            taken.add(b)
+        else:
+            free(live.pop(b), nbytes[b])
 
 
 def submit(backend: Any, prepared: Any, inputs: list, alloc: Any, free: Any) -> dict | None:
@@ -121,23 +170,13 @@ def submit(backend: Any, prepared: Any, inputs: list, alloc: Any, free: Any) -> 
         own = None
     backend._hold += 1  # buffers freed below are still bound by the commands to come
     try:
-        for step in plan.memory:
-            kind, b = step[0], step[1]
-            if own is not None and b in own:  # a kept temporary: neither allocated nor freed
-                bound[b] = own[b]
-            elif kind == 0:  # the buffer it had two runs ago (the last run's may still be live) or one run ago
-                backend._prefer = had = plan.had.get(b, ())
-                try:
-                    live[b] = bound[b] = alloc(step[2], step[3])
-                finally:
-                    backend._prefer = ()
-                plan.had[b] = (had[-1], live[b].buf) if had else (live[b].buf,)
-            elif kind == 4:  # a donated input's memory
-                live[b] = bound[b] = live[step[2]]
-                taken.add(b)
-            else:
-                free(live.pop(b), nbytes[b])
-        key = _key(bound)
+        if own is not None and plan.outs is not None and hasattr(alloc, "many"):
+            _take_outputs(plan, alloc, live, bound, taken)
+        else:
+            _memory_steps(plan, backend, alloc, free, live, bound, taken, nbytes)
+        if plan.order is None:
+            plan.order = sorted(bound)
+        key = _key(bound, plan.order)
         rec = plan.recordings.get(key)
         if rec is not None and rec.epoch == backend.epoch:
             plan.recordings.move_to_end(key)
