@@ -86,7 +86,11 @@ class Executable:
         if slot is None or slot[0].size != x.size or slot[0].dtype != x.dtype:
             slot = self._params[i] = [Buffer(self.device, x.size, x.dtype, "jit scalar argument"), None]
         if slot[1] != data:
-            slot[0].write(data)
+            soon = getattr(self.device.backend, "write_soon", None)
+            if soon is None or profiler.active() is not None:  # a trace shows the transfer
+                slot[0].write(data)
+            else:  # with the call's submit (webgpu: in the same runtime call as its replay)
+                soon(slot[0].handle, data)
             slot[1] = data
         return slot[0]
 

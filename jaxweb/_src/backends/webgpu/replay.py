@@ -36,11 +36,20 @@ OWN_TOTAL = 512 << 20  # ... and all schedules' kept ones at most this, per back
 
 
 class Recording:
-    __slots__ = ("epoch", "cmds", "dispatches", "encoded")
+    """A run's commands; `encoded`: the runtime's form of them (made at the first replay: in
+    Pyodide the shim keeps them as the GPU objects they name), `forget(encoded)` lets it go."""
+    __slots__ = ("epoch", "cmds", "dispatches", "encoded", "forget")
 
     def __init__(self, epoch: int, cmds: list):
-        self.epoch, self.cmds, self.encoded = epoch, cmds, None
+        self.epoch, self.cmds, self.encoded, self.forget = epoch, cmds, None, None
         self.dispatches = sum(c[0] == "dispatch" for c in cmds)
+
+    def __del__(self) -> None:
+        if self.forget is not None:
+            try:
+                self.forget(self.encoded)
+            except Exception:  # noqa: BLE001  (interpreter shutdown)
+                pass
 
 
 class Plan:
