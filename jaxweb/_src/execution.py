@@ -290,9 +290,9 @@ def wrap_outputs(device: Device, sched: Schedule, got: dict, inputs: list[Buffer
                 buf = inputs[b]
                 if buf.dtype.kind == "c":  # a real view (a part) of a complex input: its floats
                     buf = RealAlias(buf)
+                base = made[b] = graph.buffer(buf)
             else:
-                buf = Buffer.adopt(device, got[b], size, dt)
-            base = made[b] = graph.buffer(buf)
+                base = made[b] = graph.fresh_buffer(Buffer.adopt(device, got[b], size, dt))
         out.append(base if st is None else graph.view(base, st) if b < n_in else graph.fresh_view(base, st))
     return out
 
