@@ -92,7 +92,7 @@ class Executable:
             return x.contiguous_buffer()
         data = bytes(x._host_bytes())
         slot = self._params.get(i)
-        if slot is None or slot[0].size != x.size or slot[0].dtype != x.dtype:
+        if slot is None or slot[0].size != x.size or slot[0].dtype != x.dtype or _stale(slot[0]):
             slot = self._params[i] = [Buffer(self.device, x.size, x.dtype, "jit scalar argument"), None]
         if slot[1] != data:
             soon = getattr(self.device.backend, "write_soon", None)
@@ -118,6 +118,13 @@ class Executable:
 
 
 _SCALAR_ARG = 64  # elements of a constant argument written into the executable's own buffer
+
+
+def _stale(buf: Buffer) -> bool:
+    """Whether `buf` was made by a GPU device since lost (its handle's `gen` is not the
+    backend's): a scalar argument's buffer is then made anew, so later calls work."""
+    gen = getattr(buf.handle, "gen", None)
+    return gen is not None and gen != getattr(buf.device.backend, "gen", gen)
 
 
 def _held(x: Any, device: Device) -> Any:
