@@ -1,6 +1,6 @@
 """Issue 22's figures on a real GPU in one run: Python in Pyodide under Node 24, Dawn's WebGPU.
 
-    bash scripts/run_on_gpu.sh benchmarks/bench_gpu_speed.py [--quick]
+    bash scripts/run_on_gpu.sh benchmarks/bench_gpu_speed.py [--quick] [--only=readback,trainer]
 
 (On a CPU machine the same command runs on SwiftShader; --quick shrinks every case so that it
 ends in minutes there.) Runs inside Pyodide, so no numpy. Prints, then a table last:
@@ -21,7 +21,8 @@ ends in minutes there.) Runs inside Pyodide, so no numpy. Prints, then a table l
 - the /mnist/ page's trainer (demos/mnist/trainer.py: optax Adam, uint8 batches sliced per step,
   synthetic images) with its MLP and its CNN at the page's batch (128) and at 1000: ms/step;
 - a transformer block forward (batch 8, 128 tokens, width 384, 6 heads, MLP 4x, pre-LayerNorm),
-  jitted: ms/call queued and GPU time;
+  jitted: ms/call queued and GPU time, with attention's batched products on the GEMM routines and
+  without (compiler.gemm.BATCHED), interleaved;
 - readback of 1, 16, 64 and 256 MB (an array's bytes into Python): GB/s; in Pyodide also the same
   into a JavaScript array (no Python heap), and 64 MB in chunks of 4-64 MB with 2-8 in flight.
 """
@@ -36,10 +37,12 @@ import time
 
 import jaxweb as jax
 import jaxweb.numpy as jnp
+import jaxweb.optax as optax
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "demos", "mnist"))
 import trainer as mnist_trainer  # noqa: E402
+from mlp_step import adam_step, bcs, mlp_init  # noqa: E402  (beside this file)
 
 QUICK = "--quick" in sys.argv
 ALONE = 10  # dispatches of one kernel per submit when timing it alone
@@ -106,43 +109,11 @@ def print_kernels(label: str, kernels: list) -> None:
 
 # ---------------------------------------------------------------- the MLP step (shared/bench)
 B, N = (100, 10) if QUICK else (1000, 50)
-B1, B2, EPS, LR = 0.9, 0.999, 1e-8, 0.005
-
-
-def mlp_init(key):
-    sizes = [784, 256, 128, 10]
-    ks = jax.random.split(key, 6)
-    p = {}
-    for i, (m, n) in enumerate(zip(sizes[:-1], sizes[1:])):
-        s = 1 / m ** 0.5
-        p[f"w{i+1}"] = jax.random.uniform(ks[2 * i], (m, n), minval=-s, maxval=s)
-        p[f"b{i+1}"] = jax.random.uniform(ks[2 * i + 1], (n,), minval=-s, maxval=s)
-    return p
-
-
-def predict(p, x):
-    a = jax.nn.relu(x @ p["w1"] + p["b1"])
-    a = jax.nn.relu(a @ p["w2"] + p["b2"])
-    return jax.nn.log_softmax(a @ p["w3"] + p["b3"])
-
-
-def mlp_loss(p, x, y):
-    return -(predict(p, x) * jax.nn.one_hot(y, 10)).sum() / y.shape[0]
 
 
 def make_step():
     """A new jitted step (a new trace and schedule, under the backend's capabilities now)."""
-    def step(p, mu, nu, x, y, bc1, bc2):
-        l, g = jax.value_and_grad(mlp_loss)(p, x, y)
-        mu = jax.tree.map(lambda m, g: B1 * m + (1 - B1) * g, mu, g)
-        nu = jax.tree.map(lambda v, g: B2 * v + (1 - B2) * g * g, nu, g)
-        p = jax.tree.map(lambda w, m, v: w - LR * (m * bc1) / (jnp.sqrt(v * bc2) + EPS), p, mu, nu)
-        return p, mu, nu, l
-    return jax.jit(step)
-
-
-def bcs(t):
-    return jnp.float32(1 / (1 - B1 ** t)), jnp.float32(1 / (1 - B2 ** t))
+    return jax.jit(adam_step)
 
 
 def mlp_setup() -> tuple:
@@ -162,9 +133,13 @@ class MLPRun:
         self.label = label
         self.step, p, mu, nu, self.x, self.y = mlp_setup()
         self.t = 0
+        made, t0 = be.stats["pipelines"], time.perf_counter()
         for _ in range(5):
             p, mu, nu, l = self.run(p, mu, nu)
         self.loss0 = float(l)
+        first = (time.perf_counter() - t0) * 1e3  # the kernels other plans made already are not made again
+        print(f"  {label}: first 5 steps {first:.0f} ms, {be.stats['pipelines'] - made} pipelines made", flush=True)
+        row(f"MLP step B={B} {label}: first 5 steps", first, "ms")
         self.state = (p, mu, nu)
         self.best: dict = {}
         self.kernels: list = []
@@ -330,87 +305,142 @@ def trainer_figures() -> None:
     for model in ("mlp", "cnn"):
         source = open(os.path.join(HERE, "..", "demos", "mnist", "models", f"{model}.py")).read()
         for batch in ((128,) if QUICK else (128, 1000)):
+            steps = 2 if QUICK else 50
+            tr = mnist_trainer.Trainer(data, source, batch=batch)
+            before = sliced_steps(tr, steps)
             tr = mnist_trainer.Trainer(data, source, batch=batch)
             tr.train(1 if QUICK else 3)  # compiles
-            steps = 2 if QUICK else 50
+            tr.train(1 if QUICK else 3)  # the step's recordings (replay.py)
+            s0 = dict(be.stats)
             r = tr.train(steps)  # one chunk as the page runs it: losses read back at its end
             row(f"/mnist/ trainer {model} batch {batch}", r["ms_per_step"], "ms/step")
+            row(f"/mnist/ trainer {model} batch {batch}, eager slices passed in (before)", before, "ms/step")
+            row(f"/mnist/ trainer {model} batch {batch}: now / before", r["ms_per_step"] / before, "x")
+            print(f"  per step: {(be.stats['replays'] - s0['replays']) / steps:.2f} replays, "
+                  f"{(be.stats['dispatches'] - s0['dispatches']) / steps:.1f} dispatches", flush=True)
+
+
+def sliced_steps(tr, steps: int) -> float:
+    """ms/step of `tr`'s model and optimizer stepped as the trainer did before issue 22's fix:
+    eager slices of the epoch passed to a jitted step donating its state, the losses stacked
+    and read at the chunk's end (views as arguments: copied per call, never replayed)."""
+    def step(params, opt_state, xb, yb):
+        loss, grads = jax.value_and_grad(tr._loss)(params, xb.astype(jnp.float32) / 255.0, yb)
+        updates, opt_state = tr.opt.update(grads, opt_state, params)
+        return optax.apply_updates(params, updates), opt_state, loss
+    fn = jax.jit(step, donate_argnums=(0, 1))
+    params, state = tr.params, tr.opt_state  # tr is this measurement's own: donated freely
+    ms = 0.0
+    for n in ((1, 1, steps) if not QUICK else (1, steps)):  # compiles, warms, then one chunk timed
+        t0 = time.perf_counter()
+        losses = []
+        for i in range(n):
+            lo = i * tr.batch
+            params, state, loss = fn(params, state, tr.epoch_x[lo:lo + tr.batch], tr.epoch_y[lo:lo + tr.batch])
+            losses.append(loss)
+        jnp.stack(losses).tolist()
+        ms = (time.perf_counter() - t0) * 1e3 / n
+    return ms
 
 
 # ---------------------------------------------------------------- a transformer block
-def block_init(key, d: int, f: int):
-    ks = jax.random.split(key, 4)
-    s = 1 / d ** 0.5
-    return {"qkv": jax.random.normal(ks[0], (d, 3 * d)) * s, "o": jax.random.normal(ks[1], (d, d)) * s,
-            "up": jax.random.normal(ks[2], (d, f)) * s, "down": jax.random.normal(ks[3], (f, d)) / f ** 0.5,
-            "b_up": jnp.zeros(f), "ln1": jnp.ones(d), "ln2": jnp.ones(d)}
-
-
-def layer_norm(x, g):
-    m = x.mean(-1, keepdims=True)
-    v = ((x - m) ** 2).mean(-1, keepdims=True)
-    return (x - m) * jax.lax.rsqrt(v + 1e-5) * g
-
-
-def block(p, x, heads: int):
-    b, t, d = x.shape
-    h = layer_norm(x, p["ln1"])
-    q, k, v = jnp.split(h @ p["qkv"], 3, axis=-1)
-    q, k, v = (z.reshape(b, t, heads, d // heads).transpose(0, 2, 1, 3) for z in (q, k, v))
-    a = jax.nn.softmax(q @ k.transpose(0, 1, 3, 2) / (d // heads) ** 0.5, axis=-1) @ v
-    x = x + a.transpose(0, 2, 1, 3).reshape(b, t, d) @ p["o"]
-    h = layer_norm(x, p["ln2"])
-    return x + jax.nn.gelu(h @ p["up"] + p["b_up"]) @ p["down"]
+from bench_transformer import block, block_init  # noqa: E402  (the block, written once)
 
 
 def transformer_figures() -> None:
+    """The block with attention's batched products (Q K^T, P V: 4-D, heads cut from one projection)
+    on the GEMM routine and, for comparison, without (compiler.gemm.BATCHED off: generic reductions,
+    as before), in interleaved rounds, the best kept; each mode's kernels listed."""
+    from jaxweb._src.compiler import gemm  # noqa: PLC0415  (the switch this section compares)
     b, t, d, heads = (2, 32, 96, 3) if QUICK else (8, 128, 384, 6)
     p = block_init(jax.random.key(5), d, 4 * d)
     x = jax.random.normal(jax.random.key(6), (b, t, d))
-    f = jax.jit(lambda p, x: block(p, x, heads))
-    y = f(p, x)
-    assert all(math.isfinite(v) for v in y[0, 0, :4].tolist())
-    calls = 5 if QUICK else 50
-    t0 = time.perf_counter()
-    for _ in range(calls):
-        y = f(p, x)
-    jax.block_until_ready(y)
-    queued = (time.perf_counter() - t0) / calls * 1e3
-    g, kernels = gpu_ms(lambda: f(p, x), alone=True)
     name = f"transformer block fwd b{b} t{t} d{d} h{heads}"
-    print_kernels(name, kernels)
-    row(f"{name}: queued", queued, "ms/call")
-    row(f"{name}: GPU ({len(kernels)} kernels)", g, "ms/call (GPU)")
-    row(f"{name}: GPU, one pass, {STREAM} in a row", STREAMED[0], "ms/call (GPU wall)")
+    fns, best = {}, {}
+    for on in (False, True):  # each traced and compiled under its mode
+        gemm.BATCHED = on
+        fns[on] = jax.jit(lambda p, x: block(p, x, heads))
+        y = fns[on](p, x)
+        assert all(math.isfinite(v) for v in y[0, 0, :4].tolist())
+    gemm.BATCHED = True
+    calls = 5 if QUICK else 50
+    for r in range(ROUNDS):
+        for on in ((False, True) if r % 2 == 0 else (True, False)):
+            f, got = fns[on], best.setdefault(on, {})
+            jax.block_until_ready(f(p, x))
+            t0 = time.perf_counter()
+            for _ in range(calls):
+                y = f(p, x)
+            jax.block_until_ready(y)
+            queued = (time.perf_counter() - t0) / calls * 1e3
+            g, kernels = gpu_ms(lambda: f(p, x), alone=True)
+            if queued < got.get("queued", math.inf):
+                got["queued"] = queued
+            if STREAMED[0] < got.get("streamed", math.inf):
+                got.update(streamed=STREAMED[0], gpu=g, kernels=kernels)
+            print(f"  {name} round {r}, batched products {'on' if on else 'off'}: queued {queued:.3f} ms, "
+                  f"GPU {g:.3f} ms, streamed {STREAMED[0]:.3f} ms", flush=True)
+    for on in (False, True):
+        label = f"{name}, batched products {'on' if on else 'off'}"
+        got = best[on]
+        print_kernels(label, got["kernels"])
+        row(f"{label}: queued", got["queued"], "ms/call")
+        row(f"{label}: GPU ({len(got['kernels'])} kernels)", got["gpu"], "ms/call (GPU)")
+        row(f"{label}: GPU, one pass, {STREAM} in a row", got["streamed"], "ms/call (GPU wall)")
+    for k in ("queued", "gpu", "streamed"):
+        row(f"{name} {k}: batched on / off", best[True][k] / best[False][k], "x")
 
 
 # ---------------------------------------------------------------- readback
 def readback_figures() -> None:
-    shim = getattr(be.rt, "_shim", None)  # js_shim/gpu.mjs in Pyodide (None in CPython)
+    """GB/s of an array's bytes read into Python (Buffer.read: what np.asarray, tolist and
+    device_get start from), best of 6; in Pyodide beside it the same read into a zero-filled
+    bytearray (the read before host.uninitialized), interleaved, where one read's time went
+    (gpu.readTimes) and the read into a JS array."""
     from jaxweb._src import host
+    shim = getattr(be.rt, "_shim", None)  # js_shim/gpu.mjs in Pyodide (None in CPython)
     for mb in ((1, 16) if QUICK else (1, 16, 64, 256)):
         n = (mb << 20) // 4
         z = (jnp.arange(n, dtype=jnp.float32) + 1).block_until_ready()
         buf = z.contiguous_buffer()
         buf.read()  # the staging buffer of this size made (and cleared by Dawn) once
-        reps = 3
-        best = float("inf")
-        for _ in range(reps):
+
+        def zeroed(buf=buf):  # the same read, its destination made as before: bytearray(n), cleared first
+            made, host.uninitialized = host.uninitialized, bytearray
+            try:
+                return buf.read()
+            finally:
+                host.uninitialized = made
+        ways = {"now": buf.read, "zero-filled": zeroed} if shim is not None else {"now": buf.read}
+        best = dict.fromkeys(ways, float("inf"))
+        for r in range(6):
+            for way, fn in (list(ways.items()) if r % 2 == 0 else list(ways.items())[::-1]):
+                t0 = time.perf_counter()
+                data = fn()
+                best[way] = min(best[way], time.perf_counter() - t0)
+                assert len(data) == 4 * n
+                del data
+        row(f"readback {mb} MB", 4 * n / best["now"] / 1e9, "GB/s")
+        if shim is None:
+            continue
+        row(f"readback {mb} MB into a zero-filled bytearray (before)", 4 * n / best["zero-filled"] / 1e9, "GB/s")
+        row(f"readback {mb} MB: now / zero-filled, GB/s", best["zero-filled"] / best["now"], "x")
+        for what, fn in (("bytearray", lambda: bytearray(4 * n)), ("host.uninitialized", lambda: host.uninitialized(4 * n))):
             t0 = time.perf_counter()
-            data = buf.read()
-            best = min(best, time.perf_counter() - t0)
-        assert len(data) == 4 * n
-        row(f"readback {mb} MB", 4 * n / best / 1e9, "GB/s")
-        del data
+            spare = fn()
+            print(f"  {what}({mb} MB): {(time.perf_counter() - t0) * 1e3:.2f} ms", flush=True)
+            del spare
+        shim.readTimes()
         t0 = time.perf_counter()
-        spare = bytearray(4 * n)  # what the read costs in Python's heap before any copy
-        print(f"  bytearray({mb} MB): {(time.perf_counter() - t0) * 1e3:.2f} ms", flush=True)
-        del spare
-        if shim is not None:
-            ms = min(float(host.wait(shim.readProbe(buf.handle.buf, 0, 4 * n))) for _ in range(reps))
-            row(f"readback {mb} MB into a JS array (no Python heap)", 4 * n / ms / 1e6, "GB/s")
-            if mb == 64:
-                readback_sweep(shim, host, buf, 4 * n)
+        buf.read()
+        total = (time.perf_counter() - t0) * 1e3
+        wait, copy = (float(v) for v in shim.readTimes())
+        print(f"  one read of {mb} MB: {total:.2f} ms: waiting for mappings {wait:.2f} ms, copying into the "
+              f"heap {copy:.2f} ms ({4 * n / copy / 1e6:.2f} GB/s), the rest {total - wait - copy:.2f} ms", flush=True)
+        ms = min(float(host.wait(shim.readProbe(buf.handle.buf, 0, 4 * n))) for _ in range(3))
+        row(f"readback {mb} MB into a JS array (no Python heap)", 4 * n / ms / 1e6, "GB/s")
+        if mb == 64:
+            readback_sweep(shim, host, buf, 4 * n)
         del z, buf
 
 
@@ -434,9 +464,8 @@ def readback_sweep(shim, host, buf, nbytes: int) -> None:
         shim.setReadChunking(*old)
 
 
-with jax.default_device(gpu):
-    print(f"adapter: {be.device_kind}, software {be.software}; GEMM tiling {be.tiling}; "
-          f"plan {be.plan_mode}; split timings {be.tuned_splits}", flush=True)
+def mlp_figures() -> dict:
+    """The MLP step under each plan (module doc); the figures of the plan in force after it."""
     modes = (("0", "plan off"), ("1", "plan rule"), ("timed", "plan timed")) if not be.software else ((None, "software"),)
     runs = {}
     for mode, label in modes:
@@ -444,6 +473,11 @@ with jax.default_device(gpu):
             be.set_gemm_plan(mode)
         runs[label] = MLPRun(label)
         if mode == "timed":
+            spent = be.planner.spent
+            print(f"  the timed plan's first call: {spent['products']} products timed: compiling candidates "
+                  f"{spent['compile'] * 1e3:.0f} ms, warming the GPU {spent['warm'] * 1e3:.0f} ms, "
+                  f"running them {spent['run'] * 1e3:.0f} ms", flush=True)
+            row(f"MLP step B={B} plan timed: timing its products", sum(spent[k] for k in ("compile", "warm", "run")) * 1e3, "ms")
             planner_table()
     print(f"MLP step B={B}, {ROUNDS} rounds, the plans interleaved (each round after a GPU warm-up):")
     for _ in range(ROUNDS):
@@ -458,8 +492,18 @@ with jax.default_device(gpu):
                 row(f"MLP step {k}: {label} / plan off", mlp[label][k] / mlp["plan off"][k], "x")
     if len(mlp) > 1:  # the rest as the environment says (timed unless JAXWEB_GEMM_PLAN)
         be.set_gemm_plan(os.environ.get("JAXWEB_GEMM_PLAN", "timed"))
-    plan_on = mlp[modes[-1][1]]
+    return mlp[modes[-1][1]]
+
+
+# --only=readback,trainer runs those sections alone (mlp, trainer, transformer, readback)
+ONLY = next((a.split("=", 1)[1].split(",") for a in sys.argv if a.startswith("--only=")), None)
+with jax.default_device(gpu):
+    print(f"adapter: {be.device_kind}, software {be.software}; GEMM tiling {be.tiling}; "
+          f"plan {be.plan_mode}; split timings {be.tuned_splits}", flush=True)
+    plan_on = mlp_figures() if ONLY is None or "mlp" in ONLY else None
     for name, fn in (("trainer", trainer_figures), ("transformer", transformer_figures), ("readback", readback_figures)):
+        if ONLY is not None and name not in ONLY:
+            continue
         try:
             warm(name)
             fn()
@@ -467,9 +511,10 @@ with jax.default_device(gpu):
             print(f"{name} FAILED: {type(e).__name__}: {e}", flush=True)
             rows.append((f"{name} FAILED", float("nan"), type(e).__name__))
 print(f"stats: {be.stats}")
-print(f"=== jaxweb webgpu ({be.device_kind}), issue 22 figures; the MLP step's floor: "
-      f"{'GPU' if plan_on['gpu'] >= plan_on['host'] else 'host'} "
-      f"(host {plan_on['host']:.2f} ms vs GPU {plan_on['gpu']:.2f} ms per step)")
+floor = "" if plan_on is None else (
+    f"; the MLP step's floor: {'GPU' if plan_on['gpu'] >= plan_on['host'] else 'host'} "
+    f"(host {plan_on['host']:.2f} ms vs GPU {plan_on['gpu']:.2f} ms per step)")
+print(f"=== jaxweb webgpu ({be.device_kind}), issue 22 figures{floor}")
 print(f"{'case':58s} {'figure':>10s}  unit")
 for name, v, unit in rows:
     print(f"{name:58s} {v:10.3f}  {unit}")

@@ -177,12 +177,16 @@ export function createPipeline(code, entryPoint = 'main') {
 /** Same, but the promise rejects with the compiler's message on bad WGSL. */
 export async function createPipelineAsync(code, entryPoint = 'main') {
   const d = need();
+  d.pushErrorScope('validation');  // a rejected shader throws here, not later as an uncaptured error
   const module = d.createShaderModule({ code });
+  const scoped = d.popErrorScope();
   const info = await module.getCompilationInfo?.();
   const errors = (info?.messages ?? []).filter((m) => m.type === 'error');
   if (errors.length) {
     throw new Error(errors.map((m) => `${m.lineNum}:${m.linePos}: ${m.message}`).join('\n'));
   }
+  const invalid = await scoped;
+  if (invalid) throw new Error(invalid.message);
   return put(pipelines, await d.createComputePipelineAsync({ layout: 'auto', compute: { module, entryPoint } }));
 }
 
@@ -396,14 +400,34 @@ async function mapped(id, offset, size) {
  */
 export async function readInto(id, offset, size, dst) {
   if (size > readChunk) return readChunked(id, offset, size, dst);
+  const t = performance.now();
   const [staging, bytes] = await mapped(id, offset, size);
   const view = heapView(dst);  // taken after the wait: the heap may have grown meanwhile
+  const c = performance.now();
   try {
     view.data.set(bytes);
   } finally {
     view.release();
     giveStaging(staging);
+    readSpent(c - t, performance.now() - c);
   }
+}
+
+// Where readbacks' time went, in ms since the last readTimes(): waiting for mappings (the GPU's
+// copy into staging memory and mapAsync, less what overlapped a copy) and copying mapped bytes
+// into their destination (Pyodide's heap). A benchmark probe: bench_gpu_speed.py prints it.
+let readWait = 0;
+let readCopy = 0;
+function readSpent(wait, copy) {
+  readWait += wait;
+  readCopy += copy;
+}
+
+/** [ms waiting for mappings, ms copying] of the readbacks since the last call; resets both. */
+export function readTimes() {
+  const out = [readWait, readCopy];
+  readWait = readCopy = 0;
+  return out;
 }
 
 /** {data, release} of a destination: a PyProxy's buffer in Pyodide's heap, or a Uint8Array. */
@@ -460,12 +484,15 @@ async function readChunked(id, offset, size, dst) {
     while (next < Math.min(n, readWindow)) start(next++);
     while (flight.length) {
       const [staging, k, len, mapping] = flight[0];
+      const t = performance.now();
       await mapping;
       const view = heapView(dst);  // after the wait: the heap may have grown meanwhile
+      const c = performance.now();
       try {
         view.data.set(new Uint8Array(staging.getMappedRange(0, (len + 3) & ~3), 0, len), k * chunk);
       } finally {
         view.release();
+        readSpent(c - t, performance.now() - c);
       }
       flight.shift();
       giveStaging(staging);

@@ -130,9 +130,9 @@ def _trainer_module():
 
 def test_mnist_trainer_epoch_compiles_only_its_first_step():
     """The /mnist/ page's trainer (wasm, a small synthetic set), called as the page calls it
-    (a few steps at a time): the first call compiles the step, the shuffle's gather and
-    the losses' stack; the rest of the epoch and the next epochs (new shuffles, batches at
-    new offsets) compile nothing."""
+    (a few steps at a time, the count varying as the page sizes its chunks): the first call
+    compiles the step and the shuffle's gather; the rest of the epoch and the next epochs (new
+    shuffles, batches at new offsets, chunks of other lengths) compile nothing."""
     from test_pages_runtime import synthetic_mnist
     trainer = _trainer_module()
     source = (ROOT / "demos" / "mnist" / "models" / "mlp.py").read_text()
@@ -140,7 +140,7 @@ def test_mnist_trainer_epoch_compiles_only_its_first_step():
         t = trainer.Trainer(synthetic_mnist(), source, batch=32, lr=3e-3, eval_batch=32)
         t.train(4)
         with count_compiles() as made:
-            for _ in range(t.steps_per_epoch // 2):
-                r = t.train(4)
+            for k in range(t.steps_per_epoch // 2):
+                r = t.train((4, 3, 5, 4)[k % 4])
         assert r["epoch"] == 2 and r["step"] == 4 + 4 * (t.steps_per_epoch // 2)
         assert not made, [getattr(m, "name", m) for m in made]

@@ -160,6 +160,37 @@ def test_trainer_learns_and_predicts():
     assert len(probs) == 10 and abs(sum(probs) - 1) < 1e-5 and probs.index(max(probs)) == 3
 
 
+def test_trainer_losses_past_its_history(monkeypatch):
+    """A chunk longer than the step's loss history reads it back as it fills: the same losses,
+    in order, as a history that holds the whole chunk."""
+    source = (ROOT / "demos" / "mnist" / "models" / "mlp.py").read_text()
+    runs = []
+    for size in (trainer.HISTORY, 3):
+        monkeypatch.setattr(trainer, "HISTORY", size)
+        t = trainer.Trainer(synthetic_mnist(), source, batch=32, lr=3e-3, eval_batch=32)
+        runs.append(t.train(7)["losses"] + t.train(1)["losses"])
+    assert len(runs[0]) == 8 and runs[0] == runs[1]
+
+
+def test_trainer_steps_replay_on_webgpu():
+    """Each step gets whole arrays (the epoch, a batch index, the loss history), no views and no
+    donated buffers, so a steady chunk replays the step's recorded commands (webgpu replay.py)
+    instead of running its kernels one by one from Python."""
+    import jaxweb
+    try:
+        gpu = jaxweb.devices("webgpu")[0]
+    except RuntimeError as e:
+        pytest.skip(f"no webgpu device: {e}")
+    source = (ROOT / "demos" / "mnist" / "models" / "mlp.py").read_text()
+    with jaxweb.default_device(gpu):
+        t = trainer.Trainer(synthetic_mnist(n_train=512), source, batch=32, lr=3e-3, eval_batch=32)
+        t.train(4)
+        t.train(4)  # the step's recordings: one per set of buffers (a loop alternates two)
+        before = gpu.backend.stats["replays"]
+        r = t.train(3)
+        assert gpu.backend.stats["replays"] - before == 3 and len(r["losses"]) == 3
+
+
 def test_bench_cases():
     assert [n for n, _ in bench.cases(quick=True)] == list(bench.QUICK)
     r = bench.run("reduction", min_s=0.0)

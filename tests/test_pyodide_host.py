@@ -165,6 +165,21 @@ def test_host_module_in_cpython():
         assert asyncio.run(x.async_block_until_ready()) is x
 
 
+def test_uninitialized_bytearrays_for_readbacks():
+    """host.uninitialized: a writable bytearray of the size asked for (contents unspecified),
+    small ones cleared as bytearray(n) does; sizes the allocator refuses raise MemoryError."""
+    from jaxweb._src import host
+
+    for n in (0, 5, 1 << 16, (3 << 20) + 1):
+        b = host.uninitialized(n)
+        assert type(b) is bytearray and len(b) == n
+        b[-1:] = b"\x07" if n else b""
+        assert b[-1:] == (b"\x07" if n else b"")
+    assert host.uninitialized(100) == bytearray(100)
+    with pytest.raises(MemoryError):
+        host.uninitialized(1 << 62)
+
+
 def test_shim_modules_become_function_bodies_with_the_same_exports(tmp_path):
     """What jaxweb evaluates when it registers its shim from the wheel (shim_loader): every
     module host.mjs lists, and host.mjs, as a function body returning exactly the names the

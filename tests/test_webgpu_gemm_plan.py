@@ -143,6 +143,7 @@ def test_planner_times_the_candidates_of_each_product():
     assert all(0 < t < 10 for t in times.values())
     n = len(calls)
     assert planner(spec) == got and len(calls) == n  # timed once
+    assert planner.spent["products"] == 1 and all(planner.spent[k] > 0 for k in ("compile", "run"))
     assert planner(dataclasses.replace(spec, M=1024, N=1024)) == (128, 1) and len(calls) == n
     saved = be.tiling, be.capabilities
     be.tiling = matmul.HARDWARE
@@ -157,6 +158,45 @@ def test_planner_times_the_candidates_of_each_product():
             np.testing.assert_allclose(g, r, rtol=1e-4, atol=2e-4)
     finally:
         be.tiling, be.capabilities = saved
+
+
+def test_candidates_timed_in_one_submit(monkeypatch):
+    """With timestamps, every run of every round goes in one timed submit, each run timed from its
+    first dispatch's begin to its last one's end; runs past the query set's size, or an adapter
+    without timestamps, get one submit per run (wall-clock there)."""
+    from jaxweb._src.backends.webgpu import tuner
+
+    class Clock:  # a GPU on which run i's dispatches take i + 1 us each, back to back
+        can_time = True
+
+        def __init__(self):
+            self.timed, self.submits = [], 0
+
+        def submit_timed(self, cmds):
+            self.timed.append(len(cmds))
+            stamps, t = [], 0.0
+            for c in cmds:
+                stamps += [t, t + 1e3 * (c[1] + 1)]
+                t += 1e3 * (c[1] + 1)
+            return stamps
+
+        def submit(self, cmds):
+            self.submits += 1
+
+        def finish(self):
+            pass
+    rt = Clock()
+    runs = [[("dispatch", i, None, 1, 1, 1)] * 3 for i in range(4)]
+    best = tuner._best(rt, runs)
+    assert rt.timed == [3 * 4 * (1 + tuner.ROUNDS)] and rt.submits == 0
+    assert best == pytest.approx([3e-6 * (i + 1) for i in range(4)])
+    monkeypatch.setattr(tuner, "MAX_STAMPS", 8)
+    rt = Clock()
+    assert tuner._best(rt, runs) == pytest.approx([3e-6 * (i + 1) for i in range(4)])
+    assert len(rt.timed) == 4 * (1 + tuner.ROUNDS)  # one submit per run
+    rt = Clock()
+    rt.can_time = False
+    assert len(tuner._best(rt, runs)) == 4 and rt.submits == 4 * (1 + tuner.ROUNDS) and not rt.timed
 
 
 def test_warm_up_probes_until_steady_or_slow(monkeypatch):

@@ -6,7 +6,14 @@ them, where Pause, a drawn digit's `predict` or a Reset can get in. The model is
 the page's editable code: a module source defining `init(key)` and `apply(params, x)`.
 
 Data stays uint8 on the device (47 MB for the training set, not 188 MB as float32);
-the jitted step converts its batch. Runs in CPython too (tests/test_pages_runtime.py).
+the jitted step converts its batch. The step takes the whole shuffled epoch and the batch's
+index (a traced scalar) and slices its batch itself, and writes its loss into a small history
+array it hands back: every argument is then an array held whole in its own buffer, so each
+step replays the previous one's recorded commands (webgpu replay.py) — eager slices passed in
+would be views, which a jitted call copies first and never replays (the step took 6-8 ms on
+the H200 at batch 128, issue 22) — and a chunk of any length reads its losses with one readback
+of a fixed-shape array (stacking them compiled a kernel per chunk length, which the page varies).
+Runs in CPython too (tests/test_pages_runtime.py).
 """
 from __future__ import annotations
 
@@ -19,6 +26,7 @@ import jaxweb.numpy as jnp
 import jaxweb.optax as optax
 
 IDX_MAGIC = {2049: 1, 2051: 3}  # labels (1-D), images (3-D)
+HISTORY = 256  # losses the step writes before the host reads them back (a chunk reads them once)
 OPTIMIZERS = {"adam": optax.adam, "sgd": lambda lr: optax.sgd(lr, momentum=0.9), "adamw": optax.adamw}
 
 
@@ -77,7 +85,8 @@ class Trainer:
         self.opt = OPTIMIZERS[optimizer](lr)
         self.opt_state = self.opt.init(self.params)
         self.step_count, self.epoch, self.train_s = 0, 0, 0.0
-        self._step = jax.jit(self._train_step, donate_argnums=(0, 1))
+        self._step = jax.jit(self._train_step)
+        self._history = jnp.zeros(HISTORY, dtype=jnp.float32)
         self._logits = jax.jit(self._predict_logits)
         self._shuffle()
 
@@ -86,11 +95,14 @@ class Trainer:
         logp = jax.nn.log_softmax(self.model["apply"](params, x))
         return -jnp.mean(jnp.take_along_axis(logp, y[:, None].astype(jnp.int32), axis=1))
 
-    def _train_step(self, params, opt_state, xb, yb):
-        x = xb.astype(jnp.float32) / 255.0
-        loss, grads = jax.value_and_grad(self._loss)(params, x, yb)
+    def _train_step(self, params, opt_state, history, epoch_x, epoch_y, i, slot):
+        """One step on batch `i` of the epoch; its loss lands in history[slot]."""
+        lo = i * self.batch
+        xb = jax.lax.dynamic_slice(epoch_x, (lo, 0), (self.batch, epoch_x.shape[1]))
+        yb = jax.lax.dynamic_slice(epoch_y, (lo,), (self.batch,))
+        loss, grads = jax.value_and_grad(self._loss)(params, xb.astype(jnp.float32) / 255.0, yb)
         updates, opt_state = self.opt.update(grads, opt_state, params)
-        return optax.apply_updates(params, updates), opt_state, loss
+        return optax.apply_updates(params, updates), opt_state, history.at[slot].set(loss)
 
     def _predict_logits(self, params, xb):
         return self.model["apply"](params, xb.astype(jnp.float32) / 255.0)
@@ -109,19 +121,20 @@ class Trainer:
 
     def train(self, steps: int) -> dict:
         """`steps` training steps; the losses (read back once), ms/step and where we are."""
-        losses = []
+        values: list[float] = []
         t0 = time.perf_counter()
-        for _ in range(steps):
+        for k in range(steps):
+            if k and k % HISTORY == 0:  # the history is full: read it before it is written over
+                values += self._history.tolist()
             i = self.step_count % self.steps_per_epoch
-            lo = i * self.batch
-            xb, yb = self.epoch_x[lo:lo + self.batch], self.epoch_y[lo:lo + self.batch]
-            self.params, self.opt_state, loss = self._step(self.params, self.opt_state, xb, yb)
-            losses.append(loss)
+            self.params, self.opt_state, self._history = self._step(
+                self.params, self.opt_state, self._history, self.epoch_x, self.epoch_y, i, k % HISTORY)
             self.step_count += 1
             if self.step_count % self.steps_per_epoch == 0:
                 self.epoch += 1
                 self._shuffle()
-        values = jnp.stack(losses).tolist() if losses else []
+        if steps:
+            values += self._history.tolist()[:(steps - 1) % HISTORY + 1]
         dt = time.perf_counter() - t0
         self.train_s += dt
         return {"losses": values, "step": self.step_count, "epoch": self.epoch,

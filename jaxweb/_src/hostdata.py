@@ -154,7 +154,8 @@ def unpack(data: bytes | memoryview, dt: DType, count: int) -> list:
         return []
     if dt is dtypes.float0:
         return [b""] * count
-    data = bytes(data[: count * dt.itemsize]) if not isinstance(data, bytes) else data[: count * dt.itemsize]
+    n = count * dt.itemsize  # struct reads a memoryview in place: no bytes() copy of a readback
+    data = data[:n] if isinstance(data, bytes) else memoryview(data).cast("B")[:n]
     if dt.kind == "b":
         return [b != 0 for b in data]
     if dt is dtypes.bfloat16:

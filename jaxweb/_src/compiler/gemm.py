@@ -35,9 +35,14 @@ from typing import Any, Callable, Sequence
 
 from .. import dtypes
 from . import expr as E
+from . import gemm_index as GI
 from .kernel import Kernel, Routine, gidx, ridx
 
 F32 = dtypes.float32
+#: products of several batch dims, of dims the factors read as g // c and g % c (attention's
+#: heads), or whose factor has reductions of its own (a layer norm's statistics, staged with it),
+#: on the routine; False keeps them generic reductions as before (benchmarks compare)
+BATCHED = True
 
 
 @dataclass(frozen=True)
@@ -153,55 +158,75 @@ def _plain_load(e: E.Expr, allowed: set[str]) -> dict | None:
 @dataclass
 class _Match:
     spec: GemmSpec
-    a: E.Expr          # the A factor, over (bn, rn, "r0")
-    b: E.Expr          # the B factor, over (bn, "r0", cn)
+    a: E.Expr          # the A factor, over the product's dims (gemm_index.Space) and r0
+    b: E.Expr          # the B factor, likewise
     a_inplace: bool
-    names: tuple       # (batch name or None, row name, column name)
+    space: GI.Space
+    groups: GI.Groups
 
 
 def match(kernel: Kernel, caps: GemmCaps) -> _Match | None:
     """The GEMM description of `kernel`, or None."""
-    if (kernel.reduce_op != "add" or len(kernel.shape) not in (2, 3) or len(kernel.reduce_shape) != 1
+    if (kernel.reduce_op != "add" or len(kernel.shape) < 2 or len(kernel.reduce_shape) != 1
             or kernel.body.dtype is not F32 or kernel.body.op != "mul"):
         return None
-    *batch, M, N = kernel.shape
-    nb = batch[0] if batch else 1
-    bn, rn, cn = ("g0", "g1", "g2") if batch else (None, "g0", "g1")
+    if any(e.op == "reduce" for e in E.walk_all(kernel.outs + (() if BATCHED else (kernel.body,)))):
+        return None  # (a factor's own reductions — a layer norm's statistics — are staged with it)
+    sp = GI.space(kernel)
+    if sp.body.op != "mul" or not BATCHED and (
+            len(kernel.shape) > 3 or len(sp.order) > sum(n > 1 for n in kernel.shape)):
+        return None
+    found = [(a, b, gr) for a, b in (sp.body.src, sp.body.src[::-1])
+             if (gr := GI.groups(sp, _names(a) - {"r0"}, _names(b) - {"r0"})) is not None]
+    if not found:
+        return None
+    a, b, gr = next((f for f in found if f[2].direct), found[0])  # C as the output's layout if it can be
+    nb, M, N = (GI.size(d, sp.ext) for d in (gr.batch, gr.rows, gr.cols))
     K = kernel.reduce_shape[0]
     if min(M, N, K) < caps.min_dim and (min(M, N, K) < caps.thin_dim or nb * M * N * K < caps.thin_work):
         return None
-    if any(e.op == "reduce" for e in E.walk_all(kernel.outs + (kernel.body,))):
+    dims = set(sp.order) | {"r0"}
+    av, bv = _a_view(_plain_load(a, dims), gr, sp.ext), _b_view(_plain_load(b, dims), gr, sp.ext)
+    spec = _layout(nb, M, N, K, caps.nr, 1, av, bv, caps)
+    if caps.plan is not None:  # the backend shapes it for its device, seeing its real layout
+        spec = _layout(nb, M, N, K, *caps.plan(spec), av, bv, caps)
+    return _Match(spec, a, b, av is not None, sp, gr)
+
+
+def _a_view(c: dict | None, gr: GI.Groups, ext: dict) -> tuple | None:
+    """(a_off, a_si, a_sk, a_sb) of A read in place at the affine index `c`, or None where
+    its rows or batch dims do not flatten to one stride (or a stride is not positive)."""
+    if c is None:
         return None
-    for a, b in (kernel.body.src, kernel.body.src[::-1]):
-        na, nbn = _names(a), _names(b)
-        if cn in na or rn in nbn or a.dtype is not F32:
-            continue
-        ca = _plain_load(a, {bn, rn, "r0"} - {None})
-        a_inplace = ca is not None and ca.get(rn, 0) > 0 and ca.get("r0", 0) > 0 and min(
-            ca.get("", 0), ca.get(bn, 0)) >= 0
-        cb = _plain_load(b, {bn, cn, "r0"} - {None})
-        spec = _layout(nb, M, N, K, caps.nr, 1, ca if a_inplace else None, cb, caps, (bn, rn, cn))
-        if caps.plan is not None:  # the backend shapes it for its device, seeing its real layout
-            spec = _layout(nb, M, N, K, *caps.plan(spec), ca if a_inplace else None, cb, caps, (bn, rn, cn))
-        return _Match(spec, a, b, a_inplace, (bn, rn, cn))
-    return None
+    si, sb = GI.collapse(c, gr.rows, ext), GI.collapse(c, gr.batch, ext)
+    if si is None or sb is None or si <= 0 or c.get("r0", 0) <= 0 or min(c.get("", 0), sb) < 0:
+        return None
+    return c.get("", 0), si, c["r0"], sb
 
 
-def _layout(nb: int, M: int, N: int, K: int, nr: int, splits: int, ca: dict | None, cb: dict | None,
-            caps: GemmCaps, names: tuple) -> GemmSpec:
+def _b_view(c: dict | None, gr: GI.Groups, ext: dict) -> tuple | None:
+    """(b_off, b_sk, b_sb) of B read in place (columns one apart), or None."""
+    if c is None or GI.collapse(c, gr.cols, ext) != 1:
+        return None
+    sb = GI.collapse(c, gr.batch, ext)
+    if sb is None or c.get("r0", 0) <= 0 or min(c.get("", 0), sb) < 0:
+        return None
+    return c.get("", 0), c["r0"], sb
+
+
+def _layout(nb: int, M: int, N: int, K: int, nr: int, splits: int, av: tuple | None, bv: tuple | None,
+            caps: GemmCaps) -> GemmSpec:
     """The spec of a product with strip width `nr` and K in about `splits` ranges: A read in
-    place at the affine index `ca` (or staged contiguous: None), B in place at `cb` where it is
-    small, a plain load and N a multiple of `nr` (else packed)."""
-    bn, rn, cn = names
+    place at `av` (`_a_view`; None: staged contiguous), B in place at `bv` where it is small,
+    a plain strided read and N a multiple of `nr` (else packed)."""
     spec = dict(M=M, N=N, K=K, B=nb, nr=nr, **split_k(K, splits))
-    if ca is not None:
-        spec.update(a_off=ca.get("", 0), a_si=ca[rn], a_sk=ca["r0"], a_sb=ca.get(bn, 0) if nb > 1 else 0)
+    if av is not None:
+        a_off, a_si, a_sk, a_sb = av
+        spec.update(a_off=a_off, a_si=a_si, a_sk=a_sk, a_sb=a_sb if nb > 1 else 0)
     else:
         spec.update(a_off=0, a_si=K, a_sk=1, a_sb=M * K)
-    small = K * N * 4 < caps.pack_min_bytes and N % nr == 0
-    if (small and cb is not None and cb.get(cn, 0) == 1 and cb.get("r0", 0) > 0
-            and min(cb.get("", 0), cb.get(bn, 0)) >= 0):
-        spec.update(packed=False, b_off=cb.get("", 0), b_sk=cb["r0"], b_sb=cb.get(bn, 0) if nb > 1 else 0)
+    if bv is not None and K * N * 4 < caps.pack_min_bytes and N % nr == 0:
+        spec.update(packed=False, b_off=bv[0], b_sk=bv[1], b_sb=bv[2] if nb > 1 else 0)
     return GemmSpec(**spec)
 
 
@@ -253,7 +278,7 @@ def expand(kernel: Kernel, ins: Sequence[Any], outs: Sequence[Any], caps: GemmCa
     m = match(kernel, caps)
     if m is None:
         return None
-    spec, (bn, rn, cn) = m.spec, m.names
+    spec, sp, gr = m.spec, m.space, m.groups
     launches = []
     nb = spec.B
     lead = (nb,) if nb > 1 else ()
@@ -261,19 +286,21 @@ def expand(kernel: Kernel, ins: Sequence[Any], outs: Sequence[Any], caps: GemmCa
         a_val = ins[m.a.arg]
     else:
         g = gidx(lead + (spec.M, spec.K))
-        rename = {rn: g[-2], "r0": g[-1], **({bn: g[0]} if bn else {})}
+        rename = {**GI.unflatten(g[0], gr.batch, sp.ext), **GI.unflatten(g[-2], gr.rows, sp.ext), "r0": g[-1]}
         k, k_ins = _sub_kernel(lead + (spec.M, spec.K), m.a, rename, ins, name=f"{kernel.name}_stage_a")
         a_val = Temp(k.size, F32)
         launches.append((k, [a_val], k_ins))
     if spec.packed:
-        k, k_ins = pack_kernel(spec, m.b, (bn, cn), ins, kernel.name)
+        k, k_ins = pack_kernel(spec, m.b, (gr.batch, gr.cols, sp.ext), ins, kernel.name)
         b_val = Temp(k.size, F32)
         launches.append((k, [b_val], k_ins))
     else:
         b_val = ins[m.b.arg]
-    direct = len(kernel.outs) == 1 and kernel.outs[0] is E.acc(F32) and spec.N8 == spec.N and spec.splits == 1
-    fuse = not direct and spec.splits == 1 and caps.epilogue and len(kernel.outs) == 1 and kernel.out_dtypes == (F32,)
-    epi, epi_ins = _epilogue_kernel(kernel, ins) if fuse else (None, [])
+    direct = (gr.direct and len(kernel.outs) == 1 and kernel.outs[0] is E.acc(F32) and spec.N8 == spec.N
+              and spec.splits == 1)
+    fuse = (not direct and gr.direct and spec.splits == 1 and caps.epilogue and len(kernel.outs) == 1
+            and kernel.out_dtypes == (F32,))
+    epi, epi_ins = _epilogue_kernel(kernel, ins, out_space=(lead + (spec.M, spec.N), m)) if fuse else (None, [])
     if epi is not None and (caps.max_buffers is None or 3 + len(epi_ins) <= caps.max_buffers):
         spec = replace(spec, epilogue=epi)
         launches.append((Routine("gemm_f32", spec, (F32, F32) + epi.in_dtypes, (F32,), nb * spec.M * spec.N,
@@ -282,10 +309,9 @@ def expand(kernel: Kernel, ins: Sequence[Any], outs: Sequence[Any], caps: GemmCa
     c_val = outs[0] if direct else Temp(spec.splits * nb * spec.M * spec.N8, F32)
     launches.append((Routine("gemm_f32", spec, (F32, F32), (F32,), nb * spec.M * spec.N,
                              f"{kernel.name}_gemm"), [c_val], [a_val, b_val]))
-    if not direct:
-        g = gidx(kernel.shape)
-        row = (g[0] * spec.M + g[1]) if len(g) == 3 else g[0]  # a batch of one is still 3-D
-        index = row * spec.N8 + g[-1]
+    if not direct:  # C (B, M, N8) read back at the output's position (its dims of the kernel's g's)
+        flat = [GI.flatten(d, sp.ext, sp.virt) for d in (gr.batch, gr.rows, gr.cols)]
+        index = (flat[0] * spec.M + flat[1]) * spec.N8 + flat[2]
         if spec.splits > 1:  # partial C's (splits, B, M, N8): the epilogue adds them up first
             index = ridx((spec.splits,))[0] * (nb * spec.M * spec.N8) + index
         launches.append(epilogue(kernel, c_val, index, ins, outs, spec.splits))
@@ -293,20 +319,30 @@ def expand(kernel: Kernel, ins: Sequence[Any], outs: Sequence[Any], caps: GemmCa
 
 
 def _epilogue_kernel(kernel: Kernel, ins: Sequence[Any], c_val: Any = None,
-                     index: E.Expr | None = None, splits: int = 1) -> tuple[Kernel, list]:
+                     index: E.Expr | None = None, splits: int = 1,
+                     out_space: tuple | None = None) -> tuple[Kernel, list]:
     """`kernel`'s outputs as a kernel of the inputs they read (renumbered from 0) and of the
-    accumulator — for a routine that applies them as it stores —, or, given C (`c_val`),
-    of C first, read at `index` for the accumulator — or, over `splits` partial C's, the
-    sum of C at `index` over the reduction index r0: (that kernel, its inputs)."""
+    accumulator — for a routine that applies them as it stores, over its (B?, M, N) with the
+    kernel's indices renamed into it (`out_space`: that shape and the `_Match`) —, or, given
+    C (`c_val`), of C first, read at `index` for the accumulator — or, over `splits` partial
+    C's, the sum of C at `index` over the reduction index r0: (that kernel, its inputs)."""
     used = sorted({n.arg for o in kernel.outs for n in E.walk(o) if n.op == "load"})
     first = [] if c_val is None else [c_val]
     slots = {s: len(first) + i for i, s in enumerate(used)}
     split = splits > 1
-    subst = None if c_val is None or split else {id(E.acc(F32)): E.load(0, F32, index)}
+    subst = {} if c_val is None or split else {id(E.acc(F32)): E.load(0, F32, index)}
+    shape = kernel.shape
+    if out_space is not None:
+        shape, m = out_space
+        g, sp, gr = gidx(shape), m.space, m.groups
+        at = {**GI.unflatten(g[0], gr.batch, sp.ext), **GI.unflatten(g[-2], gr.rows, sp.ext),
+              **GI.unflatten(g[-1], gr.cols, sp.ext)}
+        subst.update({id(n): GI.rename(sp.orig[n.arg[0]], at) for n in E.walk_all(kernel.outs)
+                      if n.op == "idx" and n.arg[0] in sp.orig})
     stored = tuple(remap_loads(o, slots, subst) for o in kernel.outs)
     k_ins = first + [ins[s] for s in used]
     reduce = dict(body=E.load(0, F32, index), reduce_shape=(splits,), reduce_op="add") if split else dict(body=None)
-    return Kernel(kernel.shape, out_dtype=None, in_dtypes=tuple(v.dtype for v in k_ins),
+    return Kernel(shape, out_dtype=None, in_dtypes=tuple(v.dtype for v in k_ins),
                   name=f"{kernel.name}_{'split_sum' if split else 'epilogue'}", outs=stored, **reduce), k_ins
 
 
@@ -319,16 +355,17 @@ def epilogue(kernel: Kernel, c_val: Any, index: E.Expr, ins: Sequence[Any], outs
 
 
 def pack_kernel(spec: GemmSpec, b: E.Expr, names: tuple, ins: Sequence[Any], name: str) -> tuple[Kernel, list]:
-    """B'[(b,) strip, k, l] = B(b, k, nr strip + l): strips of nr columns, zero past N."""
+    """B'[(b,) strip, k, l] = B(b, k, nr strip + l): strips of nr columns, zero past N
+    (`names`: B's batch dims, its column dims and their extents, gemm_index)."""
     nr = spec.nr
     shape = ((spec.B,) if spec.B > 1 else ()) + (spec.N8 // nr, spec.K, nr)
     g = gidx(shape)
     strip, k, lane = g[-3:]
     j = strip * nr + lane
-    bn, cn = names
+    batch, cols, ext = names
     i32 = j.dtype
     jc = j if spec.N8 == spec.N else E.binary("min", j, E.const(spec.N - 1, i32))
-    rename = {"r0": k, cn: jc, **({bn: g[0]} if bn else {})}
+    rename = {"r0": k, **GI.unflatten(jc, cols, ext), **GI.unflatten(g[0], batch, ext)}
     kern, k_ins = _sub_kernel(shape, b, rename, ins, name=f"{name}_pack_b")
     if spec.N8 != spec.N:  # the index clamped too, so that no lane reads past B
         body = E.where(E.binary("lt", j, E.const(spec.N, i32)), kern.body, E.const(0.0, F32))

@@ -192,3 +192,74 @@ def test_a_jitted_call_and_a_static_loop_are_one_js_call_each():
     finally:
         rt._shim, rt._runs = real_shim, real_runs
     assert batches == ["runBatch", "runBatch"], batches
+
+
+def test_encoded_launches_replay_in_order_and_name_a_failing_kernel():
+    """encode() makes launches one Int32Array of runBatch records; replay() runs them after
+    whatever a batch has queued, as often as asked; a launch that traps is named."""
+    from jaxweb._src.backends.wasm.assembler import Func, Module
+    rt = PyodideRuntime(initial_pages=4)
+    shared = rt.shared
+    h = rt.load(_fill_module(shared=shared))
+    f = Func(["i32", "i32", "i32"])
+    f.emit("unreachable")
+    m = Module(memory_pages=1, shared=shared, max_pages=65536 if shared else None)
+    m.add(f, "run")
+    trap = rt.load(m.encode())
+    rt.names[h], rt.names[trap] = "fill", "the_trapping_kernel"
+    n = 20_000
+    enc = rt.encode([(h, n, (1024,), 4 if rt.workers > 1 else None), (h, 5, (1024 + 4 * n,), None)])
+    for _ in range(2):
+        rt.write(1024, bytes(4 * (n + 5)))
+        with rt.batch():
+            rt.call(h, (0, 3, 1024 + 4 * (n + 5)))  # queued first: runs before the replay
+            rt.replay(enc)
+        got = struct.unpack(f"<{n + 8}i", rt.read(1024, 4 * (n + 8)))
+        assert list(got) == [3 * i for i in range(n)] + [3 * i for i in range(5)] + [0, 3, 6]
+    bad = rt.encode([(h, 5, (1024,), None), (trap, 5, (1024,), None)])
+    with pytest.raises(Exception) as e:
+        rt.replay(bad)
+    assert "while running kernel 'the_trapping_kernel' on the wasm device" in getattr(e.value, "__notes__", [])
+    epoch = rt.epoch
+    rt.unload(trap)
+    assert rt.epoch != epoch
+
+
+def test_a_replayed_jitted_call_is_one_js_call_with_a_prebuilt_list():
+    """From its fourth call (the first plain, two recording the loop's two address sets), a
+    jitted training step is a replay: one runBatch of an Int32Array made once, after one write
+    (the new value of its Python-scalar argument, into the executable's own buffer), no other
+    call into JavaScript; the values those of the same steps without replay."""
+    import jaxweb as jax
+    import jaxweb.numpy as jnp
+    from jaxweb._src.backends.wasm import replay
+    dev = jax.devices("wasm")[0]
+    rt = dev.backend.rt
+
+    def run(steps, on, calls=None):
+        replay.ENABLED = on
+        try:
+            with jax.default_device(dev):
+                step = jax.jit(lambda w, x, lr: w - lr * jax.grad(lambda w: jnp.sum(jnp.tanh(x @ w) ** 2))(w))
+                w = jnp.full((48, 32), 0.01) + jnp.arange(32.0) * 1e-3
+                x = jnp.ones((64, 48)) * 0.1
+                out = []
+                for t in range(steps):
+                    if calls is not None and t == steps - 1:
+                        real_shim = rt._shim
+                        rt._shim = _Counting(real_shim, calls)
+                    try:
+                        w = step(w, x, 0.5 / (1 + t))
+                    finally:
+                        if calls is not None and t == steps - 1:
+                            rt._shim = real_shim
+                    out.append(w.tolist())
+                return out
+        finally:
+            replay.ENABLED = True
+    want = run(6, False)
+    calls = []
+    before = dev.backend.stats["replays"]
+    assert run(6, True, calls) == want
+    assert dev.backend.stats["replays"] - before >= 2
+    assert calls == ["write", "runBatch"], calls

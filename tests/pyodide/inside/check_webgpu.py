@@ -63,15 +63,41 @@ def test_slices_share_widened_pipelines():
 
 
 def test_big_readbacks_go_in_chunks():
-    """A readback past gpu.mjs's 8 MB chunk: the chunks land in order (blocking and awaited)."""
-    import struct
+    """A readback past gpu.mjs's 8 MB chunk: the chunks land in order (blocking and awaited),
+    and every byte of the destination is written — host.uninitialized leaves the heap's old
+    bytes there, so the second read lands over the first's freed memory."""
+    import array
+    import sys
     with jaxweb.default_device(_gpu()):
         n = (20 << 20) // 4 + 3  # three chunks, the last one short
-        x = jnp.arange(n, dtype=jnp.int32) * 3
-        data = x.contiguous_buffer().read()
-        at = [0, (8 << 20) // 4 - 1, (8 << 20) // 4, (16 << 20) // 4, n - 1]
-        assert [struct.unpack_from("<i", data, 4 * i)[0] for i in at] == [3 * i for i in at]
-        assert x[-3:].tolist() == [3 * (n - 3), 3 * (n - 2), 3 * (n - 1)]
+        for k in (3, -5):
+            x = jnp.arange(n, dtype=jnp.int32) * k
+            data = array.array("i")
+            data.frombytes(x.contiguous_buffer().read())
+            if sys.byteorder != "little":
+                data.byteswap()
+            assert data == array.array("i", range(0, k * n, k))
+            del data
+        assert x[-3:].tolist() == [k * (n - 3), k * (n - 2), k * (n - 1)]
+
+
+def test_pipelines_compile_together_on_dawn():
+    """runtime.pipelines (a GEMM plan's candidates): all compiled before any is awaited, each
+    usable; a shader Dawn rejects raises WGSLError, and the backend's batch falls back to one by
+    one to name it."""
+    from jaxweb._src.backends.webgpu.runtime import WGSLError
+    be = _gpu().backend
+    code = "@group(0) @binding(0) var<storage, read_write> o: array<u32>;\n" \
+           "@compute @workgroup_size(1) fn main() {{ o[0] = {}u; }}\n"
+    made = be.rt.pipelines([code.format(7), code.format(8)])
+    assert len(made) == 2 and made[0] != made[1]
+    bad = code.format("nope")
+    with pytest.raises(WGSLError):
+        be.rt.pipelines([code.format(9), bad])
+    with pytest.raises(WGSLError) as e:
+        be._pipelines_of([code.format(10), bad], "check")
+    assert e.value.code == bad
+    assert be._pipelines_of([code.format(11), code.format(12)], "check")[1] is be._pipeline(code.format(12), "check")
 
 
 def test_jitted_loop_replays_on_dawn():

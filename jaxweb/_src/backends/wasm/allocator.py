@@ -24,10 +24,17 @@ memory grows by what is needed, not by doubling.
   changes only after the memory is large enough, so a refused request leaves
   everything as it was and raises `ResourceExhaustedError` (RESOURCE_EXHAUSTED).
 
+- A request may name addresses it prefers (`prefer`, set around `alloc` by the
+  replay's memory plan, replay.py): the first one that lies in free memory with
+  room for the block is taken there, the free block around it split. A jitted
+  training loop then gets the same few addresses every step, and replays.
+
 Frees can arrive from garbage-collector finalizers in the middle of an
 allocation; they are deferred until the allocator is consistent again.
 """
 from __future__ import annotations
+
+from bisect import bisect_left, bisect_right, insort
 
 from ...errors import ResourceExhaustedError
 from .runtime import PAGE, GrowError
@@ -63,6 +70,8 @@ class Allocator:
         self.used: dict[int, int] = {}  # ptr -> block size
         self.free_at: dict[int, int] = {}  # free block ptr -> size
         self.free_end: dict[int, int] = {}  # free block end -> ptr
+        self.starts: list[int] = []  # free block ptrs, sorted (which free block holds an address)
+        self.prefer: tuple = ()  # addresses the next `alloc` takes first where free (replay.py)
         self.bins: list[dict[int, None]] = [{} for _ in range(NBINS)]
         self.nonempty = 0  # bit b set when bins[b] has blocks
         self.in_use = self.peak = self.num_allocs = self.largest_alloc = 0
@@ -82,7 +91,13 @@ class Allocator:
             raise self._exhausted(nbytes)
         self._busy = True
         try:
-            ptr = self._take_free(size)
+            ptr = None
+            for want in self.prefer:
+                ptr = self._take_at(want, size, nbytes)
+                if ptr is not None:
+                    break
+            else:
+                ptr = self._take_free(size)
             if ptr is None:
                 ptr = self._take_top(nbytes, size)
             self.used[ptr] = size
@@ -132,6 +147,7 @@ class Allocator:
 
     # ------------------------------------------------------------ free blocks
     def _link(self, ptr: int, size: int) -> None:
+        insort(self.starts, ptr)
         self.free_at[ptr] = size
         self.free_end[ptr + size] = ptr
         b = bin_of(size)
@@ -139,6 +155,7 @@ class Allocator:
         self.nonempty |= 1 << b
 
     def _unlink(self, ptr: int) -> int:
+        del self.starts[bisect_left(self.starts, ptr)]
         size = self.free_at.pop(ptr)
         del self.free_end[ptr + size]
         b = bin_of(size)
@@ -171,6 +188,34 @@ class Allocator:
         rest = self._unlink(ptr) - size
         if rest:
             self._link(ptr + size, rest)  # never ends at top: free blocks there merge into it
+        return ptr
+
+    def _take_at(self, ptr: int, size: int, nbytes: int) -> int | None:
+        """A block of `size` at `ptr` if that memory is free (in a free block, or past the
+        top: the gap below it then becomes a free block), else None."""
+        if ptr >= self.top:
+            if ptr + size > self.limit:
+                return None
+            try:
+                self._ensure(ptr + size, nbytes)
+            except ResourceExhaustedError:  # a preference only: allocate as usual
+                return None
+            if ptr > self.top:
+                self._link(self.top, ptr - self.top)
+            self.top = ptr + size
+            return ptr
+        i = bisect_right(self.starts, ptr) - 1
+        if i < 0:
+            return None
+        start = self.starts[i]
+        end = start + self.free_at[start]
+        if ptr + size > end:
+            return None
+        self._unlink(start)
+        if ptr > start:
+            self._link(start, ptr - start)
+        if end > ptr + size:
+            self._link(ptr + size, end - ptr - size)
         return ptr
 
     def _release(self, ptr: int) -> None:

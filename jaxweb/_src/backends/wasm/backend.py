@@ -14,6 +14,9 @@ the scheduler then stages matmul and conv operands with ordinary kernels and cal
 the register-tiled compute modules of matmul.py / conv.py as `Routine` launches.
 Other kernels lose leading output axes of extent 1 first (`squeeze_leading`), so
 that threads split the first real axis.
+
+A jitted call that matches an earlier one runs by replay (replay.py): its launches,
+prebuilt by the runtime once, in one call (one JS call in Pyodide).
 """
 from __future__ import annotations
 
@@ -29,7 +32,7 @@ from ...compiler.linalg_routines import LinalgCaps
 from ...compiler.regrid import squeeze_leading, widen_leading
 from ...compiler.shapetracker import prod
 from .allocator import Allocator
-from . import codegen, conv, linalg, matmul
+from . import codegen, conv, linalg, matmul, replay
 from .runtime import Runtime, default_runtime
 
 
@@ -90,7 +93,10 @@ class WasmBackend(Backend):
         super().__init__()
         self.rt = runtime if runtime is not None else default_runtime()
         self.allocator = Allocator(self.rt)
-        self.stats = {"codegen_s": 0.0, "compile_s": 0.0, "kernels": 0}
+        self.stats = {"codegen_s": 0.0, "compile_s": 0.0, "kernels": 0, "replays": 0}
+        self.recording: list | None = None  # launches `execute` also notes while replay.py records a run
+        self._depth = 0  # submits running (> 1: a control-flow step's sub-schedule)
+        self.kept_bytes = 0  # temporaries jitted programs keep for their replays (replay.py)
         self.features = probe_features(self.rt)
         if getattr(self.rt, "shared", False):
             self.features |= {"shared_memory"}  # modules import the memory as shared
@@ -179,34 +185,50 @@ class WasmBackend(Backend):
         self._name(handle, r.name)
         return Program(handle, rows, r.size, len(wasm), t1 - t0, t2 - t1, r.routine, work, runtime=self.rt)
 
-    def _split(self, program: Program, args: tuple, min_work: int = GEMM_PARALLEL_WORK) -> None:
-        """run over the program's rows, split over the worker threads when it pays."""
-        if program.work >= min_work and program.rows > 1 and getattr(self.rt, "workers", 1) > 1:
-            self.rt.call_split(program.handle, program.rows, args, align=1)
-        else:
-            self.rt.call(program.handle, (0, program.rows, *args))
-
     def execute(self, program: Program, outs: list[int], inputs: list[Any]) -> None:
+        """run(0, rows, *outs, *inputs), split over the worker threads when the work pays
+        for the hand-off (`align`: chunk boundaries; None: one call)."""
         if program.size == 0:
             return
         if program.mode in ("gemm_f32", "conv_f32"):
-            self._split(program, (*outs, *inputs))
-            return
-        if program.mode in LINALG_ROUTINES:
-            self._split(program, (*outs, *inputs), LINALG_PARALLEL_WORK)
-            return
-        if program.work >= PARALLEL_WORK and program.rows > 1 and getattr(self.rt, "workers", 1) > 1:
-            self.rt.call_split(program.handle, program.rows, (*outs, *inputs), align=4)
+            split, align = program.work >= GEMM_PARALLEL_WORK, 1
+        elif program.mode in LINALG_ROUTINES:
+            split, align = program.work >= LINALG_PARALLEL_WORK, 1
         else:
-            self.rt.call(program.handle, (0, program.rows, *outs, *inputs))
+            split, align = program.work >= PARALLEL_WORK, 4
+        if not (split and program.rows > 1 and getattr(self.rt, "workers", 1) > 1):
+            align = None
+        args = (*outs, *inputs)
+        if self.recording is not None:
+            self.recording.append((program.handle, program.rows, args, align))
+        if align is None:
+            self.rt.call(program.handle, (0, program.rows, *args))
+        else:
+            self.rt.call_split(program.handle, program.rows, args, align=align)
 
     def submit(self, prepared: Any, inputs: list, alloc: Any = None, free: Any = None) -> dict:
-        """The schedule's launches go to the runtime as one batch where it batches (Pyodide)."""
+        """By replay (replay.py) where it can; else the schedule's launches go to the runtime
+        as one batch where it batches (Pyodide). A profiler trace times launches one by one.
+        A control-flow step's sub-schedules (submitted from within, per iteration) replay
+        only where the runtime does not batch: in Pyodide the whole loop is one batch."""
+        traced = profiler.active() is not None
         batch = getattr(self.rt, "batch", None)
-        if batch is None or profiler.active() is not None:  # a trace times launches one by one
-            return super().submit(prepared, inputs, alloc, free)
-        with batch():
-            return super().submit(prepared, inputs, alloc, free)
+        self._depth += 1
+        try:
+            if batch is None or traced:
+                return self._submit(prepared, inputs, alloc, free, traced)
+            with batch():
+                return self._submit(prepared, inputs, alloc, free, self._depth > 1)
+        finally:
+            self._depth -= 1
+
+    def _submit(self, prepared: Any, inputs: list, alloc: Any, free: Any, no_replay: bool) -> dict:
+        if not no_replay:
+            got = replay.submit(self, prepared, inputs, alloc or (lambda nbytes, what: self.alloc(nbytes)),
+                                free or (lambda handle, nbytes: self.free(handle)))
+            if got is not None:
+                return got
+        return super().submit(prepared, inputs, alloc, free)
 
     def synchronize(self) -> None:
         pass

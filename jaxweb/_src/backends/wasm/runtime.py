@@ -47,6 +47,13 @@ Batches (optional): `batch()` is a context manager during which `call` and
 `call_split` may be queued and run together, in order, at its end or before the
 next `read`, `write`, `copy` or `grow` (whichever comes first): in Pyodide a whole
 schedule is then one call into JavaScript instead of one per kernel.
+
+Replays (optional, backends/wasm/replay.py): `encode(launches)` turns a list of
+launches `(handle, total, args, align)` (align None: `call(handle, (0, total, *args))`,
+else `call_split(handle, total, args, align)`) into the runtime's own prebuilt form,
+and `replay(encoded)` runs it, in order, as those calls would (queued behind a batch's
+launches, errors naming the kernel). `epoch` changes whenever an encoded list may name
+something gone (a module unloaded) or stale (the memory grown): the caller encodes again.
 """
 from __future__ import annotations
 
@@ -73,6 +80,15 @@ class Runtime(Protocol):
     def write(self, ptr: int, data: bytes) -> None: ...
     # optional (threads): workers: int; call_split(handle, total, args, align=1) -> None
     # optional (batches): batch() -> a context manager
+
+
+def split_bounds(total: int, workers: int, align: int) -> list[int] | None:
+    """Chunk boundaries of [0, total) for `call_split` (multiples of `align` where
+    possible, one chunk per worker at most), or None when one chunk does it all."""
+    n = min(workers, max(1, total // max(align, 1)))
+    if n <= 1:
+        return None
+    return [min(total, (total * i // n + align - 1) // align * align) for i in range(n)] + [total]
 
 
 def default_runtime() -> Runtime:

@@ -11,6 +11,10 @@ of the schedule or before Python next reads or writes the memory: one JS call pe
 jitted call, not one per kernel — a compiled `scan` or `fori_loop` included, whose
 per-iteration carries and slices are such copies.
 
+Replays (backends/wasm/replay.py): `encode` makes a schedule's launches one int32 JS
+array once, in the same record format; `replay` hands it to `runBatch` again: one JS
+call per jitted call and no Python per kernel. `epoch` changes on `unload` and `grow`.
+
 Threads: when the loader started the shim's worker pool (crossOriginIsolated
 pages, Node), `workers > 1`, the memory is shared, every module is also
 instantiated in each worker, and `call_split` runs chunks of a kernel's outer
@@ -23,7 +27,7 @@ import contextlib
 from typing import Any, Iterator
 
 from ... import host
-from .runtime import MAX_PAGES, PAGE, GrowError  # shared memories need a maximum: 4 GiB (a reservation)
+from .runtime import MAX_PAGES, PAGE, GrowError, split_bounds  # shared memories: a maximum, 4 GiB (reserved)
 
 _I32 = 1 << 32
 #: launches and copies queued before a batch runs regardless (bounds the queue of a long loop)
@@ -49,6 +53,7 @@ class PyodideRuntime:
         self._size: int | None = None  # the memory's bytes, cached between grows
         self.names: dict[int, str] = {}  # handle -> the kernel it runs (the backend says; error notes)
         self._batch: list | None = None  # queued launches (handle, split bounds, args) while batching
+        self.epoch = 0  # +1 on unload and grow: encoded launches (`encode`) are made again
 
     @contextlib.contextmanager
     def batch(self) -> Iterator[None]:
@@ -77,10 +82,13 @@ class PyodideRuntime:
             self._run_records(queued)
         except Exception as e:  # name the kernel, as an unbatched launch's error does
             at = 0 if len(queued) == 1 else int(self._shim.batchFailedAt())
-            handle = queued[at][0] if 0 <= at < len(queued) else None
-            if handle is not None:
-                e.add_note(f"while running kernel '{self.names.get(handle, handle)}' on the wasm device")
+            self._name_failed(e, [q[0] for q in queued], at)
             raise
+
+    def _name_failed(self, e: Exception, handles: list, at: int) -> None:
+        handle = handles[at] if 0 <= at < len(handles) else None
+        if handle is not None:
+            e.add_note(f"while running kernel '{self.names.get(handle, handle)}' on the wasm device")
 
     def _run_records(self, queued: list) -> None:
         if len(queued) == 1:
@@ -92,6 +100,10 @@ class PyodideRuntime:
             else:
                 self._shim.callSplit(self._instances[handle], bounds[1], *args)
             return
+        self._shim.runBatch(self._records(queued))
+
+    def _records(self, queued: list) -> array.array:
+        """The int32 records `runBatch` reads (see js_shim/wasm.mjs)."""
         rec = array.array("i")
         for handle, bounds, args in queued:
             if handle is None:  # a copy: instance 0, then memory, dst, src, nbytes (unsigned)
@@ -105,7 +117,28 @@ class PyodideRuntime:
                 rec.extend(bounds[0])
             rec.append(len(args))
             rec.extend(args)
-        self._shim.runBatch(rec)
+        return rec
+
+    def encode(self, launches: list) -> tuple:
+        """Launches `(handle, total, args, align)` as one JS Int32Array of records, made once
+        (and the handles, to name a kernel that fails)."""
+        from pyodide.ffi import to_js  # noqa: PLC0415
+        queued = []
+        for handle, total, args, align in launches:
+            bounds = None if align is None else self._split_bounds(total, align)
+            args = [((a + (1 << 31)) % _I32) - (1 << 31) for a in args]
+            queued.append((handle, bounds, [0, total, *args] if bounds is None else args))
+        return to_js(self._records(queued)), [q[0] for q in queued]
+
+    def replay(self, encoded: tuple) -> None:
+        """Run encoded launches: one `runBatch`, after whatever a batch has queued."""
+        self._run_batch()
+        records, handles = encoded
+        try:
+            self._shim.runBatch(records)
+        except Exception as e:
+            self._name_failed(e, handles, int(self._shim.batchFailedAt()))
+            raise
 
     def _queue(self, record: tuple) -> None:
         self._batch.append(record)
@@ -137,6 +170,7 @@ class PyodideRuntime:
         inst = self._instances[handle]
         if inst is None:
             return
+        self.epoch += 1
         self.names.pop(handle, None)
         self._instances[handle] = None
         self._runs[handle] = None
@@ -154,22 +188,28 @@ class PyodideRuntime:
     def call_split(self, handle: int, total: int, args: tuple, align: int = 1) -> None:
         """run(start, end, *args) over [0, total) in up to `workers` chunks at once
         (boundaries multiples of `align` where possible)."""
-        n = min(self.workers, max(1, total // max(align, 1)))
-        if n <= 1:
+        bounds = self._split_bounds(total, align)
+        if bounds is None:
             self.call(handle, (0, total, *args))
             return
-        key = (total, n, align)
-        bounds = self._bounds.get(key)
-        if bounds is None:  # a JS Int32Array, made once per split shape
-            from pyodide.ffi import to_js  # noqa: PLC0415
-            b = array.array("i", [min(total, (total * i // n + align - 1) // align * align)
-                                  for i in range(n)] + [total])
-            bounds = self._bounds[key] = (b, to_js(b))  # the Python array kept alive with it
         args = [((a + (1 << 31)) % _I32) - (1 << 31) for a in args]
         if self._batch is not None:
             self._queue((handle, bounds, args))
             return
         self._shim.callSplit(self._instances[handle], bounds[1], *args)
+
+    def _split_bounds(self, total: int, align: int) -> tuple | None:
+        """(bounds, the same as a JS Int32Array), made once per split shape; None: one chunk."""
+        key = (total, align)
+        bounds = self._bounds.get(key, False)
+        if bounds is False:
+            b = split_bounds(total, self.workers, align)
+            if b is not None:
+                from pyodide.ffi import to_js  # noqa: PLC0415
+                b = array.array("i", b)
+                b = (b, to_js(b))  # the Python array kept alive with it
+            bounds = self._bounds[key] = b
+        return bounds
 
     def memory_size(self) -> int:
         # only grow() changes it: asked of the engine then, not on every bounds check
@@ -181,6 +221,7 @@ class PyodideRuntime:
         self._run_batch()  # what is queued runs before the memory is touched
         # the shim answers -1 instead of throwing the engine's RangeError
         self._size = None
+        self.epoch += 1
         if int(self._shim.growMemory(self._mem, pages)) < 0:
             raise GrowError(f"the wasm memory ({self.memory_size()} bytes) cannot grow by {pages} pages "
                             "(the JavaScript engine refused)")

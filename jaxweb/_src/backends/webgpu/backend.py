@@ -142,7 +142,8 @@ class WebGPUBackend(GPUBackend):
         if want and tiling.kind == "shared" and plan != "0":
             self.plan_mode = "1" if plan == "1" else "timed"
             self.planner = tuner.Planner(self.rt, tiling, want, "heuristic" if plan == "1" else "timed",
-                                         pipeline=lambda code: self._pipeline(code, "gemm_f32 candidate"))
+                                         pipeline=lambda code: self._pipeline(code, "gemm_f32 candidate"),
+                                         pipelines=lambda codes: self._pipelines_of(codes, "gemm_f32 candidate"))
         lim = self.rt.info["limits"]
         max_buffers = int(lim.get("maxStorageBuffersPerShaderStage", 8))
         self._caps = Capabilities(
@@ -399,6 +400,25 @@ class WebGPUBackend(GPUBackend):
             self._names[id(pipe)] = name
             self.stats["pipelines"] += 1
         return pipe
+
+    def _pipelines_of(self, codes: list, name: str) -> list:
+        """`_pipeline` of each of `codes`, those not made yet compiled together where the runtime
+        can (`rt.pipelines`: concurrently in Pyodide), else one by one."""
+        batch = getattr(self.rt, "pipelines", None)
+        missing = [c for c in dict.fromkeys(codes) if c not in self._pipelines]
+        if batch is not None and len(missing) > 1:
+            try:
+                made = batch(missing)
+            except WGSLError as e:  # which shader it was: compiled one by one below, as before
+                lost = self._lost(e)
+                if lost is not e:
+                    raise lost from e
+            else:
+                for code, pipe in zip(missing, made):
+                    self._pipelines[code] = pipe
+                    self._names[id(pipe)] = name
+                self.stats["pipelines"] += len(made)
+        return [self._pipeline(c, name) for c in codes]
 
     def _group(self, program: Program, bufs: list) -> Any:
         key = (id(program.pipeline), *map(id, bufs))

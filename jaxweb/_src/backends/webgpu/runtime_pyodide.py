@@ -75,13 +75,13 @@ class PyodideGpuRuntime:
         self._shim.writeBuffer(handle, offset, host.to_js_bytes(data))
 
     def read(self, handle: int, offset: int, size: int) -> bytearray:
-        out = bytearray(size)  # the shim copies mapped memory straight into it
+        out = host.uninitialized(size)  # the shim copies mapped memory straight into all of it
         host.wait(self._shim.readInto(handle, offset, size, out))
         self._check("a readback")
         return out
 
     async def read_async(self, handle: int, offset: int, size: int) -> bytearray:
-        out = bytearray(size)
+        out = host.uninitialized(size)
         await self._shim.readInto(handle, offset, size, out)
         return out
 
@@ -96,6 +96,18 @@ class PyodideGpuRuntime:
             return int(host.wait(self._shim.createPipelineAsync(code, "main")))
         except Exception as e:  # a JsException carrying the compiler's messages
             raise WGSLError(f"WebGPU rejected a generated shader: {e}", code) from None
+
+    def pipelines(self, codes: list) -> list[int]:
+        """Pipelines of several shaders, compiled concurrently: every createComputePipelineAsync
+        is started before any is awaited (a GEMM plan's candidates: Dawn compiles them in parallel
+        where it has worker threads)."""
+        import js  # noqa: PLC0415  (only exists in Pyodide)
+        from pyodide.ffi import to_js  # noqa: PLC0415
+        try:
+            made = host.wait(js.Promise.all(to_js([self._shim.createPipelineAsync(c, "main") for c in codes])))
+        except Exception as e:  # a JsException carrying the compiler's messages (of one of them)
+            raise WGSLError(f"WebGPU rejected one of {len(codes)} generated shaders: {e}") from None
+        return [int(p) for p in made]
 
     def bind_group(self, pipeline: int, handles: list) -> int:
         return int(self._shim.createBindGroup(pipeline, _i32(handles)))

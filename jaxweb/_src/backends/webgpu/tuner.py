@@ -50,8 +50,10 @@ MIN_KC = 64  # the shortest K range a split is given
 MAX_SPLITS = 16
 
 
-REPEATS = 8  # dispatches of one candidate per timed submit (a run's time: first begin to last end)
+REPEATS = 8  # dispatches of one candidate per timed run (a run's time: first begin to last end)
 WARM_BUDGET = 0.5  # seconds the planner may spend bringing the GPU's clocks up before it times
+WARM_FRESH = 0.5  # ... unless it had the GPU busy this recently (a model's products come in a row)
+MAX_STAMPS = 4096  # timestamps one timed submit may take (a query set's limit)
 
 
 def heuristic(big: matmul.Tiling, want: int, b: int, m: int, n: int, k: int) -> tuple[int, int]:
@@ -78,11 +80,16 @@ class Planner:
     (the backend's cached one: the winner's pipeline is the one its routine runs later)."""
 
     def __init__(self, rt: Any, big: matmul.Tiling, want: int, mode: str = "timed",
-                 pipeline: Callable[[str], Any] | None = None):
+                 pipeline: Callable[[str], Any] | None = None,
+                 pipelines: Callable[[list], list] | None = None):
         self.rt, self.big, self.want, self.mode = rt, big, want, mode
         self.pipeline = pipeline or rt.pipeline
+        self.pipelines = pipelines or (lambda codes: [self.pipeline(c) for c in codes])
         self.chosen: dict[tuple, tuple[int, int]] = {}
         self.timings: dict[tuple, dict] = {}  # key(spec) -> {(nr, splits): seconds, partial sums' pass included}
+        # what timing cost a model's first call (seconds): compiling candidates, warming the GPU, running them
+        self.spent = {"products": 0, "compile": 0.0, "warm": 0.0, "run": 0.0}
+        self._busy = -float("inf")  # perf_counter when the planner last had the GPU busy
 
     def __call__(self, spec: GemmSpec) -> tuple[int, int]:
         b, m, n, k = spec.B, spec.M, spec.N, spec.K
@@ -92,10 +99,10 @@ class Planner:
         kk = key(spec)
         if kk not in self.chosen:
             try:
-                warm(self.rt, WARM_BUDGET, self.pipeline)
                 times = self.time(spec, self.candidates(spec))
             except Exception:  # noqa: BLE001  (a failed timing must not break the schedule)
                 times = {}
+            self.spent["products"] += 1
             self.timings[kk] = times
             self.chosen[kk] = min(times, key=times.get) if times else guess
         return self.chosen[kk]
@@ -116,30 +123,46 @@ class Planner:
 
     def time(self, spec: GemmSpec, cands: list[tuple[int, int]]) -> dict:
         """{(nr, splits): seconds} of `spec` run as each candidate (best of ROUNDS interleaved runs
-        of REPEATS dispatches), a split one plus the pass adding its partial sums."""
+        of REPEATS dispatches), a split one plus the pass adding its partial sums.
+
+        What a first call pays for this is kept small (`spent` says how much it was): the
+        candidates' pipelines are compiled together (`pipelines`: concurrently where the host
+        can), the GPU warmed only if the planner has not just had it busy, and every run of every
+        round goes in one timed submit (`_best`): one wait, not one per run."""
+        t0 = time.perf_counter()
         specs = [dataclasses.replace(spec, nr=nr, packed=spec.packed or spec.N % nr != 0,
                                      **{"splits": 1, "kc": 0, **split_k(spec.K, s)}) for nr, s in cands]
         shaders = [matmul.build(c, tiling_for(c, self.big)) for c in specs]
+        out = 4 * spec.B * spec.M * specs[-1].N8
+        sums = {c.splits: _sum_shader(out // 16, c.splits) for c in specs if c.splits > 1}  # one per count
+        codes = [sh.code for sh in shaders] + [code for code, _ in sums.values()]
+        pipes = dict(zip(codes, self.pipelines(codes)))
+        t1 = time.perf_counter()
+        self.spent["compile"] += t1 - t0
+        if t1 - self._busy > WARM_FRESH:
+            warm(self.rt, WARM_BUDGET, self.pipeline)
+        t2 = time.perf_counter()
+        self.spent["warm"] += t2 - t1
         a_elems = spec.a_off + (spec.B - 1) * spec.a_sb + (spec.M - 1) * spec.a_si + (spec.K - 1) * spec.a_sk + 4
         b_elems = max(c.B * c.K * c.N8 if c.packed else c.b_off + (c.B - 1) * c.b_sb + (c.K - 1) * c.b_sk + c.N8 + 4
                       for c in specs)
-        out = 4 * spec.B * spec.M * specs[-1].N8
         sizes = [max(sh.out_nbytes[0] for sh in shaders), 4 * a_elems, 4 * b_elems, out]
         bufs = [self.rt.create_buffer(-(-n // 16) * 16) for n in sizes]
         try:
-            runs, sums = [], []
+            runs = []
             for c, sh in zip(specs, shaders):
-                pipe = self.pipeline(sh.code)
+                pipe = pipes[sh.code]
                 runs.append([("dispatch", pipe, self.rt.bind_group(pipe, bufs[:3]), *sh.grid)] * REPEATS)
                 if c.splits > 1:
-                    code, grid = _sum_shader(out // 16, c.splits)
-                    pipe = self.pipeline(code)
+                    code, grid = sums[c.splits]
+                    pipe = pipes[code]
                     runs.append([("dispatch", pipe, self.rt.bind_group(pipe, [bufs[3], bufs[0]]), *grid)] * REPEATS)
-                    sums.append(len(runs) - 1)
             best = _best(self.rt, runs)
         finally:
             for buf in bufs:
                 self.rt.destroy_buffer(buf)
+            self._busy = time.perf_counter()
+            self.spent["run"] += self._busy - t2
         times, i = {}, 0
         for cand, c in zip(cands, specs):
             times[cand] = best[i] + (best[i + 1] if c.splits > 1 else 0.0)
@@ -193,7 +216,24 @@ def _seconds(rt: Any, cmds: list) -> float:
 def _best(rt: Any, runs: list) -> list[float]:
     """The best seconds of each command list over ROUNDS interleaved runs (after a warm-up:
     first dispatches pay for driver work), every other round in reverse order, so that a clock
-    still rising favours no candidate."""
+    still rising favours no candidate. Where the adapter has timestamps and the lists are all
+    dispatches, everything goes in one submit, each run timed from its first dispatch's begin to
+    its last one's end (as `_seconds` times a submit of it alone), else one submit per run."""
+    order = list(range(len(runs)))  # the warm-up pass, then the rounds
+    for r in range(ROUNDS):
+        order += list(range(len(runs)) if r % 2 == 0 else reversed(range(len(runs))))
+    dispatches = all(c[0] == "dispatch" for cmds in runs for c in cmds)
+    if getattr(rt, "can_time", False) and dispatches and 2 * sum(len(runs[i]) for i in order) <= MAX_STAMPS:
+        cmds, spans = [], []
+        for i in order:
+            spans.append((i, len(cmds), len(cmds) + len(runs[i])))
+            cmds += runs[i]
+        stamps = rt.submit_timed(cmds)
+        if stamps:  # from the previous run's end (every run writes C: they run one after another)
+            best = [float("inf")] * len(runs)
+            for i, a, b in spans[len(runs):]:
+                best[i] = min(best[i], (stamps[2 * b - 1] - stamps[2 * a - 1]) * 1e-9)
+            return best
     for cmds in runs:
         _seconds(rt, cmds)
     best = [float("inf")] * len(runs)

@@ -1,0 +1,63 @@
+"""What a backend's replay of a prepared schedule does besides its own recordings (wasm/replay.py;
+webgpu/replay.py does the same steps its own way): the schedule's memory steps run alone, in
+their order, before any kernel (kernels never allocate, so each buffer gets what the ordinary
+interleaved run would give it, and the buffers' identities key the recordings); each allocation
+first offered what that buffer had two runs ago, else one run ago (a training loop then binds
+two sets of buffers in turn: a step's outputs cannot take the last step's, its inputs); the
+kernels run the ordinary way when a run is recorded; and on failure the buffers made go back.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable
+
+
+def memory_steps(memory: list, had: dict, inputs: list, alloc: Callable, free: Callable, nbytes: dict,
+                 prefer: Callable, ident: Callable = lambda h: h) -> tuple[dict, dict, set, list]:
+    """Run the memory steps `memory` (kinds 0 alloc, 2 free, 4 donated input, as in
+    `Backend.prepare`): (live buffers, every buffer bound, buffers holding a donated input's
+    memory, the identities allocated in order). `prefer(candidates)` sets what the backend's
+    next allocations take first (`()`: nothing); `had` (buffer -> its last two identities) is
+    updated; `ident(handle)` is what the backend's preference and the key name."""
+    live: dict[int, Any] = dict(enumerate(inputs))
+    bound = dict(live)  # every buffer a kernel binds, freed ones too
+    taken: set[int] = set()
+    made = []
+    try:
+        for step in memory:
+            kind, b = step[0], step[1]
+            if kind == 0:
+                was = had.get(b, ())
+                prefer(was)
+                try:
+                    live[b] = bound[b] = handle = alloc(step[2], step[3])
+                finally:
+                    prefer(())
+                now = ident(handle)
+                had[b] = (was[-1], now) if was else (now,)
+                made.append(now)
+            elif kind == 4:
+                live[b] = bound[b] = live[step[2]]
+                taken.add(b)
+            else:
+                free(live.pop(b), nbytes[b])
+    except BaseException:
+        give_back(live, len(inputs), taken, free, nbytes)
+        raise
+    return live, bound, taken, made
+
+
+def run_kernels(backend: Any, runs: list, bound: dict) -> None:
+    """The schedule's launches (its kind-1 steps), each error naming its kernel."""
+    for step in runs:
+        try:
+            backend.execute(step[1], [bound[b] for b in step[2]], [bound[b] for b in step[3]])
+        except Exception as e:
+            e.add_note(f"while running kernel '{step[4]}' on the {backend.platform} device")
+            raise
+
+
+def give_back(live: dict, n_inputs: int, taken: set, free: Callable, nbytes: dict) -> None:
+    """Free the buffers a failed run made (not its inputs, nor donated inputs' memory)."""
+    for b, handle in live.items():
+        if b >= n_inputs and b not in taken:
+            free(handle, nbytes[b])
