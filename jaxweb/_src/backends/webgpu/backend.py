@@ -245,6 +245,10 @@ class WebGPUBackend(GPUBackend):
                 raise ResourceExhaustedError(nbytes, 0, 0, self.max_buffer) from None
             raise self._lost(e) from e
 
+    def prefer(self, bufs: tuple) -> None:
+        """Allocations take these pooled buffers first while free (replay.py's memory plan)."""
+        self._prefer = bufs
+
     def alloc_many(self, sizes: list[int], prefer: list[tuple]) -> list[Handle]:
         """`alloc` of each of `sizes`, taking first the free buffers in its `prefer` (a replayed
         call's outputs, replay.py), in one step: a pooled buffer costs no call per buffer.
