@@ -405,9 +405,10 @@ def readback_figures() -> None:
         t0 = time.perf_counter()
         buf.read()
         total = (time.perf_counter() - t0) * 1e3
-        wait, copy = (float(v) for v in shim.readTimes())
+        wait, copy, issue = (float(v) for v in shim.readTimes())
         print(f"  one read of {mb} MB: {total:.2f} ms: waiting for mappings {wait:.2f} ms, copying into the "
-              f"heap {copy:.2f} ms ({4 * n / copy / 1e6:.2f} GB/s), the rest {total - wait - copy:.2f} ms", flush=True)
+              f"heap {copy:.2f} ms ({4 * n / copy / 1e6:.2f} GB/s), issuing chunks {issue:.2f} ms, "
+              f"the rest {total - wait - copy - issue:.2f} ms", flush=True)
         ms = min(float(host.wait(shim.readProbe(buf.handle.buf, 0, 4 * n))) for _ in range(3))
         row(f"readback {mb} MB into a JS array (no Python heap)", 4 * n / ms / 1e6, "GB/s")
         if mb == 64:
@@ -449,6 +450,8 @@ def mlp_figures() -> dict:
                   f"{spent['compile'] * 1e3:.0f} ms, warming the GPU {spent['warm'] * 1e3:.0f} ms, "
                   f"running them {spent['run'] * 1e3:.0f} ms", flush=True)
             row(f"MLP step B={B} plan timed: timing its products", sum(spent[k] for k in ("compile", "warm", "run")) * 1e3, "ms")
+            for k, what in (("compile", "compiling candidates"), ("warm", "warming the GPU"), ("run", "running them")):
+                row(f"MLP step B={B} plan timed: timing, {what}", spent[k] * 1e3, "ms")
             planner_table()
     print(f"MLP step B={B}, {ROUNDS} rounds, the plans interleaved (each round after a GPU warm-up):")
     for _ in range(ROUNDS):
@@ -466,13 +469,40 @@ def mlp_figures() -> dict:
     return mlp[modes[-1][1]]
 
 
-# --only=readback,trainer runs those sections alone (mlp, trainer, transformer, readback)
+def compile_figures() -> None:
+    """Is compiling pipelines together (runtime.pipelines, the timed plan's candidates) faster than
+    one by one on this host? Two sets of 8 GEMM shaders never compiled before (their K differs),
+    one set awaited one by one, the other started together (2 of each with --quick); ms each. If together wins, every
+    kernel of a first call could be compiled that way (today each is awaited alone)."""
+    from jaxweb._src.backends.webgpu import matmul  # noqa: PLC0415
+    from jaxweb._src.compiler.gemm import GemmSpec  # noqa: PLC0415
+    if not hasattr(be.rt, "pipelines"):
+        return
+    base = 1000 + int(time.time()) % 997  # shaders this process (and the driver's cache) has not seen
+    count = 2 if QUICK else 8
+    sets = [[matmul.build(GemmSpec(M=1000, N=256, K=base + 8 * i + 4 * j, a_off=0, a_si=784, a_sk=1, b_off=0,
+                                   b_sk=256, packed=False, nr=be.tiling.BN), be.tiling, be.subgroups).code for i in range(count)]
+            for j in range(2)]
+    t0 = time.perf_counter()
+    for code in sets[0]:
+        be.rt.pipeline(code)
+    one = (time.perf_counter() - t0) * 1e3
+    t0 = time.perf_counter()
+    be.rt.pipelines(sets[1])
+    together = (time.perf_counter() - t0) * 1e3
+    row(f"{count} GEMM pipelines compiled one by one", one, "ms")
+    row(f"{count} GEMM pipelines compiled together", together, "ms")
+    row("pipelines compiled together / one by one", together / one, "x")
+
+
+# --only=readback,trainer runs those sections alone (mlp, trainer, transformer, readback, compile)
 ONLY = next((a.split("=", 1)[1].split(",") for a in sys.argv if a.startswith("--only=")), None)
 with jax.default_device(gpu):
     print(f"adapter: {be.device_kind}, software {be.software}; GEMM tiling {be.tiling}; "
           f"plan {be.plan_mode}; split timings {be.tuned_splits}", flush=True)
     plan_on = mlp_figures() if ONLY is None or "mlp" in ONLY else None
-    for name, fn in (("trainer", trainer_figures), ("transformer", transformer_figures), ("readback", readback_figures)):
+    for name, fn in (("trainer", trainer_figures), ("transformer", transformer_figures), ("readback", readback_figures),
+                     ("compile", compile_figures)):
         if ONLY is not None and name not in ONLY:
             continue
         try:
