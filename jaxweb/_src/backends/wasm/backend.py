@@ -108,6 +108,11 @@ class WasmBackend(Backend):
     def alloc(self, nbytes: int) -> int:
         return self.allocator.alloc(nbytes)
 
+    def alloc_many(self, sizes: list[int], prefer: list[tuple]) -> list[int]:
+        """Buffers of `sizes`, each taking first an address of its `prefer` where free (a
+        replayed call's outputs, replay.py: one step, through `memory.Allocator.many`)."""
+        return self.allocator.alloc_many(sizes, prefer)
+
     def free(self, handle: int) -> None:
         self.allocator.free(handle)
 
