@@ -22,7 +22,7 @@ ends in minutes there.) Runs inside Pyodide, so no numpy. Prints, then a table l
   synthetic images) with its MLP and its CNN at the page's batch (128) and at 1000: ms/step;
 - a transformer block forward (batch 8, 128 tokens, width 384, 6 heads, MLP 4x, pre-LayerNorm),
   jitted: ms/call queued and GPU time, with attention's batched products on the GEMM routines and
-  without (compiler.gemm.BATCHED), interleaved;
+  without, and with the softmax's exp computed once (bench_transformer.MODES), interleaved;
 - readback of 1, 16, 64 and 256 MB (an array's bytes into Python): GB/s; in Pyodide also the same
   into a JavaScript array (no Python heap), and 64 MB in chunks of 4-64 MB with 2-8 in flight.
 """
@@ -344,29 +344,23 @@ def sliced_steps(tr, steps: int) -> float:
 
 
 # ---------------------------------------------------------------- a transformer block
-from bench_transformer import block, block_init  # noqa: E402  (the block, written once)
+from bench_transformer import MODES, block_init, jitted_modes  # noqa: E402  (the block, written once)
 
 
 def transformer_figures() -> None:
-    """The block with attention's batched products (Q K^T, P V: 4-D, heads cut from one projection)
-    on the GEMM routine and, for comparison, without (compiler.gemm.BATCHED off: generic reductions,
-    as before), in interleaved rounds, the best kept; each mode's kernels listed."""
-    from jaxweb._src.compiler import gemm  # noqa: PLC0415  (the switch this section compares)
+    """The block under bench_transformer's MODES — "before" (attention's batched products as generic
+    reductions), "gemm" (on the GEMM routine), "gemm+exp" (also the softmax's exp computed once:
+    share_transcendentals, which webgpu leaves off unless this shows it pays) — in interleaved
+    rounds, the best kept; each mode's kernels listed."""
     b, t, d, heads = (2, 32, 96, 3) if QUICK else (8, 128, 384, 6)
     p = block_init(jax.random.key(5), d, 4 * d)
     x = jax.random.normal(jax.random.key(6), (b, t, d))
     name = f"transformer block fwd b{b} t{t} d{d} h{heads}"
-    fns, best = {}, {}
-    for on in (False, True):  # each traced and compiled under its mode
-        gemm.BATCHED = on
-        fns[on] = jax.jit(lambda p, x: block(p, x, heads))
-        y = fns[on](p, x)
-        assert all(math.isfinite(v) for v in y[0, 0, :4].tolist())
-    gemm.BATCHED = True
+    fns, best = jitted_modes(gpu, p, x, heads), {}
     calls = 5 if QUICK else 50
     for r in range(ROUNDS):
-        for on in ((False, True) if r % 2 == 0 else (True, False)):
-            f, got = fns[on], best.setdefault(on, {})
+        for mode in (list(MODES) if r % 2 == 0 else list(MODES)[::-1]):
+            f, got = fns[mode], best.setdefault(mode, {})
             jax.block_until_ready(f(p, x))
             t0 = time.perf_counter()
             for _ in range(calls):
@@ -378,17 +372,17 @@ def transformer_figures() -> None:
                 got["queued"] = queued
             if STREAMED[0] < got.get("streamed", math.inf):
                 got.update(streamed=STREAMED[0], gpu=g, kernels=kernels)
-            print(f"  {name} round {r}, batched products {'on' if on else 'off'}: queued {queued:.3f} ms, "
-                  f"GPU {g:.3f} ms, streamed {STREAMED[0]:.3f} ms", flush=True)
-    for on in (False, True):
-        label = f"{name}, batched products {'on' if on else 'off'}"
-        got = best[on]
-        print_kernels(label, got["kernels"])
-        row(f"{label}: queued", got["queued"], "ms/call")
-        row(f"{label}: GPU ({len(got['kernels'])} kernels)", got["gpu"], "ms/call (GPU)")
-        row(f"{label}: GPU, one pass, {STREAM} in a row", got["streamed"], "ms/call (GPU wall)")
+            print(f"  {name} round {r}, {mode}: queued {queued:.3f} ms, GPU {g:.3f} ms, "
+                  f"streamed {STREAMED[0]:.3f} ms", flush=True)
+    for mode in MODES:
+        got = best[mode]
+        print_kernels(f"{name}, {mode}", got["kernels"])
+        row(f"{name}, {mode}: queued", got["queued"], "ms/call")
+        row(f"{name}, {mode}: GPU ({len(got['kernels'])} kernels)", got["gpu"], "ms/call (GPU)")
+        row(f"{name}, {mode}: GPU, one pass, {STREAM} in a row", got["streamed"], "ms/call (GPU wall)")
     for k in ("queued", "gpu", "streamed"):
-        row(f"{name} {k}: batched on / off", best[True][k] / best[False][k], "x")
+        row(f"{name} {k}: gemm / before", best["gemm"][k] / best["before"][k], "x")
+        row(f"{name} {k}: gemm+exp / gemm", best["gemm+exp"][k] / best["gemm"][k], "x")
 
 
 # ---------------------------------------------------------------- readback
