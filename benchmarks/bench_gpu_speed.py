@@ -207,14 +207,16 @@ def host_parts(label: str) -> None:
                 acc[part] += time.perf_counter() - t0
         setattr(obj, name, timed)
         undo.append((obj, name, orig))
-    run = "submit_encoded" if hasattr(be.rt, "submit_encoded") else "submit"
+    run = "replay" if hasattr(be.rt, "replay") else "submit"  # Pyodide: one call into js_shim/gpu.mjs
     for t in range(1, 6):
         p, mu, nu, l = step(p, mu, nu, x, y, *bcs(t))
     jax.block_until_ready(p)
     for obj, name, part in ((type(step), "__call__", "the jitted call"), (executable.Executable, "__call__", "Executable"),
-                            (replay, "submit", "replay (with the JS call)"), (be.rt, run, "JS call (gpu.run)"),
+                            (replay, "submit", "replay (with the JS call)"), (be.rt, run, JS_CALL),
+                            (replay, "_take_outputs", "outputs' memory (pool)"),
                             (execution, "wrap_outputs", "output nodes"), (executable.Executable, "_param", "scalar args")):
-        wrap(obj, name, part)
+        if hasattr(obj, name):
+            wrap(obj, name, part)
     try:
         scalars = 0.0
         for t in range(6, 6 + N):
@@ -227,10 +229,37 @@ def host_parts(label: str) -> None:
         for obj, name, orig in reversed(undo):
             setattr(obj, name, orig)
     print(f"  host time of one step, {label}, by part (ms; nested parts inside the ones above them):")
-    print(f"    {'two jnp.float32 scalars':34s} {scalars / N * 1e3:7.3f}")
+    print(f"    {'two jnp.float32 scalars':40s} {scalars / N * 1e3:7.3f}")
     for part, v in acc.items():
-        print(f"    {part:34s} {v / N * 1e3:7.3f}")
-    row(f"MLP step B={B} {label}: host in the JS call", acc["JS call (gpu.run)"] / N * 1e3, "ms/step (host)")
+        print(f"    {part:40s} {v / N * 1e3:7.3f}")
+    row(f"MLP step B={B} {label}: host in the JS call", acc[JS_CALL] / N * 1e3, "ms/step (host)")
+    host_unwrapped(label, step, (p, mu, nu), x, y)
+
+
+JS_CALL = "JS call (gpu.replay: encode + submit)"
+
+
+def host_unwrapped(label: str, step, state, x, y) -> None:
+    """The host time of a replayed step with nothing wrapped (the parts' timers cost time too),
+    best of 5 rounds of N steps: the call alone, and with the two scalars made."""
+    p, mu, nu = state
+    best = [float("inf"), float("inf")]
+    t = 100
+    for _ in range(5):
+        jax.block_until_ready(p)
+        call = made = 0.0
+        for _ in range(N):
+            t += 1
+            t0 = time.perf_counter()
+            s = bcs(t)
+            t1 = time.perf_counter()
+            p, mu, nu, l = step(p, mu, nu, x, y, *s)
+            t2 = time.perf_counter()
+            call, made = call + t2 - t1, made + t2 - t0
+        best = [min(best[0], call / N * 1e3), min(best[1], made / N * 1e3)]
+    jax.block_until_ready(p)
+    row(f"MLP step B={B} {label}: host per jitted call (best round)", best[0], "ms/call (host)")
+    row(f"MLP step B={B} {label}: host per step with its two scalars", best[1], "ms/step (host)")
 
 
 def warm(label: str) -> None:
@@ -399,9 +428,10 @@ def readback_figures() -> None:
         t0 = time.perf_counter()
         buf.read()
         total = (time.perf_counter() - t0) * 1e3
-        wait, copy = (float(v) for v in shim.readTimes())
+        wait, copy, issue = (float(v) for v in shim.readTimes())
         print(f"  one read of {mb} MB: {total:.2f} ms: waiting for mappings {wait:.2f} ms, copying into the "
-              f"heap {copy:.2f} ms ({4 * n / copy / 1e6:.2f} GB/s), the rest {total - wait - copy:.2f} ms", flush=True)
+              f"heap {copy:.2f} ms ({4 * n / copy / 1e6:.2f} GB/s), issuing chunks {issue:.2f} ms, "
+              f"the rest {total - wait - copy - issue:.2f} ms", flush=True)
         ms = min(float(host.wait(shim.readProbe(buf.handle.buf, 0, 4 * n))) for _ in range(3))
         row(f"readback {mb} MB into a JS array (no Python heap)", 4 * n / ms / 1e6, "GB/s")
         if mb == 64:
@@ -443,6 +473,8 @@ def mlp_figures() -> dict:
                   f"{spent['compile'] * 1e3:.0f} ms, warming the GPU {spent['warm'] * 1e3:.0f} ms, "
                   f"running them {spent['run'] * 1e3:.0f} ms", flush=True)
             row(f"MLP step B={B} plan timed: timing its products", sum(spent[k] for k in ("compile", "warm", "run")) * 1e3, "ms")
+            for k, what in (("compile", "compiling candidates"), ("warm", "warming the GPU"), ("run", "running them")):
+                row(f"MLP step B={B} plan timed: timing, {what}", spent[k] * 1e3, "ms")
             planner_table()
     print(f"MLP step B={B}, {ROUNDS} rounds, the plans interleaved (each round after a GPU warm-up):")
     for _ in range(ROUNDS):
@@ -460,13 +492,40 @@ def mlp_figures() -> dict:
     return mlp[modes[-1][1]]
 
 
-# --only=readback,trainer runs those sections alone (mlp, trainer, transformer, readback)
+def compile_figures() -> None:
+    """Is compiling pipelines together (runtime.pipelines, the timed plan's candidates) faster than
+    one by one on this host? Two sets of 8 GEMM shaders never compiled before (their K differs),
+    one set awaited one by one, the other started together (2 of each with --quick); ms each. If together wins, every
+    kernel of a first call could be compiled that way (today each is awaited alone)."""
+    from jaxweb._src.backends.webgpu import matmul  # noqa: PLC0415
+    from jaxweb._src.compiler.gemm import GemmSpec  # noqa: PLC0415
+    if not hasattr(be.rt, "pipelines"):
+        return
+    base = 1000 + int(time.time()) % 997  # shaders this process (and the driver's cache) has not seen
+    count = 2 if QUICK else 8
+    sets = [[matmul.build(GemmSpec(M=1000, N=256, K=base + 8 * i + 4 * j, a_off=0, a_si=784, a_sk=1, b_off=0,
+                                   b_sk=256, packed=False, nr=be.tiling.BN), be.tiling, be.subgroups).code for i in range(count)]
+            for j in range(2)]
+    t0 = time.perf_counter()
+    for code in sets[0]:
+        be.rt.pipeline(code)
+    one = (time.perf_counter() - t0) * 1e3
+    t0 = time.perf_counter()
+    be.rt.pipelines(sets[1])
+    together = (time.perf_counter() - t0) * 1e3
+    row(f"{count} GEMM pipelines compiled one by one", one, "ms")
+    row(f"{count} GEMM pipelines compiled together", together, "ms")
+    row("pipelines compiled together / one by one", together / one, "x")
+
+
+# --only=readback,trainer runs those sections alone (mlp, trainer, transformer, readback, compile)
 ONLY = next((a.split("=", 1)[1].split(",") for a in sys.argv if a.startswith("--only=")), None)
 with jax.default_device(gpu):
     print(f"adapter: {be.device_kind}, software {be.software}; GEMM tiling {be.tiling}; "
           f"plan {be.plan_mode}; split timings {be.tuned_splits}", flush=True)
     plan_on = mlp_figures() if ONLY is None or "mlp" in ONLY else None
-    for name, fn in (("trainer", trainer_figures), ("transformer", transformer_figures), ("readback", readback_figures)):
+    for name, fn in (("trainer", trainer_figures), ("transformer", transformer_figures), ("readback", readback_figures),
+                     ("compile", compile_figures)):
         if ONLY is not None and name not in ONLY:
             continue
         try:

@@ -257,6 +257,72 @@ export function run(cmds) {
   return n;
 }
 
+// Recorded command lists (a jitted call's commands, replayed every call: webgpu/replay.py),
+// kept as the GPU objects they name, so a replay walks a prebuilt list: no table lookups and
+// no typed-array views per command. Python forgets a recording when it is dropped.
+const recordings = [null];
+
+/** Keep command list `cmds` (Int32Array, as `run` takes it) for `replay`; returns its number. */
+export function record(cmds) {
+  const list = [];
+  for (let i = 0; i < cmds.length;) {
+    const op = cmds[i];
+    if (!(op in ARITY)) throw new RangeError(`jaxweb gpu shim: bad opcode ${op} at ${i}`);
+    const a = Array.from(cmds.subarray(i + 1, i + 1 + ARITY[op]));
+    i += 1 + ARITY[op];
+    if (op === OP.DISPATCH) {
+      list.push([op, get(pipelines, a[0], 'pipeline'), get(bindGroups, a[1], 'bind group'), a[2], a[3], a[4]]);
+    } else if (op === OP.COPY) {
+      list.push([op, get(buffers, a[0], 'buffer'), a[1], get(buffers, a[2], 'buffer'), a[3], a[4]]);
+    } else {
+      list.push([op, get(buffers, a[0], 'buffer'), a[1], a[2]]);
+    }
+  }
+  return put(recordings, list);
+}
+
+export function forget(id) {
+  if (id > 0 && id < recordings.length) recordings[id] = null;
+}
+
+/**
+ * Run recording `id` in one command buffer and one submit, after the queue writes packed in
+ * `writes` (a Uint8Array or null: per write three little-endian int32 — buffer, byte offset,
+ * byte count — then the bytes, padded to 4): a jitted call's changed scalar arguments cross
+ * with its replay. Returns `takeError()`: one crossing for the whole call.
+ */
+export function replay(id, writes) {
+  const d = need();
+  if (writes) writePacked(d.queue, writes);
+  const list = get(recordings, id, 'recording');
+  const enc = d.createCommandEncoder();
+  let pass = null;
+  for (const c of list) {
+    if (c[0] === OP.DISPATCH) {
+      pass ??= enc.beginComputePass();
+      pass.setPipeline(c[1]);
+      pass.setBindGroup(0, c[2]);
+      pass.dispatchWorkgroups(c[3], c[4], c[5]);
+      continue;
+    }
+    if (pass) { pass.end(); pass = null; }
+    if (c[0] === OP.COPY) enc.copyBufferToBuffer(c[1], c[2], c[3], c[4], c[5]);
+    else enc.clearBuffer(c[1], c[2], c[3]);
+  }
+  if (pass) pass.end();
+  d.queue.submit([enc.finish()]);
+  return takeError();
+}
+
+function writePacked(queue, bytes) {
+  const words = new Int32Array(bytes.buffer, bytes.byteOffset, bytes.byteLength >> 2);
+  for (let w = 0; w < words.length;) {
+    const [id, offset, n] = [words[w], words[w + 1], words[w + 2]];
+    queue.writeBuffer(get(buffers, id, 'buffer'), offset, bytes, 4 * (w + 3), n);
+    w += 3 + ((n + 3) >> 2);
+  }
+}
+
 /** Whether `runTimed` can time dispatches (the device has 'timestamp-query'). */
 export function canTime() {
   return !!device && device.features.has('timestamp-query');
@@ -348,19 +414,20 @@ export async function readInto(id, offset, size, dst) {
 }
 
 // Where readbacks' time went, in ms since the last readTimes(): waiting for mappings (the GPU's
-// copy into staging memory and mapAsync, less what overlapped a copy) and copying mapped bytes
-// into their destination (Pyodide's heap). A benchmark probe: bench_gpu_speed.py prints it.
-let readWait = 0;
-let readCopy = 0;
-function readSpent(wait, copy) {
-  readWait += wait;
-  readCopy += copy;
+// copy into staging memory and mapAsync, less what overlapped a copy), copying mapped bytes
+// into their destination (Pyodide's heap) and, for chunked reads, issuing the chunks' copies and
+// maps and unmapping them. A benchmark probe: bench_gpu_speed.py prints it.
+const readSpentMs = [0, 0, 0];
+function readSpent(wait, copy, issue = 0) {
+  readSpentMs[0] += wait;
+  readSpentMs[1] += copy;
+  readSpentMs[2] += issue;
 }
 
-/** [ms waiting for mappings, ms copying] of the readbacks since the last call; resets both. */
+/** [ms waiting for mappings, ms copying, ms issuing] of the readbacks since the last call; resets them. */
 export function readTimes() {
-  const out = [readWait, readCopy];
-  readWait = readCopy = 0;
+  const out = readSpentMs.slice();
+  readSpentMs.fill(0);
   return out;
 }
 
@@ -405,6 +472,7 @@ async function readChunked(id, offset, size, dst) {
   const n = Math.ceil(size / chunk);
   const flight = [];  // [staging, chunk, promise of its mapping]
   const start = (k) => {
+    const s = performance.now();
     const len = Math.min(chunk, size - k * chunk);
     const padded = (len + 3) & ~3;
     const staging = takeStaging(d, padded);
@@ -412,6 +480,7 @@ async function readChunked(id, offset, size, dst) {
     enc.copyBufferToBuffer(src, offset + k * chunk, staging, 0, padded);
     d.queue.submit([enc.finish()]);
     flight.push([staging, k, len, staging.mapAsync(GPUMapMode.READ, 0, padded)]);
+    readSpent(0, 0, performance.now() - s);
   };
   let next = 0;
   try {
@@ -429,7 +498,9 @@ async function readChunked(id, offset, size, dst) {
         readSpent(c - t, performance.now() - c);
       }
       flight.shift();
+      const s = performance.now();
       giveStaging(staging);
+      readSpent(0, 0, performance.now() - s);
       if (next < n) start(next++);
     }
   } catch (e) {

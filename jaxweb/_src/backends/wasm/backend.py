@@ -111,6 +111,11 @@ class WasmBackend(Backend):
     def alloc(self, nbytes: int) -> int:
         return self.allocator.alloc(nbytes)
 
+    def alloc_many(self, sizes: list[int], prefer: list[tuple]) -> list[int]:
+        """Buffers of `sizes`, each taking first an address of its `prefer` where free (a
+        replayed call's outputs, replay.py: one step, through `memory.Allocator.many`)."""
+        return self.allocator.alloc_many(sizes, prefer)
+
     def free(self, handle: int) -> None:
         self.allocator.free(handle)
 
@@ -119,6 +124,11 @@ class WasmBackend(Backend):
 
     def write(self, handle: int, data) -> None:
         self.rt.write(handle, bytes(data))
+
+    def write_soon(self, handle: int, data) -> None:
+        """`write` of a few bytes (a jitted call's scalar argument) issued with the next
+        submit where the runtime can (Pyodide: inside its replay's one JS call)."""
+        getattr(self.rt, "write_soon", self.rt.write)(handle, bytes(data))
 
     def read(self, handle: int, nbytes: int) -> memoryview:
         return memoryview(self.rt.read(handle, nbytes))
