@@ -68,12 +68,14 @@ def _run_mlp(device, steps, batch=128, donate=False):
         return {k: np.asarray(v) for k, v in p.items()}, losses
 
 
-def test_the_mnist_step_replays_and_gives_the_first_runs_values(no_replay):
+@pytest.mark.parametrize("donate", [False, True])
+def test_the_mnist_step_replays_and_gives_the_first_runs_values(no_replay, donate):
     """Replay off, then on, from the same data: bit-identical parameters and losses (a replay
-    runs the same launches); the cpu backend agrees closely. Its big products are split
-    over the worker threads (wasmtime's pool; Pyodide's: tests/pyodide/inside)."""
+    runs the same launches), with the parameters donated or not; the cpu backend agrees
+    closely. Its big products are split over the worker threads (wasmtime's pool; Pyodide's:
+    tests/pyodide/inside)."""
     rng_state = rng.bit_generator.state
-    want, want_l = _run_mlp(WASM, 8)
+    want, want_l = _run_mlp(WASM, 8, donate=donate)
     replay.ENABLED = True
     rng.bit_generator.state = rng_state
     before = BE.stats["replays"]
@@ -81,7 +83,7 @@ def test_the_mnist_step_replays_and_gives_the_first_runs_values(no_replay):
     encode = BE.rt.encode
     BE.rt.encode = lambda launches: calls.append(launches) or encode(launches)
     try:
-        got, got_l = _run_mlp(WASM, 8)
+        got, got_l = _run_mlp(WASM, 8, donate=donate)
     finally:
         del BE.rt.encode
     assert BE.stats["replays"] - before >= 4, BE.stats
