@@ -341,3 +341,20 @@ def test_alloc_many_prefers_and_is_all_or_nothing():
     with pytest.raises(ResourceExhaustedError):
         h.alloc_many([256, 1 << 17], [(), ()])
     assert h.in_use == used and h.prefer == ()
+
+
+def test_an_unload_during_a_call_waits_for_it():
+    """A module unloaded while a call runs (a garbage-collector finalizer, or another thread)
+    is unloaded when the call ends: a raw call holds its store's context."""
+    rt = BE.rt
+    if rt.name != "wasmtime":
+        pytest.skip("wasmtime's stores")
+    h = _module(["i32"] * 3)
+    rt._enter()
+    try:
+        epoch = rt.epoch
+        rt.unload(h)
+        assert rt.epoch == epoch and h in rt._deferred
+    finally:
+        rt._leave()
+    assert rt.epoch != epoch and not rt._deferred
