@@ -103,7 +103,10 @@ class WasmBackend(Backend):
         # thin products too (an MLP's 10-class layer: N or K = 10): padded to 8-column
         # strips they still beat the generic reduction 1.5-3x in V8, once big enough
         gemm = GemmCaps(nr=8, conv=True, thin_dim=4, thin_work=1 << 17) if "simd" in self.features else None
-        self.capabilities = Capabilities(gemm=gemm, linalg=LINALG if "simd" in self.features else None)
+        # a softmax's exp computed once (its row sum's kernel and the division's both read it):
+        # the shared values' polynomials cost more than their memory round trip (schedule.py)
+        self.capabilities = Capabilities(gemm=gemm, linalg=LINALG if "simd" in self.features else None,
+                                         share_transcendentals=True)
 
     def alloc(self, nbytes: int) -> int:
         return self.allocator.alloc(nbytes)
