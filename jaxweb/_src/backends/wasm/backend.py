@@ -117,6 +117,11 @@ class WasmBackend(Backend):
     def write(self, handle: int, data) -> None:
         self.rt.write(handle, bytes(data))
 
+    def write_soon(self, handle: int, data) -> None:
+        """`write` of a few bytes (a jitted call's scalar argument) issued with the next
+        submit where the runtime can (Pyodide: inside its replay's one JS call)."""
+        getattr(self.rt, "write_soon", self.rt.write)(handle, bytes(data))
+
     def read(self, handle: int, nbytes: int) -> memoryview:
         return memoryview(self.rt.read(handle, nbytes))
 
