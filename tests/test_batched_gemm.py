@@ -84,6 +84,8 @@ CASES = {
     "scale_and_mask": (lambda q, k, m: jnp.einsum("bhqd,bhkd->bhqk", q, k) * 0.125 + m,
                        lambda b, h, t: [(b, h, t, D), (b, h, t, D), (t, t)], 1),
     "transposed_output": (lambda q, k: jnp.einsum("bhqd,bhkd->bkhq", q, k), lambda b, h, t: [(b, h, t, D)] * 2, 1),
+    "transposed_output_scaled": (lambda q, k, m: jnp.einsum("bhqd,bhkd->bkhq", q, k) * 0.125 + m,
+                                 lambda b, h, t: [(b, h, t, D), (b, h, t, D), (t, 1, t)], 1),
     "attention": (lambda x: attention(x, 6), lambda b, h, t: [(b, t, 3 * h * D)], 2),
 }
 # webgl (SwiftShader through a Chromium bridge) is slow: a sample unless JAXWEB_TEST_WEBGL=1
