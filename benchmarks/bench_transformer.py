@@ -94,6 +94,7 @@ def jitted_modes(dev, p, x, heads: int) -> dict:
     """{mode: the block jitted, traced and compiled (one call) under that mode}."""
     backend = dev.backend
     caps, fns = backend.capabilities, {}
+    jax.block_until_ready((p, x))  # the inputs' own kernels are not the block's
     for mode, (batched, share) in MODES.items():
         gemm.BATCHED = batched
         if hasattr(caps, "share_transcendentals"):  # (an older jaxweb runs every mode as it is)
