@@ -91,17 +91,18 @@ MODES = {"before": (False, False), "gemm": (True, False), "gemm+exp": (True, Tru
 
 
 def jitted_modes(dev, p, x, heads: int) -> dict:
-    """{mode: the block jitted, traced and compiled (one call) under that mode}."""
+    """{mode: the block jitted, traced and compiled (its first call) under that mode}; prints the
+    launches of its second call."""
     backend = dev.backend
     caps, fns = backend.capabilities, {}
-    jax.block_until_ready((p, x))  # the inputs' own kernels are not the block's
     for mode, (batched, share) in MODES.items():
         gemm.BATCHED = batched
         if hasattr(caps, "share_transcendentals"):  # (an older jaxweb runs every mode as it is)
             backend.capabilities = dataclasses.replace(caps, share_transcendentals=share)
         try:
             f = fns[mode] = jax.jit(lambda p, x: block(p, x, heads))
-            ls = launches_of(dev, lambda: f(p, x))
+            jax.block_until_ready(f(p, x))  # traced and compiled (and lazy inputs made)
+            ls = launches_of(dev, lambda: f(p, x))  # what a call runs
         finally:
             gemm.BATCHED = None
             backend.capabilities = caps
