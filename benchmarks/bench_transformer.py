@@ -146,9 +146,10 @@ def main() -> None:
                 print(f"    {kname[-58:]:58s} {us:9.1f}")
             print(f"    {'sum':58s} {sum(u for _, u in ks):9.1f}")
     for label, got in (("ms/call", best), ("process CPU ms/call", best_cpu)) if best else ():
-        print(f"{name} {label}: " + ", ".join(f"{m} {got[m]:.2f}" for m in MODES)
-              + f"; gemm/before {got['gemm'] / got['before']:.2f}x, gemm+exp/gemm {got['gemm+exp'] / got['gemm']:.2f}x, "
-              f"gemm+exp/before {got['gemm+exp'] / got['before']:.2f}x")
+        ratios = {"gemm/before": ("gemm", "before"), "gemm+exp/gemm": ("gemm+exp", "gemm"),
+                  "gemm+exp/before": ("gemm+exp", "before")}
+        print(f"{name} {label}: " + ", ".join(f"{m} {got[m]:.2f}" for m in MODES) + "; "
+              + ", ".join(f"{r} {got[a] / got[b]:.2f}x" for r, (a, b) in ratios.items()))
 
 
 if __name__ == "__main__":
