@@ -28,6 +28,7 @@ profiler traces (it times each kernel).
 """
 from __future__ import annotations
 
+import operator
 from collections import OrderedDict
 from typing import Any
 
@@ -152,15 +153,15 @@ def _take_outputs(plan: Plan, inputs: list, alloc: Any) -> tuple[dict, dict, set
     return live, bound, taken
 
 
-def _buf(handle: Any) -> Any:
-    return handle.buf
+_buf = operator.attrgetter("buf")
+_off = operator.attrgetter("off")
 
 
 def submit(backend: Any, prepared: Any, inputs: list, alloc: Any, free: Any) -> dict | None:
     """Run `prepared` by replay where it can (the handles of its live buffers, as `submit`
     returns them), or None: the caller runs it the ordinary way."""
     plan = _plan(prepared)
-    if not plan.ok or backend._pending or any(h.off for h in inputs):
+    if not plan.ok or backend._pending or any(map(_off, inputs)):
         return None
     nbytes = prepared.schedule.nbytes
     own = plan.owned
