@@ -22,7 +22,7 @@ ends in minutes there.) Runs inside Pyodide, so no numpy. Prints, then a table l
   synthetic images) with its MLP and its CNN at the page's batch (128) and at 1000: ms/step;
 - a transformer block forward (batch 8, 128 tokens, width 384, 6 heads, MLP 4x, pre-LayerNorm),
   jitted: ms/call queued and GPU time, with attention's batched products on the GEMM routines and
-  without (compiler.gemm.BATCHED), interleaved;
+  without, and with the softmax's exp computed once (bench_transformer.MODES), interleaved;
 - readback of 1, 16, 64 and 256 MB (an array's bytes into Python): GB/s; in Pyodide also the same
   into a JavaScript array (no Python heap), and 64 MB in chunks of 4-64 MB with 2-8 in flight.
 """
@@ -344,29 +344,23 @@ def sliced_steps(tr, steps: int) -> float:
 
 
 # ---------------------------------------------------------------- a transformer block
-from bench_transformer import block, block_init  # noqa: E402  (the block, written once)
+from bench_transformer import MODES, block_init, jitted_modes  # noqa: E402  (the block, written once)
 
 
 def transformer_figures() -> None:
-    """The block with attention's batched products (Q K^T, P V: 4-D, heads cut from one projection)
-    on the GEMM routine and, for comparison, without (compiler.gemm.BATCHED off: generic reductions,
-    as before), in interleaved rounds, the best kept; each mode's kernels listed."""
-    from jaxweb._src.compiler import gemm  # noqa: PLC0415  (the switch this section compares)
+    """The block under bench_transformer's MODES — "before" (attention's batched products as generic
+    reductions), "gemm" (on the GEMM routine), "gemm+exp" (also the softmax's exp computed once:
+    share_transcendentals, which webgpu leaves off unless this shows it pays) — in interleaved
+    rounds, the best kept; each mode's kernels listed."""
     b, t, d, heads = (2, 32, 96, 3) if QUICK else (8, 128, 384, 6)
     p = block_init(jax.random.key(5), d, 4 * d)
     x = jax.random.normal(jax.random.key(6), (b, t, d))
     name = f"transformer block fwd b{b} t{t} d{d} h{heads}"
-    fns, best = {}, {}
-    for on in (False, True):  # each traced and compiled under its mode
-        gemm.BATCHED = on
-        fns[on] = jax.jit(lambda p, x: block(p, x, heads))
-        y = fns[on](p, x)
-        assert all(math.isfinite(v) for v in y[0, 0, :4].tolist())
-    gemm.BATCHED = True
+    fns, best = jitted_modes(gpu, p, x, heads), {}
     calls = 5 if QUICK else 50
     for r in range(ROUNDS):
-        for on in ((False, True) if r % 2 == 0 else (True, False)):
-            f, got = fns[on], best.setdefault(on, {})
+        for mode in (list(MODES) if r % 2 == 0 else list(MODES)[::-1]):
+            f, got = fns[mode], best.setdefault(mode, {})
             jax.block_until_ready(f(p, x))
             t0 = time.perf_counter()
             for _ in range(calls):
@@ -378,17 +372,17 @@ def transformer_figures() -> None:
                 got["queued"] = queued
             if STREAMED[0] < got.get("streamed", math.inf):
                 got.update(streamed=STREAMED[0], gpu=g, kernels=kernels)
-            print(f"  {name} round {r}, batched products {'on' if on else 'off'}: queued {queued:.3f} ms, "
-                  f"GPU {g:.3f} ms, streamed {STREAMED[0]:.3f} ms", flush=True)
-    for on in (False, True):
-        label = f"{name}, batched products {'on' if on else 'off'}"
-        got = best[on]
-        print_kernels(label, got["kernels"])
-        row(f"{label}: queued", got["queued"], "ms/call")
-        row(f"{label}: GPU ({len(got['kernels'])} kernels)", got["gpu"], "ms/call (GPU)")
-        row(f"{label}: GPU, one pass, {STREAM} in a row", got["streamed"], "ms/call (GPU wall)")
+            print(f"  {name} round {r}, {mode}: queued {queued:.3f} ms, GPU {g:.3f} ms, "
+                  f"streamed {STREAMED[0]:.3f} ms", flush=True)
+    for mode in MODES:
+        got = best[mode]
+        print_kernels(f"{name}, {mode}", got["kernels"])
+        row(f"{name}, {mode}: queued", got["queued"], "ms/call")
+        row(f"{name}, {mode}: GPU ({len(got['kernels'])} kernels)", got["gpu"], "ms/call (GPU)")
+        row(f"{name}, {mode}: GPU, one pass, {STREAM} in a row", got["streamed"], "ms/call (GPU wall)")
     for k in ("queued", "gpu", "streamed"):
-        row(f"{name} {k}: batched on / off", best[True][k] / best[False][k], "x")
+        row(f"{name} {k}: gemm / before", best["gemm"][k] / best["before"][k], "x")
+        row(f"{name} {k}: gemm+exp / gemm", best["gemm+exp"][k] / best["gemm"][k], "x")
 
 
 # ---------------------------------------------------------------- readback
@@ -434,9 +428,10 @@ def readback_figures() -> None:
         t0 = time.perf_counter()
         buf.read()
         total = (time.perf_counter() - t0) * 1e3
-        wait, copy = (float(v) for v in shim.readTimes())
+        wait, copy, issue = (float(v) for v in shim.readTimes())
         print(f"  one read of {mb} MB: {total:.2f} ms: waiting for mappings {wait:.2f} ms, copying into the "
-              f"heap {copy:.2f} ms ({4 * n / copy / 1e6:.2f} GB/s), the rest {total - wait - copy:.2f} ms", flush=True)
+              f"heap {copy:.2f} ms ({4 * n / copy / 1e6:.2f} GB/s), issuing chunks {issue:.2f} ms, "
+              f"the rest {total - wait - copy - issue:.2f} ms", flush=True)
         ms = min(float(host.wait(shim.readProbe(buf.handle.buf, 0, 4 * n))) for _ in range(3))
         row(f"readback {mb} MB into a JS array (no Python heap)", 4 * n / ms / 1e6, "GB/s")
         if mb == 64:
@@ -478,6 +473,8 @@ def mlp_figures() -> dict:
                   f"{spent['compile'] * 1e3:.0f} ms, warming the GPU {spent['warm'] * 1e3:.0f} ms, "
                   f"running them {spent['run'] * 1e3:.0f} ms", flush=True)
             row(f"MLP step B={B} plan timed: timing its products", sum(spent[k] for k in ("compile", "warm", "run")) * 1e3, "ms")
+            for k, what in (("compile", "compiling candidates"), ("warm", "warming the GPU"), ("run", "running them")):
+                row(f"MLP step B={B} plan timed: timing, {what}", spent[k] * 1e3, "ms")
             planner_table()
     print(f"MLP step B={B}, {ROUNDS} rounds, the plans interleaved (each round after a GPU warm-up):")
     for _ in range(ROUNDS):
@@ -495,13 +492,40 @@ def mlp_figures() -> dict:
     return mlp[modes[-1][1]]
 
 
-# --only=readback,trainer runs those sections alone (mlp, trainer, transformer, readback)
+def compile_figures() -> None:
+    """Is compiling pipelines together (runtime.pipelines, the timed plan's candidates) faster than
+    one by one on this host? Two sets of 8 GEMM shaders never compiled before (their K differs),
+    one set awaited one by one, the other started together (2 of each with --quick); ms each. If together wins, every
+    kernel of a first call could be compiled that way (today each is awaited alone)."""
+    from jaxweb._src.backends.webgpu import matmul  # noqa: PLC0415
+    from jaxweb._src.compiler.gemm import GemmSpec  # noqa: PLC0415
+    if not hasattr(be.rt, "pipelines"):
+        return
+    base = 1000 + int(time.time()) % 997  # shaders this process (and the driver's cache) has not seen
+    count = 2 if QUICK else 8
+    sets = [[matmul.build(GemmSpec(M=1000, N=256, K=base + 8 * i + 4 * j, a_off=0, a_si=784, a_sk=1, b_off=0,
+                                   b_sk=256, packed=False, nr=be.tiling.BN), be.tiling, be.subgroups).code for i in range(count)]
+            for j in range(2)]
+    t0 = time.perf_counter()
+    for code in sets[0]:
+        be.rt.pipeline(code)
+    one = (time.perf_counter() - t0) * 1e3
+    t0 = time.perf_counter()
+    be.rt.pipelines(sets[1])
+    together = (time.perf_counter() - t0) * 1e3
+    row(f"{count} GEMM pipelines compiled one by one", one, "ms")
+    row(f"{count} GEMM pipelines compiled together", together, "ms")
+    row("pipelines compiled together / one by one", together / one, "x")
+
+
+# --only=readback,trainer runs those sections alone (mlp, trainer, transformer, readback, compile)
 ONLY = next((a.split("=", 1)[1].split(",") for a in sys.argv if a.startswith("--only=")), None)
 with jax.default_device(gpu):
     print(f"adapter: {be.device_kind}, software {be.software}; GEMM tiling {be.tiling}; "
           f"plan {be.plan_mode}; split timings {be.tuned_splits}", flush=True)
     plan_on = mlp_figures() if ONLY is None or "mlp" in ONLY else None
-    for name, fn in (("trainer", trainer_figures), ("transformer", transformer_figures), ("readback", readback_figures)):
+    for name, fn in (("trainer", trainer_figures), ("transformer", transformer_figures), ("readback", readback_figures),
+                     ("compile", compile_figures)):
         if ONLY is not None and name not in ONLY:
             continue
         try:

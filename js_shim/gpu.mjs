@@ -414,19 +414,20 @@ export async function readInto(id, offset, size, dst) {
 }
 
 // Where readbacks' time went, in ms since the last readTimes(): waiting for mappings (the GPU's
-// copy into staging memory and mapAsync, less what overlapped a copy) and copying mapped bytes
-// into their destination (Pyodide's heap). A benchmark probe: bench_gpu_speed.py prints it.
-let readWait = 0;
-let readCopy = 0;
-function readSpent(wait, copy) {
-  readWait += wait;
-  readCopy += copy;
+// copy into staging memory and mapAsync, less what overlapped a copy), copying mapped bytes
+// into their destination (Pyodide's heap) and, for chunked reads, issuing the chunks' copies and
+// maps and unmapping them. A benchmark probe: bench_gpu_speed.py prints it.
+const readSpentMs = [0, 0, 0];
+function readSpent(wait, copy, issue = 0) {
+  readSpentMs[0] += wait;
+  readSpentMs[1] += copy;
+  readSpentMs[2] += issue;
 }
 
-/** [ms waiting for mappings, ms copying] of the readbacks since the last call; resets both. */
+/** [ms waiting for mappings, ms copying, ms issuing] of the readbacks since the last call; resets them. */
 export function readTimes() {
-  const out = [readWait, readCopy];
-  readWait = readCopy = 0;
+  const out = readSpentMs.slice();
+  readSpentMs.fill(0);
   return out;
 }
 
@@ -471,6 +472,7 @@ async function readChunked(id, offset, size, dst) {
   const n = Math.ceil(size / chunk);
   const flight = [];  // [staging, chunk, promise of its mapping]
   const start = (k) => {
+    const s = performance.now();
     const len = Math.min(chunk, size - k * chunk);
     const padded = (len + 3) & ~3;
     const staging = takeStaging(d, padded);
@@ -478,6 +480,7 @@ async function readChunked(id, offset, size, dst) {
     enc.copyBufferToBuffer(src, offset + k * chunk, staging, 0, padded);
     d.queue.submit([enc.finish()]);
     flight.push([staging, k, len, staging.mapAsync(GPUMapMode.READ, 0, padded)]);
+    readSpent(0, 0, performance.now() - s);
   };
   let next = 0;
   try {
@@ -495,7 +498,9 @@ async function readChunked(id, offset, size, dst) {
         readSpent(c - t, performance.now() - c);
       }
       flight.shift();
+      const s = performance.now();
       giveStaging(staging);
+      readSpent(0, 0, performance.now() - s);
       if (next < n) start(next++);
     }
   } catch (e) {

@@ -115,8 +115,10 @@ export function exportFunction(inst, name) {
  * Run a batch of kernel launches and copies in order: `src` (an Int32Array or a Python
  * buffer of int32) holds records [instance, nBounds, bounds..., nArgs, args...] —
  * nBounds = 0 is run(...args) here, otherwise callSplit(instance, bounds, ...args) —
- * or [0, memory, dst, src, nbytes] (a copy within a memory; offsets unsigned). One call
- * from Python per schedule instead of one per kernel.
+ * or [0, memory, dst, src, nbytes] (a copy within a memory; offsets unsigned), or
+ * [-1, memory, dst, nWords, words...] (int32 words written at dst). One call from Python
+ * per schedule instead of one per kernel. `pre` (optional, same format): records run
+ * first — the writes of a jitted call's scalar arguments, in the same call as its replay.
  */
 let batchRecord = -1;  // the record runBatch was running when it threw (for Python's error note)
 
@@ -125,7 +127,8 @@ export function batchFailedAt() {
   return batchRecord;
 }
 
-export function runBatch(src) {
+export function runBatch(src, pre) {
+  if (pre != null) runBatch(pre);
   const ints = typeof src?.getBuffer === 'function' ? src.getBuffer('i32') : null;
   const p = ints ? ints.data : src;
   batchRecord = 0;
@@ -135,6 +138,12 @@ export function runBatch(src) {
       if (inst === 0) {
         copyWithin(nb, p[i + 2] >>> 0, p[i + 3] >>> 0, p[i + 4] >>> 0);
         i += 5;
+        continue;
+      }
+      if (inst === -1) {
+        const n = p[i + 3];
+        new Int32Array(get(memories, nb, 'memory').buffer, p[i + 2] >>> 0, n).set(p.subarray(i + 4, i + 4 + n));
+        i += 4 + n;
         continue;
       }
       const bounds = nb ? p.slice(i + 2, i + 2 + nb) : null;
@@ -179,6 +188,12 @@ function withBytes(src, use) {
 export function write(mem, offset, src) {
   const buffer = get(memories, mem, 'memory').buffer;
   withBytes(src, (u8) => new Uint8Array(buffer, offset, u8.length).set(u8));
+}
+
+/** Write int32 `words` at byte `offset` (a multiple of 4): a few bytes (a jitted call's scalar
+ * argument) as int arguments, cheaper across Pyodide's FFI than a buffer. */
+export function writeWords(mem, offset, ...words) {
+  new Int32Array(get(memories, mem, 'memory').buffer, offset, words.length).set(words);
 }
 
 /** A copy of `nbytes` bytes of memory `mem` from `offset`, as a Uint8Array. */

@@ -311,3 +311,31 @@ def test_kept_temporaries_go_back_with_their_program():
     jaxweb.clear_caches()
     gc.collect()
     assert BE.kept_bytes <= before  # (and those of programs other tests left)
+
+
+def test_bytes_written_soon_reach_the_next_replay():
+    """`write_soon` (a jitted call's scalar argument) is seen by the replay that follows it."""
+    import struct
+    with jaxweb.default_device(WASM):
+        f = jaxweb.jit(lambda a, s: a * s + 1.0)
+        a, s = jnp.arange(4.0), jnp.asarray(np.float32(2.0))
+        for _ in range(4):
+            f(a, s).block_until_ready()
+        n = BE.stats["replays"]
+        BE.write_soon(s.held_buffer().handle, struct.pack("<f", 3.0))
+        np.testing.assert_array_equal(np.asarray(f(a, s)), np.arange(4.0) * 3 + 1)
+        assert BE.stats["replays"] == n + 1
+
+
+def test_alloc_many_prefers_and_is_all_or_nothing():
+    from jaxweb._src.errors import ResourceExhaustedError
+    h = Allocator(_Mem(), limit=1 << 16)
+    a, b = h.alloc(1024), h.alloc(1024)
+    h.free(a)
+    h.free(b)
+    got = h.alloc_many([512, 512], [(b,), (a,)])
+    assert got == [b, a] and h.prefer == ()
+    used = h.in_use
+    with pytest.raises(ResourceExhaustedError):
+        h.alloc_many([256, 1 << 17], [(), ()])
+    assert h.in_use == used and h.prefer == ()

@@ -193,6 +193,10 @@ class Capabilities:
     shader compiler slows down steeply with a shader's length. node_weights: what one node
     of an op counts for (a mapping op -> nodes, e.g. the statements a math expansion
     becomes), None: 1 each.
+    share_transcendentals: a large transcendental value (exp, tanh, ...) that a reduction sums
+    and something else reads too (a softmax's exp(x - max): its row sum and the division) is
+    computed once into a buffer instead of at each reader: where a transcendental costs more
+    than its memory round trip (wasm's polynomials; a GPU's exp costs less than the read).
     """
 
     nested_reduce: bool = True
@@ -202,6 +206,7 @@ class Capabilities:
     linalg: Any = None  # a linalg_routines.LinalgCaps when it has factorization routines
     max_kernel_nodes: int | None = None
     node_weights: Any = None  # a mapping op -> nodes, read with .get(op, 1)
+    share_transcendentals: bool = False
 
 
 DEFAULT_CAPS = Capabilities()

@@ -227,9 +227,10 @@ def test_encoded_launches_replay_in_order_and_name_a_failing_kernel():
 
 def test_a_replayed_jitted_call_is_one_js_call_with_a_prebuilt_list():
     """From its fourth call (the first plain, two recording the loop's two address sets), a
-    jitted training step is a replay: one runBatch of an Int32Array made once, after one write
-    (the new value of its Python-scalar argument, into the executable's own buffer), no other
-    call into JavaScript; the values those of the same steps without replay."""
+    jitted training step is a replay: one runBatch of an Int32Array made once, no other call
+    into JavaScript but the write of its Python-scalar argument's new value (into the
+    executable's own buffer: `writeWords`, or inside the runBatch where the jitted call writes
+    it with `write_soon`); the values those of the same steps without replay."""
     import jaxweb as jax
     import jaxweb.numpy as jnp
     from jaxweb._src.backends.wasm import replay
@@ -260,6 +261,38 @@ def test_a_replayed_jitted_call_is_one_js_call_with_a_prebuilt_list():
     want = run(6, False)
     calls = []
     before = dev.backend.stats["replays"]
-    assert run(6, True, calls) == want
-    assert dev.backend.stats["replays"] - before >= 2
-    assert calls == ["write", "runBatch"], calls
+    be = dev.backend
+    soon = []
+    be.write_soon = lambda h, d: soon.append(h) or type(be).write_soon(be, h, d)
+    try:
+        assert run(6, True, calls) == want
+    finally:
+        del be.write_soon
+    assert be.stats["replays"] - before >= 2
+    # the scalar's bytes go in the replay's call where the jitted call writes them "soon"
+    assert calls == (["runBatch"] if soon else ["writeWords", "runBatch"]), calls
+
+
+def test_writes_made_soon_run_before_anything_that_reads_them(rt):
+    """write_soon's bytes reach memory with the next call that runs kernels or touches the
+    memory: a replay (same runBatch), a plain call, a read; larger or odd writes at once."""
+    h = rt.load(RUN_STORE)
+    enc = rt.encode([(h, 0, (0,), None)])  # run(0, 0, 0): stores 0 at address 0
+    rt.write_soon(512, struct.pack("<2i", 7, -8))
+    assert rt._soon is not None
+    calls = []
+    real = rt._shim
+    rt._shim = _Counting(real, calls)
+    try:
+        rt.replay(enc)
+    finally:
+        rt._shim = real
+    assert calls == ["runBatch"] and rt._soon is None
+    assert struct.unpack("<2i", rt.read(512, 8)) == (7, -8)
+    rt.write_soon(520, struct.pack("<i", 5))
+    assert struct.unpack("<i", rt.read(520, 4))[0] == 5  # a read runs it first
+    rt.write_soon(524, b"abc")  # not whole words: written at once
+    assert rt._soon is None and rt.read(524, 3) == b"abc"
+    rt.write_soon(600, struct.pack("<i", 1))
+    rt.call(h, (600, 2))  # run(ptr, value) stores after the waiting write
+    assert struct.unpack("<i", rt.read(600, 4))[0] == 2
