@@ -630,6 +630,39 @@ def test_submit_errors_name_the_kernels():
     np.testing.assert_array_equal(np.asarray(jnp.arange(3.0, device=GPU) + 1), [1, 2, 3])  # still usable
 
 
+def test_first_call_pipelines_compiled_together(monkeypatch):
+    """Where the runtime can start pipelines without waiting (Pyodide: pipeline_soon), a schedule's
+    new kernels are all started before one wait (WebGPUBackend.prepare) and its Programs get
+    the pipelines; a shader the runtime rejects raises WGSLError naming its kernel, and nothing
+    half-made stays cached (the same call works once the runtime accepts it). Here a stand-in
+    for Pyodide's pair, over wgpu-py's synchronous compile."""
+    from jaxweb._src.backends.webgpu.backend import Soon
+    from jaxweb._src.backends.webgpu.runtime import WGSLError
+    be = GPU.backend
+    rt = be.rt
+    waits, reject = [], []
+
+    def wait(started):
+        waits.append(len(started))
+        return [(None, "rejected on purpose") if reject else (rt.pipeline(code), None) for code in started]
+    monkeypatch.setattr(rt, "pipeline_soon", lambda code: code, raising=False)
+    monkeypatch.setattr(rt, "pipelines_wait", wait, raising=False)
+    a = rng.standard_normal((5, 13)).astype(np.float32)
+    check(lambda x: jaxweb.jit(lambda y: jnp.tanh(y) @ y.T + jnp.cbrt(y).sum(axis=1))(x), a, rtol=1e-5, atol=1e-5)
+    assert waits and max(waits) >= 2  # several kernels started, then one wait
+    assert not any(type(getattr(p, "pipeline", None)) is Soon for p in be._programs.values())
+    waits.clear()
+    reject.append(True)
+    f = jaxweb.jit(lambda y: jnp.arctan(y[:, :11]) * 3 - jnp.expm1(y).max())
+    with jaxweb.default_device(GPU):
+        with pytest.raises(WGSLError, match="rejected on purpose") as e:
+            f(jnp.asarray(a[:3]))
+    assert waits and any("kernel '" in n for n in e.value.__notes__)
+    assert not any(type(getattr(p, "pipeline", None)) is Soon for p in be._programs.values())
+    reject.clear()
+    check(lambda x: f(x), a[:3], rtol=1e-5, atol=1e-5)
+
+
 def test_complex64_as_float_pairs():
     """The compiler turns complex arrays into float32 pairs before kernels: webgpu runs them."""
     z = (rng.standard_normal(9) + 1j * rng.standard_normal(9)).astype(np.complex64)

@@ -163,7 +163,14 @@ def unpack(data: bytes | memoryview, dt: DType, count: int) -> list:
     if dt.kind == "c":
         parts = struct.unpack(f"<{2 * count}{dtypes.real_part_dtype(dt).fmt}", data)
         return [complex(parts[2 * i], parts[2 * i + 1]) for i in range(count)]
-    return list(struct.unpack(f"<{count}{dt.fmt}", data))
+    code = _ARRAY_CODES.get(dt.fmt)
+    if code is None:  # float16: struct's 'e'
+        return list(struct.unpack(f"<{count}{dt.fmt}", data))
+    a = _array.array(code)  # its tolist builds the list from the buffer: no tuple first (~20 % faster)
+    a.frombytes(data)
+    if not _LITTLE:
+        a.byteswap()
+    return a.tolist()
 
 
 def f32_to_bf16_bits(x: Any) -> Any:

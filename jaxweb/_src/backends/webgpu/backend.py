@@ -66,6 +66,15 @@ class Program:
         self.kernel, self.unsized = kernel, None
 
 
+class Soon:
+    """A pipeline started but not awaited (`WebGPUBackend.prepare`): `rt.pipeline_soon`'s promise,
+    the shader and the kernel it is for (named if the shader is rejected)."""
+    __slots__ = ("started", "code", "kernel")
+
+    def __init__(self, started: Any, code: str, kernel: Kernel | Routine):
+        self.started, self.code, self.kernel = started, code, kernel
+
+
 class CopyProgram:
     """A kernel that only copies a contiguous slice (`codegen.copy_of`), run as a buffer copy:
     no shader, and no new pipeline when the slice moves (a training loop's batch sliced at
@@ -115,6 +124,7 @@ class WebGPUBackend(GPUBackend):
             self.set_tiling(matmul.SOFTWARE)  # else tuned before the first schedule
         self.pool = Pool()
         self._pipelines: dict[str, Any] = {}
+        self._soon: list | None = None  # pipelines started while `prepare` runs (Soon), else None
         self._names: dict[int, str] = {}  # id(pipeline) -> the kernel it was first made for
         self._groups: OrderedDict[tuple, Any] = OrderedDict()
         self._dims: OrderedDict[tuple, Any] = OrderedDict()  # dims values -> uniform buffer
@@ -373,12 +383,72 @@ class WebGPUBackend(GPUBackend):
         else:
             shader = codegen.build(kernel, self.max_groups, self.tree_max, self.subgroups, dynamic,
                                    self.software if sized is None else sized, self.wide_trees)
+        if self._soon is not None and shader.code not in self._pipelines:  # compiled with the others
+            pipe = self._pipelines[shader.code] = Soon(self.rt.pipeline_soon(shader.code), shader.code, kernel)
+            self._soon.append(pipe)
+            return Program(pipe, shader, kernel.name, self.gen, kernel=kernel if shader.min_bytes else None)
         try:
             pipe = self._pipeline(shader.code, kernel.name)
         except WGSLError as e:
             e.add_note(f"kernel '{kernel.name}':\n{kernel.text()}")
             raise
         return Program(pipe, shader, kernel.name, self.gen, kernel=kernel if shader.min_bytes else None)
+
+    def prepare(self, schedule: Any) -> Any:
+        """Backend.prepare, its kernels' pipelines compiled together where the runtime can start
+        them without waiting (Pyodide: every createComputePipelineAsync started, then one wait):
+        a first call's ~30 kernels otherwise wait for their pipelines one after another (~50 ms
+        each on the H200). Its Programs hold a `Soon` until `execute` swaps in the pipeline;
+        a rejected shader raises here, naming its kernel, as a compile does."""
+        if getattr(self.rt, "pipeline_soon", None) is None or self._soon is not None:  # a nested schedule
+            return super().prepare(schedule)
+        self._soon = []
+        try:
+            prepared = super().prepare(schedule)
+        except BaseException:
+            started, self._soon = self._soon, None
+            self._finish(started, report=False)  # settled, so that no rejected promise goes unhandled
+            raise
+        started, self._soon = self._soon, None
+        self._finish(started)
+        return prepared
+
+    def _finish(self, started: list, report: bool = True) -> None:
+        """Wait for the pipelines `prepare` started; put them in the cache (or drop a failed one,
+        raising its error if `report`)."""
+        if not started:
+            return
+        try:
+            done = self.rt.pipelines_wait([s.started for s in started])
+        except Exception as e:
+            for s in started:
+                self._pipelines.pop(s.code, None)
+            lost = self._lost(e)
+            if lost is not e:
+                raise lost from e
+            raise
+        failed, made = None, {}
+        for s, (pipe, err) in zip(started, done):
+            if err is None:
+                self._pipelines[s.code] = made[id(s)] = pipe
+                self._names[id(pipe)] = s.kernel.name
+                self.stats["pipelines"] += 1
+            else:
+                self._pipelines.pop(s.code, None)
+                failed = failed or (s, err)
+        for key, p in list(self._programs.items()):  # cached Programs get their pipelines now (or go)
+            soon = getattr(p, "pipeline", None)
+            if type(soon) is Soon:
+                if id(soon) in made:
+                    p.pipeline = made[id(soon)]
+                else:
+                    del self._programs[key]
+        if failed is not None and report:
+            s, err = failed
+            e = WGSLError(f"WebGPU rejected a generated shader: {err}", s.code)
+            e.add_note(f"kernel '{s.kernel.name}':\n{s.kernel.text()}")
+            e.add_note(f"while compiling kernel '{s.kernel.name}' for the {self.platform} device")
+            raise e
 
     def _dims_buffer(self, dims: tuple) -> Any:
         """The uniform buffer holding `dims` (u32s), made once per value; the least recently
@@ -461,6 +531,8 @@ class WebGPUBackend(GPUBackend):
             program = program.fallback
         if program.gen != self.gen:  # made for a device since lost
             program.pipeline, program.gen = self._pipeline(program.shader.code, program.name), self.gen
+        elif type(program.pipeline) is Soon:  # compiled with its schedule's others (prepare)
+            program.pipeline = self._pipeline(program.shader.code, program.name)
         sh = program.shader
         if sh.n_in != len(inputs) or sh.n_out != len(outs):
             raise ValueError(f"webgpu: kernel '{program.name}' binds {sh.n_out}+{sh.n_in} buffers, "

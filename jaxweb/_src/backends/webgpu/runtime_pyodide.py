@@ -97,17 +97,25 @@ class PyodideGpuRuntime:
         except Exception as e:  # a JsException carrying the compiler's messages
             raise WGSLError(f"WebGPU rejected a generated shader: {e}", code) from None
 
-    def pipelines(self, codes: list) -> list[int]:
-        """Pipelines of several shaders, compiled concurrently: every createComputePipelineAsync
-        is started before any is awaited (a GEMM plan's candidates: Dawn compiles them in parallel
-        where it has worker threads)."""
+    def pipeline_soon(self, code: str) -> object:
+        """The pipeline of `code`, started now and awaited later (`pipelines_wait`): a promise."""
+        return self._shim.createPipelineAsync(code, "main")
+
+    def pipelines_wait(self, started: list) -> list[tuple]:
+        """[(pipeline, None) or (None, the compiler's message)] of `pipeline_soon` promises, in one
+        wait: Dawn compiles them concurrently where it has worker threads."""
         import js  # noqa: PLC0415  (only exists in Pyodide)
         from pyodide.ffi import to_js  # noqa: PLC0415
-        try:
-            made = host.wait(js.Promise.all(to_js([self._shim.createPipelineAsync(c, "main") for c in codes])))
-        except Exception as e:  # a JsException carrying the compiler's messages (of one of them)
-            raise WGSLError(f"WebGPU rejected one of {len(codes)} generated shaders: {e}") from None
-        return [int(p) for p in made]
+        done = host.wait(js.Promise.allSettled(to_js(started)))
+        return [(int(d.value), None) if d.status == "fulfilled" else (None, str(d.reason)) for d in done]
+
+    def pipelines(self, codes: list) -> list[int]:
+        """Pipelines of several shaders, compiled together (a GEMM plan's candidates)."""
+        done = self.pipelines_wait([self.pipeline_soon(c) for c in codes])
+        bad = next((err for _, err in done if err is not None), None)
+        if bad is not None:
+            raise WGSLError(f"WebGPU rejected one of {len(codes)} generated shaders: {bad}")
+        return [p for p, _ in done]
 
     def bind_group(self, pipeline: int, handles: list) -> int:
         return int(self._shim.createBindGroup(pipeline, _i32(handles)))
