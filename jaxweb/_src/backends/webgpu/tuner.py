@@ -68,7 +68,7 @@ def heuristic(big: matmul.Tiling, want: int, b: int, m: int, n: int, k: int) -> 
 def key(spec: GemmSpec) -> tuple:
     """What a product's timing depends on: its shape, its operands' layout and alignment."""
     return (spec.B, spec.M, spec.N, spec.K, spec.a_si, spec.a_sk, spec.a_sb, spec.a_off % 4, spec.packed,
-            spec.b_sk, spec.b_sb, spec.b_off % 4)
+            spec.b_sk, spec.b_sb, spec.b_off % 4, spec.bi, spec.a_sbo, spec.b_sbo)
 
 
 class Planner:
@@ -143,9 +143,8 @@ class Planner:
             warm(self.rt, WARM_BUDGET, self.pipeline)
         t2 = time.perf_counter()
         self.spent["warm"] += t2 - t1
-        a_elems = spec.a_off + (spec.B - 1) * spec.a_sb + (spec.M - 1) * spec.a_si + (spec.K - 1) * spec.a_sk + 4
-        b_elems = max(c.B * c.K * c.N8 if c.packed else c.b_off + (c.B - 1) * c.b_sb + (c.K - 1) * c.b_sk + c.N8 + 4
-                      for c in specs)
+        a_elems = spec.a_span + 3
+        b_elems = max(c.b_span + (0 if c.packed else 4) for c in specs)
         sizes = [max(sh.out_nbytes[0] for sh in shaders), 4 * a_elems, 4 * b_elems, out]
         bufs = [self.rt.create_buffer(-(-n // 16) * 16) for n in sizes]
         try:
