@@ -22,7 +22,7 @@ ends in minutes there.) Runs inside Pyodide, so no numpy. Prints, then a table l
   synthetic images) with its MLP and its CNN at the page's batch (128) and at 1000: ms/step;
 - a transformer block forward (batch 8, 128 tokens, width 384, 6 heads, MLP 4x, pre-LayerNorm),
   jitted: ms/call queued and GPU time, with attention's batched products on the GEMM routines and
-  without (compiler.gemm.BATCHED), interleaved;
+  without, and with the softmax's exp computed once (bench_transformer.MODES), interleaved;
 - readback of 1, 16, 64 and 256 MB (an array's bytes into Python): GB/s; in Pyodide also the same
   into a JavaScript array (no Python heap), and 64 MB in chunks of 4-64 MB with 2-8 in flight.
 """
@@ -207,14 +207,16 @@ def host_parts(label: str) -> None:
                 acc[part] += time.perf_counter() - t0
         setattr(obj, name, timed)
         undo.append((obj, name, orig))
-    run = "submit_encoded" if hasattr(be.rt, "submit_encoded") else "submit"
+    run = "replay" if hasattr(be.rt, "replay") else "submit"  # Pyodide: one call into js_shim/gpu.mjs
     for t in range(1, 6):
         p, mu, nu, l = step(p, mu, nu, x, y, *bcs(t))
     jax.block_until_ready(p)
     for obj, name, part in ((type(step), "__call__", "the jitted call"), (executable.Executable, "__call__", "Executable"),
-                            (replay, "submit", "replay (with the JS call)"), (be.rt, run, "JS call (gpu.run)"),
+                            (replay, "submit", "replay (with the JS call)"), (be.rt, run, JS_CALL),
+                            (replay, "_take_outputs", "outputs' memory (pool)"),
                             (execution, "wrap_outputs", "output nodes"), (executable.Executable, "_param", "scalar args")):
-        wrap(obj, name, part)
+        if hasattr(obj, name):
+            wrap(obj, name, part)
     try:
         scalars = 0.0
         for t in range(6, 6 + N):
@@ -227,10 +229,37 @@ def host_parts(label: str) -> None:
         for obj, name, orig in reversed(undo):
             setattr(obj, name, orig)
     print(f"  host time of one step, {label}, by part (ms; nested parts inside the ones above them):")
-    print(f"    {'two jnp.float32 scalars':34s} {scalars / N * 1e3:7.3f}")
+    print(f"    {'two jnp.float32 scalars':40s} {scalars / N * 1e3:7.3f}")
     for part, v in acc.items():
-        print(f"    {part:34s} {v / N * 1e3:7.3f}")
-    row(f"MLP step B={B} {label}: host in the JS call", acc["JS call (gpu.run)"] / N * 1e3, "ms/step (host)")
+        print(f"    {part:40s} {v / N * 1e3:7.3f}")
+    row(f"MLP step B={B} {label}: host in the JS call", acc[JS_CALL] / N * 1e3, "ms/step (host)")
+    host_unwrapped(label, step, (p, mu, nu), x, y)
+
+
+JS_CALL = "JS call (gpu.replay: encode + submit)"
+
+
+def host_unwrapped(label: str, step, state, x, y) -> None:
+    """The host time of a replayed step with nothing wrapped (the parts' timers cost time too),
+    best of 5 rounds of N steps: the call alone, and with the two scalars made."""
+    p, mu, nu = state
+    best = [float("inf"), float("inf")]
+    t = 100
+    for _ in range(5):
+        jax.block_until_ready(p)
+        call = made = 0.0
+        for _ in range(N):
+            t += 1
+            t0 = time.perf_counter()
+            s = bcs(t)
+            t1 = time.perf_counter()
+            p, mu, nu, l = step(p, mu, nu, x, y, *s)
+            t2 = time.perf_counter()
+            call, made = call + t2 - t1, made + t2 - t0
+        best = [min(best[0], call / N * 1e3), min(best[1], made / N * 1e3)]
+    jax.block_until_ready(p)
+    row(f"MLP step B={B} {label}: host per jitted call (best round)", best[0], "ms/call (host)")
+    row(f"MLP step B={B} {label}: host per step with its two scalars", best[1], "ms/step (host)")
 
 
 def warm(label: str) -> None:
@@ -315,29 +344,23 @@ def sliced_steps(tr, steps: int) -> float:
 
 
 # ---------------------------------------------------------------- a transformer block
-from bench_transformer import block, block_init  # noqa: E402  (the block, written once)
+from bench_transformer import MODES, block_init, jitted_modes  # noqa: E402  (the block, written once)
 
 
 def transformer_figures() -> None:
-    """The block with attention's batched products (Q K^T, P V: 4-D, heads cut from one projection)
-    on the GEMM routine and, for comparison, without (compiler.gemm.BATCHED off: generic reductions,
-    as before), in interleaved rounds, the best kept; each mode's kernels listed."""
-    from jaxweb._src.compiler import gemm  # noqa: PLC0415  (the switch this section compares)
+    """The block under bench_transformer's MODES — "before" (attention's batched products as generic
+    reductions), "gemm" (on the GEMM routine), "gemm+exp" (also the softmax's exp computed once:
+    share_transcendentals, which webgpu leaves off unless this shows it pays) — in interleaved
+    rounds, the best kept; each mode's kernels listed."""
     b, t, d, heads = (2, 32, 96, 3) if QUICK else (8, 128, 384, 6)
     p = block_init(jax.random.key(5), d, 4 * d)
     x = jax.random.normal(jax.random.key(6), (b, t, d))
     name = f"transformer block fwd b{b} t{t} d{d} h{heads}"
-    fns, best = {}, {}
-    for on in (False, True):  # each traced and compiled under its mode
-        gemm.BATCHED = on
-        fns[on] = jax.jit(lambda p, x: block(p, x, heads))
-        y = fns[on](p, x)
-        assert all(math.isfinite(v) for v in y[0, 0, :4].tolist())
-    gemm.BATCHED = True
+    fns, best = jitted_modes(gpu, p, x, heads), {}
     calls = 5 if QUICK else 50
     for r in range(ROUNDS):
-        for on in ((False, True) if r % 2 == 0 else (True, False)):
-            f, got = fns[on], best.setdefault(on, {})
+        for mode in (list(MODES) if r % 2 == 0 else list(MODES)[::-1]):
+            f, got = fns[mode], best.setdefault(mode, {})
             jax.block_until_ready(f(p, x))
             t0 = time.perf_counter()
             for _ in range(calls):
@@ -349,17 +372,17 @@ def transformer_figures() -> None:
                 got["queued"] = queued
             if STREAMED[0] < got.get("streamed", math.inf):
                 got.update(streamed=STREAMED[0], gpu=g, kernels=kernels)
-            print(f"  {name} round {r}, batched products {'on' if on else 'off'}: queued {queued:.3f} ms, "
-                  f"GPU {g:.3f} ms, streamed {STREAMED[0]:.3f} ms", flush=True)
-    for on in (False, True):
-        label = f"{name}, batched products {'on' if on else 'off'}"
-        got = best[on]
-        print_kernels(label, got["kernels"])
-        row(f"{label}: queued", got["queued"], "ms/call")
-        row(f"{label}: GPU ({len(got['kernels'])} kernels)", got["gpu"], "ms/call (GPU)")
-        row(f"{label}: GPU, one pass, {STREAM} in a row", got["streamed"], "ms/call (GPU wall)")
+            print(f"  {name} round {r}, {mode}: queued {queued:.3f} ms, GPU {g:.3f} ms, "
+                  f"streamed {STREAMED[0]:.3f} ms", flush=True)
+    for mode in MODES:
+        got = best[mode]
+        print_kernels(f"{name}, {mode}", got["kernels"])
+        row(f"{name}, {mode}: queued", got["queued"], "ms/call")
+        row(f"{name}, {mode}: GPU ({len(got['kernels'])} kernels)", got["gpu"], "ms/call (GPU)")
+        row(f"{name}, {mode}: GPU, one pass, {STREAM} in a row", got["streamed"], "ms/call (GPU wall)")
     for k in ("queued", "gpu", "streamed"):
-        row(f"{name} {k}: batched on / off", best[True][k] / best[False][k], "x")
+        row(f"{name} {k}: gemm / before", best["gemm"][k] / best["before"][k], "x")
+        row(f"{name} {k}: gemm+exp / gemm", best["gemm+exp"][k] / best["gemm"][k], "x")
 
 
 # ---------------------------------------------------------------- readback

@@ -1,7 +1,9 @@
 """A transformer block's forward (batch 8, 128 tokens, width 384, 6 heads, MLP 4x, pre-LayerNorm)
-in ms per jitted call, with attention's batched products on the GEMM routines and without
-(`compiler.gemm.BATCHED`: off, they are generic reductions, as before issue 22's last clause),
-the two interleaved over rounds in one process (best round kept), each after a warm call.
+in ms per jitted call under three schedules (`MODES`), interleaved over rounds in one process
+(best round kept), each after a warm call: "before" (attention's batched products and a product
+whose factor has reductions of its own as generic reductions: `compiler.gemm.BATCHED` off),
+"gemm" (on the GEMM routines) and "gemm+exp" (also the softmax's exp computed once:
+`Capabilities.share_transcendentals`, whatever the backend's default).
 
   python benchmarks/bench_transformer.py [wasm|webgpu|cpu] [--quick] [--rounds=N]    natively
   node js_shim/node_run.mjs --pyodide DIR --wheel FILE benchmarks/bench_transformer.py wasm
@@ -9,10 +11,11 @@ the two interleaved over rounds in one process (best round kept), each after a w
 
 Prints per mode: ms/call (synced: each call's value waited for; and the process's CPU time per
 call, steadier on a shared machine where the wasm device runs in-process), the launches of one
-call (GEMM routines and generic kernels), each kernel's time and, last, the ratios on/off.
+call (GEMM routines and generic kernels), each kernel's time and, last, the ratios.
 """
 from __future__ import annotations
 
+import dataclasses
 import glob
 import gzip
 import json
@@ -82,50 +85,68 @@ def kernel_us(fn) -> list:
     return [(e["name"], e["dur"]) for e in events if e.get("cat") == "kernel"]
 
 
+#: (attention's batched products on the GEMM routines: compiler.gemm.BATCHED, a softmax's exp
+#: computed once: Capabilities.share_transcendentals) of each mode compared
+MODES = {"before": (False, False), "gemm": (True, False), "gemm+exp": (True, True)}
+
+
+def jitted_modes(dev, p, x, heads: int) -> dict:
+    """{mode: the block jitted, traced and compiled (one call) under that mode}."""
+    backend = dev.backend
+    caps, fns = backend.capabilities, {}
+    for mode, (batched, share) in MODES.items():
+        gemm.BATCHED = batched
+        if hasattr(caps, "share_transcendentals"):  # (an older jaxweb runs every mode as it is)
+            backend.capabilities = dataclasses.replace(caps, share_transcendentals=share)
+        try:
+            f = fns[mode] = jax.jit(lambda p, x: block(p, x, heads))
+            ls = launches_of(dev, lambda: f(p, x))
+        finally:
+            gemm.BATCHED = True
+            backend.capabilities = caps
+        print(f"  {mode}: {len(ls)} launches, {sum(isinstance(k, Routine) for k in ls)} GEMM routines: "
+              f"{' '.join(k.name for k in ls)}", flush=True)
+    ref = fns["before"](p, x)
+    for mode in MODES:
+        err = float(jnp.abs(fns[mode](p, x) - ref).max() / jnp.abs(ref).max())
+        print(f"  max |{mode} - before| / max |before| = {err:.2e}")
+    return fns
+
+
 def main() -> None:
     dev = jax.devices(ARGS[0])[0] if ARGS else jax.devices()[0]
     b, t, d, heads = (2, 32, 96, 3) if QUICK else (8, 128, 384, 6)
-    calls, rounds = (2 if QUICK else 5), ROUNDS
-    print(f"transformer block fwd b{b} t{t} d{d} h{heads} on {dev.platform} ({dev.device_kind})")
+    calls = 2 if QUICK else 5
+    name = f"transformer block fwd b{b} t{t} d{d} h{heads} {dev.platform}"
+    print(f"{name} ({dev.device_kind}); the backend shares transcendentals: "
+          f"{getattr(dev.backend.capabilities, 'share_transcendentals', None)}")
+    best, best_cpu = {}, {}
     with jax.default_device(dev):
         p = block_init(jax.random.key(5), d, 4 * d)
         x = jax.random.normal(jax.random.key(6), (b, t, d))
-        fns, best, best_cpu = {}, {}, {}
-        for on in (False, True):  # each jitted function is traced and compiled under its mode
-            gemm.BATCHED = on
-            f = jax.jit(lambda p, x: block(p, x, heads))
-            fns[on] = f
-            ls = launches_of(dev, lambda: f(p, x))
-            names = [k.name for k in ls]
-            print(f"  batched products {'on ' if on else 'off'}: {len(ls)} launches, "
-                  f"{sum(isinstance(k, Routine) for k in ls)} GEMM routines: {' '.join(names)}")
-        gemm.BATCHED = True
-        ref = fns[False](p, x)
-        err = float(jnp.abs(fns[True](p, x) - ref).max() / jnp.abs(ref).max())
-        print(f"  max |on - off| / max |off| = {err:.2e}")
-        for r in range(rounds):
-            for on in ((False, True) if r % 2 == 0 else (True, False)):  # alternate who goes first
-                f = fns[on]
+        fns = jitted_modes(dev, p, x, heads)
+        for r in range(ROUNDS):
+            for mode in (list(MODES) if r % 2 == 0 else list(MODES)[::-1]):  # alternate who goes first
+                f = fns[mode]
                 jax.block_until_ready(f(p, x))
                 t0, c0 = time.perf_counter(), time.process_time()
                 for _ in range(calls):
                     jax.block_until_ready(f(p, x))
                 ms = (time.perf_counter() - t0) / calls * 1e3
                 cpu = (time.process_time() - c0) / calls * 1e3
-                best[on] = min(best.get(on, ms), ms)
-                best_cpu[on] = min(best_cpu.get(on, cpu), cpu)
-                print(f"  round {r}: batched {'on ' if on else 'off'} {ms:8.2f} ms/call, CPU {cpu:8.2f} ms/call")
-        for on in (False, True):
-            ks = kernel_us(lambda: fns[on](p, x))
-            print(f"  kernels of one call, batched {'on' if on else 'off'} (us, profiled one by one):")
-            for name, us in ks:
-                print(f"    {name[-58:]:58s} {us:9.1f}")
+                best[mode] = min(best.get(mode, ms), ms)
+                best_cpu[mode] = min(best_cpu.get(mode, cpu), cpu)
+                print(f"  round {r}: {mode:9s} {ms:8.2f} ms/call, CPU {cpu:8.2f} ms/call", flush=True)
+        for mode in MODES:
+            ks = kernel_us(lambda: fns[mode](p, x))
+            print(f"  kernels of one call, {mode} (us, profiled one by one):")
+            for kname, us in ks:
+                print(f"    {kname[-58:]:58s} {us:9.1f}")
             print(f"    {'sum':58s} {sum(u for _, u in ks):9.1f}")
-    name = f"transformer block fwd b{b} t{t} d{d} h{heads} {dev.platform}"
-    print(f"{name}: batched products off {best[False]:.2f} ms/call, on {best[True]:.2f} ms/call, "
-          f"on/off {best[True] / best[False]:.2f}x")
-    print(f"{name}: process CPU time, batched products off {best_cpu[False]:.2f} ms/call, on {best_cpu[True]:.2f} "
-          f"ms/call, on/off {best_cpu[True] / best_cpu[False]:.2f}x")
+    for label, got in (("ms/call", best), ("process CPU ms/call", best_cpu)):
+        print(f"{name} {label}: " + ", ".join(f"{m} {got[m]:.2f}" for m in MODES)
+              + f"; gemm/before {got['gemm'] / got['before']:.2f}x, gemm+exp/gemm {got['gemm+exp'] / got['gemm']:.2f}x, "
+              f"gemm+exp/before {got['gemm+exp'] / got['before']:.2f}x")
 
 
 if __name__ == "__main__":

@@ -257,6 +257,72 @@ export function run(cmds) {
   return n;
 }
 
+// Recorded command lists (a jitted call's commands, replayed every call: webgpu/replay.py),
+// kept as the GPU objects they name, so a replay walks a prebuilt list: no table lookups and
+// no typed-array views per command. Python forgets a recording when it is dropped.
+const recordings = [null];
+
+/** Keep command list `cmds` (Int32Array, as `run` takes it) for `replay`; returns its number. */
+export function record(cmds) {
+  const list = [];
+  for (let i = 0; i < cmds.length;) {
+    const op = cmds[i];
+    if (!(op in ARITY)) throw new RangeError(`jaxweb gpu shim: bad opcode ${op} at ${i}`);
+    const a = Array.from(cmds.subarray(i + 1, i + 1 + ARITY[op]));
+    i += 1 + ARITY[op];
+    if (op === OP.DISPATCH) {
+      list.push([op, get(pipelines, a[0], 'pipeline'), get(bindGroups, a[1], 'bind group'), a[2], a[3], a[4]]);
+    } else if (op === OP.COPY) {
+      list.push([op, get(buffers, a[0], 'buffer'), a[1], get(buffers, a[2], 'buffer'), a[3], a[4]]);
+    } else {
+      list.push([op, get(buffers, a[0], 'buffer'), a[1], a[2]]);
+    }
+  }
+  return put(recordings, list);
+}
+
+export function forget(id) {
+  if (id > 0 && id < recordings.length) recordings[id] = null;
+}
+
+/**
+ * Run recording `id` in one command buffer and one submit, after the queue writes packed in
+ * `writes` (a Uint8Array or null: per write three little-endian int32 — buffer, byte offset,
+ * byte count — then the bytes, padded to 4): a jitted call's changed scalar arguments cross
+ * with its replay. Returns `takeError()`: one crossing for the whole call.
+ */
+export function replay(id, writes) {
+  const d = need();
+  if (writes) writePacked(d.queue, writes);
+  const list = get(recordings, id, 'recording');
+  const enc = d.createCommandEncoder();
+  let pass = null;
+  for (const c of list) {
+    if (c[0] === OP.DISPATCH) {
+      pass ??= enc.beginComputePass();
+      pass.setPipeline(c[1]);
+      pass.setBindGroup(0, c[2]);
+      pass.dispatchWorkgroups(c[3], c[4], c[5]);
+      continue;
+    }
+    if (pass) { pass.end(); pass = null; }
+    if (c[0] === OP.COPY) enc.copyBufferToBuffer(c[1], c[2], c[3], c[4], c[5]);
+    else enc.clearBuffer(c[1], c[2], c[3]);
+  }
+  if (pass) pass.end();
+  d.queue.submit([enc.finish()]);
+  return takeError();
+}
+
+function writePacked(queue, bytes) {
+  const words = new Int32Array(bytes.buffer, bytes.byteOffset, bytes.byteLength >> 2);
+  for (let w = 0; w < words.length;) {
+    const [id, offset, n] = [words[w], words[w + 1], words[w + 2]];
+    queue.writeBuffer(get(buffers, id, 'buffer'), offset, bytes, 4 * (w + 3), n);
+    w += 3 + ((n + 3) >> 2);
+  }
+}
+
 /** Whether `runTimed` can time dispatches (the device has 'timestamp-query'). */
 export function canTime() {
   return !!device && device.features.has('timestamp-query');

@@ -87,6 +87,25 @@ def test_softmax_and_layer_norm_take_at_most_two_kernels():
     close(jax.jit(layer_norm)(x, g, b), (x - mu) / np.sqrt(var + 1e-5) * g + b, 1e-4)
 
 
+def test_large_softmax_computes_its_exp_once_where_the_backend_shares_it():
+    """Attention's softmax: exp(x - max) is summed by one kernel and divided by another. Where
+    the backend says a transcendental costs more than its round trip (wasm), a large one is
+    computed once into a buffer; a small one (an MLP's 10-class softmax) stays recomputed."""
+    from jaxweb._src.compiler import expr as E
+    from jaxweb._src.compiler.schedule import SHARED_MIN_SIZE
+
+    def exps(x):  # exp nodes over the kernels: one per place an element's exp is computed
+        ks = compiled(softmax, x)._exe.schedule.kernels
+        return sum(e.op == "exp" for k in ks for e in E.walk_all(k.outs + ((k.body,) if k.reduce_op else ())))
+    big, small = randn(4, 128, SHARED_MIN_SIZE // 512), randn(64, 10)
+    share = default_device().backend.capabilities.share_transcendentals
+    assert exps(big) == (1 if share else 2)
+    assert exps(small) == 2
+    for x in (big, small):
+        e = np.exp(x - x.max(-1, keepdims=True))
+        close(jax.jit(softmax)(x), e / e.sum(-1, keepdims=True))
+
+
 def test_adam_update_is_one_multi_output_kernel_per_leaf():
     params = {"w": randn(20, 30), "b": randn(30), "c": randn(3, 4, 5)}
     grads = jax.tree.map(lambda p: p * 0.5 + 1, params)

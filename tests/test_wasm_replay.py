@@ -325,3 +325,17 @@ def test_bytes_written_soon_reach_the_next_replay():
         BE.write_soon(s.held_buffer().handle, struct.pack("<f", 3.0))
         np.testing.assert_array_equal(np.asarray(f(a, s)), np.arange(4.0) * 3 + 1)
         assert BE.stats["replays"] == n + 1
+
+
+def test_alloc_many_prefers_and_is_all_or_nothing():
+    from jaxweb._src.errors import ResourceExhaustedError
+    h = Allocator(_Mem(), limit=1 << 16)
+    a, b = h.alloc(1024), h.alloc(1024)
+    h.free(a)
+    h.free(b)
+    got = h.alloc_many([512, 512], [(b,), (a,)])
+    assert got == [b, a] and h.prefer == ()
+    used = h.in_use
+    with pytest.raises(ResourceExhaustedError):
+        h.alloc_many([256, 1 << 17], [(), ()])
+    assert h.in_use == used and h.prefer == ()

@@ -738,10 +738,12 @@ def test_device_loss_is_a_clear_error_and_a_new_device_follows():
     from jaxweb._src.backends.webgpu.runtime import DeviceLostError
     dev = _device.Device("webgpu", 7, WebGPUBackend())  # its own device: the module's GPU stays
     double = jaxweb.jit(lambda v: v * 2)
+    scale = jaxweb.jit(lambda v, s: v * s)  # its scalar argument's buffer is the program's own
     with jaxweb.default_device(dev):
         x = jnp.arange(4.0) * 2
         assert x.tolist() == [0.0, 2.0, 4.0, 6.0]
         assert double(jnp.arange(3.0)).tolist() == [0.0, 2.0, 4.0]
+        assert scale(jnp.arange(3.0), 3.0).tolist() == [0.0, 3.0, 6.0]
         old = dev.backend.rt
         old.device.destroy()
         with pytest.raises(DeviceLostError, match="lost"):
@@ -751,6 +753,7 @@ def test_device_loss_is_a_clear_error_and_a_new_device_follows():
         # kernels compiled for the lost device (cached programs, a prepared jitted call) run again
         assert (jnp.arange(4.0) * 2).tolist() == [0.0, 2.0, 4.0, 6.0]
         assert double(jnp.arange(3.0)).tolist() == [0.0, 2.0, 4.0]
+        assert scale(jnp.arange(3.0), 3.0).tolist() == [0.0, 3.0, 6.0]  # made anew, on the new device
         with pytest.raises(DeviceLostError, match="was on a WebGPU device that was lost"):
             x.tolist()
         y = jnp.ones(5) * 2  # allocations, pipelines and bind groups all work again

@@ -92,3 +92,41 @@ def test_no_replay_while_tracing(tmp_path):
         y = jnp.arange(12.0)[2:10]  # a view as the input: not recorded, still right
         for _ in range(3):
             np.testing.assert_array_equal(np.asarray(f(y)), np.arange(2.0, 10.0) * 2 + 1)
+
+
+def test_a_queued_write_keeps_its_place():
+    """`write_soon` (a jitted call's scalar argument, written with the call's submit): commands
+    queued before it still read the old bytes, a read sees it, and a write queued for memory
+    freed before the next submit is dropped (the pool may hand that memory out again)."""
+    from jaxweb._src import dtypes
+    from jaxweb._src.device import Buffer
+    be = GPU.backend
+    f32 = dtypes.float32
+    a, b = Buffer(GPU, 4, f32), Buffer(GPU, 4, f32)
+    a.write(np.ones(4, np.float32).tobytes())
+    be.copy(b.handle, a.handle, 16)  # queued, reads a's ones
+    be.write_soon(a.handle, np.full(4, 2, np.float32).tobytes())
+    assert not be._pending
+    assert np.frombuffer(bytes(a.read()), np.float32).tolist() == [2.0] * 4
+    assert np.frombuffer(bytes(b.read()), np.float32).tolist() == [1.0] * 4
+    c = Buffer(GPU, 4, f32)
+    be.write_soon(c.handle, np.full(4, 3, np.float32).tobytes())
+    assert be._writes
+    del c
+    assert not be._writes
+
+
+@pytest.mark.parametrize("device", [CPU, GPU], ids=["cpu", "webgpu"])
+def test_a_donated_output_shared_by_a_view_is_copied(device):
+    """A jitted call's outputs get view nodes outside the hash-consing cache (graph.fresh_view):
+    another array reading the same buffer (a reshape of the output) must still stop a donation
+    from overwriting it."""
+    with jaxweb.default_device(device):
+        make = jaxweb.jit(lambda x: x * 2)
+        bump = jaxweb.jit(lambda w: w + 1, donate_argnums=0)
+        for _ in range(3):  # replayed calls too
+            w = make(jnp.arange(12.0).reshape(3, 4))
+            flat = w.reshape(12)
+            out = bump(w)
+            np.testing.assert_array_equal(np.asarray(flat), np.arange(12.0) * 2)
+            np.testing.assert_array_equal(np.asarray(out), np.arange(12.0).reshape(3, 4) * 2 + 1)

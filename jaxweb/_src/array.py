@@ -39,6 +39,14 @@ class Array:
             execution.enqueue(device, self)
 
     @staticmethod
+    def realized(aval: core.ShapedArray, device: Any, node: Node) -> "Array":
+        """An Array of a value already in memory or constant (`graph.is_realized(node)`: a
+        jitted call's outputs), made without asking whether it must be queued."""
+        a = Array.__new__(Array)
+        a.aval, a._device, a._node = aval, device, node
+        return a
+
+    @staticmethod
     def from_buffer(aval: core.ShapedArray, buf: Any, st: ShapeTracker | None = None) -> "Array":
         """An Array reading device buffer `buf` through `st` (contiguous if None)."""
         st = st if st is not None else ShapeTracker.from_shape((buf.size,)).reshape(aval.shape)

@@ -23,6 +23,7 @@ from typing import Any, Sequence
 from . import core, execution, profiler
 from .array import Array
 from .compiler.cost import schedule_cost
+from .compiler.graph import Input
 from .compiler.schedule import schedule
 from .config import read
 from .device import Buffer, Device, default_device
@@ -57,6 +58,11 @@ class Executable:
                     if o.buf is not None and o.buf < len(inputs) and hasattr(inputs[o.buf].arg, "index")}
         self._own = set(range(len(self.in_avals))) - returned - set(self.taken)  # scalars may use _params
         self._params: dict[int, list] = {}  # argument position -> [its buffer, the bytes written]
+        # the schedule's input leaves: argument j (an `Input`), or a captured buffer (j = -1);
+        # None where a leaf is neither (then `execution.bind_inputs` binds them)
+        leaves = [leaf.arg for leaf in inputs]
+        self._leaves = [(a.index, None) if isinstance(a, Input) else (-1, a) for a in leaves] \
+            if all(isinstance(a, (Input, Buffer)) for a in leaves) else None
 
     def __call__(self, args: Sequence[Any]) -> list[Array]:
         dev, own = self.device, self._own
@@ -64,15 +70,18 @@ class Executable:
         for i in self.taken:  # the program writes over these: only if no other array reads them
             if not _sole_holder(args[i]):
                 bufs[i] = _copy_buffer(bufs[i])
+        leaves = self._leaves
+        bound = execution.bind_inputs(self.schedule, bufs) if leaves is None else \
+            [bufs[j] if j >= 0 else b for j, b in leaves]
         with profiler.host_span(self.span):
-            nodes = execution.run_schedule(self.device, self.schedule,
-                                           execution.bind_inputs(self.schedule, bufs), self.prepared)
+            nodes = execution.run_schedule(self.device, self.schedule, bound, self.prepared)
         for i in self.taken:  # their memory now belongs to this call's buffers
             bufs[i].release()
         for a, d in zip(args, self.donated):
             if d and isinstance(a, Array):
                 a.delete()
-        return [Array(aval, self.device, n) for aval, n in zip(self.out_avals, nodes)]
+        made = Array.realized
+        return [made(aval, dev, n) for aval, n in zip(self.out_avals, nodes)]
 
     def _param(self, i: int, x: Any) -> Any:
         """Argument `i`'s buffer: for a small constant, this executable's own, its bytes
@@ -83,10 +92,14 @@ class Executable:
             return x.contiguous_buffer()
         data = bytes(x._host_bytes())
         slot = self._params.get(i)
-        if slot is None or slot[0].size != x.size or slot[0].dtype != x.dtype:
+        if slot is None or slot[0].size != x.size or slot[0].dtype != x.dtype or _stale(slot[0]):
             slot = self._params[i] = [Buffer(self.device, x.size, x.dtype, "jit scalar argument"), None]
         if slot[1] != data:
-            slot[0].write(data)
+            soon = getattr(self.device.backend, "write_soon", None)
+            if soon is None or profiler.active() is not None:  # a trace shows the transfer
+                slot[0].write(data)
+            else:  # with the call's submit (webgpu: in the same runtime call as its replay)
+                soon(slot[0].handle, data)
             slot[1] = data
         return slot[0]
 
@@ -105,6 +118,13 @@ class Executable:
 
 
 _SCALAR_ARG = 64  # elements of a constant argument written into the executable's own buffer
+
+
+def _stale(buf: Buffer) -> bool:
+    """Whether `buf` was made by a GPU device since lost (its handle's `gen` is not the
+    backend's): a scalar argument's buffer is then made anew, so later calls work."""
+    gen = getattr(buf.handle, "gen", None)
+    return gen is not None and gen != getattr(buf.device.backend, "gen", gen)
 
 
 def _held(x: Any, device: Device) -> Any:

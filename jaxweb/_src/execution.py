@@ -260,49 +260,70 @@ def run_schedule(device: Device, sched: Schedule, inputs: list[Buffer], program:
     backend = device.backend
     if program is None:
         program = backend.prepare(sched)
-    got = backend.submit(program, [b.handle for b in inputs],
-                         lambda nbytes, what: memory.alloc(device, nbytes, context=what),
-                         lambda handle, nbytes: memory.free(device, handle, nbytes))
+    alloc = memory.allocator(device)
+    got = backend.submit(program, [b.handle for b in inputs], alloc, alloc.free)
     return wrap_outputs(device, sched, got, inputs)
 
 
 def wrap_outputs(device: Device, sched: Schedule, got: dict, inputs: list[Buffer]) -> list[Node]:
     """Nodes for a run's outputs: new memory becomes `Buffer`s (freed with their last
-    reference), outputs that are (views of) inputs share the input's buffer."""
-    made: dict[int, Node] = {}
-    adopted: dict[int, Buffer] = {}  # complex outputs' buffers: one owner however many outputs share one
-    out = []
-    n_in = len(sched.inputs)
-    for i, spec in enumerate(sched.outputs):
-        if spec.buf is None:
-            out.append(graph.const(spec.const, spec.dtype, spec.shape))
+    reference), outputs that are (views of) inputs share the input's buffer.
+
+    A jitted program runs again and again, so how each output reads its buffer is worked
+    out once per schedule (`_output_plan`); a call then makes, per new buffer, a `Buffer`,
+    its node, and a view node where the output's shape needs one."""
+    plan = sched.output_plan
+    if plan is None:
+        plan = sched.output_plan = _output_plan(sched)
+    n_in, made, out = len(sched.inputs), {}, []
+    for i, b, size, dt, st in plan:
+        if b is None:  # a constant, or a legalized complex output
+            spec = sched.outputs[i]
+            if spec.buf is None:
+                out.append(graph.const(spec.const, spec.dtype, spec.shape))
+            else:
+                out.append(_complex_output(device, spec, sched.complex_outputs[i], got, inputs, n_in, made))
             continue
-        cdt = sched.complex_outputs.get(i)
-        if cdt is not None:  # interleaved (..., 2) floats: a complex buffer of half as many
-            out.append(_complex_output(device, spec, cdt, got, inputs, n_in, adopted))
-            continue
-        base = made.get(spec.buf)
+        base = made.get(b)
         if base is None:
-            buf = inputs[spec.buf] if spec.buf < n_in else Buffer.adopt(device, got[spec.buf], spec.buf_size,
-                                                                         spec.dtype)
-            if buf.dtype.kind == "c":  # a real view (a part) of a complex input: its floats
-                buf = RealAlias(buf)
-            base = made[spec.buf] = graph.buffer(buf)
-        out.append(graph.view(base, spec.view()))
+            if b < n_in:
+                buf = inputs[b]
+                if buf.dtype.kind == "c":  # a real view (a part) of a complex input: its floats
+                    buf = RealAlias(buf)
+                base = made[b] = graph.buffer(buf)
+            else:
+                base = made[b] = graph.fresh_buffer(Buffer.adopt(device, got[b], size, dt))
+        out.append(base if st is None else graph.view(base, st) if b < n_in else graph.fresh_view(base, st))
     return out
 
 
+def _output_plan(sched: Schedule) -> list:
+    """How each output of `sched` reads its buffer: (output, schedule buffer, elements, dtype,
+    view), the view None where the output reads all of the buffer in order (the buffer's own
+    node serves), the buffer None for constants and complex outputs."""
+    rows = []
+    for i, spec in enumerate(sched.outputs):
+        if spec.buf is None or i in sched.complex_outputs:
+            rows.append((i, None, 0, None, None))
+            continue
+        st = spec.view()
+        whole = st.shape == (spec.buf_size,) and st.is_contiguous
+        rows.append((i, spec.buf, spec.buf_size, spec.dtype, None if whole else st))
+    return rows
+
+
 def _complex_output(device: Device, spec: Any, cdt: Any, got: dict, inputs: list, n_in: int,
-                    adopted: dict) -> Node:
+                    made: dict) -> Node:
     """The complex node of a legalized complex output (a new contiguous buffer of pairs).
-    Outputs sharing a buffer (a value returned twice) share its one `Buffer` (`adopted`): two
-    owners would free the memory twice."""
+    Outputs sharing a buffer (a value returned twice) share its one `Buffer` (kept in `made`
+    under ("complex", buffer)): two owners would free the memory twice."""
     shape = spec.shape[:-1]
     if spec.buf < n_in:  # the program wrote it over a donated complex input
         buf = getattr(inputs[spec.buf], "base", inputs[spec.buf])
     else:
-        buf = adopted.get(spec.buf)
+        key = ("complex", spec.buf)
+        buf = made.get(key)
         if buf is None:
-            buf = adopted[spec.buf] = Buffer.adopt(device, got[spec.buf], spec.buf_size // 2, cdt)
+            buf = made[key] = Buffer.adopt(device, got[spec.buf], spec.buf_size // 2, cdt)
     assert spec.st is None or spec.view().is_contiguous, "complex outputs are contiguous"
     return graph.view(graph.buffer(buf), ShapeTracker.from_shape((buf.size,)).reshape(shape))

@@ -32,23 +32,65 @@ def alloc(device: Any, nbytes: int, dtype: Any = None, size: int | None = None,
     check = getattr(backend, "check_dtype", None)  # devices without some dtypes (webgpu: no 64-bit)
     if check is not None and dtype is not None:
         check(dtype)
-    counts = _COUNTS.setdefault(id(device), [0, 0, 0, 0])
+    return _allocated(device, [nbytes], lambda: backend.alloc(nbytes), describe(dtype, size, context))
+
+
+def _allocated(device: Any, sizes: list[int], make: Any, what: str) -> Any:
+    """`make()` (the backend allocating buffers of `sizes` bytes), refused first where the
+    host's memory could not hold them, its failures as `ResourceExhaustedError` naming `what`;
+    counted in the device's statistics."""
+    counts = _COUNTS.get(id(device))
+    if counts is None:
+        counts = _COUNTS[id(device)] = [0, 0, 0, 0]
+    nbytes = sum(sizes)
     try:
-        if not _tracks_itself(backend):
+        if not _tracks_itself(device.backend):
             limit = host_memory_bytes()
             if limit and counts[0] + nbytes > limit:  # would only end in the OOM killer
                 raise ResourceExhaustedError(nbytes, max(0, limit - counts[0]), counts[0], limit)
-        handle = backend.alloc(nbytes)
+        made = make()
     except ResourceExhaustedError as e:
-        raise e.with_context(describe(dtype, size, context), str(device)) from None
+        raise e.with_context(what, str(device)) from None
     except MemoryError:  # the host refused (numpy on cpu)
         raise ResourceExhaustedError(nbytes, _host_available(), counts[0], host_memory_bytes(), str(device),
-                                     describe(dtype, size, context)) from None
+                                     what) from None
     counts[0] += nbytes
     counts[1] = max(counts[1], counts[0])
-    counts[2] += 1
-    counts[3] = max(counts[3], nbytes)
-    return handle
+    counts[2] += len(sizes)
+    counts[3] = max(counts[3], *sizes)
+    return made
+
+
+class Allocator:
+    """`alloc` and `free` on one device as a schedule's run takes them (`Backend.submit`), made
+    once per device. `many` allocates several buffers in one step, through the backend's
+    `alloc_many` (webgpu: a replayed jitted call's outputs, each preferring given buffers)."""
+
+    __slots__ = ("device",)
+
+    def __init__(self, device: Any):
+        self.device = device
+
+    def __call__(self, nbytes: int, what: str | None = None) -> Any:
+        return alloc(self.device, nbytes, context=what)
+
+    def free(self, handle: Any, nbytes: int) -> None:
+        free(self.device, handle, nbytes)
+
+    def many(self, sizes: list[int], prefer: list, what: str) -> list:
+        backend = self.device.backend
+        return _allocated(self.device, sizes, lambda: backend.alloc_many(sizes, prefer), what)
+
+
+def allocator(device: Any) -> Allocator:
+    """The device's `Allocator` (one per device)."""
+    a = _ALLOCATORS.get(id(device))
+    if a is None or a.device is not device:
+        a = _ALLOCATORS[id(device)] = Allocator(device)
+    return a
+
+
+_ALLOCATORS: dict[int, Allocator] = {}
 
 
 def describe(dtype: Any, size: int | None, context: str | None) -> str:

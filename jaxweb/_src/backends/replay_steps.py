@@ -46,6 +46,27 @@ def memory_steps(memory: list, had: dict, inputs: list, alloc: Callable, free: C
     return live, bound, taken, made
 
 
+def take_outputs(outs: list, sizes: list, aliases: list, had: dict, inputs: list, many: Callable,
+                 ident: Callable = lambda h: h) -> tuple[dict, dict, set, list]:
+    """`memory_steps` for a schedule whose steps are only allocations (`outs`, of `sizes`
+    bytes) and donations (`aliases`: (buffer, the input it takes)), as a steady replay's are
+    once its temporaries are kept: one `many(sizes, preferences, what)` call (the device's
+    `memory.Allocator.many`) instead of one allocation each; the same result."""
+    made = many(sizes, [had.get(b, ()) for b in outs], "a jitted program's outputs")
+    live: dict[int, Any] = dict(enumerate(inputs))
+    ids = []
+    for b, handle in zip(outs, made):
+        was, now = had.get(b), ident(handle)
+        had[b] = (was[-1], now) if was else (now,)
+        live[b] = handle
+        ids.append(now)
+    taken = set()
+    for b, src in aliases:
+        live[b] = live[src]
+        taken.add(b)
+    return live, dict(live), taken, ids
+
+
 def run_kernels(backend: Any, runs: list, bound: dict) -> None:
     """The schedule's launches (its kind-1 steps), each error naming its kernel."""
     for step in runs:

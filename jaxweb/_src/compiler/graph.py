@@ -182,8 +182,18 @@ def _is_neg_zero(v: Any) -> bool:
 
 # ---------------------------------------------------------------- leaves
 def buffer(buf: Any) -> Node:
-    """The flat node of a device buffer (or an `Input` placeholder)."""
-    return _mk("buffer", buf.dtype, (buf.size,), (), buf, id(buf))
+    """The flat node of a device buffer (or an `Input` placeholder): one per buffer (the node
+    holds it, so its id names it), keyed by that alone, as a jitted call makes one per output."""
+    n = _CACHE.get(("buffer", id(buf)))
+    return n if n is not None else fresh_buffer(buf)
+
+
+def fresh_buffer(buf: Any) -> Node:
+    """`buffer(buf)` for a buffer just made (a call's output), which no node reads yet."""
+    n = Node.__new__(Node)
+    n.op, n.dtype, n.shape, n.src, n.arg, n.tag = "buffer", buf.dtype, (buf.size,), (), buf, current_tag[-1]
+    _CACHE[("buffer", id(buf))] = n
+    return n
 
 
 def view(base: Node, st: ShapeTracker) -> Node:
@@ -191,6 +201,17 @@ def view(base: Node, st: ShapeTracker) -> Node:
     if st.shape == base.shape and st.is_contiguous:
         return base
     return _mk("view", base.dtype, st.shape, (base,), st, st)
+
+
+def fresh_view(base: Node, st: ShapeTracker) -> Node:
+    """`view(base, st)` for the node of a buffer just made (a jitted call's output), left out
+    of the hash-consing cache: a call's outputs cost no weak reference each. Safe because
+    what relies on sharing is the buffer's own node (hash-consed): every array reading the
+    buffer holds that node (views compose onto it), which is what `executable._sole_holder`
+    counts; a second, equal view node of it only shares less."""
+    n = Node.__new__(Node)
+    n.op, n.dtype, n.shape, n.src, n.arg, n.tag = "view", base.dtype, st.shape, (base,), st, current_tag[-1]
+    return n
 
 
 def const(value: Any, dtype: DType, shape: Sequence[int] = ()) -> Node:

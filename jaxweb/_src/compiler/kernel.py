@@ -193,6 +193,10 @@ class Capabilities:
     shader compiler slows down steeply with a shader's length. node_weights: what one node
     of an op counts for (a mapping op -> nodes, e.g. the statements a math expansion
     becomes), None: 1 each.
+    share_transcendentals: a large transcendental value (exp, tanh, ...) that a reduction sums
+    and something else reads too (a softmax's exp(x - max): its row sum and the division) is
+    computed once into a buffer instead of at each reader: where a transcendental costs more
+    than its memory round trip (wasm's polynomials; a GPU's exp costs less than the read).
     """
 
     nested_reduce: bool = True
@@ -202,6 +206,7 @@ class Capabilities:
     linalg: Any = None  # a linalg_routines.LinalgCaps when it has factorization routines
     max_kernel_nodes: int | None = None
     node_weights: Any = None  # a mapping op -> nodes, read with .get(op, 1)
+    share_transcendentals: bool = False
 
 
 DEFAULT_CAPS = Capabilities()
@@ -235,6 +240,7 @@ class Schedule:
     kernels: list = field(default_factory=list)  # the program's fused kernels (before routines)
     reused: set = field(default_factory=set)     # donated inputs whose memory the program takes
     complex_outputs: dict = field(default_factory=dict)  # output position -> complex dtype (interleaved)
+    output_plan: Any = field(default=None, repr=False, compare=False)  # execution.wrap_outputs' (made once)
 
     @property
     def launches(self) -> list:

@@ -9,7 +9,9 @@ and cuts the rest into kernels, by analysis of the graph:
   indices) is realized: never recompute a reduction per consumer; so is one read
   inside another reduction's loop at an index that moves with that loop, or one
   computed more often than it has elements (broadcast along an outer axis):
-  `lower.KernelLowering` finds those, and the scheduler retries; so is part of a
+  `lower.KernelLowering` finds those, and the scheduler retries; so is, where the backend
+  asks (`Capabilities.share_transcendentals`), a large transcendental value that a reduction
+  sums and the kernels compute at more than one index (a softmax's exp); so is part of a
   kernel past the backend's size cap (`kernel_size`: a shader compiler that slows down
   steeply with length) or binding limit;
 - everything else fuses: elementwise chains into one kernel, elementwise producers
@@ -32,6 +34,7 @@ from .graph import Node, call_outputs, is_realized, toposort
 from .kernel import DEFAULT_CAPS, Capabilities, Kernel, Schedule
 from .lower import KernelLowering
 from . import complex_pairs, conv, gemm, kernel_size, memory, params
+from .cost import TRANSCENDENTAL
 
 
 def _home(o: Node, materialize: bool) -> Node | None:
@@ -94,7 +97,10 @@ def schedule(outputs: Sequence[Node], caps: Capabilities = DEFAULT_CAPS,
                 split.add(cut)  # a kernel of its own: grouping would fuse it back
             else:
                 kernels.append((k, members, kl.inputs))
-        more |= _recomputed_reductions(lowered[tuple(map(id, m))][0] for m in groups if m[0].op != "call")
+        lowerings = [lowered[tuple(map(id, m))][0] for m in groups if m[0].op != "call"]
+        more |= _recomputed_reductions(lowerings)
+        if caps.share_transcendentals:
+            more |= _shared_transcendentals(lowerings, order)
         more -= realized
         if not more and not split - alone:
             if len(kernels) != len(groups):  # a kernel that cannot be built as asked: a compiler bug
@@ -151,6 +157,28 @@ def _recomputed_reductions(lowerings) -> set[int]:
     for kl in lowerings:
         for expr_id, node in kl.reduces.items():
             seen[id(node)] = seen.get(id(node), 0) + 1
+    return {n for n, count in seen.items() if count > 1}
+
+
+#: the fewest elements of a shared transcendental value worth a kernel of its own (below, the
+#: launch and the round trip cost more than computing it again: an MLP's 10-class log-softmax)
+SHARED_MIN_SIZE = 1 << 16
+
+
+def _shared_transcendentals(lowerings, order: Sequence[Node]) -> set[int]:
+    """Transcendental values of SHARED_MIN_SIZE elements or more that a reduction reads and the
+    kernels compute at more than one index (the exp of attention's softmax: in its row sum and
+    in the division, one kernel or two)."""
+    summed = {id(s) for n in order if n.op == "reduce" for s in n.src}
+    wanted = {id(n) for n in order if n.op in TRANSCENDENTAL and id(n) in summed and n.dtype.kind == "f"
+              and n.size >= SHARED_MIN_SIZE}
+    if not wanted:
+        return set()
+    seen: dict[int, int] = {}
+    for kl in lowerings:  # a key per index a kernel computes the value at
+        for key in kl.memo:
+            if key[0] in wanted:
+                seen[key[0]] = seen.get(key[0], 0) + 1
     return {n for n, count in seen.items() if count > 1}
 
 

@@ -16,6 +16,7 @@ bounds fit, so backends pay for wide arithmetic only where it is needed.
 """
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import Sequence
 
@@ -202,8 +203,8 @@ class ShapeTracker:
     def shape(self) -> tuple[int, ...]:
         return self.views[-1].shape
 
-    @property
-    def is_contiguous(self) -> bool:
+    @functools.cached_property
+    def is_contiguous(self) -> bool:  # cached: a jitted call asks it of each argument's view
         return len(self.views) == 1 and self.views[0].is_contiguous
 
     def _top(self, v: View) -> "ShapeTracker":

@@ -111,6 +111,22 @@ class Allocator:
                 self._drain()
         return ptr
 
+    def alloc_many(self, sizes: list[int], prefer: list[tuple]) -> list[int]:
+        """`alloc` of each of `sizes`, each preferring the addresses in its `prefer` (a replayed
+        call's outputs): all or none, those made given back if one fails."""
+        out: list[int] = []
+        try:
+            for nbytes, want in zip(sizes, prefer):
+                self.prefer = want
+                out.append(self.alloc(nbytes))
+        except BaseException:
+            for ptr in out:
+                self.free(ptr)
+            raise
+        finally:
+            self.prefer = ()
+        return out
+
     def free(self, ptr: int) -> None:
         if self._busy:
             self._deferred.append(ptr)

@@ -22,7 +22,9 @@ temporaries keep theirs: MAX_RECORDINGS holds both sets, and a few more.
 A schedule run a second time keeps its temporaries (buffers it allocates and frees within
 the call) as its own scratch memory from then on, at most KEEP_BYTES of them (KEEP_TOTAL
 per backend), as an XLA executable keeps its temp buffer: a replay then allocates only its
-outputs. The scratch goes back to the allocator when the prepared schedule goes.
+outputs, in one step where the device's allocator takes several at once (`alloc.many`,
+backends/replay_steps.take_outputs). The scratch goes back to the allocator when the
+prepared schedule goes.
 
 Not recorded: a schedule's first run (a one-off eager flush pays nothing), schedules with
 host steps (control flow run by the executor between kernels), and anything while the
@@ -36,7 +38,7 @@ import weakref
 from collections import OrderedDict
 from typing import Any
 
-from ..replay_steps import give_back, memory_steps, run_kernels
+from ..replay_steps import give_back, memory_steps, run_kernels, take_outputs
 
 ENABLED = True  # off: every call runs as Backend.submit does (benchmarks/bench_wasm_replay.py --no-replay)
 MAX_RECORDINGS = 4  # per prepared schedule
@@ -47,7 +49,8 @@ KEEP_TOTAL = 256 << 20  # ... and all schedules' scratch at most this, per backe
 class Plan:
     """A prepared schedule's memory steps, its launches and its recordings (`Prepared.cache`)."""
 
-    __slots__ = ("ok", "memory", "runs", "recordings", "seen", "had", "temps", "scratch", "__weakref__")
+    __slots__ = ("ok", "memory", "runs", "recordings", "seen", "had", "temps", "scratch", "outs", "sizes",
+                 "aliases", "__weakref__")
 
     def __init__(self, steps: list):
         self.ok = all(s[0] != 3 for s in steps)
@@ -61,6 +64,16 @@ class Plan:
         self.temps = set(made) & set(freed) if len(set(made)) == len(made) and len(set(freed)) == len(freed) \
             else set()
         self.scratch: dict[int, int] | None = None  # temporaries kept: schedule buffer -> address
+        self.outs = self.sizes = self.aliases = None  # memory steps that are one allocation step
+        self._lean()
+
+    def _lean(self) -> None:
+        """Memory steps without frees (none, or only the kept temporaries had them): their
+        allocations in one step (`take_outputs`)."""
+        if all(s[0] != 2 for s in self.memory):
+            self.outs = [s[1] for s in self.memory if s[0] == 0]
+            self.sizes = [s[2] for s in self.memory if s[0] == 0]
+            self.aliases = [(s[1], s[2]) for s in self.memory if s[0] == 4]
 
     def keep_temps(self, backend: Any, alloc: Any, free: Any, nbytes: dict) -> None:
         """Allocate the temporaries for good (see the module's docstring); the memory steps
@@ -82,6 +95,7 @@ class Plan:
         weakref.finalize(self, _give_back, backend, free, got, sizes, total)
         self.scratch = got
         self.memory = [s for s in self.memory if s[1] not in got]
+        self._lean()
 
 
 def _give_back(backend: Any, free: Any, got: dict, sizes: dict, total: int) -> None:
@@ -105,9 +119,13 @@ def submit(backend: Any, prepared: Any, inputs: list, alloc: Any, free: Any) -> 
     nbytes = prepared.schedule.nbytes
     if plan.seen == 2 and plan.temps:
         plan.keep_temps(backend, alloc, free, nbytes)
-    heap = backend.allocator
-    live, bound, taken, made = memory_steps(plan.memory, plan.had, inputs, alloc, free, nbytes,
-                                            lambda want: setattr(heap, "prefer", want))
+    many = getattr(alloc, "many", None)
+    if plan.outs is not None and many is not None:
+        live, bound, taken, made = take_outputs(plan.outs, plan.sizes, plan.aliases, plan.had, inputs, many)
+    else:
+        heap = backend.allocator
+        live, bound, taken, made = memory_steps(plan.memory, plan.had, inputs, alloc, free, nbytes,
+                                                lambda want: setattr(heap, "prefer", want))
     if plan.scratch is not None:
         bound.update(plan.scratch)
     key = (*inputs, *made)

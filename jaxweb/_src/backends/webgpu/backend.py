@@ -130,6 +130,7 @@ class WebGPUBackend(GPUBackend):
         self._dims: OrderedDict[tuple, Any] = OrderedDict()  # dims values -> uniform buffer
         self._seen: OrderedDict[str, int] = OrderedDict()  # widened kernel -> first leading extent
         self._pending: list = []
+        self._writes: list = []  # (buffer, offset, bytes) written with the next submit (`write_soon`)
         self._labels: dict[int, str] = {}  # pending command index -> kernel (while tracing)
         self._after: list = []      # temporaries freed once the pending commands are submitted
         self._doomed: list = []     # buffers destroyed once the pending commands are submitted
@@ -221,7 +222,7 @@ class WebGPUBackend(GPUBackend):
         self.pool.clear()
         self._groups.clear()
         self._dims.clear()
-        self._pending, self._labels, self._after, self._doomed = [], {}, [], []
+        self._pending, self._labels, self._after, self._doomed, self._writes = [], {}, [], [], []
         try:
             self.rt = default_runtime(self.adapter)
         except Exception as e:
@@ -254,13 +255,61 @@ class WebGPUBackend(GPUBackend):
                 raise ResourceExhaustedError(nbytes, 0, 0, self.max_buffer) from None
             raise self._lost(e) from e
 
+    def prefer(self, bufs: tuple) -> None:
+        """Allocations take these pooled buffers first while free (replay.py's memory plan)."""
+        self._prefer = bufs
+
+    def alloc_many(self, sizes: list[int], prefer: list[tuple]) -> list[Handle]:
+        """`alloc` of each of `sizes`, taking first the free buffers in its `prefer` (a replayed
+        call's outputs, replay.py), in one step: a pooled buffer costs no call per buffer.
+        All or none: if one fails, those taken are given back."""
+        out: list[Handle] = []
+        pool, gen, alive = self.pool, self.gen, self.rt.alive
+        try:
+            for nbytes, want in zip(sizes, prefer):
+                cap = size_class(nbytes)
+                buf = pool.take(cap, want)
+                if buf is not None and alive(buf):
+                    out.append(Handle(buf, cap, gen=gen))
+                    continue
+                if buf is not None:
+                    self._drop_groups(buf)
+                self._prefer = want
+                try:
+                    out.append(self.alloc(nbytes))
+                finally:
+                    self._prefer = ()
+        except BaseException:
+            for h in out:
+                self.free(h)
+            raise
+        return out
+
     def free(self, handle: Handle) -> None:
+        if self._writes:  # a write queued for memory that may be handed out again: never issued
+            self._writes = [w for w in self._writes if w[0] is not handle.buf]
         if handle.base is not None or handle.gen != self.gen or not self.rt.alive(handle.buf):
             return  # a view; or collected in a reference cycle after the GPU object's own finalizer
         # (when that finalizer runs after this, in the same collection, `alloc` skips the buffer)
         limit = POOL_BYTES if self.software else HARDWARE_POOL * POOL_BYTES
         for old in self.pool.give(handle.cap, handle.buf, limit):  # the least recently freed make room
             self._retire(old)
+
+    def write_soon(self, handle: Handle, data: bytes) -> None:
+        """`write` of a few bytes (a jitted call's scalar argument) issued with the next submit:
+        inside the same runtime call as a replay (`rt.replay`), else just before the submit.
+        Commands already pending are submitted first, as `write` does: they read the old bytes."""
+        if not data or len(data) % 4 or handle.off % 4:
+            self.write(handle, data)
+            return
+        self._live(handle)
+        if self._pending:
+            self.flush()
+        self._writes.append((handle.buf, handle.off, bytes(data)))
+
+    def _write_now(self, writes: list) -> None:
+        for buf, off, data in writes:
+            self.rt.write(buf, off, data)
 
     def _retire(self, buf: Any) -> None:
         if self._pending or self._hold:  # recorded commands may still bind it: destroy it after they are submitted
@@ -550,17 +599,25 @@ class WebGPUBackend(GPUBackend):
         cmds, self._pending = self._pending, []
         temps, self._after = self._after, []
         labels, self._labels = self._labels, {}
+        writes, self._writes = self._writes, []
         try:
             if rec is not None:
-                if rec.encoded is None:
-                    encode = getattr(self.rt, "encode", None)
-                    rec.encoded = encode(rec.cmds) if encode is not None else rec.cmds
+                replay = getattr(self.rt, "replay", None)
+                if rec.encoded is None:  # the runtime's own form of the commands, made once
+                    rec.encoded = self.rt.encode(rec.cmds) if replay is not None else rec.cmds
+                    rec.forget = getattr(self.rt, "forget", None)
                 cmds = rec.cmds
-                self.stats["submits"] += 1
-                self.stats["dispatches"] += rec.dispatches
-                self.stats["replays"] += 1
-                getattr(self.rt, "submit_encoded", self.rt.submit)(rec.encoded)
+                stats = self.stats
+                stats["submits"] += 1
+                stats["dispatches"] += rec.dispatches
+                stats["replays"] += 1
+                if replay is not None:
+                    replay(rec.encoded, writes)
+                else:
+                    self._write_now(writes)
+                    self.rt.submit(rec.encoded)
             elif cmds:
+                self._write_now(writes)
                 self.stats["submits"] += 1
                 self.stats["dispatches"] += sum(c[0] == "dispatch" for c in cmds)
                 trace = profiler.active()
@@ -568,6 +625,8 @@ class WebGPUBackend(GPUBackend):
                     self.rt.submit(cmds)
                 else:
                     self._submit_traced(trace, cmds, labels)
+            else:
+                self._write_now(writes)
         except Exception as e:
             lost = self._lost(e)
             if lost is not e:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import array
 import json
+import struct
 
 from ... import host
 from .runtime import LIMITS, WGSLError, is_software
@@ -43,8 +44,9 @@ class PyodideGpuRuntime:
                          d["vendor"], d["architecture"], d["device"], d["description"]),
                      "features": sorted(d["features"]), "limits": limits}
 
-    def _check(self, what: str, code: str = "") -> None:
-        err = str(self._shim.takeError())
+    def _check(self, what: str, code: str = "", err: str | None = None) -> None:
+        """Raise the device's last uncaptured error (`err` where the shim returned it already)."""
+        err = str(self._shim.takeError()) if err is None else err
         if err:
             raise WGSLError(f"WebGPU error in {what}: {err}", code)
 
@@ -129,15 +131,29 @@ class PyodideGpuRuntime:
         return _i32(flat)
 
     def submit(self, cmds: list) -> None:
-        self.submit_encoded(self._flat(cmds))
-
-    def encode(self, cmds: list) -> object:
-        """`cmds` as the Int32Array `submit_encoded` takes: made once per recording (replay.py)."""
-        return self._flat(cmds)
-
-    def submit_encoded(self, flat: object) -> None:
-        self._shim.run(flat)
+        self._shim.run(self._flat(cmds))
         self._check("a submitted schedule")
+
+    def encode(self, cmds: list) -> int:
+        """`cmds` kept by the shim as the GPU objects they name, for `replay`: the recording's
+        number (made once per recording, replay.py; `forget` drops it)."""
+        return int(self._shim.record(self._flat(cmds)))
+
+    def forget(self, recording: int) -> None:
+        self._shim.forget(recording)
+
+    def replay(self, recording: int, writes: list) -> None:
+        """Run a recording after `writes` ((buffer, offset, bytes) queue writes): one crossing,
+        which also brings back the device's errors."""
+        packed = None
+        if writes:
+            out = bytearray()
+            for buf, off, data in writes:
+                out += struct.pack("<iii", buf, off, len(data))
+                out += data
+                out += bytes(-len(data) % 4)
+            packed = host.to_js_bytes(out)
+        self._check("a submitted schedule", err=str(self._shim.replay(recording, packed)))
 
     @property
     def can_time(self) -> bool:
