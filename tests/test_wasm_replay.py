@@ -68,12 +68,14 @@ def _run_mlp(device, steps, batch=128, donate=False):
         return {k: np.asarray(v) for k, v in p.items()}, losses
 
 
-def test_the_mnist_step_replays_and_gives_the_first_runs_values(no_replay):
+@pytest.mark.parametrize("donate", [False, True])
+def test_the_mnist_step_replays_and_gives_the_first_runs_values(no_replay, donate):
     """Replay off, then on, from the same data: bit-identical parameters and losses (a replay
-    runs the same launches); the cpu backend agrees closely. Its big products are split
-    over the worker threads (wasmtime's pool; Pyodide's: tests/pyodide/inside)."""
+    runs the same launches), with the parameters donated or not; the cpu backend agrees
+    closely. Its big products are split over the worker threads (wasmtime's pool; Pyodide's:
+    tests/pyodide/inside)."""
     rng_state = rng.bit_generator.state
-    want, want_l = _run_mlp(WASM, 8)
+    want, want_l = _run_mlp(WASM, 8, donate=donate)
     replay.ENABLED = True
     rng.bit_generator.state = rng_state
     before = BE.stats["replays"]
@@ -81,7 +83,7 @@ def test_the_mnist_step_replays_and_gives_the_first_runs_values(no_replay):
     encode = BE.rt.encode
     BE.rt.encode = lambda launches: calls.append(launches) or encode(launches)
     try:
-        got, got_l = _run_mlp(WASM, 8)
+        got, got_l = _run_mlp(WASM, 8, donate=donate)
     finally:
         del BE.rt.encode
     assert BE.stats["replays"] - before >= 4, BE.stats
@@ -339,3 +341,32 @@ def test_alloc_many_prefers_and_is_all_or_nothing():
     with pytest.raises(ResourceExhaustedError):
         h.alloc_many([256, 1 << 17], [(), ()])
     assert h.in_use == used and h.prefer == ()
+
+
+def test_an_unload_during_a_call_waits_for_it():
+    """A module unloaded while a call runs (a garbage-collector finalizer, or another thread)
+    is unloaded when the call ends: a raw call holds its store's context."""
+    rt = BE.rt
+    if rt.name != "wasmtime":
+        pytest.skip("wasmtime's stores")
+    h = _module(["i32"] * 3)
+    rt._enter()
+    try:
+        epoch = rt.epoch
+        rt.unload(h)
+        assert rt.epoch == epoch and h in rt._deferred
+    finally:
+        rt._leave()
+    assert rt.epoch != epoch and not rt._deferred
+
+
+@pytest.mark.parametrize("fn", [lambda x: x, lambda x, y=None: (x, x), lambda x: (x, jnp.float32(2.0))])
+def test_programs_that_allocate_nothing_replay(fn):
+    """Outputs that are inputs or constants: no allocation at all in a steady call."""
+    with jaxweb.default_device(WASM):
+        f = jaxweb.jit(fn)
+        x = jnp.arange(5.0)
+        for _ in range(5):
+            out = f(x)
+        for o in jaxweb.tree.leaves(out):
+            assert np.asarray(o).size in (1, 5)

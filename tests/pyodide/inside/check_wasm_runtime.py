@@ -240,10 +240,10 @@ def test_a_replayed_jitted_call_is_one_js_call_with_a_prebuilt_list():
     def run(steps, on, calls=None):
         replay.ENABLED = on
         try:
-            with jax.default_device(dev):
+            with jax.default_device(dev):  # products big enough to be split over the worker pool
                 step = jax.jit(lambda w, x, lr: w - lr * jax.grad(lambda w: jnp.sum(jnp.tanh(x @ w) ** 2))(w))
-                w = jnp.full((48, 32), 0.01) + jnp.arange(32.0) * 1e-3
-                x = jnp.ones((64, 48)) * 0.1
+                w = jnp.full((256, 128), 0.01) + jnp.arange(128.0) * 1e-4
+                x = jnp.ones((256, 256)) * 0.01 + jnp.arange(256.0) * 1e-4
                 out = []
                 for t in range(steps):
                     if calls is not None and t == steps - 1:
@@ -262,12 +262,15 @@ def test_a_replayed_jitted_call_is_one_js_call_with_a_prebuilt_list():
     calls = []
     before = dev.backend.stats["replays"]
     be = dev.backend
-    soon = []
+    soon, encoded = [], []
     be.write_soon = lambda h, d: soon.append(h) or type(be).write_soon(be, h, d)
+    rt.encode = lambda launches: encoded.append(launches) or type(rt).encode(rt, launches)
     try:
         assert run(6, True, calls) == want
     finally:
-        del be.write_soon
+        del be.write_soon, rt.encode
+    if rt.workers > 1:
+        assert any(align is not None for launches in encoded for *_, align in launches), "no split launch"
     assert be.stats["replays"] - before >= 2
     # the scalar's bytes go in the replay's call where the jitted call writes them "soon"
     assert calls == (["runBatch"] if soon else ["writeWords", "runBatch"]), calls

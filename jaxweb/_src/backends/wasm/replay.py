@@ -42,8 +42,8 @@ from ..replay_steps import give_back, memory_steps, run_kernels, take_outputs
 
 ENABLED = True  # off: every call runs as Backend.submit does (benchmarks/bench_wasm_replay.py --no-replay)
 MAX_RECORDINGS = 4  # per prepared schedule
-KEEP_BYTES = 32 << 20  # ... if they take at most this
-KEEP_TOTAL = 256 << 20  # ... and all schedules' scratch at most this, per backend
+KEEP_BYTES = 32 << 20  # a schedule keeps its temporaries if they take at most this
+KEEP_TOTAL = 256 << 20  # ... and all schedules' kept ones at most this, per backend (a wasm memory never shrinks)
 
 
 class Plan:

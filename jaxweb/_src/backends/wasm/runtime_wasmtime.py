@@ -97,6 +97,9 @@ class WasmtimeRuntime:
         self.names: dict[int, str] = {}  # handle -> the kernel it runs (the backend says; error notes)
         self.epoch = 0  # +1 on unload and grow: encoded launches (`encode`) are made again
         self._busy = 0  # calls running: unloads wait for them (`_deferred`)
+        # guards _busy and _deferred (calls may come from several threads); re-entrant, since a
+        # garbage-collector finalizer (a Program's unload) may run on a thread holding it
+        self._count = threading.RLock()
         self._deferred: list[int] = []
         _LIVE.add(self)
 
@@ -126,9 +129,10 @@ class WasmtimeRuntime:
 
     def unload(self, handle: int) -> None:
         """Forget a module; its generation's stores go once few of its handles are left."""
-        if self._busy:  # a finalizer during a call: a running call may hold a store's context
-            self._deferred.append(handle)
-            return
+        with self._count:
+            if self._busy:  # a finalizer during a call: a running call may hold a store's context
+                self._deferred.append(handle)
+                return
         self.epoch += 1
         self.names.pop(handle, None)
         with self._lock:
@@ -184,7 +188,7 @@ class WasmtimeRuntime:
         return [_raw((lo, hi, *args)) for lo, hi in zip(bounds, bounds[1:])]
 
     def _run(self, handle: int, chunks: list) -> None:
-        self._busy += 1
+        self._enter()
         try:
             futures = [self._pool.submit(self._call_raw, handle, c) for c in chunks[1:]]
             try:
@@ -193,9 +197,7 @@ class WasmtimeRuntime:
                 for fut in futures:
                     fut.result()
         finally:
-            self._busy -= 1
-            if not self._busy and self._deferred:
-                self._drain()
+            self._leave()
 
     def _call_raw(self, handle: int, raw: ctypes.Array) -> None:
         ctx, fn, nparams, _, _ = self._func(handle)
@@ -208,9 +210,19 @@ class WasmtimeRuntime:
         if trap:
             raise wasmtime.Trap._from_ptr(trap)
 
-    def _drain(self) -> None:
-        while self._deferred:
-            self.unload(self._deferred.pop())
+    def _enter(self) -> None:
+        with self._count:
+            self._busy += 1
+
+    def _leave(self) -> None:
+        with self._count:
+            self._busy -= 1
+            if self._busy or not self._deferred:
+                return
+            deferred = self._deferred
+            self._deferred = []
+        for handle in deferred:  # unloads that waited for the calls
+            self.unload(handle)
 
     def encode(self, launches: list) -> list:
         """Launches `(handle, total, args, align)` as (handle, packed chunk arguments), made once."""
@@ -218,7 +230,7 @@ class WasmtimeRuntime:
 
     def replay(self, encoded: list) -> None:
         """Run encoded launches in order; an error names the kernel."""
-        self._busy += 1
+        self._enter()
         try:
             for handle, chunks in encoded:
                 try:
@@ -227,9 +239,7 @@ class WasmtimeRuntime:
                     e.add_note(f"while running kernel '{self.names.get(handle, handle)}' on the wasm device")
                     raise
         finally:
-            self._busy -= 1
-            if not self._busy and self._deferred:
-                self._drain()
+            self._leave()
 
     # -- memory
     def memory_size(self) -> int:
