@@ -48,13 +48,17 @@ class Buffer:
     Raises `ResourceExhaustedError` (RESOURCE_EXHAUSTED) when it does not fit,
     naming `dtype[size]` and `context` (the operation and its shape, say)."""
 
-    __slots__ = ("device", "handle", "dtype", "size", "nbytes", "_owned", "__weakref__")
+    __slots__ = ("device", "handle", "dtype", "size", "nbytes", "_owned", "node_ref", "__weakref__")
+    #: the lazy graph's node of this buffer is found through `node_ref` (a weak reference the
+    #: graph sets: compiler.graph.buffer), not through the graph's cache of nodes
+    keeps_node = True
 
     def __init__(self, device: Device, size: int, dtype: DType, context: str | None = None,
                  handle: Any = None):
         self.device, self.dtype, self.size = device, dtype, size
         self.nbytes = size * dtype.itemsize
         self._owned = False
+        self.node_ref = None
         self.handle = _memory.alloc(device, self.nbytes, dtype, size, context) if handle is None else handle
         self._owned = True
 
@@ -72,8 +76,12 @@ class Buffer:
 
     @staticmethod
     def adopt(device: Device, handle: Any, size: int, dtype: DType) -> "Buffer":
-        """A Buffer owning memory a schedule allocated (through `memory.alloc`) for its output."""
-        return Buffer(device, size, dtype, handle=handle)
+        """A Buffer owning memory a schedule allocated (through `memory.alloc`) for its output
+        (made directly: a jitted call makes one per output)."""
+        b = Buffer.__new__(Buffer)
+        b.device, b.handle, b.dtype, b.size, b.nbytes = device, handle, dtype, size, size * dtype.itemsize
+        b._owned, b.node_ref = True, None
+        return b
 
     def write(self, data: bytes | memoryview) -> None:
         trace = _profiler.active()

@@ -57,7 +57,7 @@ def _allocated(device: Any, sizes: list[int], make: Any, what: str) -> Any:
     counts[0] += nbytes
     counts[1] = max(counts[1], counts[0])
     counts[2] += len(sizes)
-    counts[3] = max(counts[3], *sizes)
+    counts[3] = max(counts[3], max(sizes, default=0))
     return made
 
 

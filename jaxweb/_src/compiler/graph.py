@@ -182,17 +182,26 @@ def _is_neg_zero(v: Any) -> bool:
 
 # ---------------------------------------------------------------- leaves
 def buffer(buf: Any) -> Node:
-    """The flat node of a device buffer (or an `Input` placeholder): one per buffer (the node
-    holds it, so its id names it), keyed by that alone, as a jitted call makes one per output."""
-    n = _CACHE.get(("buffer", id(buf)))
+    """The flat node of a device buffer (or an `Input` placeholder): one per buffer. A device
+    `Buffer` (its class says `keeps_node`) holds a weak reference to its node, which is cheaper
+    than the cache (a jitted call makes one per output); other leaves are in the cache under the
+    buffer's id (the node holds the buffer, so the id names it while the node lives)."""
+    if getattr(type(buf), "keeps_node", False):
+        ref = buf.node_ref
+        n = ref() if ref is not None else None
+    else:
+        n = _CACHE.get(("buffer", id(buf)))
     return n if n is not None else fresh_buffer(buf)
 
 
 def fresh_buffer(buf: Any) -> Node:
-    """`buffer(buf)` for a buffer just made (a call's output), which no node reads yet."""
+    """`buffer(buf)` for a buffer no node reads yet (a call's output, just made)."""
     n = Node.__new__(Node)
     n.op, n.dtype, n.shape, n.src, n.arg, n.tag = "buffer", buf.dtype, (buf.size,), (), buf, current_tag[-1]
-    _CACHE[("buffer", id(buf))] = n
+    if getattr(type(buf), "keeps_node", False):
+        buf.node_ref = weakref.ref(n)
+    else:
+        _CACHE[("buffer", id(buf))] = n
     return n
 
 

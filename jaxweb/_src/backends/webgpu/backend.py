@@ -261,18 +261,17 @@ class WebGPUBackend(GPUBackend):
 
     def alloc_many(self, sizes: list[int], prefer: list[tuple]) -> list[Handle]:
         """`alloc` of each of `sizes`, taking first the free buffers in its `prefer` (a replayed
-        call's outputs, replay.py), in one step: a pooled buffer costs no call per buffer.
+        call's outputs, replay.py), in one step: one pass over the pool, no call per buffer.
         All or none: if one fails, those taken are given back."""
-        out: list[Handle] = []
-        pool, gen, alive = self.pool, self.gen, self.rt.alive
+        caps = [size_class(n) for n in sizes]
+        bufs = self.pool.take_many(caps, prefer)
+        gen, alive, out = self.gen, self.rt.alive, []
         try:
-            for nbytes, want in zip(sizes, prefer):
-                cap = size_class(nbytes)
-                buf = pool.take(cap, want)
+            for nbytes, cap, buf, want in zip(sizes, caps, bufs, prefer):
                 if buf is not None and alive(buf):
-                    out.append(Handle(buf, cap, gen=gen))
+                    out.append(Handle(buf, cap, 0, None, gen))
                     continue
-                if buf is not None:
+                if buf is not None:  # its finalizer ran after it came back (same GC pass)
                     self._drop_groups(buf)
                 self._prefer = want
                 try:
@@ -282,6 +281,10 @@ class WebGPUBackend(GPUBackend):
         except BaseException:
             for h in out:
                 self.free(h)
+            k = len(out) + 1  # the one that failed had no pooled buffer (or a dead one)
+            for cap, buf in zip(caps[k:], bufs[k:]):  # taken from the pool, not handed out yet
+                if buf is not None:
+                    self.free(Handle(buf, cap, 0, None, gen))
             raise
         return out
 

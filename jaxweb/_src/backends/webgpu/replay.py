@@ -17,7 +17,7 @@ dispatch; a miss runs the schedule's kernels as before and records them.
 A schedule that has replayed twice keeps its temporaries (buffers it allocates and frees
 within the call) as its own, at most OWN_BYTES of them (OWN_TOTAL per backend), as an XLA
 executable keeps its temp buffer: a replay then allocates only its outputs, all in one step
-(`_take_outputs`: one pool pass, no call per buffer). They go back to the pool when the
+(replay_steps.take_outputs: one pool pass, no call per buffer). They go back to the pool when the
 prepared schedule goes.
 
 A recording is forgotten when anything it names may be gone (`epoch`: the backend bumps it
@@ -28,10 +28,11 @@ profiler traces (it times each kernel).
 """
 from __future__ import annotations
 
+import operator
 from collections import OrderedDict
 from typing import Any
 
-from ..replay_steps import give_back, memory_steps, run_kernels
+from ..replay_steps import give_back, memory_steps, run_kernels, take_outputs
 
 MAX_RECORDINGS = 4  # per prepared schedule (a loop alternates between two sets of buffers)
 OWN_AFTER = 2  # replays before a schedule keeps its temporaries
@@ -132,35 +133,15 @@ def _key(bound: dict, order: list) -> tuple:
     return tuple([b if type(b) is int else id(b) for b in [bound[i].buf for i in order]])
 
 
-def _take_outputs(plan: Plan, inputs: list, alloc: Any) -> tuple[dict, dict, set]:
-    """A steady run's memory steps (`Plan.outs`): its outputs allocated in one step, each the
-    buffer it had two runs ago if free, else one run ago (as `memory_steps` does one by one);
-    (live buffers, every buffer bound, buffers holding a donated input's memory)."""
-    had, outs = plan.had, plan.outs
-    handles = alloc.many(plan.sizes, [had.get(b, ()) for b in outs], "a jitted program's outputs")
-    live: dict[int, Any] = dict(enumerate(inputs))
-    for b, h in zip(outs, handles):
-        was = had.get(b)
-        had[b] = (was[-1], h.buf) if was else (h.buf,)
-        live[b] = h
-    taken = set()
-    for b, src in plan.aliases:  # a donated input's memory
-        live[b] = live[src]
-        taken.add(b)
-    bound = dict(live)
-    bound.update(plan.owned)
-    return live, bound, taken
-
-
-def _buf(handle: Any) -> Any:
-    return handle.buf
+_buf = operator.attrgetter("buf")
+_off = operator.attrgetter("off")
 
 
 def submit(backend: Any, prepared: Any, inputs: list, alloc: Any, free: Any) -> dict | None:
     """Run `prepared` by replay where it can (the handles of its live buffers, as `submit`
     returns them), or None: the caller runs it the ordinary way."""
     plan = _plan(prepared)
-    if not plan.ok or backend._pending or any(h.off for h in inputs):
+    if not plan.ok or backend._pending or any(map(_off, inputs)):
         return None
     nbytes = prepared.schedule.nbytes
     own = plan.owned
@@ -169,13 +150,14 @@ def submit(backend: Any, prepared: Any, inputs: list, alloc: Any, free: Any) -> 
         own = None
     backend._hold += 1  # buffers freed below are still bound by the commands to come
     try:
-        if own is not None and plan.outs is not None and hasattr(alloc, "many"):
-            live, bound, taken = _take_outputs(plan, inputs, alloc)
-        else:  # kept temporaries are neither allocated nor freed
+        many = getattr(alloc, "many", None)
+        if own is not None and plan.outs is not None and many is not None:
+            live, bound, taken, _ = take_outputs(plan.outs, plan.sizes, plan.aliases, plan.had, inputs, many, _buf)
+        else:
             live, bound, taken, _ = memory_steps(plan.rest, plan.had, inputs, alloc, free, nbytes,
                                                  backend.prefer, _buf)
-            if own is not None:
-                bound.update(own)
+        if own is not None:  # kept temporaries: neither allocated nor freed
+            bound.update(own)
         try:
             if plan.order is None:
                 plan.order = sorted(bound)
