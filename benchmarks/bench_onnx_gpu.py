@@ -1,6 +1,8 @@
 """jaxweb.onnx on the GPU host: the ResNet-18 export (batch 8, 224x224) and MiniLM (32 x 128
 tokens), jitted on the webgpu device, images/s and sentences/s (warm, result waited each call;
-three rounds of ten calls, each round after a GPU warm-up: the median of their medians).
+three rounds of ten calls, each round after a GPU warm-up: the median of their medians). MiniLM
+runs twice, its attention's batched products as generic reductions and on the GEMM routine
+(compiler.gemm.BATCHED off / on), the two interleaved in each round.
 
     bash scripts/run_on_gpu.sh benchmarks/bench_onnx_gpu.py [--small]   # Pyodide + Node + Dawn
     python benchmarks/bench_onnx_gpu.py --small                         # CPython, wgpu-py
@@ -22,6 +24,7 @@ import time
 import jaxweb
 import jaxweb.numpy as jnp
 import jaxweb.onnx
+from jaxweb._src.compiler import gemm
 
 HERE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "onnx")
 SMALL = "--small" in sys.argv
@@ -51,31 +54,45 @@ def _weights(path: str) -> str:
     return out
 
 
-def bench(name: str, feeds: dict, per_call: int, unit: str, dev) -> None:
+def bench(name: str, feeds: dict, per_call: int, unit: str, dev, modes: tuple = (None,)) -> None:
+    """`name` jitted on `dev`, once per mode of compiler.gemm.BATCHED (None: as the environment
+    says; False / True: attention's batched products as generic reductions / on the GEMM
+    routine), the modes' calls interleaved in each round (a clock swing hits them alike)."""
     path = os.path.join(HERE, f"{name}.skeleton.onnx")
     with jaxweb.default_device(dev):
         model = jaxweb.onnx.load(path, base_dir=_weights(path))
-        fn = jaxweb.jit(lambda p, a: model.apply(p, **a))
-        t = time.perf_counter()
-        out = fn(model.params, feeds)
-        out.block_until_ready()
-        first = time.perf_counter() - t
-        rounds = []
-        for _ in range(1 if SMALL else 3):  # a GPU warm-up before each round: this host's clocks swing
+        fns, first, rounds = {}, {}, {m: [] for m in modes}
+        for mode in modes:  # each traced and compiled under its mode
+            gemm.BATCHED = mode
+            try:
+                fns[mode] = jaxweb.jit(lambda p, a: model.apply(p, **a))
+                t = time.perf_counter()
+                out = fns[mode](model.params, feeds)
+                out.block_until_ready()
+                first[mode] = time.perf_counter() - t
+            finally:
+                gemm.BATCHED = None
+        for r in range(1 if SMALL else 3):  # a GPU warm-up before each round: this host's clocks swing
             warm = getattr(dev.backend, "warm_up", None)
             if warm is not None:
                 warm()
-            times = []
-            for _ in range(3 if SMALL else 10):
-                t = time.perf_counter()
-                fn(model.params, feeds).block_until_ready()
-                times.append(time.perf_counter() - t)
-            rounds.append(sorted(times)[len(times) // 2])
-        best = sorted(rounds)[len(rounds) // 2]
-        spread = " / ".join(f"{r * 1e3:.2f}" for r in rounds)
-        print(f"{name:10s} {dev.platform:7s} first call {first:7.2f} s, median {best * 1e3:9.2f} ms, "
-              f"{per_call / best:10.1f} {unit}/s  (rounds' medians {spread} ms; "
-              f"finite: {bool(jnp.all(jnp.isfinite(out)))})", flush=True)
+            for mode in (modes if r % 2 == 0 else modes[::-1]):
+                times = []
+                for _ in range(3 if SMALL else 10):
+                    t = time.perf_counter()
+                    fns[mode](model.params, feeds).block_until_ready()
+                    times.append(time.perf_counter() - t)
+                rounds[mode].append(sorted(times)[len(times) // 2])
+        best = {}
+        for mode in modes:
+            best[mode] = sorted(rounds[mode])[len(rounds[mode]) // 2]
+            spread = " / ".join(f"{x * 1e3:.2f}" for x in rounds[mode])
+            label = name if mode is None else f"{name} batched {'on' if mode else 'off'}"
+            print(f"{label:10s} {dev.platform:7s} first call {first[mode]:7.2f} s, median {best[mode] * 1e3:9.2f} ms, "
+                  f"{per_call / best[mode]:10.1f} {unit}/s  (rounds' medians {spread} ms; "
+                  f"finite: {bool(jnp.all(jnp.isfinite(out)))})", flush=True)
+        if False in best and True in best:
+            print(f"{name} batched on / off: {best[True] / best[False]:.3f} x", flush=True)
 
 
 def main() -> None:
@@ -88,9 +105,10 @@ def main() -> None:
         mask = jnp.ones((n, tokens), jnp.int32)
     print(f"jaxweb.onnx on {dev}: resnet18 batch {b} at {side}x{side}, minilm {n} x {tokens} tokens")
     bench("resnet18", {"images": images}, b, "images", dev)
-    bench("minilm", {"input_ids": ids, "attention_mask": mask}, n, "sentences", dev)
+    bench("minilm", {"input_ids": ids, "attention_mask": mask}, n, "sentences", dev, (False, True))
     print("torch on CUDA (the issue's ceiling): not run — the GPU host has no CUDA build of torch and cannot "
           "install one; no ceiling figure from this script")
 
 
-main()
+if __name__ == "__main__":
+    main()

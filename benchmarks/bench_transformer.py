@@ -102,7 +102,7 @@ def jitted_modes(dev, p, x, heads: int) -> dict:
             f = fns[mode] = jax.jit(lambda p, x: block(p, x, heads))
             ls = launches_of(dev, lambda: f(p, x))
         finally:
-            gemm.BATCHED = True
+            gemm.BATCHED = None
             backend.capabilities = caps
         print(f"  {mode}: {len(ls)} launches, {sum(isinstance(k, Routine) for k in ls)} GEMM routines: "
               f"{' '.join(k.name for k in ls)}", flush=True)
@@ -143,7 +143,7 @@ def main() -> None:
             for kname, us in ks:
                 print(f"    {kname[-58:]:58s} {us:9.1f}")
             print(f"    {'sum':58s} {sum(u for _, u in ks):9.1f}")
-    for label, got in (("ms/call", best), ("process CPU ms/call", best_cpu)):
+    for label, got in (("ms/call", best), ("process CPU ms/call", best_cpu)) if best else ():
         print(f"{name} {label}: " + ", ".join(f"{m} {got[m]:.2f}" for m in MODES)
               + f"; gemm/before {got['gemm'] / got['before']:.2f}x, gemm+exp/gemm {got['gemm+exp'] / got['gemm']:.2f}x, "
               f"gemm+exp/before {got['gemm+exp'] / got['before']:.2f}x")

@@ -134,3 +134,19 @@ def test_attention_products_run_as_gemms(platform, name, b, t, dtype):
     assert sum(isinstance(k, Routine) and k.routine == "gemm_f32" for k in launches) == products, \
         [k.name for k in launches]
     assert not head_reductions(launches), head_reductions(launches)
+
+
+@pytest.mark.parametrize("platform", _devices())
+def test_heads_of_a_projection_are_read_in_place(platform):
+    """Q sliced out of a (b, t, 3 h d) projection: its (batch, head) strides (t 3hd, d) do not
+    flatten to one, so the routine indexes the pair (GemmSpec.bi = h) instead of a staging
+    kernel copying Q (likewise V, read in place where the device reads B in place)."""
+    fn, shapes, _ = CASES["heads_of_projection"]
+    args = [np.random.default_rng(1).standard_normal(s).astype(np.float32) for s in shapes(2, 6, 17)]
+    want, _ = run(CPU, fn, args, "float32")
+    with device(platform) as dev:
+        got, launches = run(dev, fn, args, "float32")
+    np.testing.assert_allclose(got, want, rtol=2e-5, atol=2e-5 * np.abs(want).max())
+    gemm, = [k for k in launches if isinstance(k, Routine)]
+    assert gemm.spec.bi == 6 and gemm.spec.B == 12, gemm.spec
+    assert not [k.name for k in launches if k.name.endswith("_stage_a")], [k.name for k in launches]

@@ -160,10 +160,11 @@ def test_planner_times_the_candidates_of_each_product():
         be.tiling, be.capabilities = saved
 
 
-def test_candidates_timed_in_one_submit(monkeypatch):
-    """With timestamps, every run of every round goes in one timed submit, each run timed from its
-    first dispatch's begin to its last one's end; runs past the query set's size, or an adapter
-    without timestamps, get one submit per run (wall-clock there)."""
+def test_candidates_timed_in_two_submits(monkeypatch):
+    """With timestamps, the warm-up pass and first round of every run go in one timed submit, the
+    other rounds of the candidates within PRUNE of the fastest in a second (a candidate's runs
+    counted together); each run timed from the previous run's end to its last dispatch's end. Runs
+    past the query set's size, or an adapter without timestamps, get one submit per run."""
     from jaxweb._src.backends.webgpu import tuner
 
     class Clock:  # a GPU on which run i's dispatches take i + 1 us each, back to back
@@ -188,8 +189,11 @@ def test_candidates_timed_in_one_submit(monkeypatch):
     rt = Clock()
     runs = [[("dispatch", i, None, 1, 1, 1)] * 3 for i in range(4)]
     best = tuner._best(rt, runs)
-    assert rt.timed == [3 * 4 * (1 + tuner.ROUNDS)] and rt.submits == 0
+    assert rt.timed == [2 * 3 * 4, 3 * (tuner.ROUNDS - 1)] and rt.submits == 0  # only run 0 timed again
     assert best == pytest.approx([3e-6 * (i + 1) for i in range(4)])
+    rt = Clock()
+    assert tuner._best(rt, runs, [[0, 3], [1], [2]]) == pytest.approx([3e-6 * (i + 1) for i in range(4)])
+    assert rt.timed == [2 * 3 * 4, 3 * 2 * (tuner.ROUNDS - 1)]  # candidates 6 and 9 us (fastest 6): runs 1 and 2
     monkeypatch.setattr(tuner, "MAX_STAMPS", 8)
     rt = Clock()
     assert tuner._best(rt, runs) == pytest.approx([3e-6 * (i + 1) for i in range(4)])

@@ -30,6 +30,7 @@ code; everything here is IR. Kernels that do not have this shape stay as they ar
 """
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, replace
 from typing import Any, Callable, Sequence
 
@@ -41,8 +42,14 @@ from .kernel import Kernel, Routine, gidx, ridx
 F32 = dtypes.float32
 #: products of several batch dims, of dims the factors read as g // c and g % c (attention's
 #: heads), or whose factor has reductions of its own (a layer norm's statistics, staged with it),
-#: on the routine; False keeps them generic reductions as before (benchmarks compare)
-BATCHED = True
+#: on the routine; False keeps them generic reductions as before (benchmarks compare); None: as
+#: the environment says (JAXWEB_GEMM_BATCHED=0: off; like JAXWEB_GEMM_PLAN, it reaches Pyodide)
+BATCHED: bool | None = None
+
+
+def batched() -> bool:
+    """Whether the rules BATCHED names apply now."""
+    return BATCHED if BATCHED is not None else os.environ.get("JAXWEB_GEMM_BATCHED", "1") != "0"
 
 
 @dataclass(frozen=True)
@@ -70,7 +77,10 @@ class GemmCaps:
 class GemmSpec:
     """C[b, i, j] = sum_k A[a_off + b a_sb + i a_si + k a_sk] * B'(b, k, j), C rows N8 apart.
 
-    B' is the packed strips (`packed`) or B itself at b_off + b b_sb + k b_sk + j."""
+    B' is the packed strips (`packed`) or B itself at b_off + b b_sb + k b_sk + j. With `bi` > 1
+    the batch index is a pair (b // bi, b % bi) — attention's (batch, head), whose strides in a
+    (b, t, 3 h d) projection do not flatten to one — and `b a_sb` reads (b // bi) a_sbo +
+    (b % bi) a_sb (B in place likewise; a staged A and a packed B are contiguous over b)."""
 
     M: int
     N: int
@@ -93,6 +103,25 @@ class GemmSpec:
     #: (splits, B, M, N8) partial sums, the split a multiple of B in the batch index
     splits: int = 1
     kc: int = 0
+    bi: int = 1
+    a_sbo: int = 0
+    b_sbo: int = 0
+
+    @property
+    def a_span(self) -> int:
+        """Elements from A's start to one past the last one the routine reads."""
+        outer = (self.B // self.bi - 1) * self.a_sbo + (self.bi - 1) * self.a_sb if self.bi > 1 else (
+            (self.B - 1) * self.a_sb)
+        return self.a_off + outer + (self.M - 1) * self.a_si + (self.K - 1) * self.a_sk + 1
+
+    @property
+    def b_span(self) -> int:
+        """Elements of B the routine reads (its packed strips, or B in place from its start)."""
+        if self.packed:
+            return self.B * self.K * self.N8
+        outer = (self.B // self.bi - 1) * self.b_sbo + (self.bi - 1) * self.b_sb if self.bi > 1 else (
+            (self.B - 1) * self.b_sb)
+        return self.b_off + outer + (self.K - 1) * self.b_sk + self.N8
 
     @property
     def N8(self) -> int:
@@ -170,10 +199,10 @@ def match(kernel: Kernel, caps: GemmCaps) -> _Match | None:
     if (kernel.reduce_op != "add" or len(kernel.shape) < 2 or len(kernel.reduce_shape) != 1
             or kernel.body.dtype is not F32 or kernel.body.op != "mul"):
         return None
-    if any(e.op == "reduce" for e in E.walk_all(kernel.outs + (() if BATCHED else (kernel.body,)))):
+    if any(e.op == "reduce" for e in E.walk_all(kernel.outs + (() if batched() else (kernel.body,)))):
         return None  # (a factor's own reductions — a layer norm's statistics — are staged with it)
     sp = GI.space(kernel)
-    if sp.body.op != "mul" or not BATCHED and (
+    if sp.body.op != "mul" or not batched() and (
             len(kernel.shape) > 3 or len(sp.order) > sum(n > 1 for n in kernel.shape)):
         return None
     found = [(a, b, gr) for a, b in (sp.body.src, sp.body.src[::-1])
@@ -186,47 +215,63 @@ def match(kernel: Kernel, caps: GemmCaps) -> _Match | None:
     if min(M, N, K) < caps.min_dim and (min(M, N, K) < caps.thin_dim or nb * M * N * K < caps.thin_work):
         return None
     dims = set(sp.order) | {"r0"}
-    av, bv = _a_view(_plain_load(a, dims), gr, sp.ext), _b_view(_plain_load(b, dims), gr, sp.ext)
-    spec = _layout(nb, M, N, K, caps.nr, 1, av, bv, caps)
+    ca, cb = _plain_load(a, dims), _plain_load(b, dims)
+    views = [(_a_view(ca, gr, sp.ext, cut), _b_view(cb, gr, sp.ext, cut), cut) for cut in range(len(gr.batch) or 1)]
+    av, bv, cut = max(views, key=lambda v: (v[0] is not None, v[1] is not None, -v[2]))  # in place, then fewer levels
+    bi = GI.size(gr.batch[cut:], sp.ext) if cut else 1
+    spec = _layout(nb, M, N, K, caps.nr, 1, av, bv, caps, bi)
     if caps.plan is not None:  # the backend shapes it for its device, seeing its real layout
-        spec = _layout(nb, M, N, K, *caps.plan(spec), av, bv, caps)
+        spec = _layout(nb, M, N, K, *caps.plan(spec), av, bv, caps, bi)
     return _Match(spec, a, b, av is not None, sp, gr)
 
 
-def _a_view(c: dict | None, gr: GI.Groups, ext: dict) -> tuple | None:
-    """(a_off, a_si, a_sk, a_sb) of A read in place at the affine index `c`, or None where
-    its rows or batch dims do not flatten to one stride (or a stride is not positive)."""
+def _batch_strides(c: dict, batch: list, ext: dict, cut: int) -> tuple | None:
+    """(inner, outer) batch strides of the affine index `c` with the batch dims flattened in
+    two at `cut` (0: in one; outer 0), or None where they do not flatten so."""
+    if not cut:
+        sb = GI.collapse(c, batch, ext)
+        return None if sb is None else (sb, 0)
+    sb, sbo = GI.collapse(c, batch[cut:], ext), GI.collapse(c, batch[:cut], ext)
+    return None if sb is None or sbo is None or min(sb, sbo) < 0 else (sb, sbo)
+
+
+def _a_view(c: dict | None, gr: GI.Groups, ext: dict, cut: int) -> tuple | None:
+    """(a_off, a_si, a_sk, a_sb, a_sbo) of A read in place at the affine index `c`, or None
+    where its rows or batch dims do not flatten (`_batch_strides`), or a stride is not positive."""
     if c is None:
         return None
-    si, sb = GI.collapse(c, gr.rows, ext), GI.collapse(c, gr.batch, ext)
-    if si is None or sb is None or si <= 0 or c.get("r0", 0) <= 0 or min(c.get("", 0), sb) < 0:
+    si, sb = GI.collapse(c, gr.rows, ext), _batch_strides(c, gr.batch, ext, cut)
+    if si is None or sb is None or si <= 0 or c.get("r0", 0) <= 0 or min(c.get("", 0), sb[0]) < 0:
         return None
-    return c.get("", 0), si, c["r0"], sb
+    return (c.get("", 0), si, c["r0"]) + sb
 
 
-def _b_view(c: dict | None, gr: GI.Groups, ext: dict) -> tuple | None:
-    """(b_off, b_sk, b_sb) of B read in place (columns one apart), or None."""
+def _b_view(c: dict | None, gr: GI.Groups, ext: dict, cut: int) -> tuple | None:
+    """(b_off, b_sk, b_sb, b_sbo) of B read in place (columns one apart), or None."""
     if c is None or GI.collapse(c, gr.cols, ext) != 1:
         return None
-    sb = GI.collapse(c, gr.batch, ext)
-    if sb is None or c.get("r0", 0) <= 0 or min(c.get("", 0), sb) < 0:
+    sb = _batch_strides(c, gr.batch, ext, cut)
+    if sb is None or c.get("r0", 0) <= 0 or min(c.get("", 0), sb[0]) < 0:
         return None
-    return c.get("", 0), c["r0"], sb
+    return (c.get("", 0), c["r0"]) + sb
 
 
 def _layout(nb: int, M: int, N: int, K: int, nr: int, splits: int, av: tuple | None, bv: tuple | None,
-            caps: GemmCaps) -> GemmSpec:
+            caps: GemmCaps, bi: int = 1) -> GemmSpec:
     """The spec of a product with strip width `nr` and K in about `splits` ranges: A read in
     place at `av` (`_a_view`; None: staged contiguous), B in place at `bv` where it is small,
-    a plain strided read and N a multiple of `nr` (else packed)."""
-    spec = dict(M=M, N=N, K=K, B=nb, nr=nr, **split_k(K, splits))
+    a plain strided read and N a multiple of `nr` (else packed); batches in pairs (b // bi,
+    b % bi) where bi > 1."""
+    spec = dict(M=M, N=N, K=K, B=nb, nr=nr, bi=bi, **split_k(K, splits))
     if av is not None:
-        a_off, a_si, a_sk, a_sb = av
-        spec.update(a_off=a_off, a_si=a_si, a_sk=a_sk, a_sb=a_sb if nb > 1 else 0)
+        a_off, a_si, a_sk, a_sb, a_sbo = av
+        spec.update(a_off=a_off, a_si=a_si, a_sk=a_sk, a_sb=a_sb if nb > 1 else 0, a_sbo=a_sbo)
     else:
-        spec.update(a_off=0, a_si=K, a_sk=1, a_sb=M * K)
+        spec.update(a_off=0, a_si=K, a_sk=1, a_sb=M * K, a_sbo=bi * M * K if bi > 1 else 0)
     if bv is not None and K * N * 4 < caps.pack_min_bytes and N % nr == 0:
-        spec.update(packed=False, b_off=bv[0], b_sk=bv[1], b_sb=bv[2] if nb > 1 else 0)
+        spec.update(packed=False, b_off=bv[0], b_sk=bv[1], b_sb=bv[2] if nb > 1 else 0, b_sbo=bv[3])
+    elif bi > 1:  # packed strips, contiguous over b
+        spec.update(b_sbo=bi * K * -(-N // nr) * nr, b_sb=K * -(-N // nr) * nr)
     return GemmSpec(**spec)
 
 

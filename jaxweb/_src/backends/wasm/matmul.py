@@ -118,10 +118,20 @@ class _Gemm:
             self.matrix()
             return module(f, self.features)
         b_bytes = self.N8 * s.K * 4 if self.packed else s.b_sb * 4
+        # (inner, outer) batch strides in bytes: batches pair up (b / bi, b % bi) where s.bi > 1,
+        # except in C and packed strips (contiguous over b)
+        strides = (("cbase", 2, s.M * self.N8 * 4, None), ("abase", 3, s.a_sb * 4, s.a_sbo * 4),
+                   ("bbase", 4, b_bytes, None if self.packed else s.b_sbo * 4))
 
         def batch():  # batches [start, end), all rows of each
-            for name, param, size in (("cbase", 2, s.M * self.N8 * 4), ("abase", 3, s.a_sb * 4), ("bbase", 4, b_bytes)):
-                f.get(param).get(L["b"]).i32(size).emit("i32.mul").emit("i32.add").set(L[name])
+            for name, param, size, outer in strides:
+                f.get(param)
+                if s.bi > 1 and outer is not None:
+                    f.get(L["b"]).i32(s.bi).emit("i32.div_u").i32(outer).emit("i32.mul").emit("i32.add")
+                    f.get(L["b"]).i32(s.bi).emit("i32.rem_u").i32(size).emit("i32.mul").emit("i32.add")
+                else:
+                    f.get(L["b"]).i32(size).emit("i32.mul").emit("i32.add")
+                f.set(L[name])
             f.i32(0).set(L["rlo"])
             f.i32(s.M).set(L["rhi"])
             self.matrix()

@@ -19,12 +19,14 @@ def build(spec: GemmSpec) -> Shader:
     if spec.nr != NR or not spec.packed or spec.epilogue is not None:
         raise NotImplementedError(f"webgl gemm: spec {spec} (needs packed strips of {NR}, no epilogue)")
     M, K, strips = spec.M, spec.K, spec.N8 // NR
+    # batches in pairs (b / bi, b % bi) where their strides do not flatten (GemmSpec.bi)
+    batch = f"b * {spec.a_sb}" if spec.bi <= 1 else f"(b / {spec.bi}) * {spec.a_sbo} + (b % {spec.bi}) * {spec.a_sb}"
     texels = spec.B * M * strips
     body = [f"if (tx >= {texels}) {{ discard; }}",
             f"int b = tx / {M * strips};", f"int i = (tx / {strips}) % {M};", f"int jb = tx % {strips};",
-            f"int abase = {spec.a_off} + b * {spec.a_sb} + i * {spec.a_si};",
+            f"int abase = {spec.a_off} + {batch} + i * {spec.a_si};",
             f"int bb = (b * {strips} + jb) * {K};", "vec4 acc = vec4(0.0);"]
-    whole = spec.a_sk == 1 and spec.a_off % 4 == 0 and spec.a_si % 4 == 0 and spec.a_sb % 4 == 0
+    whole = spec.a_sk == 1 and all(v % 4 == 0 for v in (spec.a_off, spec.a_si, spec.a_sb, spec.a_sbo))
     if whole:
         k4 = K // 4
         body += ["int ab = abase >> 2;",

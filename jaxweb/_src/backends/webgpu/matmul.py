@@ -29,6 +29,7 @@ from dataclasses import dataclass
 
 from ...compiler.gemm import GemmSpec
 from . import quadgemm
+from .quadgemm import b_batch_offset, batch_offset
 from .codegen import MAX_GRID, Shader, epilogue_fn, epilogue_store
 
 
@@ -69,11 +70,11 @@ def _build_direct(s: GemmSpec, t: Tiling) -> Shader:
     their layout is 16-byte aligned: B' rows always (strips are nr wide), A when it is
     row-major with K a multiple of 4 (then k advances by 4) or column-major (TM rows at once)."""
     b_off, b_sb, b_ss, b_sk = _b_layout(s, t)
-    vb = t.TN % 4 == 0 and all(v % 4 == 0 for v in (b_off, b_sb, b_ss, b_sk))
-    va = s.a_sk == 1 and all(v % 4 == 0 for v in (s.K, s.a_si, s.a_off, s.a_sb))
+    vb = t.TN % 4 == 0 and all(v % 4 == 0 for v in (b_off, b_sb, b_ss, b_sk, s.b_sbo))
+    va = s.a_sk == 1 and all(v % 4 == 0 for v in (s.K, s.a_si, s.a_off, s.a_sb, s.a_sbo))
     # column-major A (a transposed operand): one vec4 holds TM's rows at one k; rows past M
     # read the next column's values (robust access keeps the last ones in bounds), never stored
-    vt = not va and s.a_si == 1 and t.TM == 4 and all(v % 4 == 0 for v in (s.a_sk, s.a_off, s.a_sb))
+    vt = not va and s.a_si == 1 and t.TM == 4 and all(v % 4 == 0 for v in (s.a_sk, s.a_off, s.a_sb, s.a_sbo))
     ku = 4 if va else 1
     rows = [f"  let ra{i} = a_base + min(row + {i}u, M - 1u) * {s.a_si}u;" for i in range(t.TM)]
     step = []
@@ -114,8 +115,8 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
   let strip = wid.x;
   let row = wid.y * {t.BM}u + (lid / {t.BN // t.TN}u) * {t.TM}u;
   let col = strip * {t.BN}u + (lid % {t.BN // t.TN}u) * {t.TN}u;
-  let a_base = {s.a_off}u + b * {s.a_sb}u;
-  let rb = {b_off}u + b * {b_sb}u + strip * {b_ss}u + (lid % {t.BN // t.TN}u) * {t.TN}u;
+  let a_base = {s.a_off}u + {batch_offset(s, "b", s.a_sb, s.a_sbo)};
+  let rb = {b_off}u + {b_batch_offset(s, "b", b_sb)} + strip * {b_ss}u + (lid % {t.BN // t.TN}u) * {t.TN}u;
 {nl.join(rows)}
 {nl.join(decl)}
   for (var k = 0u; k < K; k += {ku}u) {{
@@ -165,9 +166,9 @@ def _build_shared(s: GemmSpec, t: Tiling) -> Shader:
     tx_n, ty_n = t.BN // t.TN, t.BM // t.TM
     gm, gn = t.TM // 4, t.TN // 4
     b_off, b_sb, b_ss, b_sk = _b_layout(s, t)
-    vb = all(v % 4 == 0 for v in (b_off, b_sb, b_ss, b_sk))
-    va = s.a_sk == 1 and t.BK % 4 == 0 and all(v % 4 == 0 for v in (s.K, s.a_si, s.a_off, s.a_sb))
-    vt = not va and s.a_si == 1 and all(v % 4 == 0 for v in (s.a_sk, s.a_off, s.a_sb))
+    vb = all(v % 4 == 0 for v in (b_off, b_sb, b_ss, b_sk, s.b_sbo))
+    va = s.a_sk == 1 and t.BK % 4 == 0 and all(v % 4 == 0 for v in (s.K, s.a_si, s.a_off, s.a_sb, s.a_sbo))
+    vt = not va and s.a_si == 1 and all(v % 4 == 0 for v in (s.a_sk, s.a_off, s.a_sb, s.a_sbo))
     if va:
         kq = t.BK // 4
         a_count = t.BM * kq
@@ -255,8 +256,8 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
   let strip = wid.x;
   let tx = lid % {tx_n}u;
   let ty = lid / {tx_n}u;
-{split}  let a_base = {s.a_off}u + {bi} * {s.a_sb}u;
-  let b_base = {b_off}u + {bi} * {b_sb}u + strip * {b_ss}u;
+{split}  let a_base = {s.a_off}u + {batch_offset(s, bi, s.a_sb, s.a_sbo)};
+  let b_base = {b_off}u + {b_batch_offset(s, bi, b_sb)} + strip * {b_ss}u;
 {nl.join(decl)}
   for (var k0 = {k_lo}; k0 < {k_hi}; k0 += {t.BK}u) {{
 {nl.join(tiles)}

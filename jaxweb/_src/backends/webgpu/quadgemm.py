@@ -89,6 +89,17 @@ def choose(s: GemmSpec) -> QuadTile:
     return min(tiles, key=lambda t: (_cost(s, t), -t.P * t.Q))
 
 
+def batch_offset(s: GemmSpec, b: str, sb: int, sbo: int) -> str:
+    """WGSL: the offset of batch `b` of an operand with batch stride `sb` — or, where the spec's
+    batches pair up (`GemmSpec.bi`), strides `sbo` and `sb` of (b / bi, b % bi)."""
+    return f"{b} * {sb}u" if s.bi <= 1 else f"({b} / {s.bi}u) * {sbo}u + ({b} % {s.bi}u) * {sb}u"
+
+
+def b_batch_offset(s: GemmSpec, b: str, sb: int) -> str:
+    """`batch_offset` of B' whose flat batch stride is `sb`: packed strips are contiguous over b."""
+    return f"{b} * {sb}u" if s.packed else batch_offset(s, b, sb, s.b_sbo)
+
+
 def _extent(off: int, strides_sizes: list[tuple[int, int]]) -> int:
     """Elements a binding must hold: 1 + the largest index read."""
     return off + sum(st * (n - 1) for st, n in strides_sizes if n > 0) + 1
@@ -103,8 +114,8 @@ def build(s: GemmSpec, b_layout: tuple[int, int, int, int], enable: str,
     b_off, b_sb, b_ss, b_sk = b_layout
     P, Q, U = t.P, t.Q, t.U
     swap_a = P < Q  # swap the operand with fewer values: 3 min(P, Q) swaps per k step
-    n_a = _extent(s.a_off, [(s.a_sb, s.B), (s.a_si, s.M), (s.a_sk, s.K)])
-    n_b = _extent(b_off, [(b_sb, s.B), (b_ss, s.N8 // s.nr), (1, s.nr), (b_sk, s.K)])
+    n_a = s.a_span
+    n_b = s.b_span if not s.packed else _extent(b_off, [(b_sb, s.B), (b_ss, s.N8 // s.nr), (1, s.nr), (b_sk, s.K)])
     nl = "\n"
     head = [f"  let ra{p} = a_base + min(row0 + {4 * p}u + l, {s.M - 1}u) * {s.a_si}u;" for p in range(P)]
     for q in range(Q):
@@ -166,8 +177,8 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
   let b = wid.z;
   let row0 = wid.y * {t.BM}u + (qd / {t.QX}u) * {4 * P}u;
   let col0 = wid.x * {t.BN}u + (qd % {t.QX}u) * {4 * Q}u;
-  let a_base = {s.a_off}u + b * {s.a_sb}u;
-  let b_base = {b_off}u + b * {b_sb}u;
+  let a_base = {s.a_off}u + {batch_offset(s, "b", s.a_sb, s.a_sbo)};
+  let b_base = {b_off}u + {b_batch_offset(s, "b", b_sb)};
 {nl.join(head)}
 {nl.join(decl)}
 {nl.join(loops)}

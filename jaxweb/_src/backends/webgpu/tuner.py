@@ -54,6 +54,7 @@ REPEATS = 8  # dispatches of one candidate per timed run (a run's time: first be
 WARM_BUDGET = 0.5  # seconds the planner may spend bringing the GPU's clocks up before it times
 WARM_FRESH = 0.5  # ... unless it had the GPU busy this recently (a model's products come in a row)
 MAX_STAMPS = 4096  # timestamps one timed submit may take (a query set's limit)
+PRUNE = 1.5  # candidates slower than this x the fastest in the first round are not timed again
 
 
 def heuristic(big: matmul.Tiling, want: int, b: int, m: int, n: int, k: int) -> tuple[int, int]:
@@ -68,7 +69,7 @@ def heuristic(big: matmul.Tiling, want: int, b: int, m: int, n: int, k: int) -> 
 def key(spec: GemmSpec) -> tuple:
     """What a product's timing depends on: its shape, its operands' layout and alignment."""
     return (spec.B, spec.M, spec.N, spec.K, spec.a_si, spec.a_sk, spec.a_sb, spec.a_off % 4, spec.packed,
-            spec.b_sk, spec.b_sb, spec.b_off % 4)
+            spec.b_sk, spec.b_sb, spec.b_off % 4, spec.bi, spec.a_sbo, spec.b_sbo)
 
 
 class Planner:
@@ -127,8 +128,9 @@ class Planner:
 
         What a first call pays for this is kept small (`spent` says how much it was): the
         candidates' pipelines are compiled together (`pipelines`: concurrently where the host
-        can), the GPU warmed only if the planner has not just had it busy, and every run of every
-        round goes in one timed submit (`_best`): one wait, not one per run."""
+        can), the GPU warmed only if the planner has not just had it busy, and the runs go in two
+        timed submits, the slow candidates left out of the second (`_best`): two waits, not one
+        per run and round."""
         t0 = time.perf_counter()
         specs = [dataclasses.replace(spec, nr=nr, packed=spec.packed or spec.N % nr != 0,
                                      **{"splits": 1, "kc": 0, **split_k(spec.K, s)}) for nr, s in cands]
@@ -143,21 +145,22 @@ class Planner:
             warm(self.rt, WARM_BUDGET, self.pipeline)
         t2 = time.perf_counter()
         self.spent["warm"] += t2 - t1
-        a_elems = spec.a_off + (spec.B - 1) * spec.a_sb + (spec.M - 1) * spec.a_si + (spec.K - 1) * spec.a_sk + 4
-        b_elems = max(c.B * c.K * c.N8 if c.packed else c.b_off + (c.B - 1) * c.b_sb + (c.K - 1) * c.b_sk + c.N8 + 4
-                      for c in specs)
+        a_elems = spec.a_span + 3
+        b_elems = max(c.b_span + (0 if c.packed else 4) for c in specs)
         sizes = [max(sh.out_nbytes[0] for sh in shaders), 4 * a_elems, 4 * b_elems, out]
         bufs = [self.rt.create_buffer(-(-n // 16) * 16) for n in sizes]
         try:
-            runs = []
+            runs, groups = [], []
             for c, sh in zip(specs, shaders):
                 pipe = pipes[sh.code]
+                groups.append([len(runs)])
                 runs.append([("dispatch", pipe, self.rt.bind_group(pipe, bufs[:3]), *sh.grid)] * REPEATS)
                 if c.splits > 1:
                     code, grid = sums[c.splits]
                     pipe = pipes[code]
+                    groups[-1].append(len(runs))
                     runs.append([("dispatch", pipe, self.rt.bind_group(pipe, [bufs[3], bufs[0]]), *grid)] * REPEATS)
-            best = _best(self.rt, runs)
+            best = _best(self.rt, runs, groups)
         finally:
             for buf in bufs:
                 self.rt.destroy_buffer(buf)
@@ -213,27 +216,31 @@ def _seconds(rt: Any, cmds: list) -> float:
     return time.perf_counter() - t
 
 
-def _best(rt: Any, runs: list) -> list[float]:
+def _best(rt: Any, runs: list, groups: list | None = None) -> list[float]:
     """The best seconds of each command list over ROUNDS interleaved runs (after a warm-up:
     first dispatches pay for driver work), every other round in reverse order, so that a clock
     still rising favours no candidate. Where the adapter has timestamps and the lists are all
-    dispatches, everything goes in one submit, each run timed from its first dispatch's begin to
-    its last one's end (as `_seconds` times a submit of it alone), else one submit per run."""
-    order = list(range(len(runs)))  # the warm-up pass, then the rounds
-    for r in range(ROUNDS):
-        order += list(range(len(runs)) if r % 2 == 0 else reversed(range(len(runs))))
-    dispatches = all(c[0] == "dispatch" for cmds in runs for c in cmds)
-    if getattr(rt, "can_time", False) and dispatches and 2 * sum(len(runs[i]) for i in order) <= MAX_STAMPS:
-        cmds, spans = [], []
-        for i in order:
-            spans.append((i, len(cmds), len(cmds) + len(runs[i])))
-            cmds += runs[i]
-        stamps = rt.submit_timed(cmds)
-        if stamps:  # from the previous run's end (every run writes C: they run one after another)
-            best = [float("inf")] * len(runs)
-            for i, a, b in spans[len(runs):]:
-                best[i] = min(best[i], (stamps[2 * b - 1] - stamps[2 * a - 1]) * 1e-9)
-            return best
+    dispatches, they go in two timed submits (each run timed from the previous run's end to its
+    last dispatch's end: every run writes C, so they run one after another): the warm-up pass and
+    the first round of all, then the other rounds of the candidates (`groups`: a candidate's
+    runs, default one each) within PRUNE of the fastest — a slow candidate's later rounds cannot
+    make it win, and on few-tile products the big tiles' runs took most of a first call's timing
+    (H200). Elsewhere one submit per run, every round of every run."""
+    groups = groups or [[i] for i in range(len(runs))]
+    every = list(range(len(runs)))
+    first = _timed_pass(rt, runs, every + every)
+    if first is not None:
+        best = [float("inf")] * len(runs)
+        for i, t in first[len(runs):]:
+            best[i] = t
+        fastest = min(sum(best[i] for i in g) for g in groups)
+        kept = sorted(i for g in groups if sum(best[i] for i in g) <= PRUNE * fastest for i in g)
+        order = []
+        for r in range(1, ROUNDS):
+            order += kept if r % 2 == 0 else kept[::-1]
+        for i, t in (_timed_pass(rt, runs, order) or []) if order else []:
+            best[i] = min(best[i], t)
+        return best
     for cmds in runs:
         _seconds(rt, cmds)
     best = [float("inf")] * len(runs)
@@ -241,6 +248,22 @@ def _best(rt: Any, runs: list) -> list[float]:
         for i in (range(len(runs)) if r % 2 == 0 else reversed(range(len(runs)))):
             best[i] = min(best[i], _seconds(rt, runs[i]))
     return best
+
+
+def _timed_pass(rt: Any, runs: list, order: list) -> list | None:
+    """[(run, seconds)] of `runs` in `order` in one timed submit, or None where that cannot be
+    (no timestamps, commands other than dispatches, more than a query set holds)."""
+    if not getattr(rt, "can_time", False) or 2 * sum(len(runs[i]) for i in order) > MAX_STAMPS \
+            or not all(c[0] == "dispatch" for i in order for c in runs[i]):
+        return None
+    cmds, spans = [], []
+    for i in order:
+        spans.append((i, len(cmds), len(cmds) + len(runs[i])))
+        cmds += runs[i]
+    stamps = rt.submit_timed(cmds)
+    if not stamps:
+        return None
+    return [(i, (stamps[2 * b - 1] - stamps[2 * a - 1 if a else 0]) * 1e-9) for i, a, b in spans]
 
 
 WARM_N = 1024  # the warm-up's product: WARM_N^3 on big tiles, WARM_REPEATS of them per probe
