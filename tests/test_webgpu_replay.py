@@ -130,3 +130,25 @@ def test_a_donated_output_shared_by_a_view_is_copied(device):
             out = bump(w)
             np.testing.assert_array_equal(np.asarray(flat), np.arange(12.0) * 2)
             np.testing.assert_array_equal(np.asarray(out), np.arange(12.0).reshape(3, 4) * 2 + 1)
+
+
+def test_outputs_taken_in_one_step_all_or_none(monkeypatch):
+    """`alloc_many` (a steady replay's outputs): pooled buffers first, each its preferred one when
+    free; if one allocation fails, every buffer taken goes back to the pool."""
+    from jaxweb._src.backends.gpu.device import size_class
+    be = GPU.backend
+    a, b = be.alloc(1000), be.alloc(5000)
+    be.free(a)
+    be.free(b)
+    pooled = len(be.pool)
+    got = be.alloc_many([1000, 5000], [(a.buf,), (b.buf,)])
+    assert [h.buf for h in got] == [a.buf, b.buf] and len(be.pool) == pooled - 2
+    for h in got:
+        be.free(h)
+
+    def refuse(nbytes):
+        raise MemoryError("no memory for the test")
+    monkeypatch.setattr(be, "alloc", refuse)
+    with pytest.raises(MemoryError):  # the 3rd has no pooled buffer of its class (~97 MB): refused
+        be.alloc_many([1000, 5000, (97 << 20) + 5], [(a.buf,), (b.buf,), ()])
+    assert len(be.pool) == pooled and size_class(1000) == a.cap

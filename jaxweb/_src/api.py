@@ -25,7 +25,7 @@ from .interpreters.rules import Zero, instantiate_zeros, tangent_dtype, Undefine
 from .jaxpr import ClosedJaxpr, convert_constvars_jaxpr, eval_jaxpr, trace_to_closed_jaxpr
 from .lax.ad_util import stop_gradient
 from .lax.reductions import reduce_sum
-from .executable import device_for, executable
+from .executable import call_kept, device_for
 from .pjit import jit_call
 from .stages import Lowered
 from .shape_dtype_struct import ShapeDtypeStruct
@@ -546,7 +546,7 @@ class _Jitted:
         self._donate_argnums, self._donate_argnames = donate_argnums, donate_argnames
         self._cache: dict = {}
         self._fast: dict = {}  # (avals, trace context) -> (jaxpr, out tree) of all-Array positional calls
-        self._exes: dict = {}  # id(jaxpr) -> (jaxpr, device, donated, its Executable): `_run`'s
+        self._exes: dict = {}  # `_run`'s Executables (executable.call_kept)
         self._last: tuple | None = None  # (in tree, avals, trace context, trace) of the last call (no statics)
         _JITTED.add(self)
 
@@ -621,20 +621,12 @@ class _Jitted:
         return tree_unflatten(out_tree, self._run(closed, flat, donated))
 
     def _run(self, closed: ClosedJaxpr, flat: list, donated: tuple) -> list:
-        """The call of `closed` on `flat`: as `jit_call` — which, when nothing is being traced and
-        every argument is a concrete Array, comes to running the jaxpr's Executable for the first
-        argument's device. That Executable is kept here, so a training loop's step goes straight
-        to it (no bind, no program cache lookup)."""
+        """`jit_call`; when nothing traces and every argument is a concrete Array, straight to the
+        Executable this function keeps for the trace (`executable.call_kept`: no bind, no lookup)."""
+        name = getattr(self._fun, "__name__", "fun")
         if core.dynamic_trace is not None or not flat or not set(map(type, flat)) <= _ARRAY:
-            return [as_array(o) for o in jit_call(closed, flat, getattr(self._fun, "__name__", "fun"), donated)]
-        device, donated = flat[0]._device, tuple(donated) if any(donated) else ()
-        hit = self._exes.get(id(closed))
-        if hit is None or hit[0] is not closed or hit[1] is not device or hit[2] != donated:
-            if len(self._exes) >= MAX_TRACES:
-                self._exes.clear()
-            exe = executable(closed, device, getattr(self._fun, "__name__", "fun"), donated)
-            hit = self._exes[id(closed)] = (closed, device, donated, exe)
-        return hit[3](flat)
+            return [as_array(o) for o in jit_call(closed, flat, name, donated)]
+        return call_kept(self._exes, closed, flat, donated, name)
 
     def _donated(self, args: tuple, kwargs: dict) -> tuple[bool, ...]:
         """Per flat dynamic argument: whether it is (inside) a donated argument."""

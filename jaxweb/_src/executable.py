@@ -11,7 +11,15 @@ A scalar argument (a Python number, `jnp.float32(v)`: a constant array of at mos
 elements) is written into the executable's own buffer for its position, rewritten only when
 its value changes: a training loop's step counter or learning rate then costs one buffer
 write per call and binds the same buffer every call, so the call can replay (webgpu replay.py).
-Positions the program returns, or donates, get the argument's own buffer as before.
+Where the backend can (`write_soon`), that write rides with the call's submit: on webgpu in
+Pyodide, inside the replay's one JS call. Positions the program returns, or donates, get the
+argument's own buffer as before.
+
+A steady call does little Python: arguments that hold their buffer whole are bound as they are
+(`_held`), the schedule's inputs come from a table made once (`_leaves`), outputs are wrapped
+from a per-schedule plan (execution.wrap_outputs) as Arrays known to be computed
+(`Array.realized`); api._Jitted keeps this Executable for its trace, so a loop's call reaches it
+without a bind or a cache lookup.
 """
 from __future__ import annotations
 
@@ -181,6 +189,24 @@ def executable(closed: ClosedJaxpr, device: Device, name: str, donated: Sequence
     if exe is None:
         exe = per[key] = Executable(closed, device, name, donated)
     return exe
+
+
+#: Executables a jitted function keeps for its quick path (`call_kept`): a loop needs one or two;
+#: kept strongly, so few (a program otherwise lives exactly as long as its jaxpr)
+MAX_KEPT = 8
+
+
+def call_kept(kept: dict, closed: ClosedJaxpr, flat: list, donated: Sequence[bool], name: str) -> list:
+    """`closed` run on `flat` (concrete Arrays, nothing tracing: what binding `jit` would come to)
+    by the Executable `kept` (a jitted function's own dict) holds for it, found or made as
+    `executable` makes it."""
+    device, donated = flat[0]._device, tuple(donated) if any(donated) else ()
+    hit = kept.get(id(closed))
+    if hit is None or hit[0] is not closed or hit[1] is not device or hit[2] != donated:
+        if len(kept) >= MAX_KEPT:  # the oldest goes
+            del kept[next(iter(kept))]
+        hit = kept[id(closed)] = (closed, device, donated, executable(closed, device, name, donated))
+    return hit[3](flat)
 
 
 def clear_cache() -> None:
