@@ -149,6 +149,7 @@ class GPUBackend(Backend):
     device_name = "GPU device"
     dtype_check = None
     grain = 4
+    _scratch: Any = None  # set while a replay runs kernels: where their temporaries come from
 
     def _at(self, lo: int) -> int:
         """Byte `lo` (a multiple of `grain`) as the runtime's position."""
@@ -245,7 +246,10 @@ class GPUBackend(Backend):
         type(self).dtype_check(dtypes.real_part_dtype(dt))
 
     def _temp(self, nbytes: int) -> Any:
-        """A buffer freed once the pending commands have been handed over."""
+        """A buffer freed once the pending commands have been handed over (`_scratch`'s while a
+        replay runs kernels, webgpu/replay.py: its pool holds buffers still to be read)."""
+        if self._scratch is not None:
+            return self._scratch(nbytes)
         h = self.alloc(nbytes)
         self._after.append(h)
         return h

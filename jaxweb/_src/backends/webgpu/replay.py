@@ -22,9 +22,15 @@ prepared schedule goes.
 
 A recording is forgotten when anything it names may be gone (`epoch`: the backend bumps it
 when it releases a bind group, destroys a buffer or replaces a lost device). Schedules with
-host steps (control flow the executor runs between kernels), views among the inputs, and
-runs that made temporaries (copies of views) are not recorded; nor is anything while the
-profiler traces (it times each kernel).
+host steps (control flow the executor runs between kernels) and views among the inputs are
+not recorded; nor is anything while the profiler traces (it times each kernel).
+
+The temporaries a kernel makes for itself (`_temp`: an in-place kernel of a donated input reads
+that input from a copy; views) never come from the pool while a call's kernels run: the memory
+steps ran first, so the pool holds buffers freed by the call that kernels still to come read. They
+are the schedule's own scratch (`Plan.scratch`, fresh buffers kept while the plan lives, within
+OWN_TOTAL), the same each run, so a donated training step is recorded and replays; past the budget
+each run makes fresh ones, freed after its submit, and is not recorded.
 """
 from __future__ import annotations
 
@@ -32,6 +38,8 @@ import operator
 from collections import OrderedDict
 from typing import Any
 
+from ...errors import ResourceExhaustedError
+from ..gpu.device import Handle, size_class
 from ..replay_steps import give_back, memory_steps, run_kernels, take_outputs
 
 MAX_RECORDINGS = 4  # per prepared schedule (a loop alternates between two sets of buffers)
@@ -60,7 +68,7 @@ class Recording:
 class Plan:
     """A prepared schedule's memory steps and its recordings (`Prepared.cache`)."""
     __slots__ = ("ok", "memory", "runs", "recordings", "had", "temps", "hits", "owned", "release", "order",
-                 "rest", "outs", "sizes", "aliases")
+                 "rest", "outs", "sizes", "aliases", "scratch", "scratch_of")
 
     def __init__(self, steps: list):
         self.had: dict[int, tuple] = {}  # schedule buffer -> the GPU buffers it had the last two runs
@@ -81,6 +89,8 @@ class Plan:
         self.outs: list | None = None
         self.sizes: list = []
         self.aliases: list = []
+        self.scratch: list = []  # the kernels' own temporaries, in the order they ask for them
+        self.scratch_of: Any = None  # the backend they count against (kept_bytes)
 
     def keep_temps(self, backend: Any, alloc: Any, free: Any, nbytes: dict) -> None:
         """Take this schedule's temporaries for good (see the module's docstring)."""
@@ -114,11 +124,50 @@ class Plan:
         self.owned = self.release = self.outs = None
         self.rest = self.memory
 
+    def drop_scratch(self, give_back: bool = True) -> None:
+        backend, self.scratch_of = self.scratch_of, None
+        if backend is None:
+            return
+        scratch, self.scratch = self.scratch, []
+        self.recordings.clear()  # they bind the scratch
+        backend.kept_bytes -= sum(h.cap for h in scratch)
+        if give_back:
+            for h in scratch:
+                backend.free(h)
+
     def __del__(self) -> None:
         try:
             self.drop_temps()
+            self.drop_scratch()
         except Exception:  # noqa: BLE001  (interpreter shutdown)
             pass
+
+
+def _scratch(backend: Any, plan: Plan) -> Any:
+    """The kernels' `_temp` for one run of `plan` (see the module's docstring): its i-th request
+    gets the plan's i-th scratch buffer, made fresh the first time (never from the pool)."""
+    used = 0
+
+    def take(nbytes: int) -> Handle:
+        nonlocal used
+        i, have, cap = used, plan.scratch, size_class(nbytes)
+        used += 1
+        if i < len(have) and have[i].cap >= nbytes:
+            return have[i]
+        try:
+            h = Handle(backend.rt.create_buffer(cap), cap, gen=backend.gen)
+        except Exception as e:
+            if "memory" in str(e).lower():
+                raise ResourceExhaustedError(nbytes, 0, 0, backend.max_buffer) from None
+            raise
+        if i == len(have) and backend.kept_bytes + cap <= OWN_TOTAL:
+            have.append(h)
+            backend.kept_bytes += cap
+            plan.scratch_of = backend
+        else:  # past the budget: this run's own, freed after its submit (and the run not recorded)
+            backend._after.append(h)
+        return h
+    return take
 
 
 def _plan(prepared: Any) -> Plan:
@@ -148,6 +197,8 @@ def submit(backend: Any, prepared: Any, inputs: list, alloc: Any, free: Any) -> 
     if own is not None and next(iter(own.values())).gen != backend.gen:  # made by a device since lost
         plan.drop_temps(give_back=False)
         own = None
+    if plan.scratch and plan.scratch[0].gen != backend.gen:
+        plan.drop_scratch(give_back=False)
     backend._hold += 1  # buffers freed below are still bound by the commands to come
     try:
         many = getattr(alloc, "many", None)
@@ -171,7 +222,11 @@ def submit(backend: Any, prepared: Any, inputs: list, alloc: Any, free: Any) -> 
                     plan.keep_temps(backend, alloc, free, nbytes)
                 return live
             epoch = backend.epoch
-            run_kernels(backend, plan.runs, bound)
+            backend._scratch = _scratch(backend, plan)
+            try:
+                run_kernels(backend, plan.runs, bound)
+            finally:
+                backend._scratch = None
             if not backend._after and not backend._doomed and backend.epoch == epoch:
                 plan.recordings[key] = Recording(epoch, list(backend._pending))
                 if len(plan.recordings) > MAX_RECORDINGS:
