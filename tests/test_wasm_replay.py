@@ -10,6 +10,7 @@ import pytest
 
 import jaxweb
 import jaxweb.numpy as jnp
+from donated_steps import run_adam
 from jaxweb._src.backends.wasm import replay
 from jaxweb._src.backends.wasm.allocator import ALIGN, Allocator
 
@@ -370,3 +371,17 @@ def test_programs_that_allocate_nothing_replay(fn):
             out = f(x)
         for o in jaxweb.tree.leaves(out):
             assert np.asarray(o).size in (1, 5)
+
+
+
+def test_a_donated_adam_step_replays_as_the_undonated_one():
+    """Parameters and both moments (same shapes) donated: each output takes its own input's
+    memory (compiler/memory.py pairs them as JAX does), not a rotating other's, so the call binds
+    the same addresses each step and replays as the undonated step does, with the same values."""
+    want, plain = run_adam(WASM, False, 10)
+    got, donated = run_adam(WASM, True, 10)
+    assert donated == plain and donated[4:] == [1] * 6, (donated, plain)
+    held, _ = run_adam(WASM, True, 10, hold=True)  # a second reference: the donation copies first
+    for g, h, w in zip(got, held, want):
+        np.testing.assert_array_equal(g, w)
+        np.testing.assert_array_equal(h, w)

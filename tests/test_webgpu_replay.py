@@ -7,6 +7,7 @@ import pytest
 
 import jaxweb
 import jaxweb.numpy as jnp
+from donated_steps import run_adam
 
 try:
     GPU = jaxweb.devices("webgpu")[0]
@@ -154,43 +155,22 @@ def test_outputs_taken_in_one_step_all_or_none(monkeypatch):
     assert len(be.pool) == pooled and size_class(1000) == a.cap
 
 
-def _adam_step(p, m, v, x, t):
-    """A two-layer MLP's Adam step: its in-place updates read their donated inputs from copies."""
-    def loss(p):
-        return jnp.sum(jnp.tanh(x @ p["w0"] + p["b0"]) @ p["w1"] ** 2)
-    g = jaxweb.grad(loss)(p)
-    m = jaxweb.tree.map(lambda m, g: 0.9 * m + 0.1 * g, m, g)
-    v = jaxweb.tree.map(lambda v, g: 0.999 * v + 0.001 * g * g, v, g)
-    c1, c2 = 1 - 0.9 ** t, 1 - 0.999 ** t
-    return jaxweb.tree.map(lambda w, m, v: w - 1e-2 * (m / c1) / (jnp.sqrt(v / c2) + 1e-8), p, m, v), m, v
-
-
-def _adam_run(donate, steps, hold=False):
-    r = np.random.default_rng(3)
-    p0 = {"w0": r.standard_normal((32, 16)), "b0": np.zeros(16), "w1": r.standard_normal((16, 10))}
-    with jaxweb.default_device(GPU):
-        step = jaxweb.jit(_adam_step, donate_argnums=(0, 1, 2) if donate else ())
-        p = {k: jnp.asarray(a.astype(np.float32)) for k, a in p0.items()}
-        m = {k: jnp.zeros(a.shape) for k, a in p0.items()}
-        v = {k: jnp.asarray(np.zeros(a.shape, np.float32)) for k, a in p0.items()}
-        x = jnp.asarray(r.standard_normal((8, 32)).astype(np.float32))
-        kept, replays = [], []
-        for t in range(1, steps + 1):
-            if hold:  # a second reference to a donated array: copied first, keeps its value
-                kept.append((p["w0"].reshape(-1), np.asarray(p["w0"])))
-            n = GPU.backend.stats["replays"]
-            p, m, v = step(p, m, v, x, float(t))
-            replays.append(GPU.backend.stats["replays"] - n)
-        for a, want in kept:
-            np.testing.assert_array_equal(np.asarray(a).reshape(want.shape), want)
-        return [np.asarray(a) for a in jaxweb.tree.leaves((p, m, v))], replays
-
-
 def test_a_donated_adam_step_gives_the_undonated_values():
     """The kernels' own temporaries (a donated input's copy) never reuse memory the call's memory
     steps freed up front: it may still be read by a later kernel (the first layer's update)."""
-    want, _ = _adam_run(False, 5)
+    want, _ = run_adam(GPU, False, 5)
     for hold in (False, True):
-        got, _ = _adam_run(True, 5, hold)
+        got, _ = run_adam(GPU, True, 5, hold)
         for g, w in zip(got, want):
             np.testing.assert_array_equal(g, w)
+
+
+def test_a_donated_adam_step_replays():
+    """Each output takes its own donated input's memory (paired as JAX pairs them, compiler/
+    memory.py), so the step binds the same buffers every call and replays as the undonated one
+    does: every call from the 8th (the 6th-7th record again once the temporaries are kept)."""
+    want, plain = run_adam(GPU, False, 12)
+    got, donated = run_adam(GPU, True, 12)
+    assert donated == plain and donated[7:] == [1] * 5, (donated, plain)
+    for g, w in zip(got, want):
+        np.testing.assert_array_equal(g, w)

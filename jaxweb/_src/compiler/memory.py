@@ -58,6 +58,8 @@ def plan(launches: list, outputs: Sequence[Node], kernels: list) -> Schedule:
             last[bid[id(v)]] = i
     donated = {b: n.shape[0] * n.dtype.itemsize for b, n in enumerate(inputs)
                if isinstance(n.arg, Input) and n.arg.donated and b not in keep}
+    partner = _partners(out_specs, inputs, donated, nbytes)
+    paired = set(partner.values())  # kept for their outputs: other buffers take other donated memory
     reused: set[int] = set()
     steps: list = []
     for i, (k, outs, ins) in enumerate(launches):
@@ -65,8 +67,10 @@ def plan(launches: list, outputs: Sequence[Node], kernels: list) -> Schedule:
         if not isinstance(k, Call):  # a control-flow step's sub-programs allocate what they return
             for v in outs:
                 b = bid[id(v)]
-                take = next((d for d, n in donated.items() if n == nbytes[b] and _may_take(d, i, k, ins, bid, last)),
-                            None)
+                take = partner.get(b)
+                if take not in donated or not _may_take(take, i, k, ins, bid, last):
+                    take = next((d for d, n in donated.items() if n == nbytes[b] and d not in paired
+                                 and _may_take(d, i, k, ins, bid, last)), None)
                 if take is not None:
                     del donated[take]
                     reused.add(take)
@@ -79,6 +83,25 @@ def plan(launches: list, outputs: Sequence[Node], kernels: list) -> Schedule:
             if last[b] == i and b >= len(inputs) and b not in keep:
                 steps.append(Free(b))
     return Schedule(steps, inputs, out_specs, nbytes, kernels, reused)
+
+
+def _partners(out_specs: list, inputs: list, donated: dict, nbytes: dict) -> dict:
+    """The donated input each program output takes first, paired as JAX pairs them (each output
+    in turn, the first unpaired donated input of its dtype and size, in argument order): a step
+    that returns updated versions of what it was given (a training loop's parameters) then keeps
+    each in the same memory every call, rather than the roles rotating through the buffers (which
+    would change the buffers a replay is keyed by, backends/*/replay.py)."""
+    free = sorted(donated, key=lambda d: inputs[d].arg.index)
+    pairs: dict[int, int] = {}
+    for spec in out_specs:
+        b = spec.buf
+        if b is None or b < len(inputs) or b in pairs:
+            continue
+        d = next((d for d in free if donated[d] == nbytes[b] and inputs[d].dtype == spec.dtype), None)
+        if d is not None:
+            pairs[b] = d
+            free.remove(d)
+    return pairs
 
 
 def _may_take(d: int, i: int, k, ins: list, bid: dict, last: dict) -> bool:
