@@ -6,8 +6,9 @@ before the kernel that writes it and freed right after the last kernel that read
 it (program outputs are never freed), so a program's peak is its largest live set
 plus what the device allocator wastes; the allocator reuses the freed blocks for
 later buffers. A donated input's memory (`donate_argnums`) is taken over by a later
-buffer of the same size once the input has been read for the last time — or by the
-kernel reading it, when that kernel reads it only at the element it writes. Because
+buffer of the same size (a program output takes first the donated input JAX pairs it with)
+once the input has been read for the last time — or by the kernel reading it, when that
+kernel reads it only at the element it writes. Because
 execution is in order, a backend may perform all of a schedule's allocations and
 frees first and then run every kernel in one call.
 """
