@@ -190,7 +190,7 @@ class MLPRun:
 def host_parts(label: str) -> None:
     """Where a replayed jitted step's host time goes (perf_counter around each part, N steps)."""
     import collections
-    from jaxweb._src import api, device, execution, executable
+    from jaxweb._src import device, execution, executable, jitted
     from jaxweb._src.backends.webgpu import replay
     step, p, mu, nu, x, y = mlp_setup()
     acc = collections.Counter()
@@ -214,7 +214,7 @@ def host_parts(label: str) -> None:
     for obj, name, part in ((type(step), "__call__", "the jitted call"), (executable.Executable, "__call__", "Executable"),
                             (replay, "submit", "replay (with the JS call)"), (be.rt, run, JS_CALL),
                             (replay, "take_outputs", "outputs' memory (pool)"),
-                            (api._Jitted, "_jaxpr", "arguments flattened, trace found"),
+                            (jitted._Jitted, "_jaxpr", "arguments flattened, trace found"),
                             (device.Buffer, "__del__", "last step's outputs freed"),
                             (execution, "wrap_outputs", "output nodes"), (executable.Executable, "_param", "scalar args")):
         if hasattr(obj, name):

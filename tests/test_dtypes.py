@@ -163,3 +163,28 @@ def test_issubdtype():
     assert jnp.issubdtype(jnp.bfloat16, jnp.floating)
     assert not jnp.issubdtype(jnp.uint8, jnp.signedinteger)
     assert jnp.issubdtype(jnp.float16, jnp.inexact)
+
+
+def test_scalar_types_of_python_scalars():
+    """`jnp.float32(0.5)` & co. take a quick path for a Python scalar (an optimizer's bias
+    correction each step): the same 0-d array as `jnp.asarray(x, dtype)`: strong dtype,
+    canonicalized without x64, the value cast as numpy casts, the default device."""
+    a = jnp.float32(0.5)
+    assert (a.dtype, a.weak_type, a.shape, repr(a)) == (jnp.float32, False, (), "Array(0.5, dtype=float32)")
+    assert jnp.int32(7.9).item() == 7 and jnp.int8(-1).item() == -1 and jnp.bool_(2).item() is True
+    assert jnp.complex64(1 + 2j).item() == 1 + 2j and jnp.bfloat16(1).dtype == jnp.bfloat16
+    assert jnp.float64(0.1).dtype == jnp.float32 and jnp.int64(3).dtype == jnp.int32
+    with jax.enable_x64():
+        assert jnp.float64(0.1).dtype == jnp.float64 and jnp.float64(0.1).item() == 0.1
+    with pytest.raises(OverflowError):
+        jnp.uint8(300)
+    dev = jax.devices()[-1]
+    with jax.default_device(dev):
+        assert jnp.float32(2).device == dev
+    for st in (jnp.float32, jnp.float16, jnp.int32, jnp.uint32, jnp.bool_, jnp.complex64):
+        for x in (0.5, -0.0, float("nan"), 3, -1, True, 7.9):
+            if st in (jnp.uint32,) and x == -1:
+                continue
+            got, want = st(x), jnp.asarray(x, dtype=st)
+            assert (repr(got), got.dtype, got.weak_type, got.device) == \
+                (repr(want), want.dtype, want.weak_type, want.device), (st, x)

@@ -1,4 +1,4 @@
-"""The jitted call's quick path (api._Jitted: the last call's argument structure matched by identity,
+"""The jitted call's quick path (jitted._Jitted: the last call's argument structure matched by identity,
 the trace's Executable kept, executable.call_kept): it must give what the full path gives."""
 import numpy as np
 

@@ -10,7 +10,8 @@ import contextlib
 from typing import Any, Callable, Iterator, Sequence
 
 from . import config as _config, core, dtypes, executable, pjit
-from .api import clear_jit_caches, jit, vjp
+from .api import jit, vjp
+from .jitted import clear_jit_caches
 from .lax import linalg as lax_linalg
 from .tree_util import tree_map, Partial, tree_flatten, tree_unflatten
 from .device import Device, local_devices, default_backend, devices

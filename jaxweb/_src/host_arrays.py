@@ -33,6 +33,15 @@ def scalar(a: Any, dt: dtypes.DType, weak: bool = False) -> Array:
     return Array.constant(core.ShapedArray((), dt, weak), default_device(), hostdata.coerce_scalar(a, dt))
 
 
+def from_python_scalar(a: Any, dtype: dtypes.DType | None) -> Array:
+    """The 0-d Array of a Python bool/int/float/complex `a`, of canonical `dtype` (given: not
+    weak) or of `a`'s own default (weak unless a bool). `jnp.float32(0.5)` comes straight here
+    (an optimizer's bias correction, every step), past `jnp.asarray`'s checks for other inputs."""
+    dt = dtype or core.get_aval(a).dtype
+    check_int_range([a], dt)
+    return scalar(a, dt, weak=dtype is None and not isinstance(a, bool))
+
+
 def leaves(a: Any) -> list:
     """The non-sequence leaves of nested lists/tuples (arrays and numpy arrays are leaves)."""
     if isinstance(a, (list, tuple)):
@@ -88,9 +97,7 @@ def from_host(a: Any, dtype: Any = None) -> Array:
     if isinstance(a, Array) and dtype in (None, a.dtype):
         return a
     if core.is_python_scalar(a):
-        dt = dtype or core.get_aval(a).dtype
-        check_int_range([a], dt)
-        return scalar(a, dt, weak=dtype is None and not isinstance(a, bool))
+        return from_python_scalar(a, dtype)
     np = hostdata.numpy_or_none()
     if np is not None and isinstance(a, (np.ndarray, np.generic)):
         if a.dtype.name == "object":

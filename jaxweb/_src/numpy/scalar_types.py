@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from .. import dtypes
+from .. import core, dtypes
+from ..host_arrays import from_python_scalar
 from .creation import asarray
 
 
@@ -16,6 +17,8 @@ class ScalarType(dtypes.ScalarType):
     """What `jnp.float32` is: a dtype-like callable that makes 0-d arrays."""
 
     def __call__(self, x: Any = 0) -> Any:
+        if core.is_python_scalar(x):  # what asarray does for one, without its checks for other inputs
+            return from_python_scalar(x, dtypes.canonicalize_dtype(self._dtype))
         return asarray(x, dtype=self._dtype)
 
 

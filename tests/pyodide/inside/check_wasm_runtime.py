@@ -68,6 +68,24 @@ def test_large_roundtrip_is_exact_and_quick(rt):
     assert rt.read(PAGE + 3, 3) == b"xyz" and len(buf) == 16
 
 
+def test_big_reads_are_fresh_whole_copies(rt):
+    """`read` hands out an uninitialized bytearray that the shim fills whole: every byte is the
+    memory's, even where the allocator reuses the last read's freed block, and writing into
+    the result leaves the memory as it was."""
+    n = 1 << 20
+    rt.grow(2 * n // PAGE + 1)
+    a, b = bytes(range(256)) * (n // 256), bytes(reversed(range(256))) * (n // 256)
+    rt.write(PAGE, a)
+    rt.write(PAGE + n, b)
+    first = rt.read(PAGE, n)
+    assert first == a
+    first[:4] = b"XXXX"
+    assert rt.read(PAGE, 4) == a[:4]
+    del first
+    assert rt.read(PAGE + n, n) == b
+    assert rt.read(PAGE, 0) == b""
+
+
 def _fill_module(shared: bool) -> bytes:
     """run(start, end, ptr): for i in [start, end): i32 at ptr + 4 i = 3 i."""
     from jaxweb._src.backends.wasm.assembler import Func, Module

@@ -244,13 +244,16 @@ class PyodideRuntime:
 
     # Python buffers cross as PyProxies that the shim reads or fills in place
     # (one copy each way, none through an intermediate JS array).
-    def read(self, ptr: int, nbytes: int) -> bytes:
+    def read(self, ptr: int, nbytes: int) -> bytearray:
+        """A fresh copy of `nbytes` at `ptr`: one copy, straight from the Wasm memory into an
+        uninitialized bytearray the shim fills whole (no zero-fill, no second copy to bytes);
+        every caller reads it or copies it (webgpu's read returns the same kind)."""
         self._run_batch()  # what is queued runs before the memory is touched
         assert 0 <= ptr and ptr + nbytes <= self.memory_size()
-        out = bytearray(nbytes)
+        out = host.uninitialized(nbytes)
         if nbytes:
             self._shim.readInto(self._mem, ptr, out)
-        return bytes(out)
+        return out
 
     def copy(self, dst: int, src: int, nbytes: int) -> None:
         assert 0 <= min(dst, src) and max(dst, src) + nbytes <= self.memory_size()
