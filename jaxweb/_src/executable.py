@@ -18,7 +18,7 @@ argument's own buffer as before.
 A steady call does little Python: arguments that hold their buffer whole are bound as they are
 (`_held`), the schedule's inputs come from a table made once (`_leaves`), outputs are wrapped
 from a per-schedule plan (execution.wrap_outputs) as Arrays known to be computed
-(`Array.realized`); api._Jitted keeps this Executable for its trace, so a loop's call reaches it
+(`Array.realized`); jitted._Jitted keeps this Executable for its trace, so a loop's call reaches it
 without a bind or a cache lookup.
 """
 from __future__ import annotations
