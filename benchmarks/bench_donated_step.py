@@ -4,11 +4,11 @@ the backend's replays per call. A donated step replays like the undonated one (w
 compiler/memory.py's pairing of outputs with donated inputs).
 
     python benchmarks/bench_donated_step.py webgpu [steps]
+    bash scripts/run_on_gpu.sh benchmarks/bench_donated_step.py webgpu [steps]   (Pyodide: no numpy)
 """
+import statistics
 import sys
 import time
-
-import numpy as np
 
 import jaxweb
 import jaxweb.numpy as jnp
@@ -17,15 +17,15 @@ from mlp_step import adam_step, mlp_init
 
 def run(dev, donate: bool, steps: int) -> tuple[float, list, float]:
     """(median host ms per call after the first 10, replays per call, final loss)."""
-    rng = np.random.default_rng(0)
     stats = getattr(dev.backend, "stats", {})
     with jaxweb.default_device(dev):
         f = jaxweb.jit(adam_step, donate_argnums=(0, 1, 2) if donate else ())
         p = mlp_init(jaxweb.random.key(0))
         m = {k: jnp.zeros_like(w) for k, w in p.items()}
         v = {k: jnp.zeros_like(w) for k, w in p.items()}
-        x = jnp.asarray(rng.standard_normal((128, 784)).astype(np.float32))
-        y = jnp.asarray(rng.integers(0, 10, 128))
+        kx, ky = jaxweb.random.split(jaxweb.random.key(1))
+        x = jaxweb.random.normal(kx, (128, 784), jnp.float32)
+        y = jaxweb.random.randint(ky, (128,), 0, 10)
         reps, times = [], []
         for t in range(1, steps + 1):
             r0 = stats.get("replays", 0)
@@ -34,7 +34,7 @@ def run(dev, donate: bool, steps: int) -> tuple[float, list, float]:
             times.append(time.perf_counter() - t0)
             l.block_until_ready()
             reps.append(stats.get("replays", 0) - r0)
-        return 1e3 * float(np.median(times[10:])), reps, float(l)
+        return 1e3 * statistics.median(times[10:]), reps, float(l)
 
 
 def main() -> None:
