@@ -21,7 +21,7 @@ from ..custom_derivatives import custom_jvp
 from ..lax import complex as lax_complex, elementwise as lax
 from .util import (broadcast_to_shape, check_arraylike, ensure_array, promote_args, promote_args_inexact,
     broadcast_shapes)
-from .ufuncs_math import copysign
+from .ufuncs_math import _strong, copysign
 
 #: Floating formats: dtype name -> (exponent bits, mantissa bits, same-width int dtype).
 _FORMATS = {"float16": (5, 10, dtypes.int16), "bfloat16": (8, 7, dtypes.int16),
@@ -175,11 +175,6 @@ def spacing(x: Any, /) -> Any:
     smallest = float(dtypes.finfo(_aval(x).dtype).smallest_subnormal)
     out = lax.select(lax.eq(away, 0.0), copysign(lax.full_like(x, smallest), x), away)
     return _strong(out)
-
-
-def _strong(x: Any) -> Any:
-    """x without its weak type (JAX's result here is built from typed constants)."""
-    return lax.convert_element_type(x, _aval(x).dtype, False)
 
 
 def angle(z: Any, deg: bool = False) -> Any:
