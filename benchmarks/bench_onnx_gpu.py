@@ -61,17 +61,18 @@ def bench(name: str, feeds: dict, per_call: int, unit: str, dev, modes: tuple = 
     path = os.path.join(HERE, f"{name}.skeleton.onnx")
     with jaxweb.default_device(dev):
         model = jaxweb.onnx.load(path, base_dir=_weights(path))
-        fns, first, rounds = {}, {}, {m: [] for m in modes}
+        fns, first, outs, rounds = {}, {}, {}, {m: [] for m in modes}
+        prev = gemm.BATCHED
         for mode in modes:  # each traced and compiled under its mode
             gemm.BATCHED = mode
             try:
                 fns[mode] = jaxweb.jit(lambda p, a: model.apply(p, **a))
                 t = time.perf_counter()
-                out = fns[mode](model.params, feeds)
+                out = outs[mode] = fns[mode](model.params, feeds)
                 out.block_until_ready()
                 first[mode] = time.perf_counter() - t
             finally:
-                gemm.BATCHED = None
+                gemm.BATCHED = prev
         for r in range(1 if SMALL else 3):  # a GPU warm-up before each round: this host's clocks swing
             warm = getattr(dev.backend, "warm_up", None)
             if warm is not None:
@@ -90,7 +91,7 @@ def bench(name: str, feeds: dict, per_call: int, unit: str, dev, modes: tuple = 
             label = name if mode is None else f"{name} batched {'on' if mode else 'off'}"
             print(f"{label:10s} {dev.platform:7s} first call {first[mode]:7.2f} s, median {best[mode] * 1e3:9.2f} ms, "
                   f"{per_call / best[mode]:10.1f} {unit}/s  (rounds' medians {spread} ms; "
-                  f"finite: {bool(jnp.all(jnp.isfinite(out)))})", flush=True)
+                  f"finite: {bool(jnp.all(jnp.isfinite(outs[mode])))})", flush=True)
         if False in best and True in best:
             print(f"{name} batched on / off: {best[True] / best[False]:.3f} x", flush=True)
 
