@@ -92,27 +92,9 @@ class Pool:
         return buf
 
     def take_many(self, caps: list[int], prefer: list[tuple]) -> list:
-        """`take(cap, want)` for each pair, in one pass (a replayed call's outputs: webgpu
-        `alloc_many`); None where the pool has no buffer of that class."""
-        free_of, lru, out = self.free, self.lru, []
-        for cap, want in zip(caps, prefer):
-            free = free_of.get(cap)
-            if not free:
-                out.append(None)
-                continue
-            for buf in want:
-                entry = lru.get(id(buf))
-                if entry is not None and entry[1] is buf and entry[0] == cap:
-                    i = len(free) - 1
-                    while free[i] is not buf:
-                        i -= 1
-                    free[i], free[-1] = free[-1], buf
-                    break
-            buf = free.pop()
-            del lru[id(buf)]
-            self.bytes -= cap
-            out.append(buf)
-        return out
+        """`take(cap, want)` for each pair (a replayed call's outputs: webgpu `alloc_many`);
+        None where the pool has no buffer of that class."""
+        return [self.take(cap, want) for cap, want in zip(caps, prefer)]
 
     def give(self, cap: int, buf: Any, limit: int) -> list:
         """Keep `buf` (of class `cap`) within `limit` bytes; returns the buffers to destroy

@@ -604,8 +604,10 @@ class WebGPUBackend(GPUBackend):
         labels, self._labels = self._labels, {}
         writes, self._writes = self._writes, []
         try:
+            replay = getattr(self.rt, "replay", None) if rec is not None else None
+            if replay is None:  # else the runtime's replay issues them, in the same call
+                self._write_now(writes)
             if rec is not None:
-                replay = getattr(self.rt, "replay", None)
                 if rec.encoded is None:  # the runtime's own form of the commands, made once
                     rec.encoded = self.rt.encode(rec.cmds) if replay is not None else rec.cmds
                     rec.forget = getattr(self.rt, "forget", None)
@@ -617,10 +619,8 @@ class WebGPUBackend(GPUBackend):
                 if replay is not None:
                     replay(rec.encoded, writes)
                 else:
-                    self._write_now(writes)
                     self.rt.submit(rec.encoded)
             elif cmds:
-                self._write_now(writes)
                 self.stats["submits"] += 1
                 self.stats["dispatches"] += sum(c[0] == "dispatch" for c in cmds)
                 trace = profiler.active()
@@ -628,8 +628,6 @@ class WebGPUBackend(GPUBackend):
                     self.rt.submit(cmds)
                 else:
                     self._submit_traced(trace, cmds, labels)
-            else:
-                self._write_now(writes)
         except Exception as e:
             lost = self._lost(e)
             if lost is not e:
