@@ -12,7 +12,7 @@ import time
 
 import jaxweb
 import jaxweb.numpy as jnp
-from mlp_step import adam_step, mlp_init
+from mlp_step import B1, B2, adam_step, mlp_init
 
 
 def run(dev, donate: bool, steps: int) -> tuple[float, list, float]:
@@ -30,7 +30,7 @@ def run(dev, donate: bool, steps: int) -> tuple[float, list, float]:
         for t in range(1, steps + 1):
             r0 = stats.get("replays", 0)
             t0 = time.perf_counter()
-            p, m, v, l = f(p, m, v, x, y, 1 / (1 - 0.9 ** t), 1 / (1 - 0.999 ** t))
+            p, m, v, l = f(p, m, v, x, y, 1 / (1 - B1 ** t), 1 / (1 - B2 ** t))
             times.append(time.perf_counter() - t0)
             l.block_until_ready()
             reps.append(stats.get("replays", 0) - r0)

@@ -64,7 +64,7 @@ def _allocated(device: Any, sizes: list[int], make: Any, what: str) -> Any:
 class Allocator:
     """`alloc` and `free` on one device as a schedule's run takes them (`Backend.submit`), made
     once per device. `many` allocates several buffers in one step, through the backend's
-    `alloc_many` (webgpu: a replayed jitted call's outputs, each preferring given buffers)."""
+    `alloc_many` (wasm, webgpu: a replayed jitted call's outputs, each preferring given buffers)."""
 
     __slots__ = ("device",)
 

@@ -117,7 +117,7 @@ class PyodideRuntime:
         rec = array.array("i")
         for handle, bounds, args in queued:
             if handle is None:  # a copy: instance 0, then memory, dst, src, nbytes (unsigned)
-                rec.extend((0, self._mem, *[((a + (1 << 31)) % _I32) - (1 << 31) for a in args]))
+                rec.extend((0, self._mem, *_i32s(args)))
                 continue
             rec.append(self._instances[handle])
             if bounds is None:
@@ -136,7 +136,7 @@ class PyodideRuntime:
         queued = []
         for handle, total, args, align in launches:
             bounds = None if align is None else self._split_bounds(total, align)
-            args = [((a + (1 << 31)) % _I32) - (1 << 31) for a in args]
+            args = _i32s(args)
             queued.append((handle, bounds, [0, total, *args] if bounds is None else args))
         return to_js(self._records(queued)), [q[0] for q in queued]
 
@@ -192,7 +192,7 @@ class PyodideRuntime:
         self._shim.release("instance", inst)
 
     def call(self, handle: int, args: tuple) -> None:
-        args = [((a + (1 << 31)) % _I32) - (1 << 31) for a in args]
+        args = _i32s(args)
         if self._batch is not None:
             self._queue((handle, None, args))
             return
@@ -206,7 +206,7 @@ class PyodideRuntime:
         if bounds is None:
             self.call(handle, (0, total, *args))
             return
-        args = [((a + (1 << 31)) % _I32) - (1 << 31) for a in args]
+        args = _i32s(args)
         if self._batch is not None:
             self._queue((handle, bounds, args))
             return
@@ -287,6 +287,11 @@ class PyodideRuntime:
             self._soon = array.array("i")
         self._soon.extend((-1, self._mem, ptr, n // 4))
         self._soon.extend(data.cast("i"))
+
+
+def _i32s(args) -> list[int]:
+    """Integer arguments as the signed int32 values JavaScript receives (each modulo 2**32)."""
+    return [((a + (1 << 31)) % _I32) - (1 << 31) for a in args]
 
 
 def _small(ptr: int, n: int) -> bool:

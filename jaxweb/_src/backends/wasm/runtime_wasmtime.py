@@ -67,7 +67,7 @@ class _Generation:
         self.live: set[int] = set()   # handles loaded in this generation and not unloaded
         self.loaded = 0
         self.stores: dict[int, wasmtime.Store] = {}   # thread id -> store
-        self.funcs: dict[tuple, tuple] = {}  # (thread id, handle) -> (context, run, its parameter count, store)
+        self.funcs: dict[tuple, tuple] = {}  # (thread id, handle) -> `_func`'s tuple
 
 
 class WasmtimeRuntime:
@@ -151,7 +151,8 @@ class WasmtimeRuntime:
                 gen.stores.clear()
 
     def _func(self, handle: int) -> tuple:
-        """(store context, `run` as a C struct, its parameter count, store) on this thread."""
+        """(store context, `run` as a C struct, its parameter count, store, `run` itself) on this
+        thread; the store and `run` are kept alive for the context and the struct's reference."""
         gen = self._gen_of[handle]
         tid = threading.get_ident()
         got = gen.funcs.get((tid, handle))
