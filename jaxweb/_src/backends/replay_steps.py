@@ -1,5 +1,5 @@
-"""What a backend's replay of a prepared schedule does besides its own recordings (wasm/replay.py;
-webgpu/replay.py does the same steps its own way): the schedule's memory steps run alone, in
+"""What a backend's replay of a prepared schedule does besides its own recordings (wasm/replay.py,
+webgpu/replay.py): the schedule's steps split into memory steps and kernel runs; the memory steps run alone, in
 their order, before any kernel (kernels never allocate, so each buffer gets what the ordinary
 interleaved run would give it, and the buffers' identities key the recordings); each allocation
 first offered what that buffer had two runs ago, else one run ago (a training loop then binds
@@ -9,6 +9,18 @@ kernels run the ordinary way when a run is recorded; and on failure the buffers 
 from __future__ import annotations
 
 from typing import Any, Callable
+
+
+def split_steps(steps: list) -> tuple[bool, list, list, set]:
+    """A prepared schedule's steps as a replay uses them: (whether it can replay — no host steps
+    (kind 3) —, its memory steps (kinds 0, 2, 4), its kernel runs (kind 1 with a program), its
+    temporaries: the buffers it both allocates and frees, where each is allocated and freed once)."""
+    memory = [s for s in steps if s[0] in (0, 2, 4)]
+    runs = [s for s in steps if s[0] == 1 and s[1] is not None]
+    made = [s[1] for s in memory if s[0] == 0]
+    freed = [s[1] for s in memory if s[0] == 2]
+    once = len(set(made)) == len(made) and len(set(freed)) == len(freed)
+    return all(s[0] != 3 for s in steps), memory, runs, set(made) & set(freed) if once else set()
 
 
 def memory_steps(memory: list, had: dict, inputs: list, alloc: Callable, free: Callable, nbytes: dict,

@@ -38,7 +38,7 @@ import weakref
 from collections import OrderedDict
 from typing import Any
 
-from ..replay_steps import give_back, memory_steps, run_kernels, take_outputs
+from ..replay_steps import give_back, memory_steps, run_kernels, split_steps, take_outputs
 
 ENABLED = True  # off: every call runs as Backend.submit does (benchmarks/bench_wasm_replay.py --no-replay)
 MAX_RECORDINGS = 4  # per prepared schedule
@@ -53,16 +53,10 @@ class Plan:
                  "aliases", "__weakref__")
 
     def __init__(self, steps: list):
-        self.ok = all(s[0] != 3 for s in steps)
-        self.memory = [s for s in steps if s[0] in (0, 2, 4)]
-        self.runs = [s for s in steps if s[0] == 1 and s[1] is not None]
+        self.ok, self.memory, self.runs, self.temps = split_steps(steps)
         self.recordings: OrderedDict[tuple, tuple] = OrderedDict()  # addresses -> (epoch, encoded)
         self.seen = 0
         self.had: dict[int, tuple] = {}  # schedule buffer -> its addresses the last two runs
-        made = [s[1] for s in self.memory if s[0] == 0]
-        freed = [s[1] for s in self.memory if s[0] == 2]
-        self.temps = set(made) & set(freed) if len(set(made)) == len(made) and len(set(freed)) == len(freed) \
-            else set()
         self.scratch: dict[int, int] | None = None  # temporaries kept: schedule buffer -> address
         self.outs = self.sizes = self.aliases = None  # memory steps that are one allocation step
         self._lean()

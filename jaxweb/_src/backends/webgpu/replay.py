@@ -40,7 +40,7 @@ from typing import Any
 
 from ...errors import ResourceExhaustedError
 from ..gpu.device import Handle, size_class
-from ..replay_steps import give_back, memory_steps, run_kernels, take_outputs
+from ..replay_steps import give_back, memory_steps, run_kernels, split_steps, take_outputs
 
 MAX_RECORDINGS = 4  # per prepared schedule (a loop alternates between two sets of buffers)
 OWN_AFTER = 2  # replays before a schedule keeps its temporaries
@@ -72,13 +72,8 @@ class Plan:
 
     def __init__(self, steps: list):
         self.had: dict[int, tuple] = {}  # schedule buffer -> the GPU buffers it had the last two runs
-        self.ok = all(s[0] != 3 for s in steps)
-        self.memory = [s for s in steps if s[0] in (0, 2, 4)]
-        self.runs = [s for s in steps if s[0] == 1 and s[1] is not None]
+        self.ok, self.memory, self.runs, self.temps = split_steps(steps)
         self.recordings: OrderedDict[tuple, Recording] = OrderedDict()
-        made = [s[1] for s in self.memory if s[0] == 0]
-        freed = [s[1] for s in self.memory if s[0] == 2]
-        self.temps = (set(made) & set(freed)) if len(set(made)) == len(made) and len(set(freed)) == len(freed) else set()
         self.hits = 0
         self.owned: dict[int, Any] | None = None  # temporaries kept: schedule buffer -> handle
         self.release: Any = None  # (backend, free, nbytes) to give them back
