@@ -237,6 +237,12 @@ class WebGPUBackend(GPUBackend):
         self._renew(reason)
         return DeviceLostError(self._lost_message(reason))
 
+    def _raise_if_lost(self, error: Exception) -> None:
+        """Raise DeviceLostError (from `error`) if the device is gone (then replaced); else return."""
+        lost = self._lost(error)
+        if lost is not error:
+            raise lost from error
+
     # ------------------------------------------------------------ memory
     def alloc(self, nbytes: int) -> Handle:
         if not self._pending and not self._hold:  # between schedules: a device lost since is replaced
@@ -423,9 +429,7 @@ class WebGPUBackend(GPUBackend):
         except Exception as e:
             for s in started:
                 self._pipelines.pop(s.code, None)
-            lost = self._lost(e)
-            if lost is not e:
-                raise lost from e
+            self._raise_if_lost(e)
             raise
         failed, made = None, {}
         for s, (pipe, err) in zip(started, done):
@@ -469,9 +473,7 @@ class WebGPUBackend(GPUBackend):
             try:
                 pipe = self.rt.pipeline(code)
             except WGSLError as e:
-                lost = self._lost(e)
-                if lost is not e:
-                    raise lost from e
+                self._raise_if_lost(e)
                 raise
             self._pipelines[code] = pipe
             self._names[id(pipe)] = name
@@ -487,9 +489,7 @@ class WebGPUBackend(GPUBackend):
             try:
                 made = batch(missing)
             except WGSLError as e:  # which shader it was: compiled one by one below, as before
-                lost = self._lost(e)
-                if lost is not e:
-                    raise lost from e
+                self._raise_if_lost(e)
             else:
                 for code, pipe in zip(missing, made):
                     self._pipelines[code] = pipe
@@ -629,9 +629,7 @@ class WebGPUBackend(GPUBackend):
                 else:
                     self._submit_traced(trace, cmds, labels)
         except Exception as e:
-            lost = self._lost(e)
-            if lost is not e:
-                raise lost from e
+            self._raise_if_lost(e)
             if isinstance(e, WGSLError):
                 raise
             # validation or out of memory at submit: name what ran
