@@ -252,6 +252,11 @@ class WebGPUBackend(GPUBackend):
             if self.rt.alive(buf):
                 return Handle(buf, cap, gen=self.gen)
             self._drop_groups(buf)  # its finalizer ran after it came back (same GC pass)
+        return self.new_buffer(nbytes, cap)
+
+    def new_buffer(self, nbytes: int, cap: int) -> Handle:
+        """A GPU buffer of size class `cap` made now, not from the pool (`alloc`; replay.py's
+        scratch): too big or out of memory raise ResourceExhaustedError, a lost device DeviceLostError."""
         if cap > self.max_buffer:
             raise ResourceExhaustedError(nbytes, self.max_buffer, 0, self.max_buffer)
         try:

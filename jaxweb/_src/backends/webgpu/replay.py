@@ -38,7 +38,6 @@ import operator
 from collections import OrderedDict
 from typing import Any
 
-from ...errors import ResourceExhaustedError
 from ..gpu.device import Handle, size_class
 from ..replay_steps import give_back, memory_steps, run_kernels, split_steps, take_outputs
 
@@ -149,12 +148,7 @@ def _scratch(backend: Any, plan: Plan) -> Any:
         used += 1
         if i < len(have) and have[i].cap >= nbytes:
             return have[i]
-        try:
-            h = Handle(backend.rt.create_buffer(cap), cap, gen=backend.gen)
-        except Exception as e:
-            if "memory" in str(e).lower():
-                raise ResourceExhaustedError(nbytes, 0, 0, backend.max_buffer) from None
-            raise
+        h = backend.new_buffer(nbytes, cap)
         if i == len(have) and backend.kept_bytes + cap <= OWN_TOTAL:
             have.append(h)
             backend.kept_bytes += cap
