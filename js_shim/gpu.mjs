@@ -211,50 +211,64 @@ export const OP = Object.freeze({
 const ARITY = { 1: 5, 2: 5, 3: 3 };
 
 /**
- * Record a command list (Int32Array) into encoder `enc`. Consecutive dispatches share one
- * compute pass, except when `querySet` is given: then each dispatch gets its own pass
- * writing its begin and end timestamps at 2k and 2k+1. Returns [commands, dispatches].
+ * A command list (Int32Array) as the GPU objects it names: per command [op, ...operands] with
+ * pipelines, bind groups and buffers looked up (a bad opcode or id throws here, before any
+ * encoding). `run` encodes it at once, `record` keeps it for `replay`.
  */
-function encode(enc, cmds, querySet = null) {
-  let pass = null;
-  let n = 0;
-  let k = 0;
-  for (let i = 0; i < cmds.length; n++) {
+function decode(cmds) {
+  const list = [];
+  for (let i = 0; i < cmds.length;) {
     const op = cmds[i];
-    const a = cmds.subarray(i + 1, i + 1 + (ARITY[op] ?? 0));
     if (!(op in ARITY)) throw new RangeError(`jaxweb gpu shim: bad opcode ${op} at ${i}`);
-    i += 1 + ARITY[op];
     if (op === OP.DISPATCH) {
+      list.push([op, get(pipelines, cmds[i + 1], 'pipeline'), get(bindGroups, cmds[i + 2], 'bind group'), cmds[i + 3], cmds[i + 4], cmds[i + 5]]);
+    } else if (op === OP.COPY) {
+      list.push([op, get(buffers, cmds[i + 1], 'buffer'), cmds[i + 2], get(buffers, cmds[i + 3], 'buffer'), cmds[i + 4], cmds[i + 5]]);
+    } else {
+      list.push([op, get(buffers, cmds[i + 1], 'buffer'), cmds[i + 2], cmds[i + 3]]);
+    }
+    i += 1 + ARITY[op];
+  }
+  return list;
+}
+
+/**
+ * Record decoded commands (`decode`) into encoder `enc`. Consecutive dispatches share one
+ * compute pass, except when `querySet` is given: then each dispatch gets its own pass
+ * writing its begin and end timestamps at 2k and 2k+1.
+ */
+function encode(enc, list, querySet = null) {
+  let pass = null;
+  let k = 0;
+  for (const c of list) {
+    if (c[0] === OP.DISPATCH) {
       if (querySet) {
         pass = enc.beginComputePass({ timestampWrites: { querySet, beginningOfPassWriteIndex: 2 * k, endOfPassWriteIndex: 2 * k + 1 } });
       } else {
         pass ??= enc.beginComputePass();
       }
-      pass.setPipeline(get(pipelines, a[0], 'pipeline'));
-      pass.setBindGroup(0, get(bindGroups, a[1], 'bind group'));
-      pass.dispatchWorkgroups(a[2], a[3], a[4]);
+      pass.setPipeline(c[1]);
+      pass.setBindGroup(0, c[2]);
+      pass.dispatchWorkgroups(c[3], c[4], c[5]);
       k++;
       if (querySet) { pass.end(); pass = null; }
       continue;
     }
     if (pass) { pass.end(); pass = null; }
-    if (op === OP.COPY) {
-      enc.copyBufferToBuffer(get(buffers, a[0], 'buffer'), a[1], get(buffers, a[2], 'buffer'), a[3], a[4]);
-    } else {
-      enc.clearBuffer(get(buffers, a[0], 'buffer'), a[1], a[2]);
-    }
+    if (c[0] === OP.COPY) enc.copyBufferToBuffer(c[1], c[2], c[3], c[4], c[5]);
+    else enc.clearBuffer(c[1], c[2], c[3]);
   }
   if (pass) pass.end();
-  return [n, k];
 }
 
 /** Execute a command list (Int32Array) in one command buffer and one submit; returns its length. */
 export function run(cmds) {
   const d = need();
+  const list = decode(cmds);
   const enc = d.createCommandEncoder();
-  const [n] = encode(enc, cmds);
+  encode(enc, list);
   d.queue.submit([enc.finish()]);
-  return n;
+  return list.length;
 }
 
 // Recorded command lists (a jitted call's commands, replayed every call: webgpu/replay.py),
@@ -264,21 +278,7 @@ const recordings = [null];
 
 /** Keep command list `cmds` (Int32Array, as `run` takes it) for `replay`; returns its number. */
 export function record(cmds) {
-  const list = [];
-  for (let i = 0; i < cmds.length;) {
-    const op = cmds[i];
-    if (!(op in ARITY)) throw new RangeError(`jaxweb gpu shim: bad opcode ${op} at ${i}`);
-    const a = Array.from(cmds.subarray(i + 1, i + 1 + ARITY[op]));
-    i += 1 + ARITY[op];
-    if (op === OP.DISPATCH) {
-      list.push([op, get(pipelines, a[0], 'pipeline'), get(bindGroups, a[1], 'bind group'), a[2], a[3], a[4]]);
-    } else if (op === OP.COPY) {
-      list.push([op, get(buffers, a[0], 'buffer'), a[1], get(buffers, a[2], 'buffer'), a[3], a[4]]);
-    } else {
-      list.push([op, get(buffers, a[0], 'buffer'), a[1], a[2]]);
-    }
-  }
-  return put(recordings, list);
+  return put(recordings, decode(cmds));
 }
 
 export function forget(id) {
@@ -296,20 +296,7 @@ export function replay(id, writes) {
   if (writes) writePacked(d.queue, writes);
   const list = get(recordings, id, 'recording');
   const enc = d.createCommandEncoder();
-  let pass = null;
-  for (const c of list) {
-    if (c[0] === OP.DISPATCH) {
-      pass ??= enc.beginComputePass();
-      pass.setPipeline(c[1]);
-      pass.setBindGroup(0, c[2]);
-      pass.dispatchWorkgroups(c[3], c[4], c[5]);
-      continue;
-    }
-    if (pass) { pass.end(); pass = null; }
-    if (c[0] === OP.COPY) enc.copyBufferToBuffer(c[1], c[2], c[3], c[4], c[5]);
-    else enc.clearBuffer(c[1], c[2], c[3]);
-  }
-  if (pass) pass.end();
+  encode(enc, list);
   d.queue.submit([enc.finish()]);
   return takeError();
 }
@@ -346,7 +333,7 @@ export async function runTimed(cmds) {
   const resolved = d.createBuffer({ size, usage: GPUBufferUsage.QUERY_RESOLVE | GPUBufferUsage.COPY_SRC });
   const staging = d.createBuffer({ size, usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST });
   const enc = d.createCommandEncoder();
-  encode(enc, cmds, querySet);
+  encode(enc, decode(cmds), querySet);
   enc.resolveQuerySet(querySet, 0, 2 * count, resolved, 0);
   enc.copyBufferToBuffer(resolved, 0, staging, 0, size);
   d.queue.submit([enc.finish()]);
