@@ -30,7 +30,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from .graph import Node, call_outputs, is_realized, toposort
+from .graph import Node, call_outputs, is_realized, toposort, whole_buffer
 from .kernel import DEFAULT_CAPS, Capabilities, Kernel, Schedule
 from .lower import KernelLowering
 from . import complex_pairs, conv, gemm, kernel_size, memory, params
@@ -134,9 +134,7 @@ def _size_cut(kl: KernelLowering, k: Kernel, caps: Capabilities) -> int | None:
 def _call_arg(s: Node) -> Node:
     """What a control-flow step reads for operand `s`: a buffer that holds it as is (a
     contiguous view of all of it), or `s` itself (then realized into a buffer of its own)."""
-    if s.op == "view" and s.src[0].op == "buffer" and s.arg.is_contiguous and s.src[0].shape[0] == s.size:
-        return s.src[0]
-    return s
+    return whole_buffer(s) or s
 
 
 def _call_launch(call: Node, caps: Capabilities) -> tuple:
