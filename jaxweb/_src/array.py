@@ -186,13 +186,8 @@ class Array:
         (its node is the buffer or a contiguous view of all of it), else None: nothing is
         computed or copied (a jitted call's quick path for a training loop's arguments)."""
         n = self._node
-        if n is None:
-            return None
-        if n.op == "buffer":
-            return n.arg
-        if n.op == "view" and n.src[0].op == "buffer" and n.src[0].shape[0] == self.size and n.arg.is_contiguous:
-            return n.src[0].arg
-        return None
+        b = graph.whole_buffer(n) if n is not None else None
+        return b.arg if b is not None else None
 
     def _host_flat(self) -> list:
         return hostdata.unpack(self._host_bytes(), self.dtype, self.size)

@@ -125,8 +125,7 @@ class _Jitted:
         hit = self._cache.get(key)
         if hit is None:
             store = OutStore()
-            closed = trace_to_closed_jaxpr(flatten_fun(f_dyn, in_tree, store),
-                                           [core.get_aval(x) for x in flat])
+            closed = trace_to_closed_jaxpr(flatten_fun(f_dyn, in_tree, store), list(avals))
             hit = (closed, store.tree)
             if not any(isinstance(c, core.Tracer) for c in closed.consts):
                 if len(self._cache) >= MAX_TRACES:  # bounded: the oldest trace (and its programs) go

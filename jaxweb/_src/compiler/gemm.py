@@ -110,18 +110,19 @@ class GemmSpec:
     @property
     def a_span(self) -> int:
         """Elements from A's start to one past the last one the routine reads."""
-        outer = (self.B // self.bi - 1) * self.a_sbo + (self.bi - 1) * self.a_sb if self.bi > 1 else (
-            (self.B - 1) * self.a_sb)
-        return self.a_off + outer + (self.M - 1) * self.a_si + (self.K - 1) * self.a_sk + 1
+        return self.a_off + self._last_batch(self.a_sb, self.a_sbo) + (self.M - 1) * self.a_si + (
+            self.K - 1) * self.a_sk + 1
 
     @property
     def b_span(self) -> int:
         """Elements of B the routine reads (its packed strips, or B in place from its start)."""
         if self.packed:
             return self.B * self.K * self.N8
-        outer = (self.B // self.bi - 1) * self.b_sbo + (self.bi - 1) * self.b_sb if self.bi > 1 else (
-            (self.B - 1) * self.b_sb)
-        return self.b_off + outer + (self.K - 1) * self.b_sk + self.N8
+        return self.b_off + self._last_batch(self.b_sb, self.b_sbo) + (self.K - 1) * self.b_sk + self.N8
+
+    def _last_batch(self, sb: int, sbo: int) -> int:
+        """The offset of the last batch's operand, at batch strides `sb` (inner) and `sbo` (outer)."""
+        return (self.B // self.bi - 1) * sbo + (self.bi - 1) * sb if self.bi > 1 else (self.B - 1) * sb
 
     @property
     def N8(self) -> int:
@@ -270,8 +271,9 @@ def _layout(nb: int, M: int, N: int, K: int, nr: int, splits: int, av: tuple | N
         spec.update(a_off=0, a_si=K, a_sk=1, a_sb=M * K, a_sbo=bi * M * K if bi > 1 else 0)
     if bv is not None and K * N * 4 < caps.pack_min_bytes and N % nr == 0:
         spec.update(packed=False, b_off=bv[0], b_sk=bv[1], b_sb=bv[2] if nb > 1 else 0, b_sbo=bv[3])
-    elif bi > 1:  # packed strips, contiguous over b
-        spec.update(b_sbo=bi * K * -(-N // nr) * nr, b_sb=K * -(-N // nr) * nr)
+    elif bi > 1:  # packed strips (K, N8 of them per batch), contiguous over b
+        per_batch = K * -(-N // nr) * nr
+        spec.update(b_sbo=bi * per_batch, b_sb=per_batch)
     return GemmSpec(**spec)
 
 

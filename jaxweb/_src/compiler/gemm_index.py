@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from .. import dtypes
 from . import expr as E
 from .kernel import Kernel
+from .shapetracker import prod
 
 
 @dataclass
@@ -112,10 +113,7 @@ def groups(sp: Space, a_names: set, b_names: set) -> Groups | None:
 
 
 def size(dims: list, ext: dict) -> int:
-    out = 1
-    for d in dims:
-        out *= ext[d]
-    return out
+    return prod([ext[d] for d in dims])
 
 
 def collapse(strides: dict, dims: list, ext: dict) -> int | None:

@@ -365,6 +365,16 @@ def call_outputs(n: Node) -> list[Node]:
     return n.arg.outs
 
 
+def whole_buffer(n: Node) -> Node | None:
+    """The buffer node whose elements `n` reads all of, in row-major order (`n` itself, or a
+    contiguous view of all of it), else None."""
+    if n.op == "buffer":
+        return n
+    if n.op == "view" and n.src[0].op == "buffer" and n.src[0].shape[0] == n.size and n.arg.is_contiguous:
+        return n.src[0]
+    return None
+
+
 def is_realized(n: Node) -> bool:
     """Whether the node's value exists without computing: memory, a view of it, a constant."""
     return n.op in ("buffer", "const") or (n.op == "view" and n.src[0].op == "buffer")

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from .graph import Node, call_outputs, is_realized, toposort
+from .graph import Node, call_outputs, is_realized, toposort, whole_buffer
 from .kernel import DEFAULT_CAPS, Capabilities, Kernel, Schedule
 from .lower import KernelLowering
 from . import complex_pairs, conv, gemm, kernel_size, memory, params
@@ -69,6 +69,7 @@ def schedule(outputs: Sequence[Node], caps: Capabilities = DEFAULT_CAPS,
             realized.add(id(n))
         if n.op == "call":
             realized.update(id(s) for s in n.src if _call_arg(s) is s and s.op != "buffer")
+    shareable = _shareable_transcendentals(order) if caps.share_transcendentals else set()
     alone: set[int] = set()
     lowered: dict[tuple, tuple] = {}  # members -> (KernelLowering, kernel, nodes it touched)
     while True:
@@ -99,8 +100,8 @@ def schedule(outputs: Sequence[Node], caps: Capabilities = DEFAULT_CAPS,
                 kernels.append((k, members, kl.inputs))
         lowerings = [lowered[tuple(map(id, m))][0] for m in groups if m[0].op != "call"]
         more |= _recomputed_reductions(lowerings)
-        if caps.share_transcendentals:
-            more |= _shared_transcendentals(lowerings, order)
+        if shareable:
+            more |= _shared_transcendentals(lowerings, shareable)
         more -= realized
         if not more and not split - alone:
             if len(kernels) != len(groups):  # a kernel that cannot be built as asked: a compiler bug
@@ -133,9 +134,7 @@ def _size_cut(kl: KernelLowering, k: Kernel, caps: Capabilities) -> int | None:
 def _call_arg(s: Node) -> Node:
     """What a control-flow step reads for operand `s`: a buffer that holds it as is (a
     contiguous view of all of it), or `s` itself (then realized into a buffer of its own)."""
-    if s.op == "view" and s.src[0].op == "buffer" and s.arg.is_contiguous and s.src[0].shape[0] == s.size:
-        return s.src[0]
-    return s
+    return whole_buffer(s) or s
 
 
 def _call_launch(call: Node, caps: Capabilities) -> tuple:
@@ -165,15 +164,17 @@ def _recomputed_reductions(lowerings) -> set[int]:
 SHARED_MIN_SIZE = 1 << 16
 
 
-def _shared_transcendentals(lowerings, order: Sequence[Node]) -> set[int]:
-    """Transcendental values of SHARED_MIN_SIZE elements or more that a reduction reads and the
-    kernels compute at more than one index (the exp of attention's softmax: in its row sum and
-    in the division, one kernel or two)."""
+def _shareable_transcendentals(order: Sequence[Node]) -> set[int]:
+    """Transcendental values of SHARED_MIN_SIZE elements or more that a reduction reads (the
+    exp of attention's softmax, in its row sum): found once per schedule, the graph is fixed."""
     summed = {id(s) for n in order if n.op == "reduce" for s in n.src}
-    wanted = {id(n) for n in order if n.op in TRANSCENDENTAL and id(n) in summed and n.dtype.kind == "f"
-              and n.size >= SHARED_MIN_SIZE}
-    if not wanted:
-        return set()
+    return {id(n) for n in order if n.op in TRANSCENDENTAL and id(n) in summed and n.dtype.kind == "f"
+            and n.size >= SHARED_MIN_SIZE}
+
+
+def _shared_transcendentals(lowerings, wanted: set[int]) -> set[int]:
+    """Those of the values `wanted` (`_shareable_transcendentals`) that the kernels compute at
+    more than one index (attention's exp: in its row sum and in the division, one kernel or two)."""
     seen: dict[int, int] = {}
     for kl in lowerings:  # a key per index a kernel computes the value at
         for key in kl.memo:
