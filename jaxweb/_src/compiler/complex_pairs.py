@@ -223,9 +223,8 @@ class _Legalizer:
     def _call_src(self, s: Node) -> Node:
         if s.dtype.kind != "c":
             return self.reals[id(s)]
-        base = s.src[0] if s.op == "view" and s.arg.is_contiguous and s.src[0].op == "buffer" \
-            and s.src[0].shape[0] == s.size else s
-        if base.op == "buffer":  # the buffer holds the pairs as they are
+        base = graph.whole_buffer(s)
+        if base is not None:  # the buffer holds the pairs as they are
             return graph.buffer(self._alias(base))
         return join(self.pair(s))
 
