@@ -16,9 +16,9 @@ Pyodide, inside the replay's one JS call. Positions the program returns, or dona
 argument's own buffer as before.
 
 A steady call does little Python: arguments that hold their buffer whole are bound as they are
-(`_held`), the schedule's inputs come from a table made once (`_leaves`), outputs are wrapped
-from a per-schedule plan (execution.wrap_outputs) as Arrays known to be computed
-(`Array.realized`); jitted._Jitted keeps this Executable for its trace, so a loop's call reaches it
+(`array.held_buffers`), the schedule's inputs come from a table made once (`_leaves`), outputs are wrapped
+from a plan made once (execution.output_plan) as Arrays known to be computed
+(`Array.realized_all`); jitted._Jitted keeps this Executable for its trace, so a loop's call reaches it
 without a bind or a cache lookup.
 """
 from __future__ import annotations
@@ -29,7 +29,7 @@ import weakref
 from typing import Any, Sequence
 
 from . import core, execution, profiler
-from .array import Array
+from .array import Array, held_buffers
 from .compiler.cost import schedule_cost
 from .compiler.graph import Input
 from .compiler.schedule import schedule
@@ -60,6 +60,7 @@ class Executable:
             self.schedule = schedule(outs, device.backend.capabilities, effects=effects)
             self.prepared = device.backend.prepare(self.schedule)
         self.span = f"jit {name}"
+        self._outs = execution.output_plan(self.schedule)  # how each output reads its buffer
         self.taken = [self.schedule.inputs[b].arg.index for b in self.schedule.reused]
         inputs = self.schedule.inputs
         returned = {inputs[o.buf].arg.index for o in self.schedule.outputs
@@ -74,7 +75,10 @@ class Executable:
 
     def __call__(self, args: Sequence[Any]) -> list[Array]:
         dev, own = self.device, self._own
-        bufs = [_held(a, dev) or (self._param(i, a) if i in own else _arg_buffer(a, dev)) for i, a in enumerate(args)]
+        bufs = held_buffers(args, dev)
+        for i, b in enumerate(bufs):
+            if b is None:
+                bufs[i] = self._param(i, args[i]) if i in own else _arg_buffer(args[i], dev)
         for i in self.taken:  # the program writes over these: only if no other array reads them
             if not _sole_holder(args[i]):
                 bufs[i] = _copy_buffer(bufs[i])
@@ -82,14 +86,13 @@ class Executable:
         bound = execution.bind_inputs(self.schedule, bufs) if leaves is None else \
             [bufs[j] if j >= 0 else b for j, b in leaves]
         with profiler.host_span(self.span):
-            nodes = execution.run_schedule(self.device, self.schedule, bound, self.prepared)
+            nodes = execution.run_schedule(self.device, self.schedule, bound, self.prepared, self._outs)
         for i in self.taken:  # their memory now belongs to this call's buffers
             bufs[i].release()
         for a, d in zip(args, self.donated):
             if d and isinstance(a, Array):
                 a.delete()
-        made = Array.realized
-        return [made(aval, dev, n) for aval, n in zip(self.out_avals, nodes)]
+        return Array.realized_all(self.out_avals, dev, nodes)
 
     def _param(self, i: int, x: Any) -> Any:
         """Argument `i`'s buffer: for a small constant, this executable's own, its bytes
@@ -133,12 +136,6 @@ def _stale(buf: Buffer) -> bool:
     backend's): a scalar argument's buffer is then made anew, so later calls work."""
     gen = getattr(buf.handle, "gen", None)
     return gen is not None and gen != getattr(buf.device.backend, "gen", gen)
-
-
-def _held(x: Any, device: Device) -> Any:
-    """The Buffer an Array on `device` already holds its elements in (`Array.held_buffer`),
-    else None: the quick path of a call."""
-    return x.held_buffer() if type(x) is Array and x._device is device else None
 
 
 def _arg_buffer(x: Any, device: Device) -> Any:

@@ -212,15 +212,31 @@ def view(base: Node, st: ShapeTracker) -> Node:
     return _mk("view", base.dtype, st.shape, (base,), st, st)
 
 
-def fresh_view(base: Node, st: ShapeTracker) -> Node:
+def fresh_view(base: Node, st: ShapeTracker | None) -> Node:
     """`view(base, st)` for the node of a buffer just made (a jitted call's output), left out
     of the hash-consing cache: a call's outputs cost no weak reference each. Safe because
     what relies on sharing is the buffer's own node (hash-consed): every array reading the
     buffer holds that node (views compose onto it), which is what `executable._sole_holder`
-    counts; a second, equal view node of it only shares less."""
+    counts; a second, equal view node of it only shares less. `st` None: `base` itself."""
+    if st is None:
+        return base
     n = Node.__new__(Node)
     n.op, n.dtype, n.shape, n.src, n.arg, n.tag = "view", base.dtype, st.shape, (base,), st, current_tag[-1]
     return n
+
+
+def fresh_output(buf: Any, st: ShapeTracker | None) -> Node:
+    """`fresh_view(fresh_buffer(buf), st)` in one call, for a device `Buffer` just made: a
+    jitted call makes one per output, every call."""
+    tag = current_tag[-1]
+    n = Node.__new__(Node)
+    n.op, n.dtype, n.shape, n.src, n.arg, n.tag = "buffer", buf.dtype, (buf.size,), (), buf, tag
+    buf.node_ref = weakref.ref(n)
+    if st is None:
+        return n
+    v = Node.__new__(Node)
+    v.op, v.dtype, v.shape, v.src, v.arg, v.tag = "view", buf.dtype, st.shape, (n,), st, tag
+    return v
 
 
 def const(value: Any, dtype: DType, shape: Sequence[int] = ()) -> Node:

@@ -123,6 +123,7 @@ class WebGPUBackend(GPUBackend):
         elif int(lim.get("maxComputeInvocationsPerWorkgroup", 256)) < 256:
             self.set_tiling(matmul.SOFTWARE)  # else tuned before the first schedule
         self.pool = Pool()
+        self._classes: dict[tuple, list] = {}  # alloc_many's sizes -> their size classes
         self._pipelines: dict[str, Any] = {}
         self._soon: list | None = None  # pipelines started while `prepare` runs (Soon), else None
         self._names: dict[int, str] = {}  # id(pipeline) -> the kernel it was first made for
@@ -274,7 +275,12 @@ class WebGPUBackend(GPUBackend):
         """`alloc` of each of `sizes`, taking first the free buffers in its `prefer` (a replayed
         call's outputs, replay.py), in one step: one pass over the pool, no call per buffer.
         All or none: if one fails, those taken are given back."""
-        caps = [size_class(n) for n in sizes]
+        key = tuple(sizes)  # a replay asks for the same sizes every call: their classes worked out once
+        caps = self._classes.get(key)
+        if caps is None:
+            if len(self._classes) >= 256:
+                self._classes.clear()
+            caps = self._classes[key] = [size_class(n) for n in sizes]
         bufs = self.pool.take_many(caps, prefer)
         gen, alive, out = self.gen, self.rt.alive, []
         try:
@@ -597,7 +603,8 @@ class WebGPUBackend(GPUBackend):
                 self.flush()
                 raise
             if got is not None:
-                self.flush()
+                if self._pending or self._after or self._doomed or self._writes:  # a replay left nothing
+                    self.flush()
                 return got
         return super().submit(prepared, inputs, alloc, free)
 
