@@ -594,8 +594,8 @@ class WebGPUBackend(GPUBackend):
     def submit(self, prepared, inputs, alloc=None, free=None):
         """GPUBackend.submit — by replay (replay.py) unless the profiler traces each kernel."""
         if profiler.active() is None:
-            if not self._pending:
-                self._renew_if_lost()
+            if not self._pending and not getattr(self.rt, "reports_loss", False):  # else the replay's own
+                self._renew_if_lost()  # call reports a loss, and a run that is not a replay checks first
             try:
                 got = replay.submit(self, prepared, inputs, alloc or (lambda nbytes, what: self.alloc(nbytes)),
                                     free or (lambda handle, nbytes: self.free(handle)))

@@ -216,6 +216,7 @@ def submit(backend: Any, prepared: Any, inputs: list, alloc: Any, free: Any) -> 
                 if own is None and plan.hits == OWN_AFTER:
                     plan.keep_temps(backend, alloc, free, nbytes)
                 return live
+            backend._renew_if_lost()  # (a replay's own runtime call may report it: WebGPUBackend.submit)
             epoch, submits = backend.epoch, backend.stats["submits"]
             backend._scratch = _scratch(backend, plan)
             try:
