@@ -28,7 +28,7 @@ import sys
 import weakref
 from typing import Any, Sequence
 
-from . import core, execution, profiler
+from . import core, execution, hostdata, profiler
 from .array import Array, held_buffers
 from .compiler.cost import schedule_cost
 from .compiler.graph import Input
@@ -66,7 +66,7 @@ class Executable:
         returned = {inputs[o.buf].arg.index for o in self.schedule.outputs
                     if o.buf is not None and o.buf < len(inputs) and hasattr(inputs[o.buf].arg, "index")}
         self._own = set(range(len(self.in_avals))) - returned - set(self.taken)  # scalars may use _params
-        self._params: dict[int, list] = {}  # argument position -> [its buffer, the bytes written]
+        self._params: dict[int, list] = {}  # argument position -> [its buffer, the bytes written, their node]
         # the schedule's input leaves: argument j (an `Input`), or a captured buffer (j = -1);
         # None where a leaf is neither (then `execution.bind_inputs` binds them)
         leaves = [leaf.arg for leaf in inputs]
@@ -96,15 +96,20 @@ class Executable:
 
     def _param(self, i: int, x: Any) -> Any:
         """Argument `i`'s buffer: for a small constant, this executable's own, its bytes
-        written when they change; else the argument's (`_arg_buffer`)."""
-        if not isinstance(x, Array) or x.device is not self.device:
+        written when they change; else the argument's (`_arg_buffer`). The slot remembers the
+        constant's node (nodes of equal constants are one node): the same node again, nothing
+        to write."""
+        if type(x) is not Array or x._device is not self.device:
             x = device_put(x, self.device)
-        if not (x.is_const() and 0 < x.size <= _SCALAR_ARG and x.nbytes):
+        node, aval = x._node, x.aval
+        if node is None or node.op != "const" or not 0 < aval.size <= _SCALAR_ARG or not aval.dtype.itemsize:
             return x.contiguous_buffer()
-        data = bytes(x._host_bytes())
         slot = self._params.get(i)
-        if slot is None or slot[0].size != x.size or slot[0].dtype != x.dtype or _stale(slot[0]):
-            slot = self._params[i] = [Buffer(self.device, x.size, x.dtype, "jit scalar argument"), None]
+        if slot is not None and slot[2] is node and not _stale(slot[0]):
+            return slot[0]
+        data = hostdata.pack([node.arg], aval.dtype) * aval.size
+        if slot is None or slot[0].size != aval.size or slot[0].dtype != aval.dtype or _stale(slot[0]):
+            slot = self._params[i] = [Buffer(self.device, aval.size, aval.dtype, "jit scalar argument"), None, None]
         if slot[1] != data:
             soon = getattr(self.device.backend, "write_soon", None)
             if soon is None or profiler.active() is not None:  # a trace shows the transfer
@@ -112,6 +117,7 @@ class Executable:
             else:  # with the call's submit (webgpu: in the same runtime call as its replay)
                 soon(slot[0].handle, data)
             slot[1] = data
+        slot[2] = node
         return slot[0]
 
     def cost_analysis(self) -> dict[str, float]:

@@ -27,6 +27,7 @@ Nothing here decides kernel boundaries or touches a device: `schedule.py` does.
 """
 from __future__ import annotations
 
+import math
 import weakref
 from typing import Any, Callable, Sequence
 
@@ -386,7 +387,8 @@ def whole_buffer(n: Node) -> Node | None:
     contiguous view of all of it), else None."""
     if n.op == "buffer":
         return n
-    if n.op == "view" and n.src[0].op == "buffer" and n.src[0].shape[0] == n.size and n.arg.is_contiguous:
+    if n.op == "view" and n.src[0].op == "buffer" and n.arg.is_contiguous \
+            and n.src[0].shape[0] == math.prod(n.shape):  # (a jitted call asks this of each argument)
         return n.src[0]
     return None
 

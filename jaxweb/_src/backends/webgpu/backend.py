@@ -249,8 +249,9 @@ class WebGPUBackend(GPUBackend):
         if not self._pending and not self._hold:  # between schedules: a device lost since is replaced
             self._renew_if_lost()  # first (a replay's submit checked once for all its allocations)
         cap = size_class(nbytes)
+        alive = self.rt.alive
         while (buf := self.pool.take(cap, self._prefer)) is not None:
-            if self.rt.alive(buf):
+            if alive is None or alive(buf):
                 return Handle(buf, cap, gen=self.gen)
             self._drop_groups(buf)  # its finalizer ran after it came back (same GC pass)
         return self.new_buffer(nbytes, cap)
@@ -285,7 +286,7 @@ class WebGPUBackend(GPUBackend):
         gen, alive, out = self.gen, self.rt.alive, []
         try:
             for nbytes, cap, buf, want in zip(sizes, caps, bufs, prefer):
-                if buf is not None and alive(buf):
+                if buf is not None and (alive is None or alive(buf)):
                     out.append(Handle(buf, cap, 0, None, gen))
                     continue
                 if buf is not None:  # its finalizer ran after it came back (same GC pass)
@@ -308,7 +309,8 @@ class WebGPUBackend(GPUBackend):
     def free(self, handle: Handle) -> None:
         if self._writes:  # a write queued for memory that may be handed out again: never issued
             self._writes = [w for w in self._writes if w[0] is not handle.buf]
-        if handle.base is not None or handle.gen != self.gen or not self.rt.alive(handle.buf):
+        alive = self.rt.alive
+        if handle.base is not None or handle.gen != self.gen or (alive is not None and not alive(handle.buf)):
             return  # a view; or collected in a reference cycle after the GPU object's own finalizer
         # (when that finalizer runs after this, in the same collection, `alloc` skips the buffer)
         limit = POOL_BYTES if self.software else HARDWARE_POOL * POOL_BYTES

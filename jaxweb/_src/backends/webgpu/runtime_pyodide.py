@@ -67,9 +67,7 @@ class PyodideGpuRuntime:
     def destroy_buffer(self, handle: int) -> None:
         self._shim.destroyBuffer(handle)
 
-    @staticmethod
-    def alive(handle: int) -> bool:
-        return True  # the shim's tables hold buffers until destroyBuffer
+    alive = None  # the shim's tables hold buffers until destroyBuffer (runtime.py's contract)
 
     def write(self, handle: int, offset: int, data: bytes) -> None:
         self._shim.writeBuffer(handle, offset, host.to_js_bytes(data))
