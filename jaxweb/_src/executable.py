@@ -68,10 +68,13 @@ class Executable:
         self._own = set(range(len(self.in_avals))) - returned - set(self.taken)  # scalars may use _params
         self._params: dict[int, list] = {}  # argument position -> [its buffer, the bytes written, their node]
         # the schedule's input leaves: argument j (an `Input`), or a captured buffer (j = -1);
-        # None where a leaf is neither (then `execution.bind_inputs` binds them)
+        # None where a leaf is neither (then `execution.bind_inputs` binds them); a tuple of the
+        # argument positions where every leaf is an argument
         leaves = [leaf.arg for leaf in inputs]
         self._leaves = [(a.index, None) if isinstance(a, Input) else (-1, a) for a in leaves] \
             if all(isinstance(a, (Input, Buffer)) for a in leaves) else None
+        if self._leaves is not None and all(j >= 0 for j, _ in self._leaves):
+            self._leaves = tuple(j for j, _ in self._leaves)
 
     def __call__(self, args: Sequence[Any]) -> list[Array]:
         dev, own = self.device, self._own
@@ -84,9 +87,13 @@ class Executable:
                 bufs[i] = _copy_buffer(bufs[i])
         leaves = self._leaves
         bound = execution.bind_inputs(self.schedule, bufs) if leaves is None else \
+            list(map(bufs.__getitem__, leaves)) if type(leaves) is tuple else \
             [bufs[j] if j >= 0 else b for j, b in leaves]
-        with profiler.host_span(self.span):
+        if profiler.active() is None:
             nodes = execution.run_schedule(self.device, self.schedule, bound, self.prepared, self._outs)
+        else:
+            with profiler.host_span(self.span):
+                nodes = execution.run_schedule(self.device, self.schedule, bound, self.prepared, self._outs)
         for i in self.taken:  # their memory now belongs to this call's buffers
             bufs[i].release()
         for a, d in zip(args, self.donated):

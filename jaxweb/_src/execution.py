@@ -17,6 +17,7 @@ wraps the output memory in `Buffer`s owned by Python.
 from __future__ import annotations
 
 import dataclasses
+import operator
 import weakref
 from collections import OrderedDict
 from typing import Any, Sequence
@@ -263,9 +264,11 @@ def run_schedule(device: Device, sched: Schedule, inputs: list[Buffer], program:
     if program is None:
         program = backend.prepare(sched)
     alloc = memory.allocator(device)
-    got = backend.submit(program, [b.handle for b in inputs], alloc, alloc.free)
+    got = backend.submit(program, list(map(_handle, inputs)), alloc, alloc.free)
     return wrap_outputs(device, sched, got, inputs, output_plan(sched) if plan is None else plan)
 
+
+_handle = operator.attrgetter("handle")
 
 #: `output_plan` kinds: an output alone reading a new buffer; a new buffer several outputs read;
 #: (a view of) an input's buffer; a constant or a legalized complex output

@@ -67,12 +67,10 @@ def take_outputs(outs: list, sizes: list, aliases: list, had: dict, inputs: list
     prefer = [had.get(b, ()) for b in outs]
     made = many(sizes, prefer, "a jitted program's outputs") if outs else []
     live: dict[int, Any] = dict(enumerate(inputs))
-    ids = []
-    for b, was, handle in zip(outs, prefer, made):
-        now = ident(handle)
+    live.update(zip(outs, made))
+    ids = list(map(ident, made))
+    for b, was, now in zip(outs, prefer, ids):
         had[b] = (was[-1], now) if was else (now,)
-        live[b] = handle
-        ids.append(now)
     taken = set()
     for b, src in aliases:
         live[b] = live[src]

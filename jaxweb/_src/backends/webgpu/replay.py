@@ -173,8 +173,9 @@ def _plan(prepared: Any) -> Plan:
 
 
 def _key(bound: dict, order: list) -> tuple:
-    """The identities of the bound GPU buffers, in schedule-buffer order (js_shim's are ints)."""
-    return tuple([b if type(b) is int else id(b) for b in [bound[i].buf for i in order]])
+    """The bound GPU buffers, in schedule-buffer order (js_shim's are ints; wgpu-py's objects hash
+    by identity, and the recording's bind groups hold them anyway): made without a Python loop."""
+    return tuple(map(_buf, map(bound.__getitem__, order)))
 
 
 _buf = operator.attrgetter("buf")
