@@ -75,21 +75,7 @@ class Pool:
     def take(self, cap: int, prefer: tuple = ()) -> Any:
         """A free buffer of class `cap`: the first of `prefer` that is free (webgpu replay.py's
         memory plan), else the last freed; or None."""
-        free = self.free.get(cap)
-        if not free:
-            return None
-        for buf in prefer:
-            entry = self.lru.get(id(buf))
-            if entry is not None and entry[0] == cap and entry[1] is buf:
-                i = len(free) - 1
-                while free[i] is not buf:  # from the top: it was freed recently
-                    i -= 1
-                free[i], free[-1] = free[-1], buf
-                break
-        buf = free.pop()
-        self.bytes -= cap
-        del self.lru[id(buf)]
-        return buf
+        return self.take_many((cap,), (prefer,))[0]
 
     def take_many(self, caps: list[int], prefer: list[tuple]) -> list:
         """`take(cap, want)` for each pair (a replayed call's outputs: webgpu `alloc_many`);
