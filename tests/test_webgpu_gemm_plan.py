@@ -92,6 +92,8 @@ def test_split_k_kernel_alone(split_everything):
     assert spec.splits == 3 and spec.kc == 64
     sh = matmul.build(spec, matmul.Tiling(64, 64, 8, 4, 4))
     assert sh.grid == (1, 1, 6)
+    # the count is read from the grid: one shader serves every split count of the product
+    assert sh.code == matmul.build(dataclasses.replace(spec, **gemm.split_k(K, 2)), matmul.Tiling(64, 64, 8, 4, 4)).code
     rt = GPU.backend.rt
     bufs = [rt.create_buffer(sh.out_nbytes[0]), rt.create_buffer(a.nbytes), rt.create_buffer(b.nbytes)]
     rt.write(bufs[1], 0, a.tobytes())
@@ -134,15 +136,20 @@ def test_planner_times_the_candidates_of_each_product():
     from jaxweb._src.backends.webgpu import matmul, tuner
     be = GPU.backend
     calls = []
-    planner = tuner.Planner(be.rt, matmul.HARDWARE, 64, pipeline=lambda code: calls.append(1) or be.rt.pipeline(code))
+    compiled = []  # the candidates' pipelines, compiled together
+    planner = tuner.Planner(be.rt, matmul.HARDWARE, 64, pipeline=lambda code: calls.append(1) or be.rt.pipeline(code),
+                            pipelines=lambda codes: compiled.append(len(codes)) or [be.rt.pipeline(c) for c in codes])
     spec = GemmSpec(M=100, N=64, K=512, a_off=0, a_si=1, a_sk=100, b_off=0, b_sk=64, packed=False, nr=128)
-    assert planner.candidates(spec) == [(128, 1), (64, 1), (64, 2), (64, 4), (64, 8)]  # K 512: splits of >= 64
+    assert planner.candidates(spec) == [(64, 1), (64, 2), (64, 4), (64, 8)]  # K 512: splits of >= 64
+    # big tiles are timed only where they make want / BIG_FILL workgroups (here 16 of 64)
+    assert planner.candidates(dataclasses.replace(spec, M=512, N=512))[:2] == [(128, 1), (64, 1)]
     got = planner(spec)
     times = planner.timings[tuner.key(spec)]
     assert set(times) == set(planner.candidates(spec)) and got == min(times, key=times.get)
     assert all(0 < t < 10 for t in times.values())
     n = len(calls)
-    assert planner(spec) == got and len(calls) == n  # timed once
+    assert compiled == [3]  # small tiles unsplit, one pipeline for every split count, one for the partial sums
+    assert planner(spec) == got and len(calls) == n and compiled == [3]  # timed once
     assert planner.spent["products"] == 1 and all(planner.spent[k] > 0 for k in ("compile", "run"))
     assert planner(dataclasses.replace(spec, M=1024, N=1024)) == (128, 1) and len(calls) == n
     saved = be.tiling, be.capabilities

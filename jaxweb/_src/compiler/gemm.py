@@ -277,15 +277,23 @@ def _layout(nb: int, M: int, N: int, K: int, nr: int, splits: int, av: tuple | N
     return GemmSpec(**spec)
 
 
-def split_k(K: int, splits: int, align: int = 32) -> dict:
+SPLIT_ALIGN = 32  # a K range's length is a multiple of this (a tile's depth divides it)
+
+
+def split_k(K: int, splits: int, align: int = SPLIT_ALIGN) -> dict:
     """GemmSpec's `splits` and `kc` for about `splits` ranges of K, each a multiple of `align`
-    long (a tile's depth divides it, so no tile straddles two ranges)."""
+    long (a tile's depth divides it, so no tile straddles two ranges). `kc` is `split_kc` of
+    the count it makes, so that a routine knowing only the count (its grid) finds the same ranges."""
     if splits <= 1:
         return {}
-    kc = -(-K // splits)
-    kc = -(-kc // align) * align
-    n = -(-K // kc)
-    return dict(splits=n, kc=kc) if n > 1 else {}
+    n = -(-K // (-(-(-(-K // splits)) // align) * align))
+    return dict(splits=n, kc=split_kc(K, n, align)) if n > 1 else {}
+
+
+def split_kc(K: int, n: int, align: int = SPLIT_ALIGN) -> int:
+    """The length of each of `n` K ranges: ceil(K / n) rounded up to `align`. It makes exactly n
+    ranges whenever some multiple of `align` does (those of split_k): it is the shortest such length."""
+    return -(-(-(-K // n)) // align) * align
 
 
 def remap_loads(e: E.Expr, slots: dict[int, int], subst: dict[int, E.Expr] | None = None) -> E.Expr:

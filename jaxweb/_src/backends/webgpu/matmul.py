@@ -27,7 +27,7 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 
-from ...compiler.gemm import GemmSpec
+from ...compiler.gemm import SPLIT_ALIGN, GemmSpec, split_kc
 from . import quadgemm
 from .quadgemm import b_batch_offset, batch_offset
 from .codegen import MAX_GRID, Shader, epilogue_fn, epilogue_store
@@ -215,11 +215,19 @@ def _build_shared(s: GemmSpec, t: Tiling) -> Shader:
     step += [f"      c{p * 4 + r}_{q} = fma(vec4<f32>(a{p}[{r}]), b{q}, c{p * 4 + r}_{q});"
              for p in range(gm) for r in range(4) for q in range(gn)]
     epi = s.epilogue  # applied as C is stored, element by element, N wide (compiler/gemm.py)
-    assert s.splits == 1 or (epi is None and s.kc % t.BK == 0), s
+    assert s.splits == 1 or (epi is None and s.kc % t.BK == 0 and s.kc == split_kc(s.K, s.splits)), s
     # split K: workgroup z = split * B + batch; the split's range [k_lo, k_hi) is whole tiles
-    # (kc a multiple of BK) and C's "batch" index b is the partial's, (splits, B) flattened
-    split = (f"  let bi = b % {s.B}u;\n  let k_lo = (b / {s.B}u) * {s.kc}u;\n"
-             f"  let k_hi = min(K, k_lo + {s.kc}u);\n") if s.splits > 1 else ""
+    # (kc a multiple of BK) and C's "batch" index b is the partial's, (splits, B) flattened.
+    # The count is read from the grid (gemm.split_kc of it is the spec's kc), so one pipeline
+    # serves every split count of a product (the planner times them all on it) — unless the
+    # grid's z is past its limit and loops (`_over_batches`): then kc is a constant
+    if s.splits > 1 and s.splits * s.B <= MAX_GRID:
+        kc = (f"  let splits = nwg.z / {s.B}u;\n"
+              f"  let kc = ((K + splits - 1u) / splits + {SPLIT_ALIGN - 1}u) / {SPLIT_ALIGN}u * {SPLIT_ALIGN}u;\n")
+    else:
+        kc = f"  let kc = {s.kc}u;\n"
+    split = (f"  let bi = b % {s.B}u;\n{kc}  let k_lo = (b / {s.B}u) * kc;\n"
+             f"  let k_hi = min(K, k_lo + kc);\n") if s.splits > 1 else ""
     bi, k_lo, k_hi = ("bi", "k_lo", "k_hi") if s.splits > 1 else ("b", "0u", "K")
     store = []
     for p in range(gm):
