@@ -34,11 +34,18 @@ H200 = {(1000, 256, 784): (64, 8), (1000, 128, 256): (64, 4), (1000, 256, 128): 
 WANT = 256  # the H200's tune_splits: 16 small tiles x 16 splits
 
 
-def plan_of(name: str):
-    """GemmCaps.plan for `name` (None: plan off)."""
+def plan_of(name: str, rt):
+    """GemmCaps.plan for `name` (None: plan off); "timed": a Planner timing on this adapter,
+    counting the candidate pipelines it compiles (`Planner.compiled`)."""
     from jaxweb._src.backends.webgpu import matmul, tuner
     if name == "off":
         return None
+    if name == "timed":
+        compiled = []
+        planner = tuner.Planner(rt, matmul.HARDWARE, WANT, pipelines=lambda codes: (
+            compiled.extend(codes), [rt.pipeline(c) for c in codes])[1])
+        planner.compiled = compiled
+        return planner
 
     def plan(spec):
         rule = tuner.heuristic(matmul.HARDWARE, WANT, spec.B, spec.M, spec.N, spec.K)
@@ -56,7 +63,7 @@ def stage(kernel_name: str) -> str:
 
 def main() -> None:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--plan", default="h200", choices=("h200", "rule", "off"))
+    ap.add_argument("--plan", default="h200", choices=("h200", "rule", "off", "timed"))
     ap.add_argument("--batch", type=int, default=1000)
     args = ap.parse_args()
     from jaxweb._src.backends.webgpu import matmul
@@ -66,7 +73,8 @@ def main() -> None:
     be.tiling = matmul.HARDWARE
     be.capabilities = dataclasses.replace(caps, gemm=dataclasses.replace(
         caps.gemm, nr=matmul.HARDWARE.BN, thin_dim=16, pack_min_bytes=1 << 62, epilogue=True,
-        plan=plan_of(args.plan)))
+        prologue=os.environ.get("JAXWEB_GEMM_PROLOGUE", "1") != "0",
+        plan=plan_of(args.plan, be.rt)))
     products = []
     expand = gemm.expand
 
@@ -99,13 +107,24 @@ def main() -> None:
     for name, launches in products:
         spec = next(k.spec for k, _, _ in launches if isinstance(k, Routine))
         kinds = " + ".join(stage(k.name) for k, _, _ in launches)
-        print(f"  {spec.B}x{spec.M}x{spec.N}x{spec.K} nr {spec.nr} splits {spec.splits} "
-              f"A {'in place' if spec.a_si != spec.K or spec.a_sk != 1 or spec.a_off else 'staged/row-major'} "
-              f"B {'packed' if spec.packed else 'in place'} epilogue {'in routine' if spec.epilogue else '-'}: "
+        staged = {stage(k.name) for k, _, _ in launches}
+        a = "staged" if "stage_a" in staged else "computed as loaded" if getattr(spec, "a_expr", None) else "in place"
+        b = "packed" if spec.packed else "computed as loaded" if getattr(spec, "b_expr", None) else "in place"
+        print(f"  {spec.B}x{spec.M}x{spec.N}x{spec.K} nr {spec.nr} splits {spec.splits} A {a}, B {b}, "
+              f"epilogue {'in the routine' if spec.epilogue else '-'}: "
               f"{len(launches)} launches ({kinds})  [{name[:40]}]")
     print(f"MLP step B={args.batch}, plan {args.plan}: dispatches of one step, in order")
     for i, n in enumerate(names):
         print(f"  {i + 1:3d} {stage(n):10s} {n}")
+    plan = be.capabilities.gemm.plan
+    if args.plan == "timed":
+        print(f"MLP step B={args.batch}, plan timed: {plan.spent['products']} products timed, "
+              f"{len(plan.compiled)} candidate pipelines compiled ({len(set(plan.compiled))} distinct); "
+              + ", ".join(f"{k} {v * 1e3:.0f} ms" for k, v in plan.spent.items() if k != "products"))
+        for k, times in plan.timings.items():
+            print(f"  {k[0]}x{k[1]}x{k[2]}x{k[3]}: " + "  ".join(
+                f"{'big' if nr == 128 else f's{sp}'} {t * 1e6:.0f}" for (nr, sp), t in times.items())
+                + f" us -> {plan.chosen[k]}")
     counts = collections.Counter(stage(n) for n in names)
     print(f"MLP step B={args.batch}, plan {args.plan}: {len(names)} dispatches per step: "
           + ", ".join(f"{k} {v}" for k, v in sorted(counts.items())))
