@@ -37,7 +37,8 @@ def _devices() -> list:
 @contextlib.contextmanager
 def device(platform: str):
     """The device of `platform`; "webgpu-shared-split": webgpu with a hardware adapter's
-    shared-memory kernels and every product's K split in two or more (partials summed after)."""
+    shared-memory kernels (operands that are not plain reads computed as loaded) and every
+    product's K split in two or more (partials summed after)."""
     if platform == "webgl":
         conftest._use_webgl_bridge()
     dev = jax.devices(platform.split("-")[0])[0]
@@ -49,8 +50,8 @@ def device(platform: str):
     saved = be.tiling, be.capabilities
     be.tiling = matmul.HARDWARE
     be.capabilities = dataclasses.replace(saved[1], gemm=GemmCaps(
-        nr=128, min_dim=16, conv=False, pack_min_bytes=1 << 62, epilogue=True,
-        plan=lambda s: (64, max(2, s.K // 32))))
+        nr=128, min_dim=16, conv=False, pack_min_bytes=1 << 62, epilogue=True, prologue=True,
+        max_buffers=saved[1].max_buffers, plan=lambda s: (64, max(2, s.K // 32))))
     try:
         yield dev
     finally:
