@@ -16,6 +16,7 @@ import pytest
 
 import jaxweb as jax
 import jaxweb.numpy as jnp
+from jaxweb._src import execution
 from jaxweb._src.compiler.gemm import GemmCaps
 from jaxweb._src.compiler.kernel import Kernel, Routine
 
@@ -52,10 +53,12 @@ def device(platform: str):
     be.capabilities = dataclasses.replace(saved[1], gemm=GemmCaps(
         nr=128, min_dim=16, conv=False, pack_min_bytes=1 << 62, epilogue=True, prologue=True,
         max_buffers=saved[1].max_buffers, plan=lambda s: (64, max(2, s.K // 32))))
+    execution._TEMPLATES.pop(id(dev), None)  # eager schedules are cached by graph, not capabilities
     try:
         yield dev
     finally:
         be.tiling, be.capabilities = saved
+        execution._TEMPLATES.pop(id(dev), None)
 
 
 def _split(x, heads):

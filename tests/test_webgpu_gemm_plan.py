@@ -13,6 +13,7 @@ import pytest
 
 import jaxweb
 import jaxweb.numpy as jnp
+from jaxweb._src import execution
 from jaxweb._src.compiler import gemm
 from jaxweb._src.compiler.gemm import GemmCaps, GemmSpec
 
@@ -55,10 +56,12 @@ def split_everything():
     be.capabilities = dataclasses.replace(saved[1], gemm=GemmCaps(
         nr=128, min_dim=16, conv=False, pack_min_bytes=1 << 62, epilogue=True,
         plan=lambda s: (64, min(16, max(1, s.K // 32)))))
+    execution._TEMPLATES.pop(id(GPU), None)  # eager schedules are cached by graph, not capabilities
     try:
         yield be
     finally:
         be.tiling, be.capabilities = saved
+        execution._TEMPLATES.pop(id(GPU), None)
 
 
 def test_split_k_products_match_the_reference(split_everything):
