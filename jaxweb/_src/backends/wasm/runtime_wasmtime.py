@@ -191,14 +191,19 @@ class WasmtimeRuntime:
     def _run(self, handle: int, chunks: list) -> None:
         self._enter()
         try:
-            futures = [self._pool.submit(self._call_raw, handle, c) for c in chunks[1:]]
-            try:
-                self._call_raw(handle, chunks[0])
-            finally:
-                for fut in futures:
-                    fut.result()
+            self._launch(handle, chunks)
         finally:
             self._leave()
+
+    def _launch(self, handle: int, chunks: list) -> None:
+        """One launch, its chunks at once; the caller has entered (`_enter`): a replay enters
+        once for all its launches, not once per launch."""
+        futures = [self._pool.submit(self._call_raw, handle, c) for c in chunks[1:]]
+        try:
+            self._call_raw(handle, chunks[0])
+        finally:
+            for fut in futures:
+                fut.result()
 
     def _call_raw(self, handle: int, raw: ctypes.Array) -> None:
         ctx, fn, nparams, _, _ = self._func(handle)
@@ -235,7 +240,7 @@ class WasmtimeRuntime:
         try:
             for handle, chunks in encoded:
                 try:
-                    self._run(handle, chunks)
+                    self._launch(handle, chunks)
                 except Exception as e:
                     e.add_note(f"while running kernel '{self.names.get(handle, handle)}' on the wasm device")
                     raise
