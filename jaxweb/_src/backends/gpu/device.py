@@ -105,27 +105,17 @@ class Pool:
     def give(self, cap: int, buf: Any, limit: int) -> list:
         """Keep `buf` (of class `cap`) within `limit` bytes; returns the buffers to destroy
         (the least recently freed, or `buf` itself when it alone is over the limit)."""
-        return self.give_many([(cap, buf)], limit)
-
-    def give_many(self, items: list, limit: int) -> list:
-        """`give(cap, buf, limit)` of each (cap, buf) in order, in one loop (webgpu takes a
-        jitted call's freed outputs in together); the buffers to destroy."""
-        pools, lru, gone = self.free, self.lru, []
-        for cap, buf in items:
-            if cap > limit:
-                gone.append(buf)
-                continue
-            while self.bytes + cap > limit:
-                old_cap, old = lru.popitem(last=False)[1]
-                pools[old_cap].remove(old)
-                self.bytes -= old_cap
-                gone.append(old)
-            free = pools.get(cap)
-            if free is None:
-                free = pools[cap] = []
-            free.append(buf)
-            lru[id(buf)] = (cap, buf)
-            self.bytes += cap
+        if cap > limit:
+            return [buf]
+        gone = []
+        while self.bytes + cap > limit:
+            old_cap, old = self.lru.popitem(last=False)[1]
+            self.free[old_cap].remove(old)
+            self.bytes -= old_cap
+            gone.append(old)
+        self.free.setdefault(cap, []).append(buf)
+        self.lru[id(buf)] = (cap, buf)
+        self.bytes += cap
         return gone
 
     def clear(self) -> None:

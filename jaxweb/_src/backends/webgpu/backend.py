@@ -123,8 +123,7 @@ class WebGPUBackend(GPUBackend):
             self.set_tiling(matmul.QUAD if self.subgroups is not None else matmul.SOFTWARE)
         elif int(lim.get("maxComputeInvocationsPerWorkgroup", 256)) < 256:
             self.set_tiling(matmul.SOFTWARE)  # else tuned before the first schedule
-        self._pool = Pool()
-        self._returned: list = []  # handles freed since the pool last took them in (`pool`)
+        self.pool = Pool()
         self._classes: dict[tuple, list] = {}  # alloc_many's sizes -> their size classes
         self._pipelines: dict[str, Any] = {}
         self._soon: list | None = None  # pipelines started while `prepare` runs (Soon), else None
@@ -222,8 +221,7 @@ class WebGPUBackend(GPUBackend):
         self.gen += 1
         self.epoch += 1
         self._pipelines, self._names = {}, {}
-        self._pool.clear()
-        self._returned = []
+        self.pool.clear()
         self._groups.clear()
         self._dims.clear()
         self._pending, self._labels, self._after, self._doomed, self._writes = [], {}, [], [], []
@@ -312,28 +310,14 @@ class WebGPUBackend(GPUBackend):
         return out
 
     def free(self, handle: Handle) -> None:
-        """Give `handle`'s buffer back: noted here, taken into the pool the next time it is used
-        (`pool`), so that a jitted call's last outputs, freed one by one, go in in one pass."""
         if self._writes:  # a write queued for memory that may be handed out again: never issued
             self._writes = [w for w in self._writes if w[0] is not handle.buf]
-        self._returned.append(handle)
-
-    @property
-    def pool(self) -> Pool:
-        """The free buffers, those freed since it was last used taken in first."""
-        if self._returned:
-            self._take_in()
-        return self._pool
-
-    def _take_in(self) -> None:
-        handles, self._returned = self._returned, []
-        gen, alive = self.gen, self.rt.alive
-        # not views; nor buffers of a lost device; nor ones collected in a reference cycle after the
-        # GPU object's own finalizer (when that finalizer runs after this, `alloc` skips the buffer)
-        back = [(h.cap, h.buf) for h in handles
-                if h.base is None and h.gen == gen and (alive is None or alive(h.buf))]
+        alive = self.rt.alive
+        if handle.base is not None or handle.gen != self.gen or (alive is not None and not alive(handle.buf)):
+            return  # a view; or collected in a reference cycle after the GPU object's own finalizer
+        # (when that finalizer runs after this, in the same collection, `alloc` skips the buffer)
         limit = POOL_BYTES if self.software else HARDWARE_POOL * POOL_BYTES
-        for old in self._pool.give_many(back, limit):  # the least recently freed make room
+        for old in self.pool.give(handle.cap, handle.buf, limit):  # the least recently freed make room
             self._retire(old)
 
     def write_soon(self, handle: Handle, data: bytes) -> None:
