@@ -75,6 +75,7 @@ class _Jitted:
         self._fast: dict = {}  # (avals, trace context) -> (jaxpr, out tree) of all-Array positional calls
         self._exes: dict = {}  # `_run`'s Executables (executable.call_kept)
         self._last: tuple | None = None  # (in tree, avals, trace context, trace) of the last call (no statics)
+        self._name = getattr(fun, "__name__", "fun")
         _JITTED.add(self)
 
     def __get__(self, obj, objtype=None):
@@ -149,10 +150,9 @@ class _Jitted:
     def _run(self, closed: ClosedJaxpr, flat: list, donated: tuple) -> list:
         """`jit_call`; when nothing traces and every argument is a concrete Array, straight to the
         Executable this function keeps for the trace (`executable.call_kept`: no bind, no lookup)."""
-        name = getattr(self._fun, "__name__", "fun")
         if core.dynamic_trace is not None or not flat or not set(map(type, flat)) <= _ARRAY:
-            return [as_array(o) for o in jit_call(closed, flat, name, donated)]
-        return call_kept(self._exes, closed, flat, donated, name)
+            return [as_array(o) for o in jit_call(closed, flat, self._name, donated)]
+        return call_kept(self._exes, closed, flat, donated, self._name)
 
     def _donated(self, args: tuple, kwargs: dict) -> tuple[bool, ...]:
         """Per flat dynamic argument: whether it is (inside) a donated argument."""
