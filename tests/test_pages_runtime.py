@@ -173,9 +173,10 @@ def test_trainer_losses_past_its_history(monkeypatch):
 
 
 def test_trainer_steps_replay_on_webgpu():
-    """Each step gets whole arrays (the epoch, a batch index, the loss history), no views and no
-    donated buffers, so a steady chunk replays the step's recorded commands (webgpu replay.py)
-    instead of running its kernels one by one from Python."""
+    """Each step gets whole arrays (the epoch, a batch index, the loss history), no views, and
+    its donated parameters and optimizer state give each output the same buffer every call, so a
+    steady chunk replays the step's recorded commands (webgpu replay.py) instead of running its
+    kernels one by one from Python."""
     import jaxweb
     try:
         gpu = jaxweb.devices("webgpu")[0]
@@ -186,9 +187,10 @@ def test_trainer_steps_replay_on_webgpu():
         t = trainer.Trainer(synthetic_mnist(n_train=512), source, batch=32, lr=3e-3, eval_batch=32)
         t.train(4)
         t.train(4)  # the step's recordings: one per set of buffers (a loop alternates two)
-        before = gpu.backend.stats["replays"]
+        before, old = gpu.backend.stats["replays"], jaxweb.tree.leaves((t.params, t.opt_state))
         r = t.train(3)
         assert gpu.backend.stats["replays"] - before == 3 and len(r["losses"]) == 3
+        assert all(a.is_deleted() for a in old)  # donated
 
 
 def test_bench_cases():

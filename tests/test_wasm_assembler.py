@@ -82,3 +82,47 @@ def test_allocator_reuse_and_growth():
     assert rt.read(big + (5 << 20) - 4, 4) == b"abcd"
     z = a.alloc(0)
     assert z > 0
+
+
+def test_out_of_bounds_calls_and_copies_raise_instead_of_aborting():
+    """wasmtime aborts the process on an out-of-bounds access to a shared memory, so the runtime
+    checks first: a launch with an address past the memory's end (call, call_split, a replay's
+    encode) and a read, write or copy outside it raise ValueError. Run in a child (under
+    `python -O`: no asserts), since a missing check kills the process; after `grow` the same
+    address is inside and the launch runs."""
+    import subprocess
+    import sys
+    import textwrap
+    code = textwrap.dedent("""
+        from jaxweb._src.backends.wasm.assembler import Func, Module
+        from jaxweb._src.backends.wasm.runtime_wasmtime import WasmtimeRuntime
+        rt = WasmtimeRuntime(initial_pages=1, threads=1)
+        f = Func(["i32", "i32", "i32"])
+        f.get(2).mem("i32.load").emit("drop")  # reads the word at its third argument
+        m = Module(memory_pages=1, shared=True, max_pages=65536)
+        m.add(f, export="run")
+        rt.load(m.encode())  # two instances in the store: an unchecked bad launch then aborts
+        h = rt.load(m.encode())
+        rt.names[h] = "the_reading_kernel"
+        end = rt.memory_size()
+        bad = [lambda: rt.call(h, (0, 1, end + 64)), lambda: rt.call_split(h, 1, (end + 64,)),
+               lambda: rt.encode([(h, 1, (end + 64,), None)]), lambda: rt.read(end - 4, 8),
+               lambda: rt.read(-4, 4), lambda: rt.write(end - 2, b"abcd"), lambda: rt.copy(0, end - 2, 4),
+               lambda: rt.copy(end - 2, 0, 4)]
+        for call in bad:
+            try:
+                call()
+                print("no error")
+            except ValueError as e:
+                print(e)
+        rt.grow(1)
+        rt.call(h, (0, 1, end + 64))
+        rt.replay(rt.encode([(h, 1, (end + 64,), None)]))
+        print("ran")
+    """)
+    out = subprocess.run([sys.executable, "-O", "-c", code], capture_output=True, text=True, timeout=120)
+    lines = out.stdout.splitlines()
+    assert out.returncode == 0 and lines[-1] == "ran", (out.returncode, out.stdout, out.stderr[-2000:])
+    assert len(lines) == 9 and "no error" not in lines, lines
+    assert all("past the end of the wasm memory (65536 bytes)" in s and "the_reading_kernel" in s for s in lines[:3])
+    assert all("outside the memory [0, 65536)" in s for s in lines[3:8]), lines

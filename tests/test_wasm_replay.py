@@ -294,6 +294,33 @@ def test_a_preferred_address_past_the_top_or_taken_falls_back():
     assert h.in_use == 10 * ALIGN
 
 
+def test_preferences_mixed_with_plain_allocations_find_free_memory_exactly():
+    """The sorted free-block starts are kept only while preferences come (dropped by a plain
+    allocation, rebuilt by the next preference): with both mixed at random, a preferred address
+    that lies in a free block with room is always taken there, and one that does not never is."""
+    import random
+    rng = random.Random(5)
+    h = Allocator(_Mem())
+    live: list[int] = []
+    for step in range(3000):
+        if live and rng.random() < 0.45:
+            h.free(live.pop(rng.randrange(len(live))))
+            continue
+        size = Allocator.block_bytes(rng.randrange(1, 4096))
+        want = rng.randrange(ALIGN, h.top + 8 * ALIGN) // ALIGN * ALIGN if rng.random() < 0.6 else None
+        fits = want is not None and (want >= h.top or any(
+            s <= want and want + size <= s + n for s, n in h.free_at.items()))
+        h.prefer = (want,) if want is not None else ()
+        ptr = h.alloc(size)
+        h.prefer = ()
+        assert (ptr == want) == fits, (step, want, ptr)
+        live.append(ptr)
+        assert h.starts in (None, sorted(h.free_at)) and (want is not None or h.starts is None), step
+    for ptr in live:
+        h.free(ptr)
+    assert h.in_use == 0 and h.top == ALIGN
+
+
 def test_kept_temporaries_go_back_with_their_program():
     """From its second run a program keeps its temporaries (its replays allocate only their
     outputs); clearing the caches gives them back."""

@@ -13,7 +13,11 @@ step replays the previous one's recorded commands (webgpu replay.py) — eager s
 would be views, which a jitted call copies first and never replays (the step took 6-8 ms on
 the H200 at batch 128, issue 22) — and a chunk of any length reads its losses with one readback
 of a fixed-shape array (stacking them compiled a kernel per chunk length, which the page varies).
-Runs in CPython too (tests/test_pages_runtime.py).
+The parameters and the optimizer state are donated (donate_argnums=(0, 1)): the new ones are
+written into the old ones' memory, so a step holds one copy of them (with Adam, three times the
+parameters' size), not two. A donated step still replays: each output takes its own donated
+input's buffer, the same buffers every call (tests/test_webgpu_replay.py, and the trainer's
+tests/test_pages_runtime.py). Runs in CPython too (tests/test_pages_runtime.py).
 """
 from __future__ import annotations
 
@@ -85,7 +89,7 @@ class Trainer:
         self.opt = OPTIMIZERS[optimizer](lr)
         self.opt_state = self.opt.init(self.params)
         self.step_count, self.epoch, self.train_s = 0, 0, 0.0
-        self._step = jax.jit(self._train_step)
+        self._step = jax.jit(self._train_step, donate_argnums=(0, 1))  # why: the module docstring
         self._history = jnp.zeros(HISTORY, dtype=jnp.float32)
         self._logits = jax.jit(self._predict_logits)
         self._shuffle()

@@ -27,7 +27,11 @@ memory grows by what is needed, not by doubling.
 - A request may name addresses it prefers (`prefer`, set around `alloc` by the
   replay's memory plan, replay.py): the first one that lies in free memory with
   room for the block is taken there, the free block around it split. A jitted
-  training loop then gets the same few addresses every step, and replays.
+  training loop then gets the same few addresses every step, and replays. Finding
+  the free block that holds an address needs the free blocks' starts in order;
+  that sorted list is built on the first preference and kept up to date while
+  preferences keep coming, and dropped at the first allocation that asks none,
+  so ordinary allocations and frees never pay for it.
 
 Frees can arrive from garbage-collector finalizers in the middle of an
 allocation; they are deferred until the allocator is consistent again.
@@ -70,7 +74,7 @@ class Allocator:
         self.used: dict[int, int] = {}  # ptr -> block size
         self.free_at: dict[int, int] = {}  # free block ptr -> size
         self.free_end: dict[int, int] = {}  # free block end -> ptr
-        self.starts: list[int] = []  # free block ptrs, sorted (which free block holds an address)
+        self.starts: list[int] | None = None  # free block ptrs, sorted, while preferences come
         self.prefer: tuple = ()  # addresses the next `alloc` takes first where free (replay.py)
         self.bins: list[dict[int, None]] = [{} for _ in range(NBINS)]
         self.nonempty = 0  # bit b set when bins[b] has blocks
@@ -89,10 +93,13 @@ class Allocator:
         size = self.block_bytes(nbytes)
         if size > self.limit - ALIGN:
             raise self._exhausted(nbytes)
+        prefer = self.prefer
+        if not prefer:
+            self.starts = None  # no preference: stop keeping the sorted starts
         self._busy = True
         try:
             ptr = None
-            for want in self.prefer:
+            for want in prefer:
                 ptr = self._take_at(want, size, nbytes)
                 if ptr is not None:
                     break
@@ -163,7 +170,8 @@ class Allocator:
 
     # ------------------------------------------------------------ free blocks
     def _link(self, ptr: int, size: int) -> None:
-        insort(self.starts, ptr)
+        if self.starts is not None:
+            insort(self.starts, ptr)
         self.free_at[ptr] = size
         self.free_end[ptr + size] = ptr
         b = bin_of(size)
@@ -171,7 +179,8 @@ class Allocator:
         self.nonempty |= 1 << b
 
     def _unlink(self, ptr: int) -> int:
-        del self.starts[bisect_left(self.starts, ptr)]
+        if self.starts is not None:
+            del self.starts[bisect_left(self.starts, ptr)]
         size = self.free_at.pop(ptr)
         del self.free_end[ptr + size]
         b = bin_of(size)
@@ -220,10 +229,13 @@ class Allocator:
                 self._link(self.top, ptr - self.top)
             self.top = ptr + size
             return ptr
-        i = bisect_right(self.starts, ptr) - 1
+        starts = self.starts
+        if starts is None:
+            starts = self.starts = sorted(self.free_at)
+        i = bisect_right(starts, ptr) - 1
         if i < 0:
             return None
-        start = self.starts[i]
+        start = starts[i]
         end = start + self.free_at[start]
         if ptr + size > end:
             return None

@@ -16,6 +16,17 @@ keep a schedule's launches as those packed arrays, made once: a replay is a loop
 calls. A store is never closed while a call or replay runs (unloads then wait: `_busy`),
 since a raw call holds its context pointer.
 
+Bounds are checked in Python before anything touches the memory, because wasmtime 50 does
+not trap on an out-of-bounds access to a shared memory once its store holds more than one
+instance (a device's always does): it aborts the whole process (`assertion failed:
+fault.is_none()`, with wasmtime-py's own calls too). `read`, `write` and
+`copy` check their byte range (not with `assert`, which `python -O` drops: ctypes would then
+crash the process); a launch (`call`, `call_split`, `encode`, so a replay once per recording)
+checks that no argument lies past the memory's end, which is what an address that is no buffer
+of this memory looks like (another runtime's, or a number that is no address at all). A kernel
+that itself indexes past its buffers is not caught: that needs each argument's extent, which only
+the kernel knows.
+
 Instances are freed only with their store, so modules are loaded in generations of
 `GENERATION` handles, each generation with its own stores: when few of a retired
 generation's handles are still loaded (`unload` drops the others), those move to
@@ -87,6 +98,7 @@ class WasmtimeRuntime:
         self.engine = wasmtime.Engine(cfg)
         ty = wasmtime.MemoryType(wasmtime.Limits(initial_pages, MAX_PAGES), shared=True)
         self.memory = _SharedMemory(self.engine, ty)
+        self._size = self.memory.data_len()  # bytes; only `grow` changes it (our kernels never grow)
         self._pool = ThreadPoolExecutor(self.workers - 1, thread_name_prefix="jaxweb-wasm") \
             if self.workers > 1 else None
         self._modules: dict[int, wasmtime.Module] = {}
@@ -174,12 +186,24 @@ class WasmtimeRuntime:
 
     # -- calls
     def call(self, handle: int, args: tuple) -> None:
+        if max(args) > self._size:  # (0, rows, ...): never empty
+            self._refuse(handle, args)
         self._run(handle, [_raw(args)])
 
     def call_split(self, handle: int, total: int, args: tuple, align: int = 1) -> None:
         """run(start, end, *args) over [0, total) in `workers` chunks at once (chunk
         boundaries are multiples of `align` where possible)."""
+        if max(args, default=0) > self._size:
+            self._refuse(handle, args)
         self._run(handle, self._chunks(total, args, align))
+
+    def _refuse(self, handle: int, args: tuple) -> None:
+        """The ValueError of a launch with an argument past the memory's end (the arguments are
+        the buffers' addresses and the row range, which never exceeds an output's bytes): the
+        call would abort the process (the module docstring)."""
+        bad = [a for a in args if a > self._size]
+        raise ValueError(f"wasm kernel '{self.names.get(handle, handle)}': argument(s) {bad} lie past the "
+                         f"end of the wasm memory ({self._size} bytes): not addresses of this memory")
 
     def _chunks(self, total: int, args: tuple, align: int | None) -> list:
         """The packed arguments of each chunk of a launch (one: no split)."""
@@ -191,14 +215,19 @@ class WasmtimeRuntime:
     def _run(self, handle: int, chunks: list) -> None:
         self._enter()
         try:
-            futures = [self._pool.submit(self._call_raw, handle, c) for c in chunks[1:]]
-            try:
-                self._call_raw(handle, chunks[0])
-            finally:
-                for fut in futures:
-                    fut.result()
+            self._launch(handle, chunks)
         finally:
             self._leave()
+
+    def _launch(self, handle: int, chunks: list) -> None:
+        """One launch, its chunks at once; the caller has entered (`_enter`): a replay enters
+        once for all its launches, not once per launch."""
+        futures = [self._pool.submit(self._call_raw, handle, c) for c in chunks[1:]]
+        try:
+            self._call_raw(handle, chunks[0])
+        finally:
+            for fut in futures:
+                fut.result()
 
     def _call_raw(self, handle: int, raw: ctypes.Array) -> None:
         ctx, fn, nparams, _, _ = self._func(handle)
@@ -226,7 +255,11 @@ class WasmtimeRuntime:
             self.unload(handle)
 
     def encode(self, launches: list) -> list:
-        """Launches `(handle, total, args, align)` as (handle, packed chunk arguments), made once."""
+        """Launches `(handle, total, args, align)` as (handle, packed chunk arguments), made once
+        (and checked once: the memory never shrinks)."""
+        for handle, total, args, _ in launches:
+            if max((total, *args)) > self._size:
+                self._refuse(handle, (total, *args))
         return [(handle, self._chunks(total, args, align)) for handle, total, args, align in launches]
 
     def replay(self, encoded: list) -> None:
@@ -235,7 +268,7 @@ class WasmtimeRuntime:
         try:
             for handle, chunks in encoded:
                 try:
-                    self._run(handle, chunks)
+                    self._launch(handle, chunks)
                 except Exception as e:
                     e.add_note(f"while running kernel '{self.names.get(handle, handle)}' on the wasm device")
                     raise
@@ -253,22 +286,30 @@ class WasmtimeRuntime:
         except wasmtime.WasmtimeError as e:  # past the maximum, or the host is out of memory
             raise GrowError(f"the wasm memory ({self.memory_size()} bytes) cannot grow by "
                             f"{pages} pages: {e}") from None
-        return self.memory_size()
+        self._size = self.memory.data_len()
+        return self._size
 
     def _base(self) -> int:
         return ctypes.addressof(self.memory.data_ptr().contents)
 
+    def _check_span(self, what: str, ptr: int, nbytes: int) -> None:
+        """A ValueError unless [ptr, ptr + nbytes) lies in the memory (ctypes would crash)."""
+        if ptr < 0 or nbytes < 0 or ptr + nbytes > self._size:
+            raise ValueError(f"wasm memory {what} of {nbytes} bytes at {ptr}: outside the memory "
+                             f"[0, {self._size})")
+
     def read(self, ptr: int, nbytes: int) -> bytes:
-        assert 0 <= ptr and ptr + nbytes <= self.memory_size()
+        self._check_span("read", ptr, nbytes)
         return ctypes.string_at(self._base() + ptr, nbytes)
 
     def write(self, ptr: int, data) -> None:
         data = bytes(data)
-        assert 0 <= ptr and ptr + len(data) <= self.memory_size()
+        self._check_span("write", ptr, len(data))
         ctypes.memmove(self._base() + ptr, data, len(data))
 
     def copy(self, dst: int, src: int, nbytes: int) -> None:
-        assert 0 <= min(dst, src) and max(dst, src) + nbytes <= self.memory_size()
+        self._check_span("copy source", src, nbytes)
+        self._check_span("copy destination", dst, nbytes)
         base = self._base()
         ctypes.memmove(base + dst, base + src, nbytes)
 
