@@ -156,6 +156,16 @@ def _over_batches(sh: Shader) -> Shader:
     return dataclasses.replace(sh, code=code, grid=(sh.grid[0], sh.grid[1], MAX_GRID))
 
 
+def split_from_grid(s: GemmSpec) -> bool:
+    """Whether the shared kernel of `s` split K reads the split count from its grid, the same
+    code for every count up to MAX_SPLITS_GRID (one pipeline serves them all: `_build_shared`),
+    as it does unless its grid's z could pass its limit (then it loops: `_over_batches`)."""
+    return s.splits <= MAX_SPLITS_GRID and MAX_SPLITS_GRID * s.B <= MAX_GRID
+
+
+MAX_SPLITS_GRID = 64  # split counts that share a product's pipeline (the plan's go to tuner.MAX_SPLITS, 16)
+
+
 def _build_shared(s: GemmSpec, t: Tiling) -> Shader:
     """The shared-memory kernel of hardware adapters, moving vec4s everywhere: tiles are
     loaded as vec4 where the operands' layout is 16-byte aligned (else element by element),
@@ -238,7 +248,7 @@ def _build_shared(s: GemmSpec, t: Tiling) -> Shader:
     # The count is read from the grid (gemm.split_kc of it is the spec's kc), so one pipeline
     # serves every split count of a product (the planner times them all on it) — unless the
     # grid's z is past its limit and loops (`_over_batches`): then kc is a constant
-    if s.splits > 1 and s.splits * s.B <= MAX_GRID:
+    if s.splits > 1 and split_from_grid(s):
         kc = (f"  let splits = nwg.z / {s.B}u;\n"
               f"  let kc = ((K + splits - 1u) / splits + {SPLIT_ALIGN - 1}u) / {SPLIT_ALIGN}u * {SPLIT_ALIGN}u;\n")
     else:

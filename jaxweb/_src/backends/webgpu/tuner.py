@@ -151,7 +151,7 @@ class Planner:
         t0 = time.perf_counter()
         specs = [dataclasses.replace(spec, nr=nr, packed=spec.packed or spec.N % nr != 0,
                                      **{"splits": 1, "kc": 0, **split_k(spec.K, s)}) for nr, s in cands]
-        shaders = [matmul.build(c, tiling_for(c, self.big)) for c in specs]
+        shaders = [_candidate_shader(c, self.big) for c in specs]
         out = 4 * spec.B * spec.M * specs[-1].N8
         n4 = out // 16
         counts = sorted({c.splits for c in specs if c.splits > 1})
@@ -209,6 +209,18 @@ fn main(@builtin(global_invocation_id) g: vec3<u32>, @builtin(num_workgroups) nw
   }}
 }}
 """
+
+
+def _candidate_shader(spec: GemmSpec, big: matmul.Tiling) -> Any:
+    """The shader timing candidate `spec`: small tiles unsplit run as the kernel its split
+    counts share (matmul.split_from_grid) with one split, so that one pipeline times them all
+    (its chosen routine, with an epilogue, is compiled anyway); else its own kernel."""
+    tiling = tiling_for(spec, big)
+    shader = matmul.build(spec, tiling)
+    two = dataclasses.replace(spec, **split_k(spec.K, 2))
+    if spec.splits == 1 and tiling == SMALL and two.splits > 1 and matmul.split_from_grid(two):
+        return dataclasses.replace(matmul.build(two, tiling), grid=shader.grid, out_nbytes=shader.out_nbytes)
+    return shader
 
 
 def tiling_for(spec: GemmSpec, big: matmul.Tiling) -> matmul.Tiling:
