@@ -1,11 +1,14 @@
 """The GEMM routine (`gemm_f32`) as a shared-memory tiled WGSL kernel with register blocking.
 
 The scheduler (compiler/gemm.py) has already staged A (when it is not a plain
-strided read) and packed B into strips `nr` columns wide; this program computes
-`C[b, i, j] = sum_k A[b, i, k] B'[b, k, j]` into C rows `N8` apart — or, when the spec
-carries the matmul's float32 epilogue (bias, activation: `GemmSpec.epilogue`, which the
-shared and quad kernels take), stores `epilogue(C)` N wide through a WGSL function made
-from it (codegen.epilogue_fn), so no epilogue kernel reads C back. The backend
+strided read) and packed B into strips `nr` columns wide — or, for this kernel (hardware
+adapters: `GemmCaps.prologue`), left a short elementwise A or B as an expression it computes
+element by element as it fills its tiles (`GemmSpec.a_expr` / `b_expr`: `pro_a`, `pro_b`);
+this program computes `C[b, i, j] = sum_k A[b, i, k] B'[b, k, j]` into C rows `N8` apart —
+or, when the spec carries the matmul's float32 epilogue (bias, activation, an optimizer's
+update: `GemmSpec.epilogue`, which the shared and quad kernels take, the shared one with up to
+4 outputs), stores `epilogue(C)` N wide through WGSL functions made from it
+(codegen.routine_fns), so no epilogue kernel reads C back. The backend
 declares `nr` = the tile width BN, so a workgroup's B tile is one strip: rows of BN
 contiguous floats, and every column it stores lies inside C's N8-wide rows (only
 rows past M and k past K need guards; loads there read 0).

@@ -19,9 +19,14 @@ Products whose C has few tiles (an MLP's 1000 x 256 layers and 256 x 128 weight 
 these pays depends on the shape, the operands' layout and the device, and a rule of thumb (split
 until about `want` workgroups run; `want` timed once by `tune_splits` on one 256 x 256 x 2048
 product) only guesses it. So the planner times the candidates on each product's real shape and
-layout the first time it meets it (`Planner.time`: a few pipelines and about 20 submits of that
-product, the split variants with a pass adding their partial sums), and keeps the fastest;
-products whose big tiles already make `want` workgroups are not timed. On the H200 the MLP
+layout the first time it meets it (`Planner.time`: about 20 submits of that product, the split
+variants with a pass adding their partial sums), and keeps the fastest, a split charged the host
+time of its sums' launch (`DISPATCH`) where the unsplit routine writes the outputs itself;
+products whose big tiles already make `want` workgroups are not timed. What that costs a model's
+first call is mostly compiling: every split count (and one split, timing the unsplit product) runs
+on one pipeline of the product (matmul.split_from_grid), the partial sums of every product and
+count on one (`SUM_CODE`), and big tiles are timed only where they come near filling the device
+(`BIG_FILL`): 2 pipelines per product, 37 -> 6 for the MLP step. On the H200 the MLP
 step's GPU time was 0.31 ms per step timed, 0.32 by the rule and 0.73 with the plan off (in one
 process, interleaved). Timings are taken after `warm`, in interleaved rounds (`_best`): an idle
 GPU starts at a low clock (the H200 read 345 of its 1980 MHz at rest), and that host also had
