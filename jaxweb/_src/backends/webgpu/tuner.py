@@ -26,7 +26,8 @@ products whose big tiles already make `want` workgroups are not timed. What that
 first call is mostly compiling: every split count (and one split, timing the unsplit product) runs
 on one pipeline of the product (matmul.split_from_grid), the partial sums of every product and
 count on one (`SUM_CODE`), and big tiles are timed only where they come near filling the device
-(`BIG_FILL`): 2 pipelines per product, 37 -> 6 for the MLP step. On the H200 the MLP
+(`BIG_FILL`): one pipeline per product (two where big tiles are timed) and one for all the sums,
+the MLP step's candidates 37 -> 6 pipelines. On the H200 the MLP
 step's GPU time was 0.31 ms per step timed, 0.32 by the rule and 0.73 with the plan off (in one
 process, interleaved). Timings are taken after `warm`, in interleaved rounds (`_best`): an idle
 GPU starts at a low clock (the H200 read 345 of its 1980 MHz at rest), and that host also had
