@@ -5,6 +5,8 @@ KERNEL_PLATFORMS (the reference `cpu` backend and every code generator available
 here), under `jaxweb.default_device(...)`. Their expected values come from numpy
 or hand derivation, so each device is checked against the same oracle.
 """
+import contextlib
+import dataclasses
 import os
 
 import pytest
@@ -111,3 +113,30 @@ def kernel_platform(request):
         _use_webgl_bridge()
     with jaxweb.default_device(jaxweb.devices(platform)[0]):
         yield platform
+
+
+@contextlib.contextmanager
+def hardware_gemm(dev, plan=None, prologue: bool = True):
+    """`dev` (webgpu) with a hardware adapter's GEMM: the shared-memory kernels of 128 x 128 tiles,
+    the routine applying epilogues and (`prologue`) computing operands that are not plain reads
+    as it loads its tiles, `plan` its GemmCaps.plan (small tiles and K splits; None: none), run
+    on whatever adapter is here. Eager flushes' schedules (cached by graph) and compiled programs
+    (cached by what they compute), neither keyed by the capabilities, are dropped on the way in
+    and out, so that what runs is scheduled and compiled under these."""
+    from jaxweb._src import execution
+    from jaxweb._src.backends.webgpu import matmul
+    from jaxweb._src.compiler.gemm import GemmCaps
+    be = dev.backend
+    saved = be.tiling, be.capabilities
+    be.tiling = matmul.HARDWARE
+    be.capabilities = dataclasses.replace(saved[1], gemm=GemmCaps(
+        nr=128, min_dim=16, conv=False, pack_min_bytes=1 << 62, epilogue=True, prologue=prologue,
+        max_buffers=saved[1].max_buffers, plan=plan))
+    execution._TEMPLATES.pop(id(dev), None)
+    be._programs.clear()
+    try:
+        yield be
+    finally:
+        be.tiling, be.capabilities = saved
+        execution._TEMPLATES.pop(id(dev), None)
+        be._programs.clear()

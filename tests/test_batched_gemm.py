@@ -8,7 +8,6 @@ the product — at odd t, d = 64, h = 6, b = 1 and 8, in float32 and (wasm, webg
 bfloat16. Each case also counts the `gemm_f32` routines the program ran and asserts that no
 generic kernel reduced over the head dim (the path they took before)."""
 import contextlib
-import dataclasses
 import zlib
 
 import numpy as np
@@ -16,7 +15,6 @@ import pytest
 
 import jaxweb as jax
 import jaxweb.numpy as jnp
-from jaxweb._src.compiler.gemm import GemmCaps
 from jaxweb._src.compiler.kernel import Kernel, Routine
 
 import conftest
@@ -37,24 +35,16 @@ def _devices() -> list:
 @contextlib.contextmanager
 def device(platform: str):
     """The device of `platform`; "webgpu-shared-split": webgpu with a hardware adapter's
-    shared-memory kernels and every product's K split in two or more (partials summed after)."""
+    shared-memory kernels (operands that are not plain reads computed as loaded) and every
+    product's K split in two or more (partials summed after)."""
     if platform == "webgl":
         conftest._use_webgl_bridge()
     dev = jax.devices(platform.split("-")[0])[0]
     if platform != "webgpu-shared-split":
         yield dev
         return
-    from jaxweb._src.backends.webgpu import matmul
-    be = dev.backend
-    saved = be.tiling, be.capabilities
-    be.tiling = matmul.HARDWARE
-    be.capabilities = dataclasses.replace(saved[1], gemm=GemmCaps(
-        nr=128, min_dim=16, conv=False, pack_min_bytes=1 << 62, epilogue=True,
-        plan=lambda s: (64, max(2, s.K // 32))))
-    try:
+    with conftest.hardware_gemm(dev, plan=lambda s: (64, max(2, s.K // 32))):
         yield dev
-    finally:
-        be.tiling, be.capabilities = saved
 
 
 def _split(x, heads):

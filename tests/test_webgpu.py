@@ -12,6 +12,7 @@ import pytest
 import jaxweb
 import jaxweb.numpy as jnp
 from jaxweb._src import device as _device
+from jaxweb._src import execution
 
 try:
     GPU = jaxweb.devices("webgpu")[0]
@@ -467,7 +468,8 @@ def _epilogue_cases(x, y):
 def test_shared_memory_gemm_of_hardware_adapters(epilogue):
     """The shared-memory kernel hardware adapters get (workgroup memory, barriers), run here:
     vec4 and element-wise loads, tails of every tile dimension, several tilings; epilogues as
-    separate kernels or applied by the GEMM as it stores."""
+    separate kernels or applied by the GEMM as it stores, with operands that are not plain reads
+    computed as its tiles are loaded (as a hardware adapter's are) or staged."""
     import dataclasses
 
     from jaxweb._src.backends.webgpu import matmul
@@ -478,7 +480,11 @@ def test_shared_memory_gemm_of_hardware_adapters(epilogue):
         for t in (matmul.HARDWARE, matmul.Tiling(64, 64, 8, 4, 4), matmul.Tiling(128, 64, 8, 8, 4)):
             be.tiling = t
             be.capabilities = dataclasses.replace(saved[1], gemm=GemmCaps(
-                nr=t.BN, min_dim=16, conv=False, pack_min_bytes=1 << 30, epilogue=epilogue))
+                nr=t.BN, min_dim=16, conv=False, pack_min_bytes=1 << 30, epilogue=epilogue,
+                prologue=epilogue))
+            # eager schedules are cached by graph and routines by spec, neither by the tiling
+            execution._TEMPLATES.pop(id(GPU), None)
+            be._programs.clear()
             a = rng.standard_normal((130, 76)).astype(np.float32)
             b = rng.standard_normal((76, 260)).astype(np.float32)
             check(lambda x, y: (jaxweb.jit(lambda p, q: p @ q)(x, y), x[:, :33] @ y[:33, :17],
@@ -491,6 +497,7 @@ def test_shared_memory_gemm_of_hardware_adapters(epilogue):
                                 *_epilogue_cases(x, y)), a, b, rtol=1e-5, atol=1e-4)
     finally:
         be.tiling, be.capabilities = saved
+        execution._TEMPLATES.pop(id(GPU), None)
 
 
 def test_gemm_epilogues_run_inside_the_kernel():

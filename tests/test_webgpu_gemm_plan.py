@@ -1,10 +1,15 @@
 """GEMMs shaped for the GPU (issue 22): the tuner's plan gives products with few output tiles
-small tiles and splits their K into partial sums that a reduction kernel adds up.
+small tiles and splits their K into partial sums that a reduction kernel adds up; and the
+routine computes an operand that is not a plain read — a fused producer (relu(h + b), an MLP's
+backward mask), a transposed or strided weight — as it loads its tiles (`GemmCaps.prologue`),
+instead of a stage-A or pack-B kernel writing it out first: one launch fewer each.
 
 Hardware adapters run this; here (wgpu-py on lavapipe) the shared-memory kernel and a plan
-are forced on the software adapter, so the split kernels and their reduction pass run and
-are checked against the cpu backend: batches, epilogues (bias, activation, a cast), column-
-major A, K not a multiple of the split, jitted training steps.
+are forced on the software adapter (conftest.hardware_gemm), so the split kernels and their
+reduction pass run and are checked against the cpu backend: batches, epilogues (bias,
+activation, a cast), column-major A, K not a multiple of the split, jitted training steps.
+The summation order of an operand computed as loaded is the routine's as before (the operand's
+values are the same float32 expressions).
 """
 import dataclasses
 
@@ -15,6 +20,8 @@ import jaxweb
 import jaxweb.numpy as jnp
 from jaxweb._src.compiler import gemm
 from jaxweb._src.compiler.gemm import GemmCaps, GemmSpec
+
+import conftest
 
 try:
     GPU = jaxweb.devices("webgpu")[0]
@@ -48,17 +55,20 @@ def test_plan_fills_the_device():
 @pytest.fixture
 def split_everything():
     """The shared-memory kernels and a plan that splits every product's K (want: a huge grid)."""
-    from jaxweb._src.backends.webgpu import matmul
-    be = GPU.backend
-    saved = be.tiling, be.capabilities
-    be.tiling = matmul.HARDWARE
-    be.capabilities = dataclasses.replace(saved[1], gemm=GemmCaps(
-        nr=128, min_dim=16, conv=False, pack_min_bytes=1 << 62, epilogue=True,
-        plan=lambda s: (64, min(16, max(1, s.K // 32)))))
-    try:
+    with conftest.hardware_gemm(GPU, plan=lambda s: (64, min(16, max(1, s.K // 32)))) as be:
         yield be
-    finally:
-        be.tiling, be.capabilities = saved
+
+
+@pytest.fixture(params=["unsplit", "split"])
+def hardware(request):
+    """The shared-memory kernels computing operands as loaded, K split (small tiles) or not."""
+    plan = (lambda s: (64, min(16, max(1, s.K // 32)))) if request.param == "split" else None
+    with conftest.hardware_gemm(GPU, plan=plan) as be:
+        yield be
+
+
+def new_kernels(be, before):
+    return [getattr(p, "name", "") for k, p in be._programs.items() if k not in before]
 
 
 def test_split_k_products_match_the_reference(split_everything):
@@ -92,6 +102,8 @@ def test_split_k_kernel_alone(split_everything):
     assert spec.splits == 3 and spec.kc == 64
     sh = matmul.build(spec, matmul.Tiling(64, 64, 8, 4, 4))
     assert sh.grid == (1, 1, 6)
+    # the count is read from the grid: one shader serves every split count of the product
+    assert sh.code == matmul.build(dataclasses.replace(spec, **gemm.split_k(K, 2)), matmul.Tiling(64, 64, 8, 4, 4)).code
     rt = GPU.backend.rt
     bufs = [rt.create_buffer(sh.out_nbytes[0]), rt.create_buffer(a.nbytes), rt.create_buffer(b.nbytes)]
     rt.write(bufs[1], 0, a.tobytes())
@@ -106,8 +118,9 @@ def test_split_k_kernel_alone(split_everything):
         np.testing.assert_allclose(got[s], a[:, :, ks] @ b[:, ks, :], rtol=1e-5, atol=1e-4)
 
 
-def test_training_step_with_split_gradients(split_everything):
-    """An MLP step's weight gradients (K = the batch) split, jitted and repeated."""
+def test_training_step_on_the_hardware_kernels(hardware):
+    """An MLP step, jitted and repeated: its weight gradients (K = the batch) split or not, its
+    relu's mask and transposed weights computed as loaded (no stage or pack kernel)."""
     w1 = rng.standard_normal((40, 32)).astype(np.float32) * 0.2
     w2 = rng.standard_normal((32, 16)).astype(np.float32) * 0.2
     x = rng.standard_normal((96, 40)).astype(np.float32)
@@ -115,7 +128,7 @@ def test_training_step_with_split_gradients(split_everything):
     @jaxweb.jit
     def step(w1, w2, x):
         def loss(w1, w2):
-            return jnp.sum(jnp.tanh(jaxweb.nn.relu(x @ w1) @ w2) ** 2)
+            return jnp.sum(jnp.tanh(jaxweb.nn.relu(x @ w1 + 0.1) @ w2) ** 2)
         g1, g2 = jaxweb.grad(loss, argnums=(0, 1))(w1, w2)
         return w1 - 0.01 * g1, w2 - 0.01 * g2
 
@@ -123,8 +136,11 @@ def test_training_step_with_split_gradients(split_everything):
         for _ in range(3):
             w1, w2 = step(w1, w2, x)
         return w1, w2
+    before = set(hardware._programs)
     for r, g in zip(on(CPU, train, w1, w2, x), on(GPU, train, w1, w2, x)):
         np.testing.assert_allclose(g, r, rtol=1e-4, atol=1e-5)
+    names = new_kernels(hardware, before)
+    assert not [n for n in names if n.endswith(("_stage_a", "_pack_b"))] and any(n.endswith("_gemm") for n in names)
 
 
 def test_planner_times_the_candidates_of_each_product():
@@ -134,15 +150,20 @@ def test_planner_times_the_candidates_of_each_product():
     from jaxweb._src.backends.webgpu import matmul, tuner
     be = GPU.backend
     calls = []
-    planner = tuner.Planner(be.rt, matmul.HARDWARE, 64, pipeline=lambda code: calls.append(1) or be.rt.pipeline(code))
+    compiled = []  # the candidates' pipelines, compiled together
+    planner = tuner.Planner(be.rt, matmul.HARDWARE, 64, pipeline=lambda code: calls.append(1) or be.rt.pipeline(code),
+                            pipelines=lambda codes: compiled.append(len(codes)) or [be.rt.pipeline(c) for c in codes])
     spec = GemmSpec(M=100, N=64, K=512, a_off=0, a_si=1, a_sk=100, b_off=0, b_sk=64, packed=False, nr=128)
-    assert planner.candidates(spec) == [(128, 1), (64, 1), (64, 2), (64, 4), (64, 8)]  # K 512: splits of >= 64
+    assert planner.candidates(spec) == [(64, 1), (64, 2), (64, 4), (64, 8)]  # K 512: splits of >= 64
+    # big tiles are timed only where they make want / BIG_FILL workgroups (here 16 of 64)
+    assert planner.candidates(dataclasses.replace(spec, M=512, N=512))[:2] == [(128, 1), (64, 1)]
     got = planner(spec)
     times = planner.timings[tuner.key(spec)]
     assert set(times) == set(planner.candidates(spec)) and got == min(times, key=times.get)
     assert all(0 < t < 10 for t in times.values())
     n = len(calls)
-    assert planner(spec) == got and len(calls) == n  # timed once
+    assert compiled == [3]  # small tiles unsplit, one pipeline for every split count, one for the partial sums
+    assert planner(spec) == got and len(calls) == n and compiled == [3]  # timed once
     assert planner.spent["products"] == 1 and all(planner.spent[k] > 0 for k in ("compile", "run"))
     assert planner(dataclasses.replace(spec, M=1024, N=1024)) == (128, 1) and len(calls) == n
     saved = be.tiling, be.capabilities
@@ -217,3 +238,46 @@ def test_warm_up_probes_until_steady_or_slow(monkeypatch):
     t = time.perf_counter()
     times = tuner.warm(rt, 5.0)
     assert times and all(s > 0 for s in times) and time.perf_counter() - t < 60
+
+
+def test_operands_computed_as_loaded_match_the_reference(hardware):
+    x = rng.standard_normal((130, 200)).astype(np.float32)
+    w = rng.standard_normal((200, 140)).astype(np.float32)
+    before = set(hardware._programs)
+
+    def cases(x, w):
+        h = jaxweb.nn.relu(x @ w + w[0])
+        return (h @ w[:140, :70],                               # A: relu(h + b) (a fused producer)
+                x[:, :140] @ w[:140].T[:, :96],                 # B: a transposed weight
+                x[:, :140] @ jnp.where(w[:140, :50] > 0, w[:140, :50], 0.0),  # B: a mask, N past a tile
+                jaxweb.nn.sigmoid(jnp.tanh(x[:, :64]).T @ x[:, :33]) + 1,   # A column-major, an epilogue
+                jnp.matmul(jnp.exp(x[:128].reshape(2, 64, 200) * 0.1), w.T[:40].T))  # a batch
+    ref, got = on(CPU, cases, x, w), on(GPU, cases, x, w)
+    for r, g in zip(ref, got):
+        assert g.dtype == r.dtype and g.shape == r.shape
+        np.testing.assert_allclose(g, r, rtol=1e-4, atol=3e-4)
+    names = new_kernels(hardware, before)
+    assert not [n for n in names if n.endswith(("_stage_a", "_pack_b"))], names
+    assert any(n.endswith("_gemm") for n in names)
+
+
+def test_long_factors_are_still_staged(hardware):
+    """A factor longer than PROLOGUE_NODES is computed once by a stage kernel, not per tile; a
+    layer norm's (its statistics kernels of their own) is computed as loaded."""
+    from jaxweb._src.compiler import gemm
+    x = rng.standard_normal((64, 96)).astype(np.float32)
+    w = rng.standard_normal((96, 80)).astype(np.float32)
+
+    def long(v):
+        for i in range(gemm.PROLOGUE_NODES):
+            v = jnp.sin(v) + i
+        return v
+
+    def cases(x, w):
+        norm = (x - x.mean(1, keepdims=True)) / jnp.sqrt(x.var(1, keepdims=True) + 1e-5)
+        return norm @ w, long(x) @ w
+    before = set(hardware._programs)
+    for r, g in zip(on(CPU, cases, x, w), on(GPU, cases, x, w)):
+        np.testing.assert_allclose(g, r, rtol=1e-4, atol=3e-4)
+    names = new_kernels(hardware, before)
+    assert [n for n in names if n.endswith("_stage_a")] == ["sin_add_dot_general_stage_a"], names

@@ -66,6 +66,10 @@ class GemmCaps:
     pack_min_bytes: int = 1 << 20
     conv: bool = False  # a direct (implicit-GEMM) stride-1 conv routine too: conv.py
     epilogue: bool = False  # the routine applies a float32 epilogue itself (GemmSpec.epilogue)
+    #: the routine computes an operand that is not a plain read (a fused producer: relu(h + b),
+    #: a transposed or strided weight) as it loads its tiles (GemmSpec.a_expr / b_expr), where
+    #: the expression is elementwise and small (`prologue`), instead of a stage or pack kernel
+    prologue: bool = False
     max_buffers: int | None = None  # buffers a routine may bind (C, A, B and the epilogue's inputs)
     #: the product as it would run (a GemmSpec with strip width `nr`, no split) -> (nr, splits):
     #: the strip width and the number of K splits the backend wants for it (it may time the
@@ -106,6 +110,18 @@ class GemmSpec:
     bi: int = 1
     a_sbo: int = 0
     b_sbo: int = 0
+    #: A (B) computed as the routine loads its tiles: a Kernel over (B?, M, K) ((B?, K, N)) of
+    #: loads of the routine's inputs after its buffer operands (slots 0..: the same numbering as
+    #: the epilogue's, which follows them), or None: A (B) is a buffer read at the strides above
+    a_expr: Any = None
+    b_expr: Any = None
+
+    @property
+    def extra_dtypes(self) -> tuple:
+        """The dtypes of the routine's inputs after A and B (those bound): each of a_expr,
+        b_expr and epilogue reads a prefix of them (each built after the one before it)."""
+        return max((k.in_dtypes for k in (self.a_expr, self.b_expr, self.epilogue) if k is not None),
+                   key=len, default=())
 
     @property
     def a_span(self) -> int:
@@ -277,15 +293,23 @@ def _layout(nb: int, M: int, N: int, K: int, nr: int, splits: int, av: tuple | N
     return GemmSpec(**spec)
 
 
-def split_k(K: int, splits: int, align: int = 32) -> dict:
+SPLIT_ALIGN = 32  # a K range's length is a multiple of this (a tile's depth divides it)
+
+
+def split_k(K: int, splits: int, align: int = SPLIT_ALIGN) -> dict:
     """GemmSpec's `splits` and `kc` for about `splits` ranges of K, each a multiple of `align`
-    long (a tile's depth divides it, so no tile straddles two ranges)."""
+    long (a tile's depth divides it, so no tile straddles two ranges). `kc` is `split_kc` of
+    the count it makes, so that a routine knowing only the count (its grid) finds the same ranges."""
     if splits <= 1:
         return {}
-    kc = -(-K // splits)
-    kc = -(-kc // align) * align
-    n = -(-K // kc)
-    return dict(splits=n, kc=kc) if n > 1 else {}
+    n = -(-K // (-(-(-(-K // splits)) // align) * align))
+    return dict(splits=n, kc=split_kc(K, n, align)) if n > 1 else {}
+
+
+def split_kc(K: int, n: int, align: int = SPLIT_ALIGN) -> int:
+    """The length of each of `n` K ranges: ceil(K / n) rounded up to `align`. It makes exactly n
+    ranges whenever some multiple of `align` does (those of split_k): it is the shortest such length."""
+    return -(-(-(-K // n)) // align) * align
 
 
 def remap_loads(e: E.Expr, slots: dict[int, int], subst: dict[int, E.Expr] | None = None) -> E.Expr:
@@ -329,33 +353,53 @@ def expand(kernel: Kernel, ins: Sequence[Any], outs: Sequence[Any], caps: GemmCa
     launches = []
     nb = spec.B
     lead = (nb,) if nb > 1 else ()
-    if m.a_inplace:
-        a_val = ins[m.a.arg]
-    else:
+    stage_a = None
+    if not m.a_inplace:
         g = gidx(lead + (spec.M, spec.K))
         rename = {**GI.unflatten(g[0], gr.batch, sp.ext), **GI.unflatten(g[-2], gr.rows, sp.ext), "r0": g[-1]}
-        k, k_ins = _sub_kernel(lead + (spec.M, spec.K), m.a, rename, ins, name=f"{kernel.name}_stage_a")
-        a_val = Temp(k.size, F32)
-        launches.append((k, [a_val], k_ins))
-    if spec.packed:
+        stage_a = _sub_kernel(lead + (spec.M, spec.K), m.a, rename, ins, name=f"{kernel.name}_stage_a")
+    # the operands the routine computes as it loads them (GemmCaps.prologue), their inputs bound
+    # after A and B in one numbering with the epilogue's; staged or packed where they do not fit
+    extras: list = []
+    if caps.prologue and stage_a is not None and prologue(stage_a[0]):
+        spec, extras = replace(spec, a_expr=stage_a[0]), stage_a[1]
+    if caps.prologue and spec.packed:
+        k, k_ins = _b_prologue(spec, m, ins, extras, kernel.name)
+        if prologue(k):
+            spec, extras = replace(spec, b_expr=k, packed=False), k_ins
+    bound = (spec.a_expr is None) + (spec.b_expr is None)
+    if caps.max_buffers is not None and 1 + bound + len(extras) > caps.max_buffers:
+        spec, extras = replace(spec, a_expr=None, b_expr=None, packed=m.spec.packed), []
+    if spec.a_expr is not None:
+        a_val = None
+    elif m.a_inplace:
+        a_val = ins[m.a.arg]
+    else:
+        a_val = Temp(stage_a[0].size, F32)
+        launches.append((stage_a[0], [a_val], stage_a[1]))
+    if spec.b_expr is not None:
+        b_val = None
+    elif spec.packed:
         k, k_ins = pack_kernel(spec, m.b, (gr.batch, gr.cols, sp.ext), ins, kernel.name)
         b_val = Temp(k.size, F32)
         launches.append((k, [b_val], k_ins))
     else:
         b_val = ins[m.b.arg]
+    operands = [v for v in (a_val, b_val) if v is not None]
     direct = (gr.direct and len(kernel.outs) == 1 and kernel.outs[0] is E.acc(F32) and spec.N8 == spec.N
               and spec.splits == 1)
     fuse = (not direct and gr.direct and spec.splits == 1 and caps.epilogue and len(kernel.outs) == 1
             and kernel.out_dtypes == (F32,))
-    epi, epi_ins = _epilogue_kernel(kernel, ins, out_space=(lead + (spec.M, spec.N), m)) if fuse else (None, [])
-    if epi is not None and (caps.max_buffers is None or 3 + len(epi_ins) <= caps.max_buffers):
+    epi, epi_ins = _epilogue_kernel(kernel, ins, out_space=(lead + (spec.M, spec.N), m), extra=extras) \
+        if fuse else (None, extras)
+    if epi is not None and (caps.max_buffers is None or 1 + len(operands) + len(epi_ins) <= caps.max_buffers):
         spec = replace(spec, epilogue=epi)
-        launches.append((Routine("gemm_f32", spec, (F32, F32) + epi.in_dtypes, (F32,), nb * spec.M * spec.N,
-                                 f"{kernel.name}_gemm"), list(outs), [a_val, b_val] + epi_ins))
+        launches.append((Routine("gemm_f32", spec, tuple(v.dtype for v in operands + epi_ins), (F32,),
+                                 nb * spec.M * spec.N, f"{kernel.name}_gemm"), list(outs), operands + epi_ins))
         return launches
     c_val = outs[0] if direct else Temp(spec.splits * nb * spec.M * spec.N8, F32)
-    launches.append((Routine("gemm_f32", spec, (F32, F32), (F32,), nb * spec.M * spec.N,
-                             f"{kernel.name}_gemm"), [c_val], [a_val, b_val]))
+    launches.append((Routine("gemm_f32", spec, tuple(v.dtype for v in operands + extras), (F32,),
+                             nb * spec.M * spec.N, f"{kernel.name}_gemm"), [c_val], operands + extras))
     if not direct:  # C (B, M, N8) read back at the output's position (its dims of the kernel's g's)
         flat = [GI.flatten(d, sp.ext, sp.virt) for d in (gr.batch, gr.rows, gr.cols)]
         index = (flat[0] * spec.M + flat[1]) * spec.N8 + flat[2]
@@ -365,16 +409,50 @@ def expand(kernel: Kernel, ins: Sequence[Any], outs: Sequence[Any], caps: GemmCa
     return launches
 
 
+#: the most expression nodes (loads included) an operand the routine computes as it loads may
+#: have: each element is computed once per tile of the other operand's dim (a few times), so a
+#: cheap producer (a bias and activation, a mask) costs less than a kernel writing it out and
+#: the routine reading it back, while a long one (a layer norm's, with its reductions) is staged
+PROLOGUE_NODES = 40
+
+
+def prologue(k: Kernel) -> bool:
+    """Whether the routine may compute operand kernel `k` as it loads its tiles: elementwise
+    (no reduction inside), at most PROLOGUE_NODES nodes, a float32 value."""
+    nodes = list(E.walk(k.body))
+    return len(nodes) <= PROLOGUE_NODES and k.body.dtype is F32 and not any(n.op == "reduce" for n in nodes)
+
+
+def _b_prologue(spec: GemmSpec, m: _Match, ins: Sequence[Any], extra: list, name: str) -> tuple[Kernel, list]:
+    """B as a kernel over (B?, K, N) reading its inputs after `extra` (the A prologue's)."""
+    sp, gr = m.space, m.groups
+    shape = ((spec.B,) if spec.B > 1 else ()) + (spec.K, spec.N)
+    g = gidx(shape)
+    rename = {"r0": g[-2], **GI.unflatten(g[-1], gr.cols, sp.ext), **GI.unflatten(g[0], gr.batch, sp.ext)}
+    return _sub_kernel(shape, m.b, rename, ins, extra, name=f"{name}_b")
+
+
+def contiguous_dim(k: Kernel) -> int:
+    """Which of an operand kernel's last two dims its first load reads one element apart (-1 or
+    -2; -1 where neither): the order a routine loading its tiles should walk them in."""
+    for n in E.walk(k.body):
+        if n.op == "load":
+            c = affine(n.src[0]) or {}
+            return -2 if c.get(f"g{len(k.shape) - 2}") == 1 and c.get(f"g{len(k.shape) - 1}") != 1 else -1
+    return -1
+
+
 def _epilogue_kernel(kernel: Kernel, ins: Sequence[Any], c_val: Any = None,
                      index: E.Expr | None = None, splits: int = 1,
-                     out_space: tuple | None = None) -> tuple[Kernel, list]:
-    """`kernel`'s outputs as a kernel of the inputs they read (renumbered from 0) and of the
-    accumulator — for a routine that applies them as it stores, over its (B?, M, N) with the
-    kernel's indices renamed into it (`out_space`: that shape and the `_Match`) —, or, given
-    C (`c_val`), of C first, read at `index` for the accumulator — or, over `splits` partial
-    C's, the sum of C at `index` over the reduction index r0: (that kernel, its inputs)."""
+                     out_space: tuple | None = None, extra: Sequence[Any] = ()) -> tuple[Kernel, list]:
+    """`kernel`'s outputs as a kernel of the inputs they read (renumbered from 0, after `extra`:
+    the routine's prologues' inputs) and of the accumulator — for a routine that applies them
+    as it stores, over its (B?, M, N) with the kernel's indices renamed into it (`out_space`:
+    that shape and the `_Match`) —, or, given C (`c_val`), of C first, read at `index` for the
+    accumulator — or, over `splits` partial C's, the sum of C at `index` over the reduction
+    index r0: (that kernel, its inputs)."""
     used = sorted({n.arg for o in kernel.outs for n in E.walk(o) if n.op == "load"})
-    first = [] if c_val is None else [c_val]
+    first = list(extra) if c_val is None else [c_val]
     slots = {s: len(first) + i for i, s in enumerate(used)}
     split = splits > 1
     subst = {} if c_val is None or split else {id(E.acc(F32)): E.load(0, F32, index)}

@@ -125,21 +125,35 @@ def epilogue_fn(epi: Kernel | None, first_binding: int) -> str:
     as every kernel's), and `fn epi(acc: f32, g0: i32, .., opq: u32) -> f32`, the output at
     (g0, ..) for accumulator `acc`, which the routine calls as it stores C (opq: the runtime
     0, see wgsl.py)."""
-    if epi is None:
+    return routine_fns(epi.in_dtypes, first_binding, epi=epi) if epi is not None else ""
+
+
+def routine_fns(in_dtypes: tuple, first_binding: int, **fns: Kernel | None) -> str:
+    """The WGSL a GEMM routine calls for its operands and outputs: the helpers (wgsl.PRELUDE),
+    the inputs after its buffer operands, `in_dtypes`, bound from `first_binding` on (`in0`, ..:
+    packed u32 arrays, as every kernel's, one numbering for all of `fns`), and per name in `fns`
+    (None: left out) `fn name([acc: f32, ]g0: i32, .., opq: u32) -> f32`, that kernel's value at
+    (g0, ..) — of accumulator `acc` for `epi`, the epilogue the routine applies as it stores C;
+    the others are prologues, an operand computed as the routine loads it (opq: the runtime 0,
+    see wgsl.py). '' when `fns` are all None."""
+    fns = {name: k for name, k in fns.items() if k is not None}
+    if not fns:
         return ""
-    for dt in epi.in_dtypes:
-        W.check_dtype(dt, f" (kernel '{epi.name}')")
-    ex = W.expand(list(epi.outs))
-    names = [f"g{i}" for i in range(len(epi.shape))]
-    env = {**{n: n for n in names}, "acc": "acc"}
-    em, lines = Emitter({}), []
-    em.emit(list(E.walk_all(ex)), env, lines, "e")
-    binds = [f"@group(0) @binding({first_binding + i}) var<storage, read> in{i}: array<u32>;"
-             for i in range(len(epi.in_dtypes))]
-    params = ", ".join(["acc: f32"] + [f"{n}: i32" for n in names] + ["opq: u32"])
-    return "\n".join([W.PRELUDE] + binds + [f"fn epi({params}) -> f32 {{"]
-                     + [f"  let {name} = {text};" for name, text in em.consts.values()]
-                     + ["  " + line for line in lines] + [f"  return {em.operand(ex[0], env)};", "}", ""])
+    for dt in in_dtypes:
+        W.check_dtype(dt, f" (routine inputs of '{next(iter(fns.values())).name}')")
+    out = [W.PRELUDE] + [f"@group(0) @binding({first_binding + i}) var<storage, read> in{i}: array<u32>;"
+                         for i in range(len(in_dtypes))]
+    for fname, k in fns.items():
+        ex = W.expand(list(k.outs))
+        names = [f"g{i}" for i in range(len(k.shape))]
+        env = {**{n: n for n in names}, "acc": "acc"}
+        em, lines = Emitter({}), []
+        em.emit(list(E.walk_all(ex)), env, lines, "e")
+        acc = ["acc: f32"] if fname == "epi" else []
+        params = ", ".join(acc + [f"{n}: i32" for n in names] + ["opq: u32"])
+        out += ([f"fn {fname}({params}) -> f32 {{"] + [f"  let {name} = {text};" for name, text in em.consts.values()]
+                + ["  " + line for line in lines] + [f"  return {em.operand(ex[0], env)};", "}", ""])
+    return "\n".join(out)
 
 
 def epilogue_store(epi: Kernel, value: str, b: str, row: str, col: str, width: int) -> str:

@@ -27,10 +27,10 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 
-from ...compiler.gemm import GemmSpec
+from ...compiler.gemm import SPLIT_ALIGN, GemmSpec, contiguous_dim, split_kc
 from . import quadgemm
 from .quadgemm import b_batch_offset, batch_offset
-from .codegen import MAX_GRID, Shader, epilogue_fn, epilogue_store
+from .codegen import MAX_GRID, Shader, epilogue_store, routine_fns
 
 
 @dataclass(frozen=True)
@@ -132,6 +132,7 @@ def build(s: GemmSpec, t: Tiling, subgroups: str | None = None) -> Shader:
     """The GEMM kernel of tiling `t` for `s`; `subgroups` is the directive enabling them
     (the backend's), needed by the quad kernel."""
     assert s.nr == t.BN, (s.nr, t.BN)
+    assert t.kind == "shared" or s.a_expr is None and s.b_expr is None, "only the shared-memory kernel has prologues"
     assert s.splits == 1 or t.kind == "shared", "only the shared-memory kernel splits K"
     if t.kind == "quad":
         assert subgroups is not None, "the quad GEMM needs subgroups"
@@ -166,10 +167,18 @@ def _build_shared(s: GemmSpec, t: Tiling) -> Shader:
     tx_n, ty_n = t.BN // t.TN, t.BM // t.TM
     gm, gn = t.TM // 4, t.TN // 4
     b_off, b_sb, b_ss, b_sk = _b_layout(s, t)
-    vb = all(v % 4 == 0 for v in (b_off, b_sb, b_ss, b_sk, s.b_sbo))
-    va = s.a_sk == 1 and t.BK % 4 == 0 and all(v % 4 == 0 for v in (s.K, s.a_si, s.a_off, s.a_sb, s.a_sbo))
-    vt = not va and s.a_si == 1 and all(v % 4 == 0 for v in (s.a_sk, s.a_off, s.a_sb, s.a_sbo))
-    if va:
+    pa, pb = s.a_expr is not None, s.b_expr is not None  # operands computed as loaded (prologues)
+    vb = not pb and all(v % 4 == 0 for v in (b_off, b_sb, b_ss, b_sk, s.b_sbo))
+    va = not pa and s.a_sk == 1 and t.BK % 4 == 0 and all(v % 4 == 0 for v in (s.K, s.a_si, s.a_off, s.a_sb, s.a_sbo))
+    vt = not pa and not va and s.a_si == 1 and all(v % 4 == 0 for v in (s.a_sk, s.a_off, s.a_sb, s.a_sbo))
+    at = "i32(bi), " if s.B > 1 and s.splits > 1 else "i32(b), " if s.B > 1 else ""  # a prologue's batch index
+    if pa:  # element by element, walking the tile in the order its loads are contiguous in
+        a_count = t.BM * t.BK
+        m_kk = (f"e % {t.BM}u", f"e / {t.BM}u") if contiguous_dim(s.a_expr) == -2 else (f"e / {t.BK}u", f"e % {t.BK}u")
+        a_one = (f"      let m = {m_kk[0]};\n      let kk = {m_kk[1]};\n      var v = 0.0;\n"
+                 f"      if (row0 + m < M && k0 + kk < K) {{ v = pro_a({at}i32(row0 + m), i32(k0 + kk), opq); }}\n"
+                 f"      As[(kk * {t.BM}u + m) / 4u][m % 4u] = v;\n")
+    elif va:
         kq = t.BK // 4
         a_count = t.BM * kq
         a_one = (f"      let m = e / {kq}u;\n      let kk = (e % {kq}u) * 4u;\n      var v = vec4<f32>();\n"
@@ -196,7 +205,14 @@ def _build_shared(s: GemmSpec, t: Tiling) -> Shader:
                  f"      if (row0 + m < M && k0 + kk < K) {{ v = A[a_base + (row0 + m) * {s.a_si}u + (k0 + kk) * {s.a_sk}u]; }}\n"
                  f"      As[(kk * {t.BM}u + m) / 4u][m % 4u] = v;\n")
     bq = t.BN // 4
-    if vb:
+    if pb:  # likewise; columns past N read 0
+        b_count = t.BK * t.BN
+        kk_n = (f"e % {t.BK}u", f"e / {t.BK}u") if contiguous_dim(s.b_expr) == -2 else (f"e / {t.BN}u", f"e % {t.BN}u")
+        b_one = (f"      let kk = {kk_n[0]};\n      let n = {kk_n[1]};\n      var v = 0.0;\n"
+                 f"      if (k0 + kk < K && strip * {t.BN}u + n < {s.N}u) {{ "
+                 f"v = pro_b({at}i32(k0 + kk), i32(strip * {t.BN}u + n), opq); }}\n"
+                 f"      Bs[(kk * {t.BN}u + n) / 4u][n % 4u] = v;\n")
+    elif vb:
         b_count = t.BK * bq
         b_one = (f"      var v = vec4<f32>();\n"
                  f"      if (k0 + e / {bq}u < K) {{ v = B[(b_base + (k0 + e / {bq}u) * {b_sk}u) / 4u + e % {bq}u]; }}\n"
@@ -215,11 +231,19 @@ def _build_shared(s: GemmSpec, t: Tiling) -> Shader:
     step += [f"      c{p * 4 + r}_{q} = fma(vec4<f32>(a{p}[{r}]), b{q}, c{p * 4 + r}_{q});"
              for p in range(gm) for r in range(4) for q in range(gn)]
     epi = s.epilogue  # applied as C is stored, element by element, N wide (compiler/gemm.py)
-    assert s.splits == 1 or (epi is None and s.kc % t.BK == 0), s
+    assert s.splits == 1 or (epi is None and s.kc % t.BK == 0 and s.kc == split_kc(s.K, s.splits)), s
     # split K: workgroup z = split * B + batch; the split's range [k_lo, k_hi) is whole tiles
-    # (kc a multiple of BK) and C's "batch" index b is the partial's, (splits, B) flattened
-    split = (f"  let bi = b % {s.B}u;\n  let k_lo = (b / {s.B}u) * {s.kc}u;\n"
-             f"  let k_hi = min(K, k_lo + {s.kc}u);\n") if s.splits > 1 else ""
+    # (kc a multiple of BK) and C's "batch" index b is the partial's, (splits, B) flattened.
+    # The count is read from the grid (gemm.split_kc of it is the spec's kc), so one pipeline
+    # serves every split count of a product (the planner times them all on it) — unless the
+    # grid's z is past its limit and loops (`_over_batches`): then kc is a constant
+    if s.splits > 1 and s.splits * s.B <= MAX_GRID:
+        kc = (f"  let splits = nwg.z / {s.B}u;\n"
+              f"  let kc = ((K + splits - 1u) / splits + {SPLIT_ALIGN - 1}u) / {SPLIT_ALIGN}u * {SPLIT_ALIGN}u;\n")
+    else:
+        kc = f"  let kc = {s.kc}u;\n"
+    split = (f"  let bi = b % {s.B}u;\n{kc}  let k_lo = (b / {s.B}u) * kc;\n"
+             f"  let k_hi = min(K, k_lo + kc);\n") if s.splits > 1 else ""
     bi, k_lo, k_hi = ("bi", "k_lo", "k_hi") if s.splits > 1 else ("b", "0u", "K")
     store = []
     for p in range(gm):
@@ -237,10 +261,11 @@ def _build_shared(s: GemmSpec, t: Tiling) -> Shader:
                               for j in range(4)]
             store.append("  }")
     nl = "\n"
+    operands = ([f"A: array<{'vec4<f32>' if va or vt else 'f32'}>"] * (not pa)
+                + [f"B: array<{'vec4<f32>' if vb else 'f32'}>"] * (not pb))
+    binds = "".join(f"@group(0) @binding({i + 1}) var<storage, read> {o};\n" for i, o in enumerate(operands))
     code = f"""@group(0) @binding(0) var<storage, read_write> C: array<{'vec4<f32>' if epi is None else 'f32'}>;
-@group(0) @binding(1) var<storage, read> A: array<{'vec4<f32>' if va or vt else 'f32'}>;
-@group(0) @binding(2) var<storage, read> B: array<{'vec4<f32>' if vb else 'f32'}>;
-{epilogue_fn(epi, 3)}
+{binds}{routine_fns(s.extra_dtypes, 1 + len(operands), pro_a=s.a_expr, pro_b=s.b_expr, epi=epi)}
 var<workgroup> As: array<vec4<f32>, {t.BK * t.BM // 4}>;
 var<workgroup> Bs: array<vec4<f32>, {t.BK * bq}>;
 const M = {s.M}u;
@@ -270,6 +295,6 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
 {nl.join(store)}
 }}
 """
-    return Shader(code, (s.N8 // t.BN, -(-s.M // t.BM), s.splits * s.B), 1, 2 + len(epi.in_dtypes if epi else ()),
+    return Shader(code, (s.N8 // t.BN, -(-s.M // t.BM), s.splits * s.B), 1, len(operands) + len(s.extra_dtypes),
                   (4 * s.splits * s.B * s.M * (s.N8 if epi is None else s.N),))
 

@@ -32,6 +32,7 @@ thumb untimed (`heuristic`).
 """
 from __future__ import annotations
 
+import array
 import dataclasses
 import time
 from typing import Any, Callable
@@ -55,6 +56,10 @@ WARM_BUDGET = 0.5  # seconds the planner may spend bringing the GPU's clocks up 
 WARM_FRESH = 0.5  # ... unless it had the GPU busy this recently (a model's products come in a row)
 MAX_STAMPS = 4096  # timestamps one timed submit may take (a query set's limit)
 PRUNE = 1.5  # candidates slower than this x the fastest in the first round are not timed again
+#: big tiles are a candidate only where they make want / BIG_FILL workgroups or more: on the
+#: H200 they lost to small tiles by 1.8-2x on every MLP product timed (2-16 big tiles, want 256),
+#: and their pipeline and runs took the most of a first call's timing
+BIG_FILL = 4
 
 
 def heuristic(big: matmul.Tiling, want: int, b: int, m: int, n: int, k: int) -> tuple[int, int]:
@@ -109,12 +114,14 @@ class Planner:
         return self.chosen[kk]
 
     def candidates(self, spec: GemmSpec) -> list[tuple[int, int]]:
-        """Big tiles; small tiles unsplit; small tiles with K split 2, 4, 8, 16 ways and as the
-        rule of thumb says, where each split keeps MIN_KC of K and the grid stays within
-        2 x `want` workgroups (distinct split counts only)."""
+        """Big tiles where they make at least want / BIG_FILL workgroups; small tiles unsplit;
+        small tiles with K split 2, 4, 8, 16 ways and as the rule of thumb says, where each split
+        keeps MIN_KC of K and the grid stays within 2 x `want` workgroups (distinct split counts
+        only). The split ones share one pipeline (matmul: the count is read from the grid)."""
         b, m, n, k = spec.B, spec.M, spec.N, spec.K
         tiles = b * -(-m // SMALL.BM) * -(-n // SMALL.BN)
-        out, counts = [(self.big.BN, 1), (SMALL.BN, 1)], {1}
+        big = b * -(-m // self.big.BM) * -(-n // self.big.BN) * BIG_FILL >= self.want
+        out, counts = [(self.big.BN, 1)] * big + [(SMALL.BN, 1)], {1}
         for s in (2, 4, 8, 16, heuristic(self.big, self.want, b, m, n, k)[1]):
             c = split_k(k, s).get("splits", 1)
             if s <= min(k // MIN_KC, MAX_SPLITS) and c * tiles <= 2 * self.want and c not in counts:
@@ -136,8 +143,9 @@ class Planner:
                                      **{"splits": 1, "kc": 0, **split_k(spec.K, s)}) for nr, s in cands]
         shaders = [matmul.build(c, tiling_for(c, self.big)) for c in specs]
         out = 4 * spec.B * spec.M * specs[-1].N8
-        sums = {c.splits: _sum_shader(out // 16, c.splits) for c in specs if c.splits > 1}  # one per count
-        codes = [sh.code for sh in shaders] + [code for code, _ in sums.values()]
+        n4 = out // 16
+        counts = sorted({c.splits for c in specs if c.splits > 1})
+        codes = list(dict.fromkeys([sh.code for sh in shaders] + [SUM_CODE] * bool(counts)))  # split ones share
         pipes = dict(zip(codes, self.pipelines(codes)))
         t1 = time.perf_counter()
         self.spent["compile"] += t1 - t0
@@ -149,6 +157,7 @@ class Planner:
         b_elems = max(c.b_span + (0 if c.packed else 4) for c in specs)
         sizes = [max(sh.out_nbytes[0] for sh in shaders), 4 * a_elems, 4 * b_elems, out]
         bufs = [self.rt.create_buffer(-(-n // 16) * 16) for n in sizes]
+        sums = {c: self.rt.create_uniform(array.array("I", (n4, c, 0, 0)).tobytes()) for c in counts}
         try:
             runs, groups = [], []
             for c, sh in zip(specs, shaders):
@@ -156,13 +165,13 @@ class Planner:
                 groups.append([len(runs)])
                 runs.append([("dispatch", pipe, self.rt.bind_group(pipe, bufs[:3]), *sh.grid)] * REPEATS)
                 if c.splits > 1:
-                    code, grid = sums[c.splits]
-                    pipe = pipes[code]
+                    pipe = pipes[SUM_CODE]
                     groups[-1].append(len(runs))
-                    runs.append([("dispatch", pipe, self.rt.bind_group(pipe, [bufs[3], bufs[0]]), *grid)] * REPEATS)
+                    group = self.rt.bind_group(pipe, [bufs[3], bufs[0], sums[c.splits]])
+                    runs.append([("dispatch", pipe, group, min(-(-n4 // 256), SUM_GROUPS), 1, 1)] * REPEATS)
             best = _best(self.rt, runs, groups)
         finally:
-            for buf in bufs:
+            for buf in bufs + list(sums.values()):
                 self.rt.destroy_buffer(buf)
             self._busy = time.perf_counter()
             self.spent["run"] += self._busy - t2
@@ -173,23 +182,23 @@ class Planner:
         return {c: t / REPEATS for c, t in times.items()}
 
 
-def _sum_shader(n4: int, splits: int) -> tuple[str, tuple[int, int, int]]:
-    """(WGSL, grid) of a pass adding `splits` partial C's of n4 vec4s each, as the scheduler's
-    split-sum kernel does (without its epilogue)."""
-    groups = min(-(-n4 // 256), 65535)
-    code = f"""@group(0) @binding(0) var<storage, read_write> O: array<vec4<f32>>;
+SUM_GROUPS = 65535  # workgroups of the timed partial sums' pass at most (a grid dimension's limit)
+#: the timed pass adding `splits` partial C's of n4 vec4s each, as the scheduler's split-sum kernel
+#: does (without its epilogue): (n4, splits) in a uniform, so one pipeline serves every product
+SUM_CODE = f"""@group(0) @binding(0) var<storage, read_write> O: array<vec4<f32>>;
 @group(0) @binding(1) var<storage, read> P: array<vec4<f32>>;
+@group(0) @binding(2) var<uniform> dims: vec4<u32>;  // (n4, splits)
 
 @compute @workgroup_size(256)
-fn main(@builtin(global_invocation_id) g: vec3<u32>) {{
-  for (var i = g.x; i < {n4}u; i += {groups * 256}u) {{
+fn main(@builtin(global_invocation_id) g: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {{
+  let n4 = dims.x;
+  for (var i = g.x; i < n4; i += nwg.x * 256u) {{
     var v = P[i];
-    for (var s = 1u; s < {splits}u; s++) {{ v += P[s * {n4}u + i]; }}
+    for (var s = 1u; s < dims.y; s++) {{ v += P[s * n4 + i]; }}
     O[i] = v;
   }}
 }}
 """
-    return code, (groups, 1, 1)
 
 
 def tiling_for(spec: GemmSpec, big: matmul.Tiling) -> matmul.Tiling:
