@@ -222,6 +222,9 @@ class WasmtimeRuntime:
     def _launch(self, handle: int, chunks: list) -> None:
         """One launch, its chunks at once; the caller has entered (`_enter`): a replay enters
         once for all its launches, not once per launch."""
+        if len(chunks) == 1:  # not split: no futures
+            self._call_raw(handle, chunks[0])
+            return
         futures = [self._pool.submit(self._call_raw, handle, c) for c in chunks[1:]]
         try:
             self._call_raw(handle, chunks[0])
