@@ -277,7 +277,9 @@ def planner_table() -> None:
         b, m, n, k, a_si, a_sk = key[:6]
         layout = "A col-major" if a_si == 1 else "A row-major"
         cells = "  ".join(f"{'big' if nr != 64 else f's{sp}'} {t * 1e6:.1f}" for (nr, sp), t in times.items())
-        print(f"    B{b} {m}x{n}x{k} {layout}: {cells}  -> {planner.chosen[key]}")
+        chose = ", ".join(f"{c}" + (" (writes its outputs)" if not after else "")
+                          for (kk, after), c in planner.chosen.items() if kk == key)
+        print(f"    B{b} {m}x{n}x{k} {layout}: {cells}  -> {chose}")
 
 
 # ---------------------------------------------------------------- the /mnist/ trainer

@@ -133,6 +133,7 @@ def build(s: GemmSpec, t: Tiling, subgroups: str | None = None) -> Shader:
     (the backend's), needed by the quad kernel."""
     assert s.nr == t.BN, (s.nr, t.BN)
     assert t.kind == "shared" or s.a_expr is None and s.b_expr is None, "only the shared-memory kernel has prologues"
+    assert t.kind == "shared" or s.epilogue is None or len(s.epilogue.outs) == 1, "... and several outputs"
     assert s.splits == 1 or t.kind == "shared", "only the shared-memory kernel splits K"
     if t.kind == "quad":
         assert subgroups is not None, "the quad GEMM needs subgroups"
@@ -261,11 +262,13 @@ def _build_shared(s: GemmSpec, t: Tiling) -> Shader:
                               for j in range(4)]
             store.append("  }")
     nl = "\n"
+    n_out = len(epi.outs) if epi is not None else 1  # an epilogue's outputs: C, C1, ..
     operands = ([f"A: array<{'vec4<f32>' if va or vt else 'f32'}>"] * (not pa)
                 + [f"B: array<{'vec4<f32>' if vb else 'f32'}>"] * (not pb))
-    binds = "".join(f"@group(0) @binding({i + 1}) var<storage, read> {o};\n" for i, o in enumerate(operands))
+    binds = "".join(f"@group(0) @binding({i}) var<storage, read_write> C{i}: array<f32>;\n" for i in range(1, n_out))
+    binds += "".join(f"@group(0) @binding({n_out + i}) var<storage, read> {o};\n" for i, o in enumerate(operands))
     code = f"""@group(0) @binding(0) var<storage, read_write> C: array<{'vec4<f32>' if epi is None else 'f32'}>;
-{binds}{routine_fns(s.extra_dtypes, 1 + len(operands), pro_a=s.a_expr, pro_b=s.b_expr, epi=epi)}
+{binds}{routine_fns(s.extra_dtypes, n_out + len(operands), pro_a=s.a_expr, pro_b=s.b_expr, epi=epi)}
 var<workgroup> As: array<vec4<f32>, {t.BK * t.BM // 4}>;
 var<workgroup> Bs: array<vec4<f32>, {t.BK * bq}>;
 const M = {s.M}u;
@@ -295,6 +298,6 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
 {nl.join(store)}
 }}
 """
-    return Shader(code, (s.N8 // t.BN, -(-s.M // t.BM), s.splits * s.B), 1, len(operands) + len(s.extra_dtypes),
-                  (4 * s.splits * s.B * s.M * (s.N8 if epi is None else s.N),))
+    return Shader(code, (s.N8 // t.BN, -(-s.M // t.BM), s.splits * s.B), n_out, len(operands) + len(s.extra_dtypes),
+                  (4 * s.splits * s.B * s.M * (s.N8 if epi is None else s.N),) * n_out)
 

@@ -60,6 +60,12 @@ PRUNE = 1.5  # candidates slower than this x the fastest in the first round are 
 #: H200 they lost to small tiles by 1.8-2x on every MLP product timed (2-16 big tiles, want 256),
 #: and their pipeline and runs took the most of a first call's timing
 BIG_FILL = 4
+#: seconds a launch costs besides its GPU time (which the timings hold): the host's, encoding
+#: it into the step's commands each call (setPipeline + setBindGroup + dispatchWorkgroups: ~7-8 us
+#: on the H200's Dawn, s34 host.md). A split's partial-sums pass is such a launch where the
+#: unsplit routine would write the outputs itself; counted in full, since the MLP step's host
+#: time (0.43 ms a call) exceeds its GPU time (0.30 ms): that is what a step then waits for
+DISPATCH = 7.5e-6
 
 
 def heuristic(big: matmul.Tiling, want: int, b: int, m: int, n: int, k: int) -> tuple[int, int]:
@@ -97,21 +103,25 @@ class Planner:
         self.spent = {"products": 0, "compile": 0.0, "warm": 0.0, "run": 0.0}
         self._busy = -float("inf")  # perf_counter when the planner last had the GPU busy
 
-    def __call__(self, spec: GemmSpec) -> tuple[int, int]:
+    def __call__(self, spec: GemmSpec, after: int = 1) -> tuple[int, int]:
+        """(nr, splits) of `spec`; `after`: the passes its routine needs after it unsplit (GemmCaps.plan)."""
         b, m, n, k = spec.B, spec.M, spec.N, spec.K
         guess = heuristic(self.big, self.want, b, m, n, k)
         if self.mode != "timed" or guess == (self.big.BN, 1):
             return guess
         kk = key(spec)
-        if kk not in self.chosen:
+        if kk not in self.timings:
             try:
                 times = self.time(spec, self.candidates(spec))
             except Exception:  # noqa: BLE001  (a failed timing must not break the schedule)
                 times = {}
             self.spent["products"] += 1
             self.timings[kk] = times
-            self.chosen[kk] = min(times, key=times.get) if times else guess
-        return self.chosen[kk]
+        times = self.timings[kk]
+        if (kk, after) not in self.chosen:  # a split adds its partial sums' pass where `after` is 0
+            self.chosen[(kk, after)] = min(times, key=lambda c: times[c] + DISPATCH * (c[1] > 1 and not after)) \
+                if times else guess
+        return self.chosen[(kk, after)]
 
     def candidates(self, spec: GemmSpec) -> list[tuple[int, int]]:
         """Big tiles where they make at least want / BIG_FILL workgroups; small tiles unsplit;
