@@ -286,28 +286,26 @@ export function forget(id) {
 }
 
 /**
- * Run recording `id` in one command buffer and one submit, after the queue writes packed in
- * `writes` (a Uint8Array or null: per write three little-endian int32 — buffer, byte offset,
- * byte count — then the bytes, padded to 4): a jitted call's changed scalar arguments cross
- * with its replay. Returns `takeError()`: one crossing for the whole call.
+ * Run recording `id` in one command buffer and one submit, after the queue writes in `writes`
+ * (int32s: per write the buffer, byte offset and word count, then the words): a jitted call's
+ * changed scalar arguments cross with its replay, as plain numbers. Device number `gen` lost:
+ * nothing runs and the reason comes back (Python then replaces the device), so that a call
+ * needs no separate loss check. Returns `takeError()`: one crossing for the whole call.
  */
-export function replay(id, writes) {
+export function replay(id, gen, ...writes) {
+  if (losses[gen] !== undefined) return `the device was lost (${losses[gen]})`;
   const d = need();
-  if (writes) writePacked(d.queue, writes);
+  for (let w = 0; w < writes.length;) {
+    const n = writes[w + 2];
+    const words = Int32Array.from(writes.slice(w + 3, w + 3 + n));
+    d.queue.writeBuffer(get(buffers, writes[w], 'buffer'), writes[w + 1], words);
+    w += 3 + n;
+  }
   const list = get(recordings, id, 'recording');
   const enc = d.createCommandEncoder();
   encode(enc, list);
   d.queue.submit([enc.finish()]);
   return takeError();
-}
-
-function writePacked(queue, bytes) {
-  const words = new Int32Array(bytes.buffer, bytes.byteOffset, bytes.byteLength >> 2);
-  for (let w = 0; w < words.length;) {
-    const [id, offset, n] = [words[w], words[w + 1], words[w + 2]];
-    queue.writeBuffer(get(buffers, id, 'buffer'), offset, bytes, 4 * (w + 3), n);
-    w += 3 + ((n + 3) >> 2);
-  }
 }
 
 /** Whether `runTimed` can time dispatches (the device has 'timestamp-query'). */

@@ -174,3 +174,21 @@ def test_a_donated_adam_step_replays():
     assert donated == plain and donated[7:] == [1] * 5, (donated, plain)
     for g, w in zip(got, want):
         np.testing.assert_array_equal(g, w)
+
+
+def test_a_run_that_submits_midway_is_not_recorded(monkeypatch):
+    """A run is recorded as the commands pending after its kernels; if something inside the run
+    submitted what was pending (a copy the queue cannot do, which goes through the host: read,
+    then write, each flushing first), the recording would hold only the tail and its replays
+    would skip the kernels before it. Such a run is not recorded: values stay right."""
+    be = GPU.backend
+    want, _ = run_adam(GPU, False, 10)
+    copy = be.copy
+
+    def copy_then_flush(dst, src, nbytes):  # as the misaligned path does
+        copy(dst, src, nbytes)
+        be.flush()
+    monkeypatch.setattr(be, "copy", copy_then_flush)
+    got, _ = run_adam(GPU, True, 10)  # a donated step: its in-place kernels read copies
+    for g, w in zip(got, want):
+        np.testing.assert_array_equal(g, w)

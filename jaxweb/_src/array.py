@@ -39,12 +39,15 @@ class Array:
             execution.enqueue(device, self)
 
     @staticmethod
-    def realized(aval: core.ShapedArray, device: Any, node: Node) -> "Array":
-        """An Array of a value already in memory or constant (`graph.is_realized(node)`: a
-        jitted call's outputs), made without asking whether it must be queued."""
-        a = Array.__new__(Array)
-        a.aval, a._device, a._node = aval, device, node
-        return a
+    def realized_all(avals: Sequence[core.ShapedArray], device: Any, nodes: Sequence[Node]) -> list["Array"]:
+        """Arrays of values already in memory or constant (`graph.is_realized(node)`: a jitted
+        call's outputs), made without asking whether they must be queued: one call for all."""
+        out, new = [], Array.__new__
+        for aval, node in zip(avals, nodes):
+            a = new(Array)
+            a.aval, a._device, a._node = aval, device, node
+            out.append(a)
+        return out
 
     @staticmethod
     def from_buffer(aval: core.ShapedArray, buf: Any, st: ShapeTracker | None = None) -> "Array":
@@ -310,3 +313,14 @@ def array_from_bytes(data: bytes | memoryview, dtype: dtypes.DType, shape: Seque
     if size:
         buf.write(data)
     return Array.from_buffer(core.ShapedArray(shape, target), buf)
+
+
+def held_buffers(xs: Sequence[Any], device: Any) -> list:
+    """`x.held_buffer()` of each of `xs` that is an Array on `device`, None for the others: a
+    jitted call's quick path for its arguments (a training step's few dozen), in one call."""
+    whole, out = graph.whole_buffer, []
+    for x in xs:
+        n = x._node if type(x) is Array and x._device is device else None
+        b = whole(n) if n is not None else None
+        out.append(b.arg if b is not None else None)
+    return out

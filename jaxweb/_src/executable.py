@@ -16,9 +16,9 @@ Pyodide, inside the replay's one JS call. Positions the program returns, or dona
 argument's own buffer as before.
 
 A steady call does little Python: arguments that hold their buffer whole are bound as they are
-(`_held`), the schedule's inputs come from a table made once (`_leaves`), outputs are wrapped
-from a per-schedule plan (execution.wrap_outputs) as Arrays known to be computed
-(`Array.realized`); jitted._Jitted keeps this Executable for its trace, so a loop's call reaches it
+(`array.held_buffers`), the schedule's inputs come from a table made once (`_leaves`), outputs are wrapped
+from a plan made once (execution.output_plan) as Arrays known to be computed
+(`Array.realized_all`); jitted._Jitted keeps this Executable for its trace, so a loop's call reaches it
 without a bind or a cache lookup.
 """
 from __future__ import annotations
@@ -28,8 +28,8 @@ import sys
 import weakref
 from typing import Any, Sequence
 
-from . import core, execution, profiler
-from .array import Array
+from . import core, execution, hostdata, profiler
+from .array import Array, held_buffers
 from .compiler.cost import schedule_cost
 from .compiler.graph import Input
 from .compiler.schedule import schedule
@@ -60,48 +60,63 @@ class Executable:
             self.schedule = schedule(outs, device.backend.capabilities, effects=effects)
             self.prepared = device.backend.prepare(self.schedule)
         self.span = f"jit {name}"
+        self._outs = execution.output_plan(self.schedule)  # how each output reads its buffer
         self.taken = [self.schedule.inputs[b].arg.index for b in self.schedule.reused]
         inputs = self.schedule.inputs
         returned = {inputs[o.buf].arg.index for o in self.schedule.outputs
                     if o.buf is not None and o.buf < len(inputs) and hasattr(inputs[o.buf].arg, "index")}
         self._own = set(range(len(self.in_avals))) - returned - set(self.taken)  # scalars may use _params
-        self._params: dict[int, list] = {}  # argument position -> [its buffer, the bytes written]
+        self._params: dict[int, list] = {}  # argument position -> [its buffer, the bytes written, their node]
         # the schedule's input leaves: argument j (an `Input`), or a captured buffer (j = -1);
-        # None where a leaf is neither (then `execution.bind_inputs` binds them)
+        # None where a leaf is neither (then `execution.bind_inputs` binds them); a tuple of the
+        # argument positions where every leaf is an argument
         leaves = [leaf.arg for leaf in inputs]
         self._leaves = [(a.index, None) if isinstance(a, Input) else (-1, a) for a in leaves] \
             if all(isinstance(a, (Input, Buffer)) for a in leaves) else None
+        if self._leaves is not None and all(j >= 0 for j, _ in self._leaves):
+            self._leaves = tuple(j for j, _ in self._leaves)
 
     def __call__(self, args: Sequence[Any]) -> list[Array]:
         dev, own = self.device, self._own
-        bufs = [_held(a, dev) or (self._param(i, a) if i in own else _arg_buffer(a, dev)) for i, a in enumerate(args)]
+        bufs = held_buffers(args, dev)
+        for i, b in enumerate(bufs):
+            if b is None:
+                bufs[i] = self._param(i, args[i]) if i in own else _arg_buffer(args[i], dev)
         for i in self.taken:  # the program writes over these: only if no other array reads them
             if not _sole_holder(args[i]):
                 bufs[i] = _copy_buffer(bufs[i])
         leaves = self._leaves
         bound = execution.bind_inputs(self.schedule, bufs) if leaves is None else \
+            list(map(bufs.__getitem__, leaves)) if type(leaves) is tuple else \
             [bufs[j] if j >= 0 else b for j, b in leaves]
-        with profiler.host_span(self.span):
-            nodes = execution.run_schedule(self.device, self.schedule, bound, self.prepared)
+        if profiler.active() is None:
+            nodes = execution.run_schedule(self.device, self.schedule, bound, self.prepared, self._outs)
+        else:
+            with profiler.host_span(self.span):
+                nodes = execution.run_schedule(self.device, self.schedule, bound, self.prepared, self._outs)
         for i in self.taken:  # their memory now belongs to this call's buffers
             bufs[i].release()
         for a, d in zip(args, self.donated):
             if d and isinstance(a, Array):
                 a.delete()
-        made = Array.realized
-        return [made(aval, dev, n) for aval, n in zip(self.out_avals, nodes)]
+        return Array.realized_all(self.out_avals, dev, nodes)
 
     def _param(self, i: int, x: Any) -> Any:
         """Argument `i`'s buffer: for a small constant, this executable's own, its bytes
-        written when they change; else the argument's (`_arg_buffer`)."""
-        if not isinstance(x, Array) or x.device is not self.device:
+        written when they change; else the argument's (`_arg_buffer`). The slot remembers the
+        constant's node (nodes of equal constants are one node): the same node again, nothing
+        to write."""
+        if type(x) is not Array or x._device is not self.device:
             x = device_put(x, self.device)
-        if not (x.is_const() and 0 < x.size <= _SCALAR_ARG and x.nbytes):
+        node, aval = x._node, x.aval
+        if node is None or node.op != "const" or not 0 < aval.size <= _SCALAR_ARG or not aval.dtype.itemsize:
             return x.contiguous_buffer()
-        data = bytes(x._host_bytes())
         slot = self._params.get(i)
-        if slot is None or slot[0].size != x.size or slot[0].dtype != x.dtype or _stale(slot[0]):
-            slot = self._params[i] = [Buffer(self.device, x.size, x.dtype, "jit scalar argument"), None]
+        if slot is not None and slot[2] is node and not _stale(slot[0]):
+            return slot[0]
+        data = hostdata.pack([node.arg], aval.dtype) * aval.size
+        if slot is None or slot[0].size != aval.size or slot[0].dtype != aval.dtype or _stale(slot[0]):
+            slot = self._params[i] = [Buffer(self.device, aval.size, aval.dtype, "jit scalar argument"), None, None]
         if slot[1] != data:
             soon = getattr(self.device.backend, "write_soon", None)
             if soon is None or profiler.active() is not None:  # a trace shows the transfer
@@ -109,6 +124,7 @@ class Executable:
             else:  # with the call's submit (webgpu: in the same runtime call as its replay)
                 soon(slot[0].handle, data)
             slot[1] = data
+        slot[2] = node
         return slot[0]
 
     def cost_analysis(self) -> dict[str, float]:
@@ -133,12 +149,6 @@ def _stale(buf: Buffer) -> bool:
     backend's): a scalar argument's buffer is then made anew, so later calls work."""
     gen = getattr(buf.handle, "gen", None)
     return gen is not None and gen != getattr(buf.device.backend, "gen", gen)
-
-
-def _held(x: Any, device: Device) -> Any:
-    """The Buffer an Array on `device` already holds its elements in (`Array.held_buffer`),
-    else None: the quick path of a call."""
-    return x.held_buffer() if type(x) is Array and x._device is device else None
 
 
 def _arg_buffer(x: Any, device: Device) -> Any:

@@ -17,6 +17,7 @@ wraps the output memory in `Buffer`s owned by Python.
 from __future__ import annotations
 
 import dataclasses
+import operator
 import weakref
 from collections import OrderedDict
 from typing import Any, Sequence
@@ -146,13 +147,13 @@ def _evaluate(device: Device, nodes: Sequence[Node], materialize: bool) -> list[
         if template is None:  # its inputs are not the graph's leaves (a legalized complex graph)
             return run_schedule(device, sched, bind_inputs(sched, (), device), program)
         program.schedule = template  # the cache must hold no buffer: they are this flush's
-        hit = per[tkey] = (template, program)
+        hit = per[tkey] = (template, program, output_plan(template))
         if len(per) > MAX_TEMPLATES:
             per.popitem(last=False)
     else:
         per.move_to_end(tkey)
-    sched, program = hit
-    return run_schedule(device, sched, bind_inputs(sched, leaves, device, consts), program)
+    sched, program, plan = hit
+    return run_schedule(device, sched, bind_inputs(sched, leaves, device, consts), program, plan)
 
 
 #: flush schedules kept per device (least recently used dropped first)
@@ -255,29 +256,58 @@ def copied_slice(device: Device, n: Node) -> Node | None:
     return graph.view(graph.buffer(buf), ShapeTracker.from_shape((n.size,)).reshape(n.shape))
 
 
-def run_schedule(device: Device, sched: Schedule, inputs: list[Buffer], program: Any = None) -> list[Node]:
-    """Run `sched` on `device` reading `inputs`; its outputs as realized nodes."""
+def run_schedule(device: Device, sched: Schedule, inputs: list[Buffer], program: Any = None,
+                 plan: list | None = None) -> list[Node]:
+    """Run `sched` on `device` reading `inputs`; its outputs as realized nodes (`plan`: its
+    `output_plan`, where the caller keeps one)."""
     backend = device.backend
     if program is None:
         program = backend.prepare(sched)
     alloc = memory.allocator(device)
-    got = backend.submit(program, [b.handle for b in inputs], alloc, alloc.free)
-    return wrap_outputs(device, sched, got, inputs)
+    got = backend.submit(program, list(map(_handle, inputs)), alloc, alloc.free)
+    return wrap_outputs(device, sched, got, inputs, output_plan(sched) if plan is None else plan)
 
 
-def wrap_outputs(device: Device, sched: Schedule, got: dict, inputs: list[Buffer]) -> list[Node]:
-    """Nodes for a run's outputs: new memory becomes `Buffer`s (freed with their last
-    reference), outputs that are (views of) inputs share the input's buffer.
+_handle = operator.attrgetter("handle")
 
-    A jitted program runs again and again, so how each output reads its buffer is worked
-    out once per schedule (`_output_plan`); a call then makes, per new buffer, a `Buffer`,
-    its node, and a view node where the output's shape needs one."""
-    plan = sched.output_plan
-    if plan is None:
-        plan = sched.output_plan = _output_plan(sched)
+#: `output_plan` kinds: an output alone reading a new buffer; a new buffer several outputs read;
+#: (a view of) an input's buffer; a constant or a legalized complex output
+NEW, SHARED, INPUT, OTHER = range(4)
+
+
+def output_plan(sched: Schedule) -> list:
+    """How each output of `sched` reads its buffer, worked out once per program (an Executable
+    keeps it, as the eager flush cache keeps its templates'): rows (kind, output, schedule
+    buffer, elements, dtype, view), the view None where the output reads all of the buffer in
+    order (the buffer's own node serves)."""
+    n_in, readers = len(sched.inputs), {}
+    for spec in sched.outputs:
+        if spec.buf is not None:
+            readers[spec.buf] = readers.get(spec.buf, 0) + 1
+    rows = []
+    for i, spec in enumerate(sched.outputs):
+        if spec.buf is None or i in sched.complex_outputs:
+            rows.append((OTHER, i, spec.buf, 0, None, None))
+            continue
+        st = spec.view()
+        whole = st.shape == (spec.buf_size,) and st.is_contiguous
+        kind = INPUT if spec.buf < n_in else NEW if readers[spec.buf] == 1 else SHARED
+        rows.append((kind, i, spec.buf, spec.buf_size, spec.dtype, None if whole else st))
+    return rows
+
+
+def wrap_outputs(device: Device, sched: Schedule, got: dict, inputs: list[Buffer], plan: list) -> list[Node]:
+    """Nodes for a run's outputs as `plan` (`output_plan(sched)`) says: new memory becomes
+    `Buffer`s (freed with their last reference), outputs that are (views of) inputs share the
+    input's buffer. An output alone in its new buffer costs a `Buffer` and its node(s)
+    (graph.fresh_output); buffers several outputs read get one `Buffer` for them all."""
     n_in, made, out = len(sched.inputs), {}, []
-    for i, b, size, dt, st in plan:
-        if b is None:  # a constant, or a legalized complex output
+    adopt, fresh = Buffer.adopt, graph.fresh_output
+    for kind, i, b, size, dt, st in plan:
+        if kind == NEW:
+            out.append(fresh(adopt(device, got[b], size, dt), st))
+            continue
+        if kind == OTHER:  # a constant, or a legalized complex output
             spec = sched.outputs[i]
             if spec.buf is None:
                 out.append(graph.const(spec.const, spec.dtype, spec.shape))
@@ -286,30 +316,15 @@ def wrap_outputs(device: Device, sched: Schedule, got: dict, inputs: list[Buffer
             continue
         base = made.get(b)
         if base is None:
-            if b < n_in:
+            if kind == INPUT:
                 buf = inputs[b]
                 if buf.dtype.kind == "c":  # a real view (a part) of a complex input: its floats
                     buf = RealAlias(buf)
                 base = made[b] = graph.buffer(buf)
             else:
-                base = made[b] = graph.fresh_buffer(Buffer.adopt(device, got[b], size, dt))
-        out.append(base if st is None else graph.view(base, st) if b < n_in else graph.fresh_view(base, st))
+                base = made[b] = graph.fresh_buffer(adopt(device, got[b], size, dt))
+        out.append(graph.view(base, st) if kind == INPUT and st is not None else graph.fresh_view(base, st))
     return out
-
-
-def _output_plan(sched: Schedule) -> list:
-    """How each output of `sched` reads its buffer: (output, schedule buffer, elements, dtype,
-    view), the view None where the output reads all of the buffer in order (the buffer's own
-    node serves), the buffer None for constants and complex outputs."""
-    rows = []
-    for i, spec in enumerate(sched.outputs):
-        if spec.buf is None or i in sched.complex_outputs:
-            rows.append((i, None, 0, None, None))
-            continue
-        st = spec.view()
-        whole = st.shape == (spec.buf_size,) and st.is_contiguous
-        rows.append((i, spec.buf, spec.buf_size, spec.dtype, None if whole else st))
-    return rows
 
 
 def _complex_output(device: Device, spec: Any, cdt: Any, got: dict, inputs: list, n_in: int,

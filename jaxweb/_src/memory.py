@@ -20,7 +20,8 @@ from typing import Any
 
 from .errors import ResourceExhaustedError
 
-# id(device) -> [bytes_in_use, peak_bytes_in_use, num_allocs, largest_alloc_size]
+# id(device) -> [bytes_in_use, peak_bytes_in_use, num_allocs, largest_alloc_size, the host's memory
+# as the limit checked before allocating (0: none, where the backend tracks its own memory)]
 _COUNTS: dict[int, list[int]] = {}
 
 
@@ -41,13 +42,12 @@ def _allocated(device: Any, sizes: list[int], make: Any, what: str) -> Any:
     counted in the device's statistics."""
     counts = _COUNTS.get(id(device))
     if counts is None:
-        counts = _COUNTS[id(device)] = [0, 0, 0, 0]
+        counts = _COUNTS[id(device)] = [0, 0, 0, 0, 0 if _tracks_itself(device.backend) else host_memory_bytes()]
     nbytes = sum(sizes)
     try:
-        if not _tracks_itself(device.backend):
-            limit = host_memory_bytes()
-            if limit and counts[0] + nbytes > limit:  # would only end in the OOM killer
-                raise ResourceExhaustedError(nbytes, max(0, limit - counts[0]), counts[0], limit)
+        limit = counts[4]
+        if limit and counts[0] + nbytes > limit:  # would only end in the OOM killer
+            raise ResourceExhaustedError(nbytes, max(0, limit - counts[0]), counts[0], limit)
         made = make()
     except ResourceExhaustedError as e:
         raise e.with_context(what, str(device)) from None
@@ -120,7 +120,7 @@ def stats(device: Any) -> dict[str, int]:
     allocator = getattr(backend, "allocator", None)
     if allocator is not None and hasattr(allocator, "stats"):
         return dict(allocator.stats())
-    in_use, peak, num, largest = _COUNTS.get(id(device), [0, 0, 0, 0])
+    in_use, peak, num, largest = _COUNTS.get(id(device), [0, 0, 0, 0])[:4]
     return {"bytes_in_use": in_use, "peak_bytes_in_use": peak, "bytes_limit": host_memory_bytes(),
             "num_allocs": num, "largest_alloc_size": largest}
 

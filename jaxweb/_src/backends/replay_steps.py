@@ -64,14 +64,13 @@ def take_outputs(outs: list, sizes: list, aliases: list, had: dict, inputs: list
     bytes) and donations (`aliases`: (buffer, the input it takes)), as a steady replay's are
     once its temporaries are kept: one `many(sizes, preferences, what)` call (the device's
     `memory.Allocator.many`) instead of one allocation each; the same result."""
-    made = many(sizes, [had.get(b, ()) for b in outs], "a jitted program's outputs") if outs else []
+    prefer = [had.get(b, ()) for b in outs]
+    made = many(sizes, prefer, "a jitted program's outputs") if outs else []
     live: dict[int, Any] = dict(enumerate(inputs))
-    ids = []
-    for b, handle in zip(outs, made):
-        was, now = had.get(b), ident(handle)
+    live.update(zip(outs, made))
+    ids = list(map(ident, made))
+    for b, was, now in zip(outs, prefer, ids):
         had[b] = (was[-1], now) if was else (now,)
-        live[b] = handle
-        ids.append(now)
     taken = set()
     for b, src in aliases:
         live[b] = live[src]

@@ -27,6 +27,7 @@ Nothing here decides kernel boundaries or touches a device: `schedule.py` does.
 """
 from __future__ import annotations
 
+import math
 import weakref
 from typing import Any, Callable, Sequence
 
@@ -212,15 +213,31 @@ def view(base: Node, st: ShapeTracker) -> Node:
     return _mk("view", base.dtype, st.shape, (base,), st, st)
 
 
-def fresh_view(base: Node, st: ShapeTracker) -> Node:
+def fresh_view(base: Node, st: ShapeTracker | None) -> Node:
     """`view(base, st)` for the node of a buffer just made (a jitted call's output), left out
     of the hash-consing cache: a call's outputs cost no weak reference each. Safe because
     what relies on sharing is the buffer's own node (hash-consed): every array reading the
     buffer holds that node (views compose onto it), which is what `executable._sole_holder`
-    counts; a second, equal view node of it only shares less."""
+    counts; a second, equal view node of it only shares less. `st` None: `base` itself."""
+    if st is None:
+        return base
     n = Node.__new__(Node)
     n.op, n.dtype, n.shape, n.src, n.arg, n.tag = "view", base.dtype, st.shape, (base,), st, current_tag[-1]
     return n
+
+
+def fresh_output(buf: Any, st: ShapeTracker | None) -> Node:
+    """`fresh_view(fresh_buffer(buf), st)` in one call, for a device `Buffer` just made: a
+    jitted call makes one per output, every call."""
+    tag = current_tag[-1]
+    n = Node.__new__(Node)
+    n.op, n.dtype, n.shape, n.src, n.arg, n.tag = "buffer", buf.dtype, (buf.size,), (), buf, tag
+    buf.node_ref = weakref.ref(n)
+    if st is None:
+        return n
+    v = Node.__new__(Node)
+    v.op, v.dtype, v.shape, v.src, v.arg, v.tag = "view", buf.dtype, st.shape, (n,), st, tag
+    return v
 
 
 def const(value: Any, dtype: DType, shape: Sequence[int] = ()) -> Node:
@@ -370,7 +387,8 @@ def whole_buffer(n: Node) -> Node | None:
     contiguous view of all of it), else None."""
     if n.op == "buffer":
         return n
-    if n.op == "view" and n.src[0].op == "buffer" and n.src[0].shape[0] == n.size and n.arg.is_contiguous:
+    if n.op == "view" and n.src[0].op == "buffer" and n.arg.is_contiguous \
+            and n.src[0].shape[0] == math.prod(n.shape):  # (a jitted call asks this of each argument)
         return n.src[0]
     return None
 

@@ -240,7 +240,6 @@ class Schedule:
     kernels: list = field(default_factory=list)  # the program's fused kernels (before routines)
     reused: set = field(default_factory=set)     # donated inputs whose memory the program takes
     complex_outputs: dict = field(default_factory=dict)  # output position -> complex dtype (interleaved)
-    output_plan: Any = field(default=None, repr=False, compare=False)  # execution.wrap_outputs' (made once)
 
     @property
     def launches(self) -> list:

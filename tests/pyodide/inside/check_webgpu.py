@@ -154,9 +154,20 @@ def test_device_loss_inside_pyodide():
     with jaxweb.default_device(gpu):
         x = jnp.arange(4.0) * 2
         assert x.tolist() == [0.0, 2.0, 4.0, 6.0]
+        step = jaxweb.jit(lambda w, s: w * s + 1)
+        w = jnp.arange(4.0)
+        for t in range(6):  # replays from the 4th call: a lost device is then found by the replay's call
+            w = step(w, float(t % 3 + 1))
+        assert gpu.backend.stats["replays"] > 0
         host.shim().gpu.destroyDevice()
         host.wait(js.Promise.new(lambda resolve, reject: js.setTimeout(resolve, 100)))  # lost resolves
         assert "destroyed" in gpu.backend.rt.lost()
+        with pytest.raises(DeviceLostError, match="lost"):
+            step(w, 2.0)
+        v, n = jnp.arange(4.0), gpu.backend.stats["replays"]
+        for _ in range(5):  # new arrays: the step runs (and replays) on the new device
+            v = step(v, 2.0)
+        assert v.tolist() == [31.0 + 32 * i for i in range(4)] and gpu.backend.stats["replays"] > n
         with pytest.raises(DeviceLostError, match="lost"):
             (x + 1).tolist()
         assert (jnp.arange(3.0) * 3 + 1).tolist() == [1.0, 4.0, 7.0]

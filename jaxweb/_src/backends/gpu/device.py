@@ -75,26 +75,32 @@ class Pool:
     def take(self, cap: int, prefer: tuple = ()) -> Any:
         """A free buffer of class `cap`: the first of `prefer` that is free (webgpu replay.py's
         memory plan), else the last freed; or None."""
-        free = self.free.get(cap)
-        if not free:
-            return None
-        for buf in prefer:
-            entry = self.lru.get(id(buf))
-            if entry is not None and entry[0] == cap and entry[1] is buf:
-                i = len(free) - 1
-                while free[i] is not buf:  # from the top: it was freed recently
-                    i -= 1
-                free[i], free[-1] = free[-1], buf
-                break
-        buf = free.pop()
-        self.bytes -= cap
-        del self.lru[id(buf)]
-        return buf
+        return self.take_many((cap,), (prefer,))[0]
 
     def take_many(self, caps: list[int], prefer: list[tuple]) -> list:
         """`take(cap, want)` for each pair (a replayed call's outputs: webgpu `alloc_many`);
-        None where the pool has no buffer of that class."""
-        return [self.take(cap, want) for cap, want in zip(caps, prefer)]
+        None where the pool has no buffer of that class. One loop, no call per buffer: a
+        training step takes one per output, every call."""
+        pools, lru, out = self.free, self.lru, []
+        for cap, want in zip(caps, prefer):
+            free = pools.get(cap)
+            if not free:
+                out.append(None)
+                continue
+            for buf in want:
+                entry = lru.get(id(buf))
+                if entry is not None and entry[1] is buf and entry[0] == cap:
+                    if free[-1] is not buf:
+                        i = len(free) - 2
+                        while free[i] is not buf:  # from the top: it was freed recently
+                            i -= 1
+                        free[i], free[-1] = free[-1], buf
+                    break
+            buf = free.pop()
+            del lru[id(buf)]
+            self.bytes -= cap
+            out.append(buf)
+        return out
 
     def give(self, cap: int, buf: Any, limit: int) -> list:
         """Keep `buf` (of class `cap`) within `limit` bytes; returns the buffers to destroy

@@ -123,6 +123,7 @@ class WebGPUBackend(GPUBackend):
         elif int(lim.get("maxComputeInvocationsPerWorkgroup", 256)) < 256:
             self.set_tiling(matmul.SOFTWARE)  # else tuned before the first schedule
         self.pool = Pool()
+        self._classes: dict[tuple, list] = {}  # alloc_many's sizes -> their size classes
         self._pipelines: dict[str, Any] = {}
         self._soon: list | None = None  # pipelines started while `prepare` runs (Soon), else None
         self._names: dict[int, str] = {}  # id(pipeline) -> the kernel it was first made for
@@ -251,8 +252,9 @@ class WebGPUBackend(GPUBackend):
         if not self._pending and not self._hold:  # between schedules: a device lost since is replaced
             self._renew_if_lost()  # first (a replay's submit checked once for all its allocations)
         cap = size_class(nbytes)
+        alive = self.rt.alive
         while (buf := self.pool.take(cap, self._prefer)) is not None:
-            if self.rt.alive(buf):
+            if alive is None or alive(buf):
                 return Handle(buf, cap, gen=self.gen)
             self._drop_groups(buf)  # its finalizer ran after it came back (same GC pass)
         return self.new_buffer(nbytes, cap)
@@ -277,12 +279,17 @@ class WebGPUBackend(GPUBackend):
         """`alloc` of each of `sizes`, taking first the free buffers in its `prefer` (a replayed
         call's outputs, replay.py), in one step: one pass over the pool, no call per buffer.
         All or none: if one fails, those taken are given back."""
-        caps = [size_class(n) for n in sizes]
+        key = tuple(sizes)  # a replay asks for the same sizes every call: their classes worked out once
+        caps = self._classes.get(key)
+        if caps is None:
+            if len(self._classes) >= 256:
+                self._classes.clear()
+            caps = self._classes[key] = [size_class(n) for n in sizes]
         bufs = self.pool.take_many(caps, prefer)
         gen, alive, out = self.gen, self.rt.alive, []
         try:
             for nbytes, cap, buf, want in zip(sizes, caps, bufs, prefer):
-                if buf is not None and alive(buf):
+                if buf is not None and (alive is None or alive(buf)):
                     out.append(Handle(buf, cap, 0, None, gen))
                     continue
                 if buf is not None:  # its finalizer ran after it came back (same GC pass)
@@ -305,7 +312,8 @@ class WebGPUBackend(GPUBackend):
     def free(self, handle: Handle) -> None:
         if self._writes:  # a write queued for memory that may be handed out again: never issued
             self._writes = [w for w in self._writes if w[0] is not handle.buf]
-        if handle.base is not None or handle.gen != self.gen or not self.rt.alive(handle.buf):
+        alive = self.rt.alive
+        if handle.base is not None or handle.gen != self.gen or (alive is not None and not alive(handle.buf)):
             return  # a view; or collected in a reference cycle after the GPU object's own finalizer
         # (when that finalizer runs after this, in the same collection, `alloc` skips the buffer)
         limit = POOL_BYTES if self.software else HARDWARE_POOL * POOL_BYTES
@@ -591,8 +599,8 @@ class WebGPUBackend(GPUBackend):
     def submit(self, prepared, inputs, alloc=None, free=None):
         """GPUBackend.submit — by replay (replay.py) unless the profiler traces each kernel."""
         if profiler.active() is None:
-            if not self._pending:
-                self._renew_if_lost()
+            if not self._pending and not getattr(self.rt, "reports_loss", False):  # else the replay's own
+                self._renew_if_lost()  # call reports a loss, and a run that is not a replay checks first
             try:
                 got = replay.submit(self, prepared, inputs, alloc or (lambda nbytes, what: self.alloc(nbytes)),
                                     free or (lambda handle, nbytes: self.free(handle)))
@@ -600,7 +608,8 @@ class WebGPUBackend(GPUBackend):
                 self.flush()
                 raise
             if got is not None:
-                self.flush()
+                if self._pending or self._after or self._doomed or self._writes:  # a replay left nothing
+                    self.flush()
                 return got
         return super().submit(prepared, inputs, alloc, free)
 

@@ -20,6 +20,12 @@ executable keeps its temp buffer: a replay then allocates only its outputs, all 
 (replay_steps.take_outputs: one pool pass, no call per buffer). They go back to the pool when the
 prepared schedule goes.
 
+A run is recorded as the commands pending after its kernels, so only if nothing inside it
+submitted what was pending (the recording would hold the tail alone): a copy that goes through
+the host (misaligned bytes) flushes first. None does today — a replay's buffers all start at
+offset 0 (inputs that are views are not replayed) and the kernels' own copies are word-aligned —
+but the check costs nothing.
+
 A recording is forgotten when anything it names may be gone (`epoch`: the backend bumps it
 when it releases a bind group, destroys a buffer or replaces a lost device). Schedules with
 host steps (control flow the executor runs between kernels) and views among the inputs are
@@ -167,8 +173,9 @@ def _plan(prepared: Any) -> Plan:
 
 
 def _key(bound: dict, order: list) -> tuple:
-    """The identities of the bound GPU buffers, in schedule-buffer order (js_shim's are ints)."""
-    return tuple([b if type(b) is int else id(b) for b in [bound[i].buf for i in order]])
+    """The bound GPU buffers, in schedule-buffer order (js_shim's are ints; wgpu-py's objects hash
+    by identity, and the recording's bind groups hold them anyway): made without a Python loop."""
+    return tuple(map(_buf, map(bound.__getitem__, order)))
 
 
 _buf = operator.attrgetter("buf")
@@ -210,13 +217,16 @@ def submit(backend: Any, prepared: Any, inputs: list, alloc: Any, free: Any) -> 
                 if own is None and plan.hits == OWN_AFTER:
                     plan.keep_temps(backend, alloc, free, nbytes)
                 return live
-            epoch = backend.epoch
+            backend._renew_if_lost()  # (a replay's own runtime call may report it: WebGPUBackend.submit)
+            epoch, submits = backend.epoch, backend.stats["submits"]
             backend._scratch = _scratch(backend, plan)
             try:
                 run_kernels(backend, plan.runs, bound)
             finally:
                 backend._scratch = None
-            if not backend._after and not backend._doomed and backend.epoch == epoch:
+            # the recording is what is pending now: only whole if nothing was submitted midway
+            if not backend._after and not backend._doomed and backend.epoch == epoch \
+                    and backend.stats["submits"] == submits:
                 plan.recordings[key] = Recording(epoch, list(backend._pending))
                 if len(plan.recordings) > MAX_RECORDINGS:
                     plan.recordings.popitem(last=False)

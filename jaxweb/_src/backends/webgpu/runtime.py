@@ -10,7 +10,8 @@ Contract (sizes in bytes, multiples of 4 where WebGPU asks for it):
 - `info`: {"vendor", "architecture", "description", "software", "features", "limits"}
   (limits under WebGPU's camelCase names).
 - `create_buffer(size) -> handle`, `destroy_buffer(handle)`, `alive(handle)` (False once the
-  host released it: a garbage-collected cycle may finalize the GPU object first).
+  host released it: a garbage-collected cycle may finalize the GPU object first); `alive` None
+  where buffers live until destroyed (Pyodide: the shim's tables hold them).
 - `write(handle, offset, data)`: queued after all work submitted before.
 - `lost() -> str`: why the device was lost ('' while it works; cheap, may lag a loss),
   `probe_lost()`: the same, found out by touching the device (for error paths).

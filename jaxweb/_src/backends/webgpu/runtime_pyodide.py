@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import array
 import json
-import struct
 
 from ... import host
 from .runtime import LIMITS, WGSLError, is_software
@@ -27,6 +26,7 @@ def _i32(values) -> object:
 
 class PyodideGpuRuntime:
     name = "navigator.gpu"
+    reports_loss = True  # `replay` checks for a lost device itself (the backend skips its own check)
 
     def __init__(self, adapter: str | None = None):
         self._shim = host.shim().gpu  # HostError outside a page loaded by js_shim
@@ -67,9 +67,7 @@ class PyodideGpuRuntime:
     def destroy_buffer(self, handle: int) -> None:
         self._shim.destroyBuffer(handle)
 
-    @staticmethod
-    def alive(handle: int) -> bool:
-        return True  # the shim's tables hold buffers until destroyBuffer
+    alive = None  # the shim's tables hold buffers until destroyBuffer (runtime.py's contract)
 
     def write(self, handle: int, offset: int, data: bytes) -> None:
         self._shim.writeBuffer(handle, offset, host.to_js_bytes(data))
@@ -143,17 +141,20 @@ class PyodideGpuRuntime:
         self._shim.forget(recording)
 
     def replay(self, recording: int, writes: list) -> None:
-        """Run a recording after `writes` ((buffer, offset, bytes) queue writes): one crossing,
-        which also brings back the device's errors."""
-        packed = None
-        if writes:
-            out = bytearray()
+        """Run a recording after `writes` ((buffer, offset, bytes) queue writes, whole words: a
+        jitted call's scalar arguments, passed as plain ints): one crossing, which also brings
+        back the device's errors — a lost device among them (`reports_loss`: nothing runs then)."""
+        if not writes:
+            err = self._shim.replay(recording, self._gen)
+        else:
+            flat = [recording, self._gen]
             for buf, off, data in writes:
-                out += struct.pack("<iii", buf, off, len(data))
-                out += data
-                out += bytes(-len(data) % 4)
-            packed = host.to_js_bytes(out)
-        self._check("a submitted schedule", err=str(self._shim.replay(recording, packed)))
+                words = array.array("i", data)
+                flat += (buf, off, len(words))
+                flat += words
+            err = self._shim.replay(*flat)
+        if err:
+            self._check("a submitted schedule", err=str(err))
 
     @property
     def can_time(self) -> bool:
