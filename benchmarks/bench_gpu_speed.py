@@ -26,13 +26,9 @@ ends in minutes there.) Runs inside Pyodide, so no numpy. Prints, then a table l
 - readback of 1, 16, 64 and 256 MB (an array's bytes into Python): GB/s; in Pyodide also the same
   into a JavaScript array (no Python heap), and 64 MB in chunks of 4-64 MB with 2-8 in flight.
 """
-import glob
-import gzip
-import json
 import math
 import os
 import sys
-import tempfile
 import time
 
 import jaxweb as jax
@@ -42,6 +38,7 @@ import jaxweb.optax as optax
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "demos", "mnist"))
 import trainer as mnist_trainer  # noqa: E402
+from kernel_trace import kernel_events  # noqa: E402  (beside this file)
 from mlp_step import adam_step, bcs, mlp_init  # noqa: E402  (beside this file)
 
 QUICK = "--quick" in sys.argv
@@ -65,20 +62,14 @@ def gpu_ms(fn, alone: bool = False) -> tuple[float, list]:
     timestamps), in the order they ran. With `alone`, each dispatch is also timed on its own
     afterwards (ALONE of it back to back in one submit, first begin to last end, best of 2): a
     check on the timestamps of kernels run in sequence (the values it leaves do not matter here)."""
-    folder = tempfile.mkdtemp()
     seen = []
     traced = be._submit_traced
     be._submit_traced = lambda trace, cmds, labels: (seen.append((cmds, labels)), traced(trace, cmds, labels))[1]
     try:
-        with jax.profiler.trace(folder):
-            jax.block_until_ready(fn())
+        events = kernel_events(fn)
     finally:
         be._submit_traced = traced
-    path, = glob.glob(f"{folder}/plugins/profile/*/*.trace.json.gz")
-    events = json.load(gzip.open(path, "rt"))["traceEvents"]
-    kern = [(e["name"], e["dur"]) for e in events if e.get("cat") == "kernel" and not e.get("name", "").startswith("submit")]
-    if not kern:
-        kern = [(e["name"], e["dur"]) for e in events if e.get("cat") == "kernel"]
+    kern = [(n, d) for n, d in events if not n.startswith("submit")] or events
     solo = []
     if alone:
         from jaxweb._src.backends.webgpu import tuner  # noqa: PLC0415
@@ -286,7 +277,9 @@ def planner_table() -> None:
         b, m, n, k, a_si, a_sk = key[:6]
         layout = "A col-major" if a_si == 1 else "A row-major"
         cells = "  ".join(f"{'big' if nr != 64 else f's{sp}'} {t * 1e6:.1f}" for (nr, sp), t in times.items())
-        print(f"    B{b} {m}x{n}x{k} {layout}: {cells}  -> {planner.chosen[key]}")
+        chose = ", ".join(f"{c}" + (" (writes its outputs)" if not after else "")
+                          for (kk, after), c in planner.chosen.items() if kk == key)
+        print(f"    B{b} {m}x{n}x{k} {layout}: {cells}  -> {chose}")
 
 
 # ---------------------------------------------------------------- the /mnist/ trainer

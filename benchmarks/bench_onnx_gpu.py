@@ -73,8 +73,8 @@ def bench(name: str, feeds: dict, per_call: int, unit: str, dev, modes: tuple = 
                 first[mode] = time.perf_counter() - t
             finally:
                 gemm.BATCHED = prev
+        warm = getattr(dev.backend, "warm_up", None)
         for r in range(1 if SMALL else 3):  # a GPU warm-up before each round: this host's clocks swing
-            warm = getattr(dev.backend, "warm_up", None)
             if warm is not None:
                 warm()
             for mode in (modes if r % 2 == 0 else modes[::-1]):

@@ -16,17 +16,14 @@ call (GEMM routines and generic kernels), each kernel's time and, last, the rati
 from __future__ import annotations
 
 import dataclasses
-import glob
-import gzip
-import json
 import sys
-import tempfile
 import time
 
 import jaxweb as jax
 import jaxweb.numpy as jnp
 from jaxweb._src.compiler import gemm
 from jaxweb._src.compiler.kernel import Routine
+from kernel_trace import kernel_events  # beside this file
 
 QUICK = "--quick" in sys.argv
 ROUNDS = int(next((a.split("=")[1] for a in sys.argv if a.startswith("--rounds=")), 1 if QUICK else 3))
@@ -72,17 +69,6 @@ def launches_of(dev, fn) -> list:
     finally:
         del backend.submit
     return seen
-
-
-def kernel_us(fn) -> list:
-    """[(kernel, us)] of one call of `fn` under jaxweb.profiler (wasm: each kernel's wall-clock;
-    webgpu: GPU timestamps where the adapter has them)."""
-    folder = tempfile.mkdtemp()
-    with jax.profiler.trace(folder):
-        jax.block_until_ready(fn())
-    path, = glob.glob(f"{folder}/plugins/profile/*/*.trace.json.gz")
-    events = json.load(gzip.open(path, "rt"))["traceEvents"]
-    return [(e["name"], e["dur"]) for e in events if e.get("cat") == "kernel"]
 
 
 #: (attention's batched products on the GEMM routines: compiler.gemm.BATCHED, a softmax's exp
@@ -140,7 +126,7 @@ def main() -> None:
                 best_cpu[mode] = min(best_cpu.get(mode, cpu), cpu)
                 print(f"  round {r}: {mode:9s} {ms:8.2f} ms/call, CPU {cpu:8.2f} ms/call", flush=True)
         for mode in MODES:
-            ks = kernel_us(lambda: fns[mode](p, x))
+            ks = kernel_events(lambda: fns[mode](p, x))
             print(f"  kernels of one call, {mode} (us, profiled one by one):")
             for kname, us in ks:
                 print(f"    {kname[-58:]:58s} {us:9.1f}")

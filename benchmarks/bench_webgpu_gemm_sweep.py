@@ -10,18 +10,15 @@ kernel's GPU time where the adapter has timestamp-query (median of 3). Ratios ar
 against the first candidate, in the same process.
 """
 import dataclasses
-import glob
-import gzip
-import json
 import statistics
 import sys
-import tempfile
 import time
 
 import jaxweb
 import jaxweb.numpy as jnp
 from jaxweb._src.backends.webgpu import matmul
 from jaxweb._src.compiler.gemm import GemmCaps
+from kernel_trace import kernel_events  # beside this file
 
 CALLS, ROUNDS = 20, 5
 gpu = jaxweb.devices("webgpu")[0]
@@ -42,15 +39,6 @@ CANDIDATES = [  # (label, tiling, pack B when it is at least this many bytes)
 if be.software:
     CANDIDATES = CANDIDATES[:3]
     sizes = [256]
-
-
-def kernel_times(f, a, b, n):
-    folder = tempfile.mkdtemp()
-    with jaxweb.profiler.trace(folder):
-        f(a, b).block_until_ready()
-    path, = glob.glob(f"{folder}/plugins/profile/*/*.trace.json.gz")
-    events = json.load(gzip.open(path, "rt"))["traceEvents"]
-    return [(e["name"], e["dur"]) for e in events if e.get("cat") == "kernel"]
 
 
 rows = []
@@ -87,7 +75,7 @@ with jaxweb.default_device(gpu):
         for (label, _, _), mm, ts in zip(CANDIDATES, fns, times):
             gflops = 2 * n ** 3 / statistics.median(ts) / 1e9
             base = base or gflops
-            ks = [kernel_times(mm, a, b, n) for _ in range(3)]
+            ks = [kernel_events(lambda: mm(a, b)) for _ in range(3)]
             gemm_us = statistics.median(sum(d for name, d in k if "gemm" in name or "dot" in name) for k in ks)
             other = ", ".join(f"{name} {d / 1e3:.2f} ms" for name, d in ks[-1] if not ("gemm" in name or "dot" in name))
             kern = 2 * n ** 3 / (gemm_us * 1e-6) / 1e9 if gemm_us else float("nan")

@@ -14,15 +14,12 @@ against values known in closed form. Figures:
 - the readback rate of a 64 MB buffer.
 Prints a table last (only the end of the output comes back from the device machine).
 """
-import glob
-import gzip
-import json
 import sys
-import tempfile
 import time
 
 import jaxweb
 import jaxweb.numpy as jnp
+from kernel_trace import kernel_events  # beside this file
 
 CALLS = 10
 gpu = jaxweb.devices("webgpu")[0]
@@ -82,11 +79,7 @@ with jaxweb.default_device(gpu):
     dt = queued(ew, x)
     assert ew(x)[5].tolist() == 11.0
     rows.append((f"x*2+1, {m} f32 (read+write)", 8 * m / dt / 1e9, "GB/s"))
-    folder = tempfile.mkdtemp()
-    with jaxweb.profiler.trace(folder):  # the kernel's own GPU time (timestamp-query)
-        ew(x).block_until_ready()
-    path, = glob.glob(f"{folder}/plugins/profile/*/*.trace.json.gz")
-    kern = [e["dur"] for e in json.load(gzip.open(path, "rt"))["traceEvents"] if e.get("cat") == "kernel"]
+    kern = [us for _, us in kernel_events(lambda: ew(x))]  # the kernel's own GPU time (timestamp-query)
     if kern:
         rows.append((f"x*2+1 kernel alone ({len(kern)} kernels)", 8 * m / (sum(kern) * 1e-6) / 1e9, "GB/s"))
     red = jaxweb.jit(lambda v: v.reshape(-1, 4096).sum(axis=1))  # 2^14 rows of 4096: one workgroup each

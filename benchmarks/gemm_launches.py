@@ -47,7 +47,7 @@ def plan_of(name: str, rt):
         planner.compiled = compiled
         return planner
 
-    def plan(spec):
+    def plan(spec, after=1):
         rule = tuner.heuristic(matmul.HARDWARE, WANT, spec.B, spec.M, spec.N, spec.K)
         return H200.get((spec.M, spec.N, spec.K), rule) if name == "h200" else rule
     return plan
@@ -73,7 +73,7 @@ def main() -> None:
     be.tiling = matmul.HARDWARE
     be.capabilities = dataclasses.replace(caps, gemm=dataclasses.replace(
         caps.gemm, nr=matmul.HARDWARE.BN, thin_dim=16, pack_min_bytes=1 << 62, epilogue=True,
-        prologue=os.environ.get("JAXWEB_GEMM_PROLOGUE", "1") != "0",
+        prologue=os.environ.get("JAXWEB_GEMM_PROLOGUE", "1") != "0", epilogue_outs=4,
         plan=plan_of(args.plan, be.rt)))
     products = []
     expand = gemm.expand
@@ -124,7 +124,7 @@ def main() -> None:
         for k, times in plan.timings.items():
             print(f"  {k[0]}x{k[1]}x{k[2]}x{k[3]}: " + "  ".join(
                 f"{'big' if nr == 128 else f's{sp}'} {t * 1e6:.0f}" for (nr, sp), t in times.items())
-                + f" us -> {plan.chosen[k]}")
+                + " us -> " + ", ".join(f"{c}" for (kk, _), c in plan.chosen.items() if kk == k))
     counts = collections.Counter(stage(n) for n in names)
     print(f"MLP step B={args.batch}, plan {args.plan}: {len(names)} dispatches per step: "
           + ", ".join(f"{k} {v}" for k, v in sorted(counts.items())))

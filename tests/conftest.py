@@ -118,7 +118,7 @@ def kernel_platform(request):
 @contextlib.contextmanager
 def hardware_gemm(dev, plan=None, prologue: bool = True):
     """`dev` (webgpu) with a hardware adapter's GEMM: the shared-memory kernels of 128 x 128 tiles,
-    the routine applying epilogues and (`prologue`) computing operands that are not plain reads
+    the routine applying epilogues (of up to 4 outputs) and (`prologue`) computing operands that are not plain reads
     as it loads its tiles, `plan` its GemmCaps.plan (small tiles and K splits; None: none), run
     on whatever adapter is here. Eager flushes' schedules (cached by graph) and compiled programs
     (cached by what they compute), neither keyed by the capabilities, are dropped on the way in
@@ -130,7 +130,7 @@ def hardware_gemm(dev, plan=None, prologue: bool = True):
     saved = be.tiling, be.capabilities
     be.tiling = matmul.HARDWARE
     be.capabilities = dataclasses.replace(saved[1], gemm=GemmCaps(
-        nr=128, min_dim=16, conv=False, pack_min_bytes=1 << 62, epilogue=True, prologue=prologue,
+        nr=128, min_dim=16, conv=False, pack_min_bytes=1 << 62, epilogue=True, prologue=prologue, epilogue_outs=4,
         max_buffers=saved[1].max_buffers, plan=plan))
     execution._TEMPLATES.pop(id(dev), None)
     be._programs.clear()

@@ -43,7 +43,7 @@ def device(platform: str):
     if platform != "webgpu-shared-split":
         yield dev
         return
-    with conftest.hardware_gemm(dev, plan=lambda s: (64, max(2, s.K // 32))):
+    with conftest.hardware_gemm(dev, plan=lambda s, after: (64, max(2, s.K // 32))):
         yield dev
 
 

@@ -9,12 +9,16 @@ declares a GEMM routine (`Capabilities.gemm`):
 2. pack B: an ordinary kernel copies B (any expression) into strips of `nr` columns,
    each K x nr contiguous, zero past N (`pack_kernel`) — unless B is small, read in
    place, and N a multiple of `nr`;
+   where the backend says so (`GemmCaps.prologue`), the routine instead computes such an
+   operand as it loads its tiles (`GemmSpec.a_expr` / `b_expr`) when it is elementwise and
+   short (`prologue`: relu(h + b), a mask, a transposed weight): a launch and a round trip
+   through memory fewer for each (what an MLP step's host time pays per launch, issue 22);
 3. the routine: the backend's tiled compute program (`Routine("gemm_f32", spec)`),
    C computed `N8 = ceil(N / nr) * nr` wide;
 4. epilogue: when the kernel has one (bias, activation, a cast), or C was computed
    wider than N, an ordinary kernel reads C as the accumulator and writes the output —
-   or, where the backend says so (`GemmCaps.epilogue`) and the output is one float32
-   array, the routine applies it as it stores (`GemmSpec.epilogue`).
+   or, where the backend says so (`GemmCaps.epilogue`) and the outputs are float32 arrays (no
+   more than `GemmCaps.epilogue_outs`), the routine applies it as it stores (`GemmSpec.epilogue`).
 
 A backend may shape each product for its device (`GemmCaps.plan`): the strip width `nr`
 (which picks its tile) and a split of K. A product whose C has too few tiles to fill a GPU
@@ -66,15 +70,18 @@ class GemmCaps:
     pack_min_bytes: int = 1 << 20
     conv: bool = False  # a direct (implicit-GEMM) stride-1 conv routine too: conv.py
     epilogue: bool = False  # the routine applies a float32 epilogue itself (GemmSpec.epilogue)
+    epilogue_outs: int = 1  # ... of up to this many outputs (an Adam step fused after a weight gradient: 3)
     #: the routine computes an operand that is not a plain read (a fused producer: relu(h + b),
     #: a transposed or strided weight) as it loads its tiles (GemmSpec.a_expr / b_expr), where
     #: the expression is elementwise and small (`prologue`), instead of a stage or pack kernel
     prologue: bool = False
     max_buffers: int | None = None  # buffers a routine may bind (C, A, B and the epilogue's inputs)
-    #: the product as it would run (a GemmSpec with strip width `nr`, no split) -> (nr, splits):
-    #: the strip width and the number of K splits the backend wants for it (it may time the
-    #: candidates on its device), or None: `nr` and no split for every product
-    plan: Callable[["GemmSpec"], tuple[int, int]] | None = None
+    #: (the product as it would run: a GemmSpec with strip width `nr`, no split; the passes its
+    #: routine needs after it unsplit: 0 where it writes the outputs itself, else 1 — so a split's
+    #: partial-sums pass is a launch more only where this is 0) -> (nr, splits): the strip width
+    #: and the number of K splits the backend wants for it (it may time the candidates on its
+    #: device), or None: `nr` and no split for every product
+    plan: Callable[["GemmSpec", int], tuple[int, int]] | None = None
 
 
 @dataclass(frozen=True)
@@ -238,7 +245,8 @@ def match(kernel: Kernel, caps: GemmCaps) -> _Match | None:
     bi = GI.size(gr.batch[cut:], sp.ext) if cut else 1
     spec = _layout(nb, M, N, K, caps.nr, 1, av, bv, caps, bi)
     if caps.plan is not None:  # the backend shapes it for its device, seeing its real layout
-        spec = _layout(nb, M, N, K, *caps.plan(spec), av, bv, caps, bi)
+        after = 0 if _stored(kernel, gr, caps, spec) else 1
+        spec = _layout(nb, M, N, K, *caps.plan(spec, after), av, bv, caps, bi)
     return _Match(spec, a, b, av is not None, sp, gr)
 
 
@@ -386,15 +394,14 @@ def expand(kernel: Kernel, ins: Sequence[Any], outs: Sequence[Any], caps: GemmCa
     else:
         b_val = ins[m.b.arg]
     operands = [v for v in (a_val, b_val) if v is not None]
-    direct = (gr.direct and len(kernel.outs) == 1 and kernel.outs[0] is E.acc(F32) and spec.N8 == spec.N
-              and spec.splits == 1)
-    fuse = (not direct and gr.direct and spec.splits == 1 and caps.epilogue and len(kernel.outs) == 1
-            and kernel.out_dtypes == (F32,))
+    stored = _stored(kernel, gr, caps, spec) if spec.splits == 1 else None
+    direct, fuse = stored == "direct", stored == "fuse"
     epi, epi_ins = _epilogue_kernel(kernel, ins, out_space=(lead + (spec.M, spec.N), m), extra=extras) \
         if fuse else (None, extras)
-    if epi is not None and (caps.max_buffers is None or 1 + len(operands) + len(epi_ins) <= caps.max_buffers):
+    n = len(kernel.outs)
+    if epi is not None and (caps.max_buffers is None or n + len(operands) + len(epi_ins) <= caps.max_buffers):
         spec = replace(spec, epilogue=epi)
-        launches.append((Routine("gemm_f32", spec, tuple(v.dtype for v in operands + epi_ins), (F32,),
+        launches.append((Routine("gemm_f32", spec, tuple(v.dtype for v in operands + epi_ins), (F32,) * n,
                                  nb * spec.M * spec.N, f"{kernel.name}_gemm"), list(outs), operands + epi_ins))
         return launches
     c_val = outs[0] if direct else Temp(spec.splits * nb * spec.M * spec.N8, F32)
@@ -407,6 +414,19 @@ def expand(kernel: Kernel, ins: Sequence[Any], outs: Sequence[Any], caps: GemmCa
             index = ridx((spec.splits,))[0] * (nb * spec.M * spec.N8) + index
         launches.append(epilogue(kernel, c_val, index, ins, outs, spec.splits))
     return launches
+
+
+def _stored(kernel: Kernel, gr: GI.Groups, caps: GemmCaps, spec: GemmSpec) -> str | None:
+    """How the routine, K not split, leaves `kernel`'s outputs: "direct" (C is the one output,
+    laid out as it), "fuse" (the routine applies the outputs' expressions as it stores C), or
+    None (an epilogue kernel reads C back after it)."""
+    if not gr.direct:
+        return None
+    if len(kernel.outs) == 1 and kernel.outs[0] is E.acc(F32) and spec.N8 == spec.N:
+        return "direct"
+    if caps.epilogue and len(kernel.outs) <= caps.epilogue_outs and all(d is F32 for d in kernel.out_dtypes):
+        return "fuse"
+    return None
 
 
 #: the most expression nodes (loads included) an operand the routine computes as it loads may

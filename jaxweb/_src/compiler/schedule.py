@@ -28,6 +28,7 @@ buffers the program allocates.
 """
 from __future__ import annotations
 
+from collections import Counter
 from typing import Sequence
 
 from .graph import Node, call_outputs, is_realized, toposort, whole_buffer
@@ -152,11 +153,7 @@ def _call_launch(call: Node, caps: Capabilities) -> tuple:
 def _recomputed_reductions(lowerings) -> set[int]:
     """Reductions whose value more than one kernel (or one kernel at several indices)
     computes: they become buffers of their own, computed once."""
-    seen: dict[int, int] = {}
-    for kl in lowerings:
-        for expr_id, node in kl.reduces.items():
-            seen[id(node)] = seen.get(id(node), 0) + 1
-    return {n for n, count in seen.items() if count > 1}
+    return _repeated(id(node) for kl in lowerings for node in kl.reduces.values())
 
 
 #: the fewest elements of a shared transcendental value worth a kernel of its own (below, the
@@ -175,12 +172,13 @@ def _shareable_transcendentals(order: Sequence[Node]) -> set[int]:
 def _shared_transcendentals(lowerings, wanted: set[int]) -> set[int]:
     """Those of the values `wanted` (`_shareable_transcendentals`) that the kernels compute at
     more than one index (attention's exp: in its row sum and in the division, one kernel or two)."""
-    seen: dict[int, int] = {}
-    for kl in lowerings:  # a key per index a kernel computes the value at
-        for key in kl.memo:
-            if key[0] in wanted:
-                seen[key[0]] = seen.get(key[0], 0) + 1
-    return {n for n, count in seen.items() if count > 1}
+    # kl.memo has a key per index a kernel computes a value at: (the value's id, the index)
+    return _repeated(key[0] for kl in lowerings for key in kl.memo if key[0] in wanted)
+
+
+def _repeated(ids) -> set[int]:
+    """The ids that occur more than once in `ids`."""
+    return {n for n, count in Counter(ids).items() if count > 1}
 
 
 def _binding_cuts(members: Sequence[Node], realized: set[int], limit: int) -> set[int]:

@@ -159,7 +159,7 @@ def _clamp(e: E.Expr, hi: int) -> E.Expr:
     return E.binary("max", E.binary("min", e, E.const(max(hi, 0), dtypes.int32)), zero)
 
 
-def _complex_conv(lhs: Node, rhs: Node, dt: dtypes.DType, params: dict) -> Node:
+def _complex_conv(lhs: graph.Node, rhs: graph.Node, dt: dtypes.DType, params: dict) -> graph.Node:
     """A complex convolution as four real ones (each the backends' real conv/GEMM path)."""
     lr, li, rr, ri = (graph.alu(p, x.cast(dt)) for x in (lhs, rhs) for p in ("real", "imag"))
     conv = lambda a, b: _conv_lower(a, b, **params)  # noqa: E731

@@ -156,17 +156,23 @@ def _strong(x: Any) -> Any:
     return lax.convert_element_type(x, _dtype(x))
 
 
-def _float_test(name: str, fn: Callable[[Any], Any], int_value: bool) -> Callable:
+def _float_test(name: str, fn: Callable[[Any], Any], int_value: bool, complex_ok: bool = True,
+                doc: str = "elementwise float classification (constant for integers)") -> Callable:
+    """jnp.`name`: `fn` on floats, `int_value` for integers and bools, and on complex numbers
+    `fn` of both parts (and-ed for True on integers, else or-ed), or a ValueError where JAX
+    refuses complex inputs (`complex_ok` False)."""
     def f(x: Any, /) -> Any:
         (x,) = promote_args(name, x)
         if _dtype(x).kind == "c":  # finite: both parts; inf: either part
+            if not complex_ok:
+                raise ValueError("isposinf/isneginf are not well defined for complex types")
             parts = fn(lax_complex.real(x)), fn(lax_complex.imag(x))
             return (lax.bitwise_and if int_value else lax.bitwise_or)(*parts)
         if _dtype(x).kind != "f":
             return lax.full_like(x, int_value, dtypes.bool_)
         return fn(x)
     f.__name__ = f.__qualname__ = name
-    f.__doc__ = f"`jnp.{name}`: elementwise float classification (constant for integers)."
+    f.__doc__ = f"`jnp.{name}`: {doc}."
     return f
 
 
@@ -177,16 +183,8 @@ def isnan(x: Any, /) -> Any:
 
 
 def _isposneginf(name: str, inf: float) -> Callable:
-    def f(x: Any, /) -> Any:
-        (x,) = promote_args(name, x)
-        if _dtype(x).kind == "c":
-            raise ValueError("isposinf/isneginf are not well defined for complex types")
-        if _dtype(x).kind != "f":
-            return lax.full_like(x, False, dtypes.bool_)
-        return _strong(lax.eq(x, inf))
-    f.__name__ = f.__qualname__ = name
-    f.__doc__ = f"`jnp.{name}`: whether x is {inf} (False for integers; complex inputs are refused, as in JAX)."
-    return f
+    return _float_test(name, lambda x: _strong(lax.eq(x, inf)), False, complex_ok=False,
+                       doc=f"whether x is {inf} (False for integers; complex inputs are refused, as in JAX)")
 
 
 isfinite = _float_test("isfinite", lax.is_finite, True)

@@ -10,8 +10,9 @@ run in parallel). Reads and writes go through ctypes on the memory's base pointe
 Calls go through wasmtime's unchecked call (`wasmtime_func_call_unchecked`, wasmtime-py's
 ctypes binding) with the i32 arguments packed into one `wasmtime_val_raw_t` array: ~2 us
 per launch instead of ~100 for wasmtime-py's `Func.__call__`, which asks the engine for the
-function's type and converts every argument on every call. The argument count is checked
-against the function's type once per instance. `encode`/`replay` (backends/wasm/replay.py)
+function's type and converts every argument on every call. The function's parameter count is
+read once per instance and compared with the packed array's length on every call (a len(): the
+unchecked call would read past a short array). `encode`/`replay` (backends/wasm/replay.py)
 keep a schedule's launches as those packed arrays, made once: a replay is a loop of ctypes
 calls. A store is never closed while a call or replay runs (unloads then wait: `_busy`),
 since a raw call holds its context pointer.
@@ -222,6 +223,9 @@ class WasmtimeRuntime:
     def _launch(self, handle: int, chunks: list) -> None:
         """One launch, its chunks at once; the caller has entered (`_enter`): a replay enters
         once for all its launches, not once per launch."""
+        if len(chunks) == 1:  # not split: no futures
+            self._call_raw(handle, chunks[0])
+            return
         futures = [self._pool.submit(self._call_raw, handle, c) for c in chunks[1:]]
         try:
             self._call_raw(handle, chunks[0])

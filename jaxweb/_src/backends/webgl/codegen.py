@@ -17,6 +17,7 @@ scheduled as kernels of their own (`nested_reduce=False`), as on webgpu.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cache
 
 from ... import dtypes
 from ...compiler import expr as E
@@ -200,33 +201,36 @@ def build(kernel: Kernel) -> Shader:
 class Weights:
     """What one IR node of an op costs in this GLSL, for the scheduler's kernel-size cap
     (`Capabilities.node_weights`): the statements its float32 shader adds over a plain
-    negation (helpers included), measured once per op when first asked. The math
+    negation (helpers included), measured once per op in the process when first asked
+    (`_measure` is cached: the GLSL does not depend on the backend instance). The math
     expansions are IR nodes here and dozens of statements there (tanh ~100, lgamma ~330)."""
 
-    def __init__(self):
-        self._known: dict[str, int] = {}
-
     def get(self, op: str, default: int = 1) -> int:
-        w = self._known.get(op)
-        if w is None:
-            w = self._known[op] = _measure(op) or default
-        return w
+        return _measure(op) or default
 
 
-def _measure(op: str) -> int | None:
+def _statements(op: str) -> int:
+    """The statements of the float32 shader of `op` on one or two loaded values."""
     f32 = dtypes.float32
     x, y = E.load(0, f32, E.idx("g0", 4)), E.load(1, f32, E.idx("g0", 4))
-    if op in E.UNARY:
-        value, base = E.unary(op, x), E.unary("neg", x)
-    elif op in E.BINARY:
-        value, base = E.binary(op, x, y), E.binary("sub", x, y)
-    else:
+    value = E.unary(op, x) if op in E.UNARY else E.binary(op, x, y)
+    return build(Kernel((4,), value, None, (f32, f32))).code.count(";")
+
+
+@cache
+def _measure(op: str) -> int | None:
+    if op not in E.UNARY and op not in E.BINARY:
         return None
     try:
-        n = build(Kernel((4,), value, None, (f32, f32))).code.count(";")
+        n = _statements(op)
     except (NotImplementedError, KeyError):  # not a float op: no expansion
         return None
-    return max(1, n - build(Kernel((4,), base, None, (f32, f32))).code.count(";") + 1)
+    return max(1, n - _baseline("neg" if op in E.UNARY else "sub") + 1)
+
+
+@cache
+def _baseline(op: str) -> int:
+    return _statements(op)
 
 
 def copy_shader() -> str:

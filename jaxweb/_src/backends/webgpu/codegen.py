@@ -144,23 +144,26 @@ def routine_fns(in_dtypes: tuple, first_binding: int, **fns: Kernel | None) -> s
     out = [W.PRELUDE] + [f"@group(0) @binding({first_binding + i}) var<storage, read> in{i}: array<u32>;"
                          for i in range(len(in_dtypes))]
     for fname, k in fns.items():
-        ex = W.expand(list(k.outs))
         names = [f"g{i}" for i in range(len(k.shape))]
         env = {**{n: n for n in names}, "acc": "acc"}
-        em, lines = Emitter({}), []
-        em.emit(list(E.walk_all(ex)), env, lines, "e")
         acc = ["acc: f32"] if fname == "epi" else []
         params = ", ".join(acc + [f"{n}: i32" for n in names] + ["opq: u32"])
-        out += ([f"fn {fname}({params}) -> f32 {{"] + [f"  let {name} = {text};" for name, text in em.consts.values()]
-                + ["  " + line for line in lines] + [f"  return {em.operand(ex[0], env)};", "}", ""])
+        for i, ex in enumerate(W.expand([o]) for o in k.outs):  # several outputs: `epi`, `epi1`, ..
+            em, lines = Emitter({}), []
+            em.emit(list(E.walk_all(ex)), env, lines, "e")
+            out += ([f"fn {fname}{i or ''}({params}) -> f32 {{"]
+                    + [f"  let {name} = {text};" for name, text in em.consts.values()]
+                    + ["  " + line for line in lines] + [f"  return {em.operand(ex[0], env)};", "}", ""])
     return "\n".join(out)
 
 
 def epilogue_store(epi: Kernel, value: str, b: str, row: str, col: str, width: int) -> str:
-    """The statement storing `epi` of accumulator `value` at (b, row, col) of C, rows
-    `width` apart (`M` rows per batch: the shader's constant or literal is the caller's)."""
-    idx = ([f"i32({b})"] if len(epi.shape) == 3 else []) + [f"i32({row})", f"i32({col})"]
-    return f"C[({b} * {epi.shape[-2]}u + {row}) * {width}u + {col}] = epi({value}, {', '.join(idx)}, opq);"
+    """The statements storing each output of `epi` of accumulator `value` at (b, row, col) of C
+    (the first output; C1, .. the others), rows `width` apart (`M` rows per batch: the shader's
+    constant or literal is the caller's)."""
+    idx = ", ".join(([f"i32({b})"] if len(epi.shape) == 3 else []) + [f"i32({row})", f"i32({col})"])
+    at = f"({b} * {epi.shape[-2]}u + {row}) * {width}u + {col}"
+    return " ".join(f"C{i or ''}[{at}] = epi{i or ''}({value}, {idx}, opq);" for i in range(len(epi.outs)))
 
 
 def _decompose(flat: str, shape: tuple, prefix: str, names: dict) -> list[str]:

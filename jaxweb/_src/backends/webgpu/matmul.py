@@ -1,11 +1,14 @@
 """The GEMM routine (`gemm_f32`) as a shared-memory tiled WGSL kernel with register blocking.
 
 The scheduler (compiler/gemm.py) has already staged A (when it is not a plain
-strided read) and packed B into strips `nr` columns wide; this program computes
-`C[b, i, j] = sum_k A[b, i, k] B'[b, k, j]` into C rows `N8` apart — or, when the spec
-carries the matmul's float32 epilogue (bias, activation: `GemmSpec.epilogue`, which the
-shared and quad kernels take), stores `epilogue(C)` N wide through a WGSL function made
-from it (codegen.epilogue_fn), so no epilogue kernel reads C back. The backend
+strided read) and packed B into strips `nr` columns wide — or, for this kernel (hardware
+adapters: `GemmCaps.prologue`), left a short elementwise A or B as an expression it computes
+element by element as it fills its tiles (`GemmSpec.a_expr` / `b_expr`: `pro_a`, `pro_b`);
+this program computes `C[b, i, j] = sum_k A[b, i, k] B'[b, k, j]` into C rows `N8` apart —
+or, when the spec carries the matmul's float32 epilogue (bias, activation, an optimizer's
+update: `GemmSpec.epilogue`, which the shared and quad kernels take, the shared one with up to
+4 outputs), stores `epilogue(C)` N wide through WGSL functions made from it
+(codegen.routine_fns), so no epilogue kernel reads C back. The backend
 declares `nr` = the tile width BN, so a workgroup's B tile is one strip: rows of BN
 contiguous floats, and every column it stores lies inside C's N8-wide rows (only
 rows past M and k past K need guards; loads there read 0).
@@ -133,6 +136,7 @@ def build(s: GemmSpec, t: Tiling, subgroups: str | None = None) -> Shader:
     (the backend's), needed by the quad kernel."""
     assert s.nr == t.BN, (s.nr, t.BN)
     assert t.kind == "shared" or s.a_expr is None and s.b_expr is None, "only the shared-memory kernel has prologues"
+    assert t.kind == "shared" or s.epilogue is None or len(s.epilogue.outs) == 1, "... and several outputs"
     assert s.splits == 1 or t.kind == "shared", "only the shared-memory kernel splits K"
     if t.kind == "quad":
         assert subgroups is not None, "the quad GEMM needs subgroups"
@@ -153,6 +157,16 @@ def _over_batches(sh: Shader) -> Shader:
     body, tail = rest.rsplit("}\n", 1)  # the entry point's closing brace
     code = f"{head}  for (var b = wid.z; b < {batch}u; b += {MAX_GRID}u) {{\n{body}  }}\n}}\n{tail}"
     return dataclasses.replace(sh, code=code, grid=(sh.grid[0], sh.grid[1], MAX_GRID))
+
+
+def split_from_grid(s: GemmSpec) -> bool:
+    """Whether the shared kernel of `s` split K reads the split count from its grid, the same
+    code for every count up to MAX_SPLITS_GRID (one pipeline serves them all: `_build_shared`),
+    as it does unless its grid's z could pass its limit (then it loops: `_over_batches`)."""
+    return s.splits <= MAX_SPLITS_GRID and MAX_SPLITS_GRID * s.B <= MAX_GRID
+
+
+MAX_SPLITS_GRID = 64  # split counts that share a product's pipeline (the plan's go to tuner.MAX_SPLITS, 16)
 
 
 def _build_shared(s: GemmSpec, t: Tiling) -> Shader:
@@ -237,7 +251,7 @@ def _build_shared(s: GemmSpec, t: Tiling) -> Shader:
     # The count is read from the grid (gemm.split_kc of it is the spec's kc), so one pipeline
     # serves every split count of a product (the planner times them all on it) — unless the
     # grid's z is past its limit and loops (`_over_batches`): then kc is a constant
-    if s.splits > 1 and s.splits * s.B <= MAX_GRID:
+    if s.splits > 1 and split_from_grid(s):
         kc = (f"  let splits = nwg.z / {s.B}u;\n"
               f"  let kc = ((K + splits - 1u) / splits + {SPLIT_ALIGN - 1}u) / {SPLIT_ALIGN}u * {SPLIT_ALIGN}u;\n")
     else:
@@ -261,11 +275,13 @@ def _build_shared(s: GemmSpec, t: Tiling) -> Shader:
                               for j in range(4)]
             store.append("  }")
     nl = "\n"
+    n_out = len(epi.outs) if epi is not None else 1  # an epilogue's outputs: C, C1, ..
     operands = ([f"A: array<{'vec4<f32>' if va or vt else 'f32'}>"] * (not pa)
                 + [f"B: array<{'vec4<f32>' if vb else 'f32'}>"] * (not pb))
-    binds = "".join(f"@group(0) @binding({i + 1}) var<storage, read> {o};\n" for i, o in enumerate(operands))
+    binds = "".join(f"@group(0) @binding({i}) var<storage, read_write> C{i}: array<f32>;\n" for i in range(1, n_out))
+    binds += "".join(f"@group(0) @binding({n_out + i}) var<storage, read> {o};\n" for i, o in enumerate(operands))
     code = f"""@group(0) @binding(0) var<storage, read_write> C: array<{'vec4<f32>' if epi is None else 'f32'}>;
-{binds}{routine_fns(s.extra_dtypes, 1 + len(operands), pro_a=s.a_expr, pro_b=s.b_expr, epi=epi)}
+{binds}{routine_fns(s.extra_dtypes, n_out + len(operands), pro_a=s.a_expr, pro_b=s.b_expr, epi=epi)}
 var<workgroup> As: array<vec4<f32>, {t.BK * t.BM // 4}>;
 var<workgroup> Bs: array<vec4<f32>, {t.BK * bq}>;
 const M = {s.M}u;
@@ -295,6 +311,6 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
 {nl.join(store)}
 }}
 """
-    return Shader(code, (s.N8 // t.BN, -(-s.M // t.BM), s.splits * s.B), 1, len(operands) + len(s.extra_dtypes),
-                  (4 * s.splits * s.B * s.M * (s.N8 if epi is None else s.N),))
+    return Shader(code, (s.N8 // t.BN, -(-s.M // t.BM), s.splits * s.B), n_out, len(operands) + len(s.extra_dtypes),
+                  (4 * s.splits * s.B * s.M * (s.N8 if epi is None else s.N),) * n_out)
 
