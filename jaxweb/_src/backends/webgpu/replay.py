@@ -200,17 +200,20 @@ def submit(backend: Any, prepared: Any, inputs: list, alloc: Any, free: Any) -> 
     backend._hold += 1  # buffers freed below are still bound by the commands to come
     try:
         many = getattr(alloc, "many", None)
-        if own is not None and plan.outs is not None and many is not None:
+        lean = own is not None and plan.outs is not None and many is not None
+        if lean:
             live, bound, taken, _ = take_outputs(plan.outs, plan.sizes, plan.aliases, plan.had, inputs, many, _buf)
         else:
             live, bound, taken, _ = memory_steps(plan.rest, plan.had, inputs, alloc, free, nbytes,
                                                  backend.prefer, _buf)
         try:
-            if own is not None:  # kept temporaries (the same while kept): keyed by the call's own buffers
+            if lean:  # kept temporaries (the same while kept), the rest allocations: keyed by the latter
                 if plan.live_order is None:
                     plan.live_order = sorted(live)
                 key = _key(live, plan.live_order)
             else:
+                if own is not None:  # kept temporaries: neither allocated nor freed
+                    bound.update(own)
                 if plan.order is None:
                     plan.order = sorted(bound)
                 key = _key(bound, plan.order)
@@ -222,7 +225,7 @@ def submit(backend: Any, prepared: Any, inputs: list, alloc: Any, free: Any) -> 
                 if own is None and plan.hits == OWN_AFTER:
                     plan.keep_temps(backend, alloc, free, nbytes)
                 return live
-            if own is not None:  # kept temporaries: neither allocated nor freed
+            if lean:  # the kept temporaries are bound too
                 bound.update(own)
             backend._renew_if_lost()  # (a replay's own runtime call may report it: WebGPUBackend.submit)
             epoch, submits = backend.epoch, backend.stats["submits"]
