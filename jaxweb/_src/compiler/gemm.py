@@ -9,6 +9,10 @@ declares a GEMM routine (`Capabilities.gemm`):
 2. pack B: an ordinary kernel copies B (any expression) into strips of `nr` columns,
    each K x nr contiguous, zero past N (`pack_kernel`) — unless B is small, read in
    place, and N a multiple of `nr`;
+   where the backend says so (`GemmCaps.prologue`), the routine instead computes such an
+   operand as it loads its tiles (`GemmSpec.a_expr` / `b_expr`) when it is elementwise and
+   short (`prologue`: relu(h + b), a mask, a transposed weight): a launch and a round trip
+   through memory fewer for each (what an MLP step's host time pays per launch, issue 22);
 3. the routine: the backend's tiled compute program (`Routine("gemm_f32", spec)`),
    C computed `N8 = ceil(N / nr) * nr` wide;
 4. epilogue: when the kernel has one (bias, activation, a cast), or C was computed

@@ -166,7 +166,9 @@ class WebGPUBackend(GPUBackend):
             gemm=GemmCaps(nr=tiling.BN, min_dim=16, conv=False,
                           thin_dim=4 if tiling.kind == "quad" else 16, thin_work=1 << 16,
                           pack_min_bytes=1 << 20 if tiling.kind == "direct" else 1 << 62,
-                          epilogue=tiling.kind != "direct", prologue=tiling.kind == "shared",
+                          epilogue=tiling.kind != "direct",
+                          # JAXWEB_GEMM_PROLOGUE=0: operands staged and packed as before (benchmarks compare)
+                          prologue=tiling.kind == "shared" and os.environ.get("JAXWEB_GEMM_PROLOGUE", "1") != "0",
                           epilogue_outs=4 if tiling.kind == "shared" else 1, max_buffers=max_buffers,
                           plan=self.planner))
 

@@ -1,11 +1,14 @@
 """The GEMM routine (`gemm_f32`) as a shared-memory tiled WGSL kernel with register blocking.
 
 The scheduler (compiler/gemm.py) has already staged A (when it is not a plain
-strided read) and packed B into strips `nr` columns wide; this program computes
-`C[b, i, j] = sum_k A[b, i, k] B'[b, k, j]` into C rows `N8` apart — or, when the spec
-carries the matmul's float32 epilogue (bias, activation: `GemmSpec.epilogue`, which the
-shared and quad kernels take), stores `epilogue(C)` N wide through a WGSL function made
-from it (codegen.epilogue_fn), so no epilogue kernel reads C back. The backend
+strided read) and packed B into strips `nr` columns wide — or, for this kernel (hardware
+adapters: `GemmCaps.prologue`), left a short elementwise A or B as an expression it computes
+element by element as it fills its tiles (`GemmSpec.a_expr` / `b_expr`: `pro_a`, `pro_b`);
+this program computes `C[b, i, j] = sum_k A[b, i, k] B'[b, k, j]` into C rows `N8` apart —
+or, when the spec carries the matmul's float32 epilogue (bias, activation, an optimizer's
+update: `GemmSpec.epilogue`, which the shared and quad kernels take, the shared one with up to
+4 outputs), stores `epilogue(C)` N wide through WGSL functions made from it
+(codegen.routine_fns), so no epilogue kernel reads C back. The backend
 declares `nr` = the tile width BN, so a workgroup's B tile is one strip: rows of BN
 contiguous floats, and every column it stores lies inside C's N8-wide rows (only
 rows past M and k past K need guards; loads there read 0).
@@ -156,6 +159,16 @@ def _over_batches(sh: Shader) -> Shader:
     return dataclasses.replace(sh, code=code, grid=(sh.grid[0], sh.grid[1], MAX_GRID))
 
 
+def split_from_grid(s: GemmSpec) -> bool:
+    """Whether the shared kernel of `s` split K reads the split count from its grid, the same
+    code for every count up to MAX_SPLITS_GRID (one pipeline serves them all: `_build_shared`),
+    as it does unless its grid's z could pass its limit (then it loops: `_over_batches`)."""
+    return s.splits <= MAX_SPLITS_GRID and MAX_SPLITS_GRID * s.B <= MAX_GRID
+
+
+MAX_SPLITS_GRID = 64  # split counts that share a product's pipeline (the plan's go to tuner.MAX_SPLITS, 16)
+
+
 def _build_shared(s: GemmSpec, t: Tiling) -> Shader:
     """The shared-memory kernel of hardware adapters, moving vec4s everywhere: tiles are
     loaded as vec4 where the operands' layout is 16-byte aligned (else element by element),
@@ -238,7 +251,7 @@ def _build_shared(s: GemmSpec, t: Tiling) -> Shader:
     # The count is read from the grid (gemm.split_kc of it is the spec's kc), so one pipeline
     # serves every split count of a product (the planner times them all on it) — unless the
     # grid's z is past its limit and loops (`_over_batches`): then kc is a constant
-    if s.splits > 1 and s.splits * s.B <= MAX_GRID:
+    if s.splits > 1 and split_from_grid(s):
         kc = (f"  let splits = nwg.z / {s.B}u;\n"
               f"  let kc = ((K + splits - 1u) / splits + {SPLIT_ALIGN - 1}u) / {SPLIT_ALIGN}u * {SPLIT_ALIGN}u;\n")
     else:

@@ -19,9 +19,15 @@ Products whose C has few tiles (an MLP's 1000 x 256 layers and 256 x 128 weight 
 these pays depends on the shape, the operands' layout and the device, and a rule of thumb (split
 until about `want` workgroups run; `want` timed once by `tune_splits` on one 256 x 256 x 2048
 product) only guesses it. So the planner times the candidates on each product's real shape and
-layout the first time it meets it (`Planner.time`: a few pipelines and about 20 submits of that
-product, the split variants with a pass adding their partial sums), and keeps the fastest;
-products whose big tiles already make `want` workgroups are not timed. On the H200 the MLP
+layout the first time it meets it (`Planner.time`: about 20 submits of that product, the split
+variants with a pass adding their partial sums), and keeps the fastest, a split charged the host
+time of its sums' launch (`DISPATCH`) where the unsplit routine writes the outputs itself;
+products whose big tiles already make `want` workgroups are not timed. What that costs a model's
+first call is mostly compiling: every split count (and one split, timing the unsplit product) runs
+on one pipeline of the product (matmul.split_from_grid), the partial sums of every product and
+count on one (`SUM_CODE`), and big tiles are timed only where they come near filling the device
+(`BIG_FILL`): one pipeline per product (two where big tiles are timed) and one for all the sums,
+the MLP step's candidates 37 -> 6 pipelines. On the H200 the MLP
 step's GPU time was 0.31 ms per step timed, 0.32 by the rule and 0.73 with the plan off (in one
 process, interleaved). Timings are taken after `warm`, in interleaved rounds (`_best`): an idle
 GPU starts at a low clock (the H200 read 345 of its 1980 MHz at rest), and that host also had
@@ -151,7 +157,7 @@ class Planner:
         t0 = time.perf_counter()
         specs = [dataclasses.replace(spec, nr=nr, packed=spec.packed or spec.N % nr != 0,
                                      **{"splits": 1, "kc": 0, **split_k(spec.K, s)}) for nr, s in cands]
-        shaders = [matmul.build(c, tiling_for(c, self.big)) for c in specs]
+        shaders = [_candidate_shader(c, self.big) for c in specs]
         out = 4 * spec.B * spec.M * specs[-1].N8
         n4 = out // 16
         counts = sorted({c.splits for c in specs if c.splits > 1})
@@ -209,6 +215,18 @@ fn main(@builtin(global_invocation_id) g: vec3<u32>, @builtin(num_workgroups) nw
   }}
 }}
 """
+
+
+def _candidate_shader(spec: GemmSpec, big: matmul.Tiling) -> Any:
+    """The shader timing candidate `spec`: small tiles unsplit run as the kernel its split
+    counts share (matmul.split_from_grid) with one split, so that one pipeline times them all
+    (its chosen routine, with an epilogue, is compiled anyway); else its own kernel."""
+    tiling = tiling_for(spec, big)
+    shader = matmul.build(spec, tiling)
+    two = dataclasses.replace(spec, **split_k(spec.K, 2))
+    if spec.splits == 1 and tiling == SMALL and two.splits > 1 and matmul.split_from_grid(two):
+        return dataclasses.replace(matmul.build(two, tiling), grid=shader.grid, out_nbytes=shader.out_nbytes)
+    return shader
 
 
 def tiling_for(spec: GemmSpec, big: matmul.Tiling) -> matmul.Tiling:
