@@ -7,10 +7,11 @@ The compiler's schedule is the same on every webgpu adapter except the plan's ch
 runs on the local one (wgpu-py, a software adapter is fine: nothing is timed) with the hardware
 kernels (128 x 128 tiles, the routine applying epilogues) and a plan forced on it:
 
-    PYTHONPATH=$PWD python benchmarks/gemm_launches.py [--plan h200|rule|off] [--batch 1000]
+    PYTHONPATH=$PWD python benchmarks/gemm_launches.py [--plan h200|rule|off|timed] [--batch 1000] [--native]
 
 `h200` takes the H200's timed choices (/work/notes/s34/lead_h200_5.txt, "GEMM plan timings"),
-`rule` the rule of thumb at the H200's want (256 workgroups), `off` 128 x 128 tiles, no splits.
+`rule` the rule of thumb at the H200's want (256 workgroups), `off` 128 x 128 tiles, no splits,
+`timed` a Planner timing here; `--native`: this adapter's own kernels, nothing forced.
 It prints the step's dispatches in order, the products with their specs, and the counts.
 """
 from __future__ import annotations
@@ -65,13 +66,15 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--plan", default="h200", choices=("h200", "rule", "off", "timed"))
     ap.add_argument("--batch", type=int, default=1000)
+    ap.add_argument("--native", action="store_true", help="this adapter's own kernels and plan, nothing forced")
     args = ap.parse_args()
     from jaxweb._src.backends.webgpu import matmul
     gpu = jax.devices("webgpu")[0]
     be = gpu.backend
     caps = be.capabilities
-    be.tiling = matmul.HARDWARE
-    be.capabilities = dataclasses.replace(caps, gemm=dataclasses.replace(
+    if not args.native:
+        be.tiling = matmul.HARDWARE
+    be.capabilities = caps if args.native else dataclasses.replace(caps, gemm=dataclasses.replace(
         caps.gemm, nr=matmul.HARDWARE.BN, thin_dim=16, pack_min_bytes=1 << 62, epilogue=True,
         prologue=os.environ.get("JAXWEB_GEMM_PROLOGUE", "1") != "0", epilogue_outs=4,
         plan=plan_of(args.plan, be.rt)))
@@ -103,6 +106,8 @@ def main() -> None:
     finally:
         schedule.gemm.expand = expand
         be._submit_traced = traced
+    if args.native:
+        args.plan = f"native ({be.tiling.kind} kernel)"
     print(f"MLP step B={args.batch}, plan {args.plan}: the GEMM products")
     for name, launches in products:
         spec = next(k.spec for k, _, _ in launches if isinstance(k, Routine))
@@ -117,7 +122,7 @@ def main() -> None:
     for i, n in enumerate(names):
         print(f"  {i + 1:3d} {stage(n):10s} {n}")
     plan = be.capabilities.gemm.plan
-    if args.plan == "timed":
+    if args.plan == "timed" and not args.native:
         print(f"MLP step B={args.batch}, plan timed: {plan.spent['products']} products timed, "
               f"{len(plan.compiled)} candidate pipelines compiled ({len(set(plan.compiled))} distinct); "
               + ", ".join(f"{k} {v * 1e3:.0f} ms" for k, v in plan.spent.items() if k != "products"))

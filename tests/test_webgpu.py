@@ -457,8 +457,11 @@ def test_jax_platforms_selects_webgpu():
 
 def _epilogue_cases(x, y):
     """Products whose kernels have epilogues: bias and activations, N past a tile and not a
-    multiple of 4, a batch, an operand read transposed, math expansions (logistic)."""
-    return (jnp.maximum(x[:, :33] @ y[:33, :17] + y[0, :17], 0.0),
+    multiple of 4, a batch, an operand read transposed, math expansions (logistic), three
+    outputs (a weight gradient with Adam's update after it)."""
+    grad, w = x[:, :40].T @ x[:, 40:72], y[:40, :32]
+    mu, nu = 0.1 * grad + 0.9 * w, 0.001 * grad * grad + 0.999 * w * w
+    return (jnp.maximum(x[:, :33] @ y[:33, :17] + y[0, :17], 0.0), w - 0.01 * mu / (jnp.sqrt(nu) + 1e-8), mu, nu,
             jaxweb.nn.sigmoid(jnp.matmul(x[:128].reshape(2, 64, 76), y[:, :130])) * 2 - x[:64, :1],
             (x @ y[:, :256]) * 2 + 1,
             x[:, :40] @ y[:40, :40] + x[:40, :40].T.sum() + y[:40, :40].T[0])
@@ -481,7 +484,7 @@ def test_shared_memory_gemm_of_hardware_adapters(epilogue):
             be.tiling = t
             be.capabilities = dataclasses.replace(saved[1], gemm=GemmCaps(
                 nr=t.BN, min_dim=16, conv=False, pack_min_bytes=1 << 30, epilogue=epilogue,
-                prologue=epilogue))
+                prologue=epilogue, epilogue_outs=4 if epilogue else 1))
             # eager schedules are cached by graph and routines by spec, neither by the tiling
             execution._TEMPLATES.pop(id(GPU), None)
             be._programs.clear()

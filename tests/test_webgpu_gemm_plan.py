@@ -270,7 +270,12 @@ def test_operands_computed_as_loaded_match_the_reference(hardware):
                 x[:, :140] @ w[:140].T[:, :96],                 # B: a transposed weight
                 x[:, :140] @ jnp.where(w[:140, :50] > 0, w[:140, :50], 0.0),  # B: a mask, N past a tile
                 jaxweb.nn.sigmoid(jnp.tanh(x[:, :64]).T @ x[:, :33]) + 1,   # A column-major, an epilogue
-                jnp.matmul(jnp.exp(x[:128].reshape(2, 64, 200) * 0.1), w.T[:40].T))  # a batch
+                jnp.matmul(jnp.exp(x[:128].reshape(2, 64, 200) * 0.1), w.T[:40].T),  # a batch
+                *jaxweb.jit(narrow)(x.astype(jnp.float16), w.astype(jnp.bfloat16), w > 1, x > 0, w.astype(jnp.int8)))
+
+    def narrow(h, b, mw, mx, i):  # 1- and 2-byte inputs read as the routine loads its tiles
+        return (h[:, :140].astype(jnp.float32) @ jnp.where(mw[:140], b[:140].astype(jnp.float32), 0.0),
+                mx[:, :64].astype(jnp.float32) @ i[:64, :32].astype(jnp.float32))
     ref, got = on(CPU, cases, x, w), on(GPU, cases, x, w)
     for r, g in zip(ref, got):
         assert g.dtype == r.dtype and g.shape == r.shape

@@ -310,7 +310,7 @@ def split_k(K: int, splits: int, align: int = SPLIT_ALIGN) -> dict:
     the count it makes, so that a routine knowing only the count (its grid) finds the same ranges."""
     if splits <= 1:
         return {}
-    n = -(-K // (-(-(-(-K // splits)) // align) * align))
+    n = -(-K // split_kc(K, splits, align))  # the ranges of ceil(K / splits), rounded up
     return dict(splits=n, kc=split_kc(K, n, align)) if n > 1 else {}
 
 

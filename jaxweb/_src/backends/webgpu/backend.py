@@ -170,7 +170,7 @@ class WebGPUBackend(GPUBackend):
                           epilogue=tiling.kind != "direct",
                           # JAXWEB_GEMM_PROLOGUE=0: operands staged and packed as before (benchmarks compare)
                           prologue=tiling.kind == "shared" and os.environ.get("JAXWEB_GEMM_PROLOGUE", "1") != "0",
-                          epilogue_outs=4 if tiling.kind == "shared" else 1, max_buffers=max_buffers,
+                          epilogue_outs=4, max_buffers=max_buffers,
                           plan=self.planner))
 
     def warm_up(self, seconds: float = 2.0) -> list[float]:

@@ -6,8 +6,7 @@ adapters: `GemmCaps.prologue`), left a short elementwise A or B as an expression
 element by element as it fills its tiles (`GemmSpec.a_expr` / `b_expr`: `pro_a`, `pro_b`);
 this program computes `C[b, i, j] = sum_k A[b, i, k] B'[b, k, j]` into C rows `N8` apart —
 or, when the spec carries the matmul's float32 epilogue (bias, activation, an optimizer's
-update: `GemmSpec.epilogue`, which the shared and quad kernels take, the shared one with up to
-4 outputs), stores `epilogue(C)` N wide through WGSL functions made from it
+update: `GemmSpec.epilogue`, which the shared and quad kernels take, with up to 4 outputs), stores `epilogue(C)` N wide through WGSL functions made from it
 (codegen.routine_fns), so no epilogue kernel reads C back. The backend
 declares `nr` = the tile width BN, so a workgroup's B tile is one strip: rows of BN
 contiguous floats, and every column it stores lies inside C's N8-wide rows (only
@@ -136,7 +135,6 @@ def build(s: GemmSpec, t: Tiling, subgroups: str | None = None) -> Shader:
     (the backend's), needed by the quad kernel."""
     assert s.nr == t.BN, (s.nr, t.BN)
     assert t.kind == "shared" or s.a_expr is None and s.b_expr is None, "only the shared-memory kernel has prologues"
-    assert t.kind == "shared" or s.epilogue is None or len(s.epilogue.outs) == 1, "... and several outputs"
     assert s.splits == 1 or t.kind == "shared", "only the shared-memory kernel splits K"
     if t.kind == "quad":
         assert subgroups is not None, "the quad GEMM needs subgroups"

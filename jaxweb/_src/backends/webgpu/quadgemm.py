@@ -163,11 +163,13 @@ def build(s: GemmSpec, b_layout: tuple[int, int, int, int], enable: str,
                 put = (epilogue_store(epi, f"c{p}_{q}_{m}", "b", row, col, width) if epi is not None else
                        f"C[(b * {s.M}u + {row}) * {width}u + {col}] = c{p}_{q}_{m};")
                 store.append(f"  {put}" if exact else f"  if ({row} < {s.M}u && {col} < {width}u) {{ {put} }}")
+    n_out = len(epi.outs) if epi is not None else 1  # an epilogue's outputs: C, C1, ..
+    more = "".join(f"@group(0) @binding({i}) var<storage, read_write> C{i}: array<f32, {n_c}>;\n" for i in range(1, n_out))
     code = f"""{enable}
 @group(0) @binding(0) var<storage, read_write> C: array<f32, {n_c}>;
-@group(0) @binding(1) var<storage, read> A: array<f32, {n_a}>;
-@group(0) @binding(2) var<storage, read> B: array<f32, {n_b}>;
-{epilogue_fn(epi, 3)}
+{more}@group(0) @binding({n_out}) var<storage, read> A: array<f32, {n_a}>;
+@group(0) @binding({n_out + 1}) var<storage, read> B: array<f32, {n_b}>;
+{epilogue_fn(epi, n_out + 2)}
 @compute @workgroup_size({t.threads})
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32,
         @builtin(subgroup_invocation_id) lane: u32, @builtin(num_workgroups) nwg: vec3<u32>) {{
@@ -185,5 +187,5 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
 {nl.join(store)}
 }}
 """
-    return Shader(code, (-(-s.N8 // t.BN), -(-s.M // t.BM), s.B), 1, 2 + len(epi.in_dtypes if epi else ()),
-                  (4 * n_c,))
+    return Shader(code, (-(-s.N8 // t.BN), -(-s.M // t.BM), s.B), n_out, 2 + len(epi.in_dtypes if epi else ()),
+                  (4 * n_c,) * n_out)

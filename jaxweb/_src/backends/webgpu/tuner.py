@@ -173,8 +173,10 @@ class Planner:
         b_elems = max(c.b_span + (0 if c.packed else 4) for c in specs)
         sizes = [max(sh.out_nbytes[0] for sh in shaders), 4 * a_elems, 4 * b_elems, out]
         bufs = [self.rt.create_buffer(-(-n // 16) * 16) for n in sizes]
-        sums = {c: self.rt.create_uniform(array.array("I", (n4, c, 0, 0)).tobytes()) for c in counts}
+        sums: dict = {}  # split count -> the sums pass's uniform (n4, count)
         try:
+            for c in counts:
+                sums[c] = self.rt.create_uniform(array.array("I", (n4, c, 0, 0)).tobytes())
             runs, groups = [], []
             for c, sh in zip(specs, shaders):
                 pipe = pipes[sh.code]
