@@ -65,7 +65,8 @@ class Handle:
 
 class Pool:
     """Free GPU buffers by size class, at most a byte limit, the least recently freed dropped
-    first to make room."""
+    first to make room. An entry is what the backend keeps for a buffer (webgpu: its `Handle`, so
+    that taking one back makes nothing; webgl: the texture), matched by identity."""
 
     def __init__(self):
         self.free: dict[int, list] = {}  # size class -> free buffers (last freed last)

@@ -32,7 +32,6 @@ import array
 import dataclasses
 import os
 from collections import OrderedDict
-from itertools import repeat
 from typing import Any
 
 from ... import profiler
@@ -254,10 +253,10 @@ class WebGPUBackend(GPUBackend):
             self._renew_if_lost()  # first (a replay's submit checked once for all its allocations)
         cap = size_class(nbytes)
         alive = self.rt.alive
-        while (buf := self.pool.take(cap, self._prefer)) is not None:
-            if alive is None or alive(buf):
-                return Handle(buf, cap, gen=self.gen)
-            self._drop_groups(buf)  # its finalizer ran after it came back (same GC pass)
+        while (h := self.pool.take(cap, self._prefer)) is not None:
+            if alive is None or alive(h.buf):
+                return h
+            self._drop_groups(h.buf)  # its finalizer ran after it came back (same GC pass)
         return self.new_buffer(nbytes, cap)
 
     def new_buffer(self, nbytes: int, cap: int) -> Handle:
@@ -272,9 +271,9 @@ class WebGPUBackend(GPUBackend):
                 raise ResourceExhaustedError(nbytes, 0, 0, self.max_buffer) from None
             raise self._lost(e) from e
 
-    def prefer(self, bufs: tuple) -> None:
-        """Allocations take these pooled buffers first while free (replay.py's memory plan)."""
-        self._prefer = bufs
+    def prefer(self, handles: tuple) -> None:
+        """Allocations take these pooled handles first while free (replay.py's memory plan)."""
+        self._prefer = handles
 
     def alloc_many(self, sizes: list[int], prefer: list[tuple]) -> list[Handle]:
         """`alloc` of each of `sizes`, taking first the free buffers in its `prefer` (a replayed
@@ -286,17 +285,17 @@ class WebGPUBackend(GPUBackend):
             if len(self._classes) >= 256:
                 self._classes.clear()
             caps = self._classes[key] = [size_class(n) for n in sizes]
-        bufs = self.pool.take_many(caps, prefer)
-        gen, alive, out = self.gen, self.rt.alive, []
-        if alive is None and None not in bufs:  # all pooled, none can have died (a steady replay)
-            return list(map(Handle, bufs, caps, repeat(0), repeat(None), repeat(gen)))
+        pooled = self.pool.take_many(caps, prefer)
+        alive, out = self.rt.alive, []
+        if alive is None and None not in pooled:  # all pooled, none can have died (a steady replay)
+            return pooled
         try:
-            for nbytes, cap, buf, want in zip(sizes, caps, bufs, prefer):
-                if buf is not None and (alive is None or alive(buf)):
-                    out.append(Handle(buf, cap, 0, None, gen))
+            for nbytes, h, want in zip(sizes, pooled, prefer):
+                if h is not None and (alive is None or alive(h.buf)):
+                    out.append(h)
                     continue
-                if buf is not None:  # its finalizer ran after it came back (same GC pass)
-                    self._drop_groups(buf)
+                if h is not None:  # its finalizer ran after it came back (same GC pass)
+                    self._drop_groups(h.buf)
                 self._prefer = want
                 try:
                     out.append(self.alloc(nbytes))
@@ -305,10 +304,9 @@ class WebGPUBackend(GPUBackend):
         except BaseException:
             for h in out:
                 self.free(h)
-            k = len(out) + 1  # the one that failed had no pooled buffer (or a dead one)
-            for cap, buf in zip(caps[k:], bufs[k:]):  # taken from the pool, not handed out yet
-                if buf is not None:
-                    self.free(Handle(buf, cap, 0, None, gen))
+            for h in pooled[len(out) + 1:]:  # taken from the pool, not handed out yet (the one that
+                if h is not None:  # failed had no pooled buffer, or a dead one)
+                    self.free(h)
             raise
         return out
 
@@ -320,8 +318,8 @@ class WebGPUBackend(GPUBackend):
             return  # a view; or collected in a reference cycle after the GPU object's own finalizer
         # (when that finalizer runs after this, in the same collection, `alloc` skips the buffer)
         limit = POOL_BYTES if self.software else HARDWARE_POOL * POOL_BYTES
-        for old in self.pool.give(handle.cap, handle.buf, limit):  # the least recently freed make room
-            self._retire(old)
+        for old in self.pool.give(handle.cap, handle, limit):  # the least recently freed make room
+            self._retire(old.buf)
 
     def write_soon(self, handle: Handle, data: bytes) -> None:
         """`write` of a few bytes (a jitted call's scalar argument) issued with the next submit:

@@ -76,7 +76,7 @@ class Plan:
                  "live_order", "rest", "outs", "sizes", "aliases", "scratch", "scratch_of")
 
     def __init__(self, steps: list):
-        self.had: dict[int, tuple] = {}  # schedule buffer -> the GPU buffers it had the last two runs
+        self.had: dict[int, tuple] = {}  # schedule buffer -> the handles it had the last two runs
         self.ok, self.memory, self.runs, self.temps = split_steps(steps)
         self.recordings: OrderedDict[tuple, Recording] = OrderedDict()
         self.hits = 0
@@ -202,10 +202,10 @@ def submit(backend: Any, prepared: Any, inputs: list, alloc: Any, free: Any) -> 
         many = getattr(alloc, "many", None)
         lean = own is not None and plan.outs is not None and many is not None
         if lean:
-            live, bound, taken, _ = take_outputs(plan.outs, plan.sizes, plan.aliases, plan.had, inputs, many, _buf)
+            live, bound, taken, _ = take_outputs(plan.outs, plan.sizes, plan.aliases, plan.had, inputs, many)
         else:
             live, bound, taken, _ = memory_steps(plan.rest, plan.had, inputs, alloc, free, nbytes,
-                                                 backend.prefer, _buf)
+                                                 backend.prefer)
         try:
             if lean:  # kept temporaries (the same while kept), the rest allocations: keyed by the latter
                 if plan.live_order is None:
