@@ -25,12 +25,12 @@ def split_steps(steps: list) -> tuple[bool, list, list, set]:
 
 
 def memory_steps(memory: list, had: dict, inputs: list, alloc: Callable, free: Callable, nbytes: dict,
-                 prefer: Callable, ident: Callable = lambda h: h) -> tuple[dict, dict, set, list]:
+                 prefer: Callable) -> tuple[dict, dict, set, list]:
     """Run the memory steps `memory` (kinds 0 alloc, 2 free, 4 donated input, as in
     `Backend.prepare`): (live buffers, every buffer bound, buffers holding a donated input's
-    memory, the identities allocated in order). `prefer(candidates)` sets what the backend's
-    next allocations take first (`()`: nothing); `had` (buffer -> its last two identities) is
-    updated; `ident(handle)` is what the backend's preference and the key name."""
+    memory, the handles allocated, in order). `prefer(candidates)` sets what the backend's
+    next allocations take first (`()`: nothing); `had` (buffer -> its last two handles) is
+    updated."""
     live: dict[int, Any] = dict(enumerate(inputs))
     bound = dict(live)  # every buffer a kernel binds, freed ones too
     taken: set[int] = set()
@@ -45,7 +45,7 @@ def memory_steps(memory: list, had: dict, inputs: list, alloc: Callable, free: C
                     live[b] = bound[b] = handle = alloc(step[2], step[3])
                 finally:
                     prefer(())
-                made.append(ident(handle))
+                made.append(handle)
                 allocated.append(b)
                 wanted.append(was)
             elif kind == 4:
@@ -60,8 +60,8 @@ def memory_steps(memory: list, had: dict, inputs: list, alloc: Callable, free: C
     return live, bound, taken, made
 
 
-def take_outputs(outs: list, sizes: list, aliases: list, had: dict, inputs: list, many: Callable,
-                 ident: Callable = lambda h: h) -> tuple[dict, dict, set, list]:
+def take_outputs(outs: list, sizes: list, aliases: list, had: dict, inputs: list,
+                 many: Callable) -> tuple[dict, dict, set, list]:
     """`memory_steps` for a schedule whose steps are only allocations (`outs`, of `sizes`
     bytes) and donations (`aliases`: (buffer, the input it takes)), as a steady replay's are
     once its temporaries are kept: one `many(sizes, preferences, what)` call (the device's
@@ -70,20 +70,19 @@ def take_outputs(outs: list, sizes: list, aliases: list, had: dict, inputs: list
     made = many(sizes, prefer, "a jitted program's outputs") if outs else []
     live: dict[int, Any] = dict(enumerate(inputs))
     live.update(zip(outs, made))
-    ids = list(map(ident, made))
-    remember(had, outs, prefer, ids)
+    remember(had, outs, prefer, made)
     taken = set()
     for b, src in aliases:
         live[b] = live[src]
         taken.add(b)
-    return live, dict(live), taken, ids
+    return live, dict(live), taken, made
 
 
 _LAST = operator.itemgetter(-1)
 
 
 def remember(had: dict, bufs: list, was: list, now: list) -> None:
-    """`had[b]`: buffer b's identities the last two runs, from what it had (`was`) and got now:
+    """`had[b]`: buffer b's handles the last two runs, from what it had (`was`) and got now:
     what its next allocation prefers. Once every buffer has had one (a steady loop), with no
     Python loop."""
     if all(was):
