@@ -322,3 +322,19 @@ def test_a_fresh_wasm_device_fills_to_3_gib_then_keeps_working():
         assert stats["peak_bytes_in_use"] >= 3 * GiB and stats["bytes_in_use"] < MiB
     finally:
         rt.close()
+
+
+def test_a_device_does_not_inherit_a_dead_devices_counts():
+    """Statistics are kept by id(device); a new Device may get a dead one's id (register_backend
+    drops a platform's devices): it starts from zero, with its own host-limit check (review FINDING 3)."""
+    from jaxweb._src import memory
+    cpu = jaxweb.devices("cpu")[0]
+    old = Device("cpu", 7, cpu.backend)
+    keep = Buffer(old, 1000, dtypes.float32)
+    new = Device("cpu", 8, cpu.backend)
+    memory._COUNTS[id(new)] = memory._COUNTS[id(old)]  # as if `new` had `old`'s id
+    assert new.memory_stats()["bytes_in_use"] == 0
+    b = Buffer(new, 10, dtypes.float32)
+    assert new.memory_stats()["bytes_in_use"] == 40 and old.memory_stats()["bytes_in_use"] >= 4000
+    assert memory._COUNTS[id(new)][4] == memory.host_memory_bytes()  # cpu: the host's memory is its limit
+    del b, keep

@@ -18,10 +18,6 @@ def _platforms() -> list:
     return out
 
 
-@pytest.mark.xfail(strict=True, reason="review FINDING 1: a donated argument whose buffer is also passed at "
-                   "another position is written over before that position is read (executable.py, "
-                   "Executable.__call__ checks only _sole_holder, which counts array references, "
-                   "not positions): JAX raises; jaxweb returns wrong values")
 @pytest.mark.parametrize("platform", _platforms())
 @pytest.mark.parametrize("donate", [(0,), (0, 1)])
 def test_an_array_donated_and_passed_twice_keeps_its_values(platform, donate):
@@ -36,9 +32,6 @@ def test_an_array_donated_and_passed_twice_keeps_its_values(platform, donate):
         np.testing.assert_array_equal(np.asarray(b), [0.0, 2.0, 4.0, 6.0])
 
 
-@pytest.mark.xfail(strict=True, reason="review FINDING 1 (as the /mnist/ trainer meets it since it donates "
-                   "its parameters again, 2eb247c): a model whose init ties two parameters (one array at "
-                   "two leaves) gets wrong updates")
 def test_tied_parameters_in_a_donated_step():
     w = jnp.arange(4.0) + 0
     p = {"a": w, "b": w}

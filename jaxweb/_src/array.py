@@ -188,9 +188,7 @@ class Array:
         """The buffer this array already holds its elements in, whole and in row-major order
         (its node is the buffer or a contiguous view of all of it), else None: nothing is
         computed or copied (a jitted call's quick path for a training loop's arguments)."""
-        n = self._node
-        b = graph.whole_buffer(n) if n is not None else None
-        return b.arg if b is not None else None
+        return held_buffers((self,), self._device)[0]
 
     def _host_flat(self) -> list:
         return hostdata.unpack(self._host_bytes(), self.dtype, self.size)

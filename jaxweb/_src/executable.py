@@ -82,9 +82,14 @@ class Executable:
         for i, b in enumerate(bufs):
             if b is None:
                 bufs[i] = self._param(i, args[i]) if i in own else _arg_buffer(args[i], dev)
-        for i in self.taken:  # the program writes over these: only if no other array reads them
-            if not _sole_holder(args[i]):
-                bufs[i] = _copy_buffer(bufs[i])
+        taken = self.taken
+        if taken:  # the program writes over these: only if no other array, nor another argument, reads them
+            again = _bound_twice(bufs)
+            for i in taken:
+                if not _sole_holder(args[i]) or again and again.get(id(bufs[i]), 0) > 1:
+                    if again:
+                        again[id(bufs[i])] -= 1
+                    bufs[i] = _copy_buffer(bufs[i])
         leaves = self._leaves
         bound = execution.bind_inputs(self.schedule, bufs) if leaves is None else \
             list(map(bufs.__getitem__, leaves)) if type(leaves) is tuple else \
@@ -179,6 +184,18 @@ def _sole_holder(x: Any) -> bool:
     if not isinstance(x, Array) or _refcount(x._node) != _ONE_HOLDER:
         return False
     return x._node.op == "buffer" or _refcount(x._node.src[0]) == _ONE_HOLDER
+
+
+def _bound_twice(bufs: list) -> dict | None:
+    """How many positions bind each buffer, or None when none is bound twice (one C-speed check
+    per call): a donated argument also passed at another position (`f(x, x)`, a pytree with one
+    array at two leaves) must not be written over while that position reads it."""
+    if len(set(map(id, bufs))) == len(bufs):
+        return None
+    count: dict = {}
+    for b in bufs:
+        count[id(b)] = count.get(id(b), 0) + 1
+    return count
 
 
 def _copy_buffer(buf: Any) -> Any:

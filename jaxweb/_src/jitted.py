@@ -75,6 +75,9 @@ class _Jitted:
         self._fast: dict = {}  # (avals, trace context) -> (jaxpr, out tree) of all-Array positional calls
         self._exes: dict = {}  # `_run`'s Executables (executable.call_kept)
         self._last: tuple | None = None  # (in tree, avals, trace context, trace) of the last call (no statics)
+        self._name = getattr(fun, "__name__", "fun")
+        self._tree: Any = None  # the argument structure `_trace` last flattened (None: not flattened)
+        self._donations: dict = {}  # (argument structure, count) -> `_donated` flags
         _JITTED.add(self)
 
     def __get__(self, obj, objtype=None):
@@ -86,6 +89,7 @@ class _Jitted:
         if fast:  # the common call: positional Arrays (no pytree to flatten)
             key = (tuple(a.aval for a in args), trace_context())
             hit = self._fast.get(key)
+            self._tree = None
             if hit is not None:
                 return hit[0], hit[1], list(args)
         closed, out_tree, flat = self._trace(args, kwargs)
@@ -111,6 +115,7 @@ class _Jitted:
         if last is not None and not static[0] and not static[1] and last[1] == avals and last[0] == in_tree \
                 and last[2] == trace_context():
             self._last = (in_tree, avals, last[2], last[3])  # the next call compares by identity
+            self._tree = in_tree
             return last[3][0], last[3][1], flat
         try:
             # static values with their types: 1, True and 1.0 are equal but trace differently
@@ -133,13 +138,14 @@ class _Jitted:
                 self._cache[key] = hit
         if not typed[0] and not typed[1] and key in self._cache:  # no static arguments
             self._last = (in_tree, avals, key[3], hit)
+        self._tree = in_tree  # set after tracing, which may call this function again
         return hit[0], hit[1], flat
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         if read("jax_disable_jit"):
             return self._fun(*args, **kwargs)
         closed, out_tree, flat = self._jaxpr(args, kwargs)
-        donated = self._donated(args, kwargs) if self._donate_argnums or self._donate_argnames else ()
+        donated = self._donated_of(args, kwargs) if self._donate_argnums or self._donate_argnames else ()
         if any(isinstance(c, core.Tracer) for c in closed.consts):  # closes over traced values
             jaxpr, consts = convert_constvars_jaxpr(closed)
             closed, flat = ClosedJaxpr(jaxpr, []), [*consts, *flat]
@@ -149,10 +155,22 @@ class _Jitted:
     def _run(self, closed: ClosedJaxpr, flat: list, donated: tuple) -> list:
         """`jit_call`; when nothing traces and every argument is a concrete Array, straight to the
         Executable this function keeps for the trace (`executable.call_kept`: no bind, no lookup)."""
-        name = getattr(self._fun, "__name__", "fun")
         if core.dynamic_trace is not None or not flat or not set(map(type, flat)) <= _ARRAY:
-            return [as_array(o) for o in jit_call(closed, flat, name, donated)]
-        return call_kept(self._exes, closed, flat, donated, name)
+            return [as_array(o) for o in jit_call(closed, flat, self._name, donated)]
+        return call_kept(self._exes, closed, flat, donated, self._name)
+
+    def _donated_of(self, args: tuple, kwargs: dict) -> tuple[bool, ...]:
+        """`_donated`, kept per argument structure (the one `_jaxpr` just flattened): a training
+        loop's donated step would otherwise flatten each argument again, every call."""
+        if self._tree is None:
+            return self._donated(args, kwargs)
+        key = (self._tree, len(args))
+        flags = self._donations.get(key)
+        if flags is None:
+            if len(self._donations) >= MAX_TRACES:
+                self._donations.clear()
+            flags = self._donations[key] = self._donated(args, kwargs)
+        return flags
 
     def _donated(self, args: tuple, kwargs: dict) -> tuple[bool, ...]:
         """Per flat dynamic argument: whether it is (inside) a donated argument."""
@@ -187,6 +205,7 @@ class _Jitted:
         self._cache.clear()
         self._fast.clear()
         self._exes.clear()
+        self._donations.clear()
         self._last = None
 
 

@@ -16,13 +16,21 @@ allocated here, with the host's physical memory as the limit.
 from __future__ import annotations
 
 import os
+import weakref
 from typing import Any
 
 from .errors import ResourceExhaustedError
 
 # id(device) -> [bytes_in_use, peak_bytes_in_use, num_allocs, largest_alloc_size, the host's memory
-# as the limit checked before allocating (0: none, where the backend tracks its own memory)]
-_COUNTS: dict[int, list[int]] = {}
+# as the limit checked before allocating (0: none, where the backend tracks its own memory), a weak
+# reference to the device (a new device may get a dead one's id: `_counts`)]
+_COUNTS: dict[int, list] = {}
+
+
+def _counts(device: Any) -> list | None:
+    """`device`'s entry of `_COUNTS`, None before its first allocation."""
+    counts = _COUNTS.get(id(device))
+    return counts if counts is not None and counts[5]() is device else None
 
 
 def alloc(device: Any, nbytes: int, dtype: Any = None, size: int | None = None,
@@ -40,9 +48,10 @@ def _allocated(device: Any, sizes: list[int], make: Any, what: str) -> Any:
     """`make()` (the backend allocating buffers of `sizes` bytes), refused first where the
     host's memory could not hold them, its failures as `ResourceExhaustedError` naming `what`;
     counted in the device's statistics."""
-    counts = _COUNTS.get(id(device))
+    counts = _counts(device)
     if counts is None:
-        counts = _COUNTS[id(device)] = [0, 0, 0, 0, 0 if _tracks_itself(device.backend) else host_memory_bytes()]
+        counts = _COUNTS[id(device)] = [0, 0, 0, 0, 0 if _tracks_itself(device.backend) else host_memory_bytes(),
+                                        weakref.ref(device)]
     nbytes = sum(sizes)
     try:
         limit = counts[4]
@@ -104,7 +113,7 @@ def describe(dtype: Any, size: int | None, context: str | None) -> str:
 def free(device: Any, handle: Any, nbytes: int) -> None:
     """Give a Buffer's memory back (its finalizer)."""
     device.backend.free(handle)
-    counts = _COUNTS.get(id(device))
+    counts = _counts(device)
     if counts is not None:
         counts[0] -= nbytes
 
@@ -120,7 +129,7 @@ def stats(device: Any) -> dict[str, int]:
     allocator = getattr(backend, "allocator", None)
     if allocator is not None and hasattr(allocator, "stats"):
         return dict(allocator.stats())
-    in_use, peak, num, largest = _COUNTS.get(id(device), [0, 0, 0, 0])[:4]
+    in_use, peak, num, largest = (_counts(device) or [0, 0, 0, 0])[:4]
     return {"bytes_in_use": in_use, "peak_bytes_in_use": peak, "bytes_limit": host_memory_bytes(),
             "num_allocs": num, "largest_alloc_size": largest}
 

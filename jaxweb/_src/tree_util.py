@@ -164,12 +164,12 @@ def _flatten(x, leaves, is_leaf):
         return _LEAF
     t = type(x)
     if t is tuple:
-        return (_TUPLE, None, tuple([_flatten(c, leaves, is_leaf) for c in x]))
+        return (_TUPLE, None, _children(x, leaves, is_leaf))
     if t is list:
-        return (_LIST, None, tuple([_flatten(c, leaves, is_leaf) for c in x]))
+        return (_LIST, None, _children(x, leaves, is_leaf))
     if t is dict:
         keys = _sorted_keys(x)
-        return (_DICT, keys, tuple([_flatten(x[k], leaves, is_leaf) for k in keys]))
+        return (_DICT, keys, _children([x[k] for k in keys], leaves, is_leaf))
     if x is None:
         return _NONE_NODE
     h = _registry.get(t)
@@ -181,6 +181,22 @@ def _flatten(x, leaves, is_leaf):
             return _LEAF
     children, aux = h.flatten(x)
     return (h, aux, tuple([_flatten(c, leaves, is_leaf) for c in children]))
+
+
+def _children(cs, leaves, is_leaf) -> tuple:
+    """The nodes of a tuple's, list's or dict's children `cs`, as `_flatten` makes them; a child
+    that is plainly a leaf (no registered type, not None, no tuple) is appended here, without a
+    call: a jitted call flattens its arguments every call."""
+    if is_leaf is not None:
+        return tuple([_flatten(c, leaves, is_leaf) for c in cs])
+    out = []
+    for c in cs:
+        if type(c) in _registry or isinstance(c, tuple):
+            out.append(_flatten(c, leaves, None))
+        else:
+            leaves.append(c)
+            out.append(_LEAF)
+    return tuple(out)
 
 
 def _flatten_with_path(x, path, out, is_leaf, takes_path):
@@ -207,7 +223,7 @@ def _unflatten(node, it):
     if node is _LEAF:
         return next(it)
     h, aux, children = node
-    return h.unflatten(aux, tuple([_unflatten(c, it) for c in children]))
+    return h.unflatten(aux, tuple([next(it) if c is _LEAF else _unflatten(c, it) for c in children]))
 
 
 def _count(node, internal: int) -> int:

@@ -8,6 +8,7 @@ kernels run the ordinary way when a run is recorded; and on failure the buffers 
 """
 from __future__ import annotations
 
+import operator
 from typing import Any, Callable
 
 
@@ -33,7 +34,7 @@ def memory_steps(memory: list, had: dict, inputs: list, alloc: Callable, free: C
     live: dict[int, Any] = dict(enumerate(inputs))
     bound = dict(live)  # every buffer a kernel binds, freed ones too
     taken: set[int] = set()
-    made = []
+    made, allocated, wanted = [], [], []
     try:
         for step in memory:
             kind, b = step[0], step[1]
@@ -44,9 +45,9 @@ def memory_steps(memory: list, had: dict, inputs: list, alloc: Callable, free: C
                     live[b] = bound[b] = handle = alloc(step[2], step[3])
                 finally:
                     prefer(())
-                now = ident(handle)
-                had[b] = (was[-1], now) if was else (now,)
-                made.append(now)
+                made.append(ident(handle))
+                allocated.append(b)
+                wanted.append(was)
             elif kind == 4:
                 live[b] = bound[b] = live[step[2]]
                 taken.add(b)
@@ -55,6 +56,7 @@ def memory_steps(memory: list, had: dict, inputs: list, alloc: Callable, free: C
     except BaseException:
         give_back(live, len(inputs), taken, free, nbytes)
         raise
+    remember(had, allocated, wanted, made)
     return live, bound, taken, made
 
 
@@ -69,13 +71,26 @@ def take_outputs(outs: list, sizes: list, aliases: list, had: dict, inputs: list
     live: dict[int, Any] = dict(enumerate(inputs))
     live.update(zip(outs, made))
     ids = list(map(ident, made))
-    for b, was, now in zip(outs, prefer, ids):
-        had[b] = (was[-1], now) if was else (now,)
+    remember(had, outs, prefer, ids)
     taken = set()
     for b, src in aliases:
         live[b] = live[src]
         taken.add(b)
     return live, dict(live), taken, ids
+
+
+_LAST = operator.itemgetter(-1)
+
+
+def remember(had: dict, bufs: list, was: list, now: list) -> None:
+    """`had[b]`: buffer b's identities the last two runs, from what it had (`was`) and got now:
+    what its next allocation prefers. Once every buffer has had one (a steady loop), with no
+    Python loop."""
+    if all(was):
+        had.update(zip(bufs, zip(map(_LAST, was), now)))
+    else:
+        for b, w, n in zip(bufs, was, now):
+            had[b] = (w[-1], n) if w else (n,)
 
 
 def run_kernels(backend: Any, runs: list, bound: dict) -> None:

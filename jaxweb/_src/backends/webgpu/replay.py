@@ -73,7 +73,7 @@ class Recording:
 class Plan:
     """A prepared schedule's memory steps and its recordings (`Prepared.cache`)."""
     __slots__ = ("ok", "memory", "runs", "recordings", "had", "temps", "hits", "owned", "release", "order",
-                 "rest", "outs", "sizes", "aliases", "scratch", "scratch_of")
+                 "live_order", "rest", "outs", "sizes", "aliases", "scratch", "scratch_of")
 
     def __init__(self, steps: list):
         self.had: dict[int, tuple] = {}  # schedule buffer -> the GPU buffers it had the last two runs
@@ -83,6 +83,7 @@ class Plan:
         self.owned: dict[int, Any] | None = None  # temporaries kept: schedule buffer -> handle
         self.release: Any = None  # (backend, free, nbytes) to give them back
         self.order: list | None = None  # the schedule buffers a run binds, sorted (the recordings' key)
+        self.live_order: list | None = None  # ... those a run hands back, once the temporaries are kept
         self.rest = self.memory  # the memory steps of buffers other than the kept temporaries
         # with the temporaries kept, a run's memory steps are only allocations (its outputs: `outs`,
         # of `sizes` bytes), taken in one step, and donated inputs' memory (`aliases`); None if not
@@ -106,6 +107,7 @@ class Plan:
                 free(h, nbytes[b])
             return
         self.owned, self.release = owned, (backend, free, {b: nbytes[b] for b in owned})
+        self.recordings.clear()  # they bind the temporaries of their runs; keys from now on leave them out
         backend.kept_bytes += total
         self.rest = rest = [s for s in self.memory if s[1] not in owned]
         if all(s[0] in (0, 4) for s in rest):
@@ -198,17 +200,23 @@ def submit(backend: Any, prepared: Any, inputs: list, alloc: Any, free: Any) -> 
     backend._hold += 1  # buffers freed below are still bound by the commands to come
     try:
         many = getattr(alloc, "many", None)
-        if own is not None and plan.outs is not None and many is not None:
+        lean = own is not None and plan.outs is not None and many is not None
+        if lean:
             live, bound, taken, _ = take_outputs(plan.outs, plan.sizes, plan.aliases, plan.had, inputs, many, _buf)
         else:
             live, bound, taken, _ = memory_steps(plan.rest, plan.had, inputs, alloc, free, nbytes,
                                                  backend.prefer, _buf)
-        if own is not None:  # kept temporaries: neither allocated nor freed
-            bound.update(own)
         try:
-            if plan.order is None:
-                plan.order = sorted(bound)
-            key = _key(bound, plan.order)
+            if lean:  # kept temporaries (the same while kept), the rest allocations: keyed by the latter
+                if plan.live_order is None:
+                    plan.live_order = sorted(live)
+                key = _key(live, plan.live_order)
+            else:
+                if own is not None:  # kept temporaries: neither allocated nor freed
+                    bound.update(own)
+                if plan.order is None:
+                    plan.order = sorted(bound)
+                key = _key(bound, plan.order)
             rec = plan.recordings.get(key)
             if rec is not None and rec.epoch == backend.epoch:
                 plan.recordings.move_to_end(key)
@@ -217,6 +225,8 @@ def submit(backend: Any, prepared: Any, inputs: list, alloc: Any, free: Any) -> 
                 if own is None and plan.hits == OWN_AFTER:
                     plan.keep_temps(backend, alloc, free, nbytes)
                 return live
+            if lean:  # the kept temporaries are bound too
+                bound.update(own)
             backend._renew_if_lost()  # (a replay's own runtime call may report it: WebGPUBackend.submit)
             epoch, submits = backend.epoch, backend.stats["submits"]
             backend._scratch = _scratch(backend, plan)
