@@ -203,19 +203,19 @@ class Planner:
 SUM_GROUPS = 65535  # workgroups of the timed partial sums' pass at most (a grid dimension's limit)
 #: the timed pass adding `splits` partial C's of n4 vec4s each, as the scheduler's split-sum kernel
 #: does (without its epilogue): (n4, splits) in a uniform, so one pipeline serves every product
-SUM_CODE = f"""@group(0) @binding(0) var<storage, read_write> O: array<vec4<f32>>;
+SUM_CODE = """@group(0) @binding(0) var<storage, read_write> O: array<vec4<f32>>;
 @group(0) @binding(1) var<storage, read> P: array<vec4<f32>>;
 @group(0) @binding(2) var<uniform> dims: vec4<u32>;  // (n4, splits)
 
 @compute @workgroup_size(256)
-fn main(@builtin(global_invocation_id) g: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {{
+fn main(@builtin(global_invocation_id) g: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
   let n4 = dims.x;
-  for (var i = g.x; i < n4; i += nwg.x * 256u) {{
+  for (var i = g.x; i < n4; i += nwg.x * 256u) {
     var v = P[i];
-    for (var s = 1u; s < dims.y; s++) {{ v += P[s * n4 + i]; }}
+    for (var s = 1u; s < dims.y; s++) { v += P[s * n4 + i]; }
     O[i] = v;
-  }}
-}}
+  }
+}
 """
 
 
