@@ -4,21 +4,14 @@ it (then the marker goes and the test stays as the regression test)."""
 import numpy as np
 import pytest
 
+import conftest
 import jaxweb
 import jaxweb.numpy as jnp
 
-
-def _platforms() -> list:
-    out = ["cpu", "wasm"]
-    try:
-        jaxweb.devices("webgpu")
-        out.append("webgpu")
-    except RuntimeError:
-        pass
-    return out
+PLATFORMS = [p for p in ("cpu", "wasm", "webgpu") if conftest._available(p)]
 
 
-@pytest.mark.parametrize("platform", _platforms())
+@pytest.mark.parametrize("platform", PLATFORMS)
 @pytest.mark.parametrize("donate", [(0,), (0, 1)])
 def test_an_array_donated_and_passed_twice_keeps_its_values(platform, donate):
     with jaxweb.default_device(jaxweb.devices(platform)[0]):

@@ -155,13 +155,18 @@ def test_device_loss_inside_pyodide():
         x = jnp.arange(4.0) * 2
         assert x.tolist() == [0.0, 2.0, 4.0, 6.0]
         step = jaxweb.jit(lambda w, s: w * s + 1)
+        made = jaxweb.jit(lambda: jnp.arange(4.0) * 2 + 1)  # no arguments: runs on any device
+        fresh = jaxweb.jit(lambda: jnp.arange(4.0) * 3)  # first called after the loss
         w = jnp.arange(4.0)
         for t in range(6):  # replays from the 4th call: a lost device is then found by the replay's call
             w = step(w, float(t % 3 + 1))
+            made()
         assert gpu.backend.stats["replays"] > 0
         host.shim().gpu.destroyDevice()
         host.wait(js.Promise.new(lambda resolve, reject: js.setTimeout(resolve, 100)))  # lost resolves
         assert "destroyed" in gpu.backend.rt.lost()
+        assert made().tolist() == [1.0, 3.0, 5.0, 7.0]  # its replay found the loss: run anew, on the new device
+        assert fresh().tolist() == [0.0, 3.0, 6.0, 9.0]
         with pytest.raises(DeviceLostError, match="lost"):
             step(w, 2.0)
         v, n = jnp.arange(4.0), gpu.backend.stats["replays"]

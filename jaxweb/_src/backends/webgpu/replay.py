@@ -44,7 +44,7 @@ import operator
 from collections import OrderedDict
 from typing import Any
 
-from ..gpu.device import Handle, size_class
+from ..gpu.device import DeviceLostError, Handle, size_class
 from ..replay_steps import give_back, memory_steps, run_kernels, split_steps, take_outputs
 
 MAX_RECORDINGS = 4  # per prepared schedule (a loop alternates between two sets of buffers)
@@ -184,6 +184,15 @@ _buf = operator.attrgetter("buf")
 _off = operator.attrgetter("off")
 
 
+def _lost(live: dict, inputs: list, taken: set, free: Any, nbytes: dict) -> None:
+    """The device was lost (and replaced) since this call's memory steps ran: what they took was
+    the lost device's; give it back and let the caller run the schedule the ordinary way, on the
+    new device (where arguments of the lost one raise DeviceLostError, and a program without
+    any runs, as it did before a replay found losses itself)."""
+    give_back(live, len(inputs), taken, free, nbytes)
+    return None
+
+
 def submit(backend: Any, prepared: Any, inputs: list, alloc: Any, free: Any) -> dict | None:
     """Run `prepared` by replay where it can (the handles of its live buffers, as `submit`
     returns them), or None: the caller runs it the ordinary way."""
@@ -218,9 +227,15 @@ def submit(backend: Any, prepared: Any, inputs: list, alloc: Any, free: Any) -> 
                     plan.order = sorted(bound)
                 key = _key(bound, plan.order)
             rec = plan.recordings.get(key)
+            gen = backend.gen
             if rec is not None and rec.epoch == backend.epoch:
                 plan.recordings.move_to_end(key)
-                backend.flush(rec)
+                try:
+                    backend.flush(rec)
+                except DeviceLostError:
+                    if backend.gen == gen:
+                        raise
+                    return _lost(live, inputs, taken, free, nbytes)  # found by the replay's own call
                 plan.hits += 1
                 if own is None and plan.hits == OWN_AFTER:
                     plan.keep_temps(backend, alloc, free, nbytes)
@@ -228,6 +243,8 @@ def submit(backend: Any, prepared: Any, inputs: list, alloc: Any, free: Any) -> 
             if lean:  # the kept temporaries are bound too
                 bound.update(own)
             backend._renew_if_lost()  # (a replay's own runtime call may report it: WebGPUBackend.submit)
+            if backend.gen != gen:
+                return _lost(live, inputs, taken, free, nbytes)
             epoch, submits = backend.epoch, backend.stats["submits"]
             backend._scratch = _scratch(backend, plan)
             try:
