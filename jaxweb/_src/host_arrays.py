@@ -30,7 +30,15 @@ def scalar(a: Any, dt: dtypes.DType, weak: bool = False) -> Array:
     """A 0-d constant Array (no device memory until it is needed)."""
     if dt is dtypes.float0:
         return Array.constant(core.ShapedArray((), dt), default_device(), False)
-    return Array.constant(core.ShapedArray((), dt, weak), default_device(), hostdata.coerce_scalar(a, dt))
+    aval = _SCALAR_AVALS.get((id(dt), weak))
+    if aval is None or aval.dtype is not dt:
+        aval = _SCALAR_AVALS[(id(dt), weak)] = core.ShapedArray((), dt, weak)
+    return Array.constant(aval, default_device(), hostdata.coerce_scalar(a, dt))
+
+
+#: (id(dtype), weak) -> the 0-d aval of that type: avals never change, so every scalar of a type shares
+#: one (`jnp.float32(v)` is made every step of a training loop)
+_SCALAR_AVALS: dict = {}
 
 
 def from_python_scalar(a: Any, dtype: dtypes.DType | None) -> Array:
