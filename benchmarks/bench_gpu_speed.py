@@ -39,7 +39,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "demos", "mnist"))
 import trainer as mnist_trainer  # noqa: E402
 from kernel_trace import kernel_events  # noqa: E402  (beside this file)
-from mlp_step import adam_step, bcs, mlp_init  # noqa: E402  (beside this file)
+from mlp_step import adam_step, bcs, mlp_state  # noqa: E402  (beside this file)
 
 QUICK = "--quick" in sys.argv
 ALONE = 10  # dispatches of one kernel per submit when timing it alone
@@ -102,16 +102,10 @@ def print_kernels(label: str, kernels: list) -> None:
 B, N = (100, 10) if QUICK else (1000, 50)
 
 
-def make_step():
-    """A new jitted step (a new trace and schedule, under the backend's capabilities now)."""
-    return jax.jit(adam_step)
-
-
 def mlp_setup() -> tuple:
-    """(a new jitted step, params, Adam's mu and nu, images, labels)."""
-    p = mlp_init(jax.random.key(0))
-    return (make_step(), p, jax.tree.map(jnp.zeros_like, p), jax.tree.map(jnp.zeros_like, p),
-            jax.random.uniform(jax.random.key(1), (B, 784)), jax.random.randint(jax.random.key(2), (B,), 0, 10))
+    """(a new jitted step (a new trace and schedule, under the backend's capabilities now),
+    params, Adam's mu and nu, images, labels)."""
+    return (jax.jit(adam_step), *mlp_state(B))
 
 
 class MLPRun:

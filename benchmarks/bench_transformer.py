@@ -80,7 +80,7 @@ def jitted_modes(dev, p, x, heads: int) -> dict:
     """{mode: the block jitted, traced and compiled (its first call) under that mode}; prints the
     launches of its second call."""
     backend = dev.backend
-    caps, fns = backend.capabilities, {}
+    caps, fns, prev = backend.capabilities, {}, gemm.BATCHED
     for mode, (batched, share) in MODES.items():
         gemm.BATCHED = batched
         if hasattr(caps, "share_transcendentals"):  # (an older jaxweb runs every mode as it is)
@@ -90,7 +90,7 @@ def jitted_modes(dev, p, x, heads: int) -> dict:
             jax.block_until_ready(f(p, x))  # traced and compiled (and lazy inputs made)
             ls = launches_of(dev, lambda: f(p, x))  # what a call runs
         finally:
-            gemm.BATCHED = None
+            gemm.BATCHED = prev
             backend.capabilities = caps
         print(f"  {mode}: {len(ls)} launches, {sum(isinstance(k, Routine) for k in ls)} GEMM routines: "
               f"{' '.join(k.name for k in ls)}", flush=True)

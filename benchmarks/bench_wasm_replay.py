@@ -15,16 +15,13 @@ on the same state (the load of a shared machine moves between them), the best of
 `--no-replay` measures only "off" (a tree from before the replay has only that). The two
 scalars of each step are made before timing. Runs in Pyodide too (no numpy).
 """
-import os
 import sys
 import threading
 import time
 
 import jaxweb as jax
-import jaxweb.numpy as jnp
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from mlp_step import adam_step, bcs, mlp_init  # noqa: E402  (beside this file)
+from mlp_step import adam_step, bcs, mlp_state
 
 step = jax.jit(adam_step)
 
@@ -95,11 +92,7 @@ class MLP:
     def __init__(self, B: int, steps: int, rounds: int):
         self.dev = jax.devices("wasm")[0]
         with jax.default_device(self.dev):
-            p = mlp_init(jax.random.key(0))
-            mu = jax.tree.map(jnp.zeros_like, p)
-            nu = jax.tree.map(jnp.zeros_like, p)
-            self.x = jax.random.uniform(jax.random.key(1), (B, 784))
-            self.y = jax.random.randint(jax.random.key(2), (B,), 0, 10)
+            p, mu, nu, self.x, self.y = mlp_state(B)
             n = 5 + 2 * rounds * steps
             self.bcs = [bcs(t) for t in range(1, n + 1)]
             jax.block_until_ready(self.bcs)  # made before timing: the bench measures the call

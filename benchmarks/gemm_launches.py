@@ -20,14 +20,12 @@ import argparse
 import collections
 import dataclasses
 import os
-import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-
-import jaxweb as jax  # noqa: E402
-from jaxweb._src.compiler import gemm, schedule  # noqa: E402
-from jaxweb._src.compiler.kernel import Routine  # noqa: E402
-from mlp_step import adam_step, bcs, mlp_init  # noqa: E402
+import jaxweb as jax
+from jaxweb._src.compiler import gemm, schedule
+from jaxweb._src.compiler.kernel import Routine
+from kernel_trace import kernel_events  # beside this file (a script's folder is on sys.path)
+from mlp_step import adam_step, bcs, mlp_state
 
 #: the H200's timed plan of the MLP step at B=1000: (M, N, K) -> (nr, splits)
 H200 = {(1000, 256, 784): (64, 8), (1000, 128, 256): (64, 4), (1000, 256, 128): (64, 2),
@@ -94,15 +92,10 @@ def main() -> None:
         traced(trace, cmds, labels))[1]
     try:
         with jax.default_device(gpu):
-            p = mlp_init(jax.random.key(0))
-            mu = jax.tree.map(jax.numpy.zeros_like, p)
-            x = jax.random.uniform(jax.random.key(1), (args.batch, 784))
-            y = jax.random.randint(jax.random.key(2), (args.batch,), 0, 10)
+            p, mu, nu, x, y = mlp_state(args.batch)
             step = jax.jit(adam_step)
-            jax.block_until_ready(step(p, mu, mu, x, y, *bcs(1)))
-            import tempfile
-            with jax.profiler.trace(tempfile.mkdtemp()):
-                jax.block_until_ready(step(p, mu, mu, x, y, *bcs(2)))
+            jax.block_until_ready(step(p, mu, nu, x, y, *bcs(1)))
+            kernel_events(lambda: step(p, mu, nu, x, y, *bcs(2)))  # traced: _submit_traced gets the labels
     finally:
         schedule.gemm.expand = expand
         be._submit_traced = traced

@@ -39,6 +39,14 @@ def adam_step(p, mu, nu, x, y, bc1, bc2):
     return p, mu, nu, l
 
 
+def mlp_state(B: int) -> tuple:
+    """(params, Adam's mu and nu, images, labels) at batch B, on the default device: the state every
+    benchmark of this step starts from (the same keys, so the same arrays)."""
+    p = mlp_init(jax.random.key(0))
+    return (p, jax.tree.map(jnp.zeros_like, p), jax.tree.map(jnp.zeros_like, p),
+            jax.random.uniform(jax.random.key(1), (B, 784)), jax.random.randint(jax.random.key(2), (B,), 0, 10))
+
+
 def bcs(t):
     """Step t's two bias corrections, as the scalars each step makes."""
     return jnp.float32(1 / (1 - B1 ** t)), jnp.float32(1 / (1 - B2 ** t))

@@ -11,6 +11,7 @@ import pytest
 import jaxweb
 import jaxweb.numpy as jnp
 from donated_steps import run_adam
+from test_memory import FakeRuntime  # pages only
 from jaxweb._src.backends.wasm import replay
 from jaxweb._src.backends.wasm.allocator import ALIGN, Allocator
 
@@ -251,22 +252,8 @@ def test_host_steps_are_not_recorded():
 
 
 # ---------------------------------------------------------------- the allocator's preferences
-class _Mem:
-    max_pages = 1024
-
-    def __init__(self):
-        self.size = 1 << 20
-
-    def memory_size(self):
-        return self.size
-
-    def grow(self, pages):
-        self.size += pages << 16
-        return self.size
-
-
 def test_a_preferred_address_inside_a_free_block_is_taken_there():
-    h = Allocator(_Mem())
+    h = Allocator(FakeRuntime())
     a, b, c = h.alloc(1000), h.alloc(1000), h.alloc(1000)
     h.free(a)
     h.free(b)  # one free block [a, c)
@@ -279,7 +266,7 @@ def test_a_preferred_address_inside_a_free_block_is_taken_there():
 
 
 def test_a_preferred_address_past_the_top_or_taken_falls_back():
-    h = Allocator(_Mem())
+    h = Allocator(FakeRuntime())
     a = h.alloc(256)
     h.prefer = (a, h.top + 10 * ALIGN)  # a is in use: the next preference, past the top
     p = h.alloc(256)
@@ -300,7 +287,7 @@ def test_preferences_mixed_with_plain_allocations_find_free_memory_exactly():
     that lies in a free block with room is always taken there, and one that does not never is."""
     import random
     rng = random.Random(5)
-    h = Allocator(_Mem())
+    h = Allocator(FakeRuntime())
     live: list[int] = []
     for step in range(3000):
         if live and rng.random() < 0.45:
@@ -359,7 +346,7 @@ def test_bytes_written_soon_reach_the_next_replay():
 
 def test_alloc_many_prefers_and_is_all_or_nothing():
     from jaxweb._src.errors import ResourceExhaustedError
-    h = Allocator(_Mem(), limit=1 << 16)
+    h = Allocator(FakeRuntime(), limit=1 << 16)
     a, b = h.alloc(1024), h.alloc(1024)
     h.free(a)
     h.free(b)

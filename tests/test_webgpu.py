@@ -501,6 +501,7 @@ def test_shared_memory_gemm_of_hardware_adapters(epilogue):
     finally:
         be.tiling, be.capabilities = saved
         execution._TEMPLATES.pop(id(GPU), None)
+        be._programs.clear()
 
 
 def test_gemm_epilogues_run_inside_the_kernel():

@@ -52,17 +52,22 @@ def test_plan_fills_the_device():
     assert gemm.split_k(64, 4) == {"splits": 2, "kc": 32} and gemm.split_k(40, 4) == {"splits": 2, "kc": 32}
 
 
+def _split_all(s, after):
+    """A plan that splits every product's K (want: a huge grid), on small tiles."""
+    return 64, min(16, max(1, s.K // 32))
+
+
 @pytest.fixture
 def split_everything():
-    """The shared-memory kernels and a plan that splits every product's K (want: a huge grid)."""
-    with conftest.hardware_gemm(GPU, plan=lambda s, after: (64, min(16, max(1, s.K // 32)))) as be:
+    """The shared-memory kernels and a plan that splits every product's K (`_split_all`)."""
+    with conftest.hardware_gemm(GPU, plan=_split_all) as be:
         yield be
 
 
 @pytest.fixture(params=["unsplit", "split"])
 def hardware(request):
     """The shared-memory kernels computing operands as loaded, K split (small tiles) or not."""
-    plan = (lambda s, after: (64, min(16, max(1, s.K // 32)))) if request.param == "split" else None
+    plan = _split_all if request.param == "split" else None
     with conftest.hardware_gemm(GPU, plan=plan) as be:
         yield be
 
@@ -87,7 +92,7 @@ def test_split_k_products_match_the_reference(split_everything):
     for r, g in zip(ref, got):
         assert g.dtype == r.dtype and g.shape == r.shape
         np.testing.assert_allclose(g.astype(np.float64), r.astype(np.float64), rtol=1e-4, atol=2e-4)
-    names = [getattr(p, "name", "") for k, p in split_everything._programs.items() if k not in before]
+    names = new_kernels(split_everything, before)
     assert any(n.endswith("_split_sum") for n in names), names
 
 
