@@ -28,7 +28,7 @@ import sys
 import weakref
 from typing import Any, Sequence
 
-from . import core, execution, hostdata, profiler
+from . import core, execution, profiler
 from .array import Array, held_buffers
 from .compiler.cost import schedule_cost
 from .compiler.graph import Input
@@ -119,7 +119,7 @@ class Executable:
         slot = self._params.get(i)
         if slot is not None and slot[2] is node and not _stale(slot[0]):
             return slot[0]
-        data = hostdata.pack([node.arg], aval.dtype) * aval.size
+        data = x._host_bytes()
         if slot is None or slot[0].size != aval.size or slot[0].dtype != aval.dtype or _stale(slot[0]):
             slot = self._params[i] = [Buffer(self.device, aval.size, aval.dtype, "jit scalar argument"), None, None]
         if slot[1] != data:

@@ -76,30 +76,30 @@ class _Jitted:
         self._exes: dict = {}  # `_run`'s Executables (executable.call_kept)
         self._last: tuple | None = None  # (in tree, avals, trace context, trace) of the last call (no statics)
         self._name = getattr(fun, "__name__", "fun")
-        self._tree: Any = None  # the argument structure `_trace` last flattened (None: not flattened)
         self._donations: dict = {}  # (argument structure, count) -> `_donated` flags
         _JITTED.add(self)
 
     def __get__(self, obj, objtype=None):
         return self if obj is None else functools.partial(self, obj)
 
-    def _jaxpr(self, args: tuple, kwargs: dict) -> tuple[ClosedJaxpr, Any, list]:
+    def _jaxpr(self, args: tuple, kwargs: dict) -> tuple[ClosedJaxpr, Any, list, Any]:
+        """(the trace, its output structure, the flat arguments, their structure — None where a call
+        of positional Arrays found its trace without flattening them)."""
         fast = not kwargs and not self._static_argnums and not self._static_argnames and \
             all(type(a) is Array for a in args)
         if fast:  # the common call: positional Arrays (no pytree to flatten)
             key = (tuple(a.aval for a in args), trace_context())
             hit = self._fast.get(key)
-            self._tree = None
             if hit is not None:
-                return hit[0], hit[1], list(args)
-        closed, out_tree, flat = self._trace(args, kwargs)
+                return hit[0], hit[1], list(args), None
+        closed, out_tree, flat, in_tree = self._trace(args, kwargs)
         if fast and not any(isinstance(c, core.Tracer) for c in closed.consts):
             if len(self._fast) >= MAX_TRACES:
                 del self._fast[next(iter(self._fast))]
             self._fast[key] = (closed, out_tree)
-        return closed, out_tree, flat
+        return closed, out_tree, flat, in_tree
 
-    def _trace(self, args: tuple, kwargs: dict) -> tuple[ClosedJaxpr, Any, list]:
+    def _trace(self, args: tuple, kwargs: dict) -> tuple[ClosedJaxpr, Any, list, Any]:
         if self._static_argnums or self._static_argnames:
             f_dyn, dyn_args, dyn_kwargs, static = static_split(
                 self._fun, args, kwargs, self._static_argnums, self._static_argnames)
@@ -115,8 +115,7 @@ class _Jitted:
         if last is not None and not static[0] and not static[1] and last[1] == avals and last[0] == in_tree \
                 and last[2] == trace_context():
             self._last = (in_tree, avals, last[2], last[3])  # the next call compares by identity
-            self._tree = in_tree
-            return last[3][0], last[3][1], flat
+            return last[3][0], last[3][1], flat, in_tree
         try:
             # static values with their types: 1, True and 1.0 are equal but trace differently
             typed = tuple(tuple((k, type(v), v) for k, v in part) for part in static)
@@ -138,14 +137,13 @@ class _Jitted:
                 self._cache[key] = hit
         if not typed[0] and not typed[1] and key in self._cache:  # no static arguments
             self._last = (in_tree, avals, key[3], hit)
-        self._tree = in_tree  # set after tracing, which may call this function again
-        return hit[0], hit[1], flat
+        return hit[0], hit[1], flat, in_tree
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         if read("jax_disable_jit"):
             return self._fun(*args, **kwargs)
-        closed, out_tree, flat = self._jaxpr(args, kwargs)
-        donated = self._donated_of(args, kwargs) if self._donate_argnums or self._donate_argnames else ()
+        closed, out_tree, flat, in_tree = self._jaxpr(args, kwargs)
+        donated = self._donated_of(in_tree, args, kwargs) if self._donate_argnums or self._donate_argnames else ()
         if any(isinstance(c, core.Tracer) for c in closed.consts):  # closes over traced values
             jaxpr, consts = convert_constvars_jaxpr(closed)
             closed, flat = ClosedJaxpr(jaxpr, []), [*consts, *flat]
@@ -159,12 +157,13 @@ class _Jitted:
             return [as_array(o) for o in jit_call(closed, flat, self._name, donated)]
         return call_kept(self._exes, closed, flat, donated, self._name)
 
-    def _donated_of(self, args: tuple, kwargs: dict) -> tuple[bool, ...]:
-        """`_donated`, kept per argument structure (the one `_jaxpr` just flattened): a training
-        loop's donated step would otherwise flatten each argument again, every call."""
-        if self._tree is None:
+    def _donated_of(self, in_tree: Any, args: tuple, kwargs: dict) -> tuple[bool, ...]:
+        """`_donated`, kept per argument structure `in_tree` (the one `_jaxpr` flattened; None:
+        positional Arrays, not flattened): a training loop's donated step would otherwise flatten
+        each argument again, every call."""
+        if in_tree is None:
             return self._donated(args, kwargs)
-        key = (self._tree, len(args))
+        key = (in_tree, len(args))
         flags = self._donations.get(key)
         if flags is None:
             if len(self._donations) >= MAX_TRACES:
@@ -186,15 +185,15 @@ class _Jitted:
 
     def lower(self, *args: Any, **kwargs: Any) -> Lowered:
         """The jaxpr these arguments trace to, ready to `.compile()` for their device."""
-        closed, out_tree, flat = self._jaxpr(args, kwargs)
+        closed, out_tree, flat, _ = self._jaxpr(args, kwargs)
         if any(isinstance(c, core.Tracer) for c in closed.consts):
             raise TypeError("jit(f).lower(...) of a function closing over traced values")
         in_tree = tree_flatten(static_split(self._fun, args, kwargs, self._static_argnums,
                                              self._static_argnames)[1:3])[1]
-        return Lowered(closed, in_tree, out_tree, device_for(flat), getattr(self._fun, "__name__", "fun"))
+        return Lowered(closed, in_tree, out_tree, device_for(flat), self._name)
 
     def eval_shape(self, *args: Any, **kwargs: Any) -> Any:
-        closed, out_tree, _ = self._jaxpr(args, kwargs)
+        closed, out_tree, _, _ = self._jaxpr(args, kwargs)
         return tree_unflatten(out_tree, [ShapeDtypeStruct(a.shape, a.dtype, weak_type=a.weak_type)
                                          for a in closed.out_avals])
 

@@ -180,11 +180,12 @@ def _flatten(x, leaves, is_leaf):
             leaves.append(x)
             return _LEAF
     children, aux = h.flatten(x)
-    return (h, aux, tuple([_flatten(c, leaves, is_leaf) for c in children]))
+    return (h, aux, _children(children, leaves, is_leaf))
 
 
 def _children(cs, leaves, is_leaf) -> tuple:
-    """The nodes of a tuple's, list's or dict's children `cs`, as `_flatten` makes them; a child
+    """The nodes of a container's children `cs` (a tuple's, list's, dict's or registered node's), as
+    `_flatten` makes them; a child
     that is plainly a leaf (no registered type, not None, no tuple) is appended here, without a
     call: a jitted call flattens its arguments every call."""
     if is_leaf is not None:
