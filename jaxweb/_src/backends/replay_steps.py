@@ -24,6 +24,15 @@ def split_steps(steps: list) -> tuple[bool, list, list, set]:
     return all(s[0] != 3 for s in steps), memory, runs, set(made) & set(freed) if once else set()
 
 
+def lean_steps(memory: list) -> tuple[list, list, list] | None:
+    """`take_outputs`' (outs, sizes, aliases) for memory steps without frees (only allocations and
+    donations, as a replay's are once its temporaries are kept), else None."""
+    if any(s[0] == 2 for s in memory):
+        return None
+    return ([s[1] for s in memory if s[0] == 0], [s[2] for s in memory if s[0] == 0],
+            [(s[1], s[2]) for s in memory if s[0] == 4])
+
+
 def memory_steps(memory: list, had: dict, inputs: list, alloc: Callable, free: Callable, nbytes: dict,
                  prefer: Callable) -> tuple[dict, dict, set, list]:
     """Run the memory steps `memory` (kinds 0 alloc, 2 free, 4 donated input, as in

@@ -154,6 +154,12 @@ class GPUBackend(Backend):
         if reason:
             self._renew(reason)
 
+    def _raise_if_lost(self, error: Exception) -> None:
+        """Raise DeviceLostError (from `error`) if the device is gone (then replaced: `_lost`); else return."""
+        lost = self._lost(error)
+        if lost is not error:
+            raise lost from error
+
     def _live(self, handle: Any) -> Any:
         if handle.gen != self.gen:
             raise DeviceLostError(f"this array was on a {self.device_name} that was lost ({self.lost_reason}); "

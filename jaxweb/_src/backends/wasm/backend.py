@@ -111,6 +111,10 @@ class WasmBackend(Backend):
     def alloc(self, nbytes: int) -> int:
         return self.allocator.alloc(nbytes)
 
+    def prefer(self, addrs: tuple) -> None:
+        """Allocations take these addresses first where free (replay.py's memory plan)."""
+        self.allocator.prefer = addrs
+
     def alloc_many(self, sizes: list[int], prefer: list[tuple]) -> list[int]:
         """Buffers of `sizes`, each taking first an address of its `prefer` where free (a
         replayed call's outputs, replay.py: one step, through `memory.Allocator.many`)."""

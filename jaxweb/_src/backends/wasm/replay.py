@@ -38,7 +38,7 @@ import weakref
 from collections import OrderedDict
 from typing import Any
 
-from ..replay_steps import give_back, memory_steps, run_kernels, split_steps, take_outputs
+from ..replay_steps import give_back, lean_steps, memory_steps, run_kernels, split_steps, take_outputs
 
 ENABLED = True  # off: every call runs as Backend.submit does (benchmarks/bench_wasm_replay.py --no-replay)
 MAX_RECORDINGS = 4  # per prepared schedule
@@ -64,10 +64,9 @@ class Plan:
     def _lean(self) -> None:
         """Memory steps without frees (none, or only the kept temporaries had them): their
         allocations in one step (`take_outputs`)."""
-        if all(s[0] != 2 for s in self.memory):
-            self.outs = [s[1] for s in self.memory if s[0] == 0]
-            self.sizes = [s[2] for s in self.memory if s[0] == 0]
-            self.aliases = [(s[1], s[2]) for s in self.memory if s[0] == 4]
+        lean = lean_steps(self.memory)
+        if lean is not None:
+            self.outs, self.sizes, self.aliases = lean
 
     def keep_temps(self, backend: Any, alloc: Any, free: Any, nbytes: dict) -> None:
         """Allocate the temporaries for good (see the module's docstring); the memory steps
@@ -117,9 +116,8 @@ def submit(backend: Any, prepared: Any, inputs: list, alloc: Any, free: Any) -> 
     if plan.outs is not None and many is not None:
         live, bound, taken, made = take_outputs(plan.outs, plan.sizes, plan.aliases, plan.had, inputs, many)
     else:
-        heap = backend.allocator
         live, bound, taken, made = memory_steps(plan.memory, plan.had, inputs, alloc, free, nbytes,
-                                                lambda want: setattr(heap, "prefer", want))
+                                                backend.prefer)
     if plan.scratch is not None:
         bound.update(plan.scratch)
     key = (*inputs, *made)

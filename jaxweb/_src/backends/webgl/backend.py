@@ -182,9 +182,7 @@ class WebGLBackend(GPUBackend):
             try:
                 prog = self.rt.program(code, n_in)
             except GLSLError as e:
-                lost = self._lost(e)
-                if lost is not e:
-                    raise lost from e
+                self._raise_if_lost(e)
                 raise
             self._glprogs[code] = prog
             self.stats["programs"] += 1
@@ -246,9 +244,7 @@ class WebGLBackend(GPUBackend):
                     trace.kernel(self.trace_row(), f"flush ({len(cmds)} draws)", t, trace.now() - t,
                                  track="submits", args={"kernels": ", ".join(names)})
         except Exception as e:
-            lost = self._lost(e)
-            if lost is not e:
-                raise lost from e
+            self._raise_if_lost(e)
             if isinstance(e, GLSLError):
                 raise
             raise GLSLError(f"WebGL error drawing {len(cmds)} kernels ({', '.join(names)}): "

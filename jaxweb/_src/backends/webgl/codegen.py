@@ -209,6 +209,7 @@ class Weights:
         return _measure(op) or default
 
 
+@cache
 def _statements(op: str) -> int:
     """The statements of the float32 shader of `op` on one or two loaded values."""
     f32 = dtypes.float32
@@ -225,12 +226,7 @@ def _measure(op: str) -> int | None:
         n = _statements(op)
     except (NotImplementedError, KeyError):  # not a float op: no expansion
         return None
-    return max(1, n - _baseline("neg" if op in E.UNARY else "sub") + 1)
-
-
-@cache
-def _baseline(op: str) -> int:
-    return _statements(op)
+    return max(1, n - _statements("neg" if op in E.UNARY else "sub") + 1)
 
 
 def copy_shader() -> str:

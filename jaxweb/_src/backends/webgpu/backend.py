@@ -241,12 +241,6 @@ class WebGPUBackend(GPUBackend):
         self._renew(reason)
         return DeviceLostError(self._lost_message(reason))
 
-    def _raise_if_lost(self, error: Exception) -> None:
-        """Raise DeviceLostError (from `error`) if the device is gone (then replaced); else return."""
-        lost = self._lost(error)
-        if lost is not error:
-            raise lost from error
-
     # ------------------------------------------------------------ memory
     def alloc(self, nbytes: int) -> Handle:
         if not self._pending and not self._hold:  # between schedules: a device lost since is replaced

@@ -100,11 +100,6 @@ def b_batch_offset(s: GemmSpec, b: str, sb: int) -> str:
     return f"{b} * {sb}u" if s.packed else batch_offset(s, b, sb, s.b_sbo)
 
 
-def _extent(off: int, strides_sizes: list[tuple[int, int]]) -> int:
-    """Elements a binding must hold: 1 + the largest index read."""
-    return off + sum(st * (n - 1) for st, n in strides_sizes if n > 0) + 1
-
-
 def build(s: GemmSpec, b_layout: tuple[int, int, int, int], enable: str,
           t: QuadTile | None = None) -> Shader:
     """The quad kernel for `s`; `b_layout` = (offset, batch, strip, k strides) of B' (strips
@@ -115,7 +110,7 @@ def build(s: GemmSpec, b_layout: tuple[int, int, int, int], enable: str,
     P, Q, U = t.P, t.Q, t.U
     swap_a = P < Q  # swap the operand with fewer values: 3 min(P, Q) swaps per k step
     n_a = s.a_span
-    n_b = s.b_span if not s.packed else _extent(b_off, [(b_sb, s.B), (b_ss, s.N8 // s.nr), (1, s.nr), (b_sk, s.K)])
+    n_b = s.b_span  # (packed: B * K * N8, the strips' whole extent)
     nl = "\n"
     head = [f"  let ra{p} = a_base + min(row0 + {4 * p}u + l, {s.M - 1}u) * {s.a_si}u;" for p in range(P)]
     for q in range(Q):

@@ -45,7 +45,7 @@ from collections import OrderedDict
 from typing import Any
 
 from ..gpu.device import DeviceLostError, Handle, size_class
-from ..replay_steps import give_back, memory_steps, run_kernels, split_steps, take_outputs
+from ..replay_steps import give_back, lean_steps, memory_steps, run_kernels, split_steps, take_outputs
 
 MAX_RECORDINGS = 4  # per prepared schedule (a loop alternates between two sets of buffers)
 OWN_AFTER = 2  # replays before a schedule keeps its temporaries
@@ -110,10 +110,9 @@ class Plan:
         self.recordings.clear()  # they bind the temporaries of their runs; keys from now on leave them out
         backend.kept_bytes += total
         self.rest = rest = [s for s in self.memory if s[1] not in owned]
-        if all(s[0] in (0, 4) for s in rest):
-            self.outs = [s[1] for s in rest if s[0] == 0]
-            self.sizes = [s[2] for s in rest if s[0] == 0]
-            self.aliases = [(s[1], s[2]) for s in rest if s[0] == 4]
+        lean = lean_steps(rest)
+        if lean is not None:
+            self.outs, self.sizes, self.aliases = lean
 
     def drop_temps(self, give_back: bool = True) -> None:
         if self.owned is None:
