@@ -52,6 +52,22 @@ def plan_of(name: str, rt):
     return plan
 
 
+def as_hardware(be, plan: str = "h200") -> None:
+    """Make `be` choose kernels as a hardware adapter with the H200's GEMM capabilities does (the
+    shared-memory GEMM kernel, its tile width, epilogues and prologues) under GEMM plan `plan`, so
+    that a step here launches what it launches on the H200."""
+    from jaxweb._src.backends.webgpu import matmul
+    be.tiling = matmul.HARDWARE
+    gemm = be.capabilities.gemm
+    want = dict(nr=matmul.HARDWARE.BN, thin_dim=16, pack_min_bytes=1 << 62, epilogue=True,
+                prologue=os.environ.get("JAXWEB_GEMM_PROLOGUE", "1") != "0", epilogue_outs=4,
+                plan=plan_of(plan, be.rt))
+    # fields an older jaxweb lacks are left out (bench_host_call.py compares with older wheels)
+    have = {f.name for f in dataclasses.fields(gemm)}
+    be.capabilities = dataclasses.replace(be.capabilities, gemm=dataclasses.replace(
+        gemm, **{k: v for k, v in want.items() if k in have}))
+
+
 def stage(kernel_name: str) -> str:
     """Which GEMM stage made a launch, by the suffix gemm.expand names it with."""
     for suffix in ("stage_a", "pack_b", "gemm", "epilogue", "split_sum"):
@@ -66,16 +82,10 @@ def main() -> None:
     ap.add_argument("--batch", type=int, default=1000)
     ap.add_argument("--native", action="store_true", help="this adapter's own kernels and plan, nothing forced")
     args = ap.parse_args()
-    from jaxweb._src.backends.webgpu import matmul
     gpu = jax.devices("webgpu")[0]
     be = gpu.backend
-    caps = be.capabilities
     if not args.native:
-        be.tiling = matmul.HARDWARE
-    be.capabilities = caps if args.native else dataclasses.replace(caps, gemm=dataclasses.replace(
-        caps.gemm, nr=matmul.HARDWARE.BN, thin_dim=16, pack_min_bytes=1 << 62, epilogue=True,
-        prologue=os.environ.get("JAXWEB_GEMM_PROLOGUE", "1") != "0", epilogue_outs=4,
-        plan=plan_of(args.plan, be.rt)))
+        as_hardware(be, args.plan)
     products = []
     expand = gemm.expand
 

@@ -29,7 +29,10 @@ if (opts.webgpu) {
   Object.assign(globalThis, globals);
   // Dawn rounds GPU timestamps (to ~65 µs on the H200) unless told not to: this host is for
   // benchmarks, where jaxweb.profiler's per-kernel times should be exact
-  const gpu = create(['disable-dawn-features=timestamp_quantization']);
+  // JAXWEB_DAWN_FLAGS adds Dawn's own switches: `backend=null` gives a device that runs nothing,
+  // so a benchmark's host time is measured without any GPU (or SwiftShader) behind it
+  const extra = (process.env.JAXWEB_DAWN_FLAGS || '').split(/\s+/).filter(Boolean);
+  const gpu = create(['disable-dawn-features=timestamp_quantization', ...extra]);
   Object.defineProperty(globalThis.navigator, 'gpu', { value: gpu, configurable: true });
 }
 const { pyodide } = await loadJaxweb({
@@ -48,7 +51,7 @@ for (const dir of new Set([cwd, dirname(scriptPath)])) {
 pyodide.globals.set('_argv', pyodide.toPy([scriptPath, ...args]));
 pyodide.globals.set('_cwd', cwd);
 // jaxweb's switches (JAXWEB_GEMM_PLAN=0 ...) reach Python's os.environ; not the host's own paths
-const HOST_ONLY = new Set(['JAXWEB_NODE', 'JAXWEB_RUN', 'JAXWEB_BUNDLE', 'JAXWEB_UNPACK']);
+const HOST_ONLY = new Set(['JAXWEB_NODE', 'JAXWEB_RUN', 'JAXWEB_BUNDLE', 'JAXWEB_UNPACK', 'JAXWEB_DAWN_FLAGS']);
 pyodide.globals.set('_env', pyodide.toPy(Object.fromEntries(
   Object.entries(process.env).filter(([k]) => k.startsWith('JAXWEB_') && !HOST_ONLY.has(k)))));
 let status = 0;
