@@ -18,6 +18,7 @@ from __future__ import annotations
 import collections
 import dataclasses
 import functools
+from itertools import repeat
 from typing import Any, Callable, Iterable
 
 _LEAF = None  # the node standing for one leaf inside a PyTreeDef
@@ -216,6 +217,11 @@ def _leaves_as(node, x, leaves) -> bool:
             return False
     elif not (h is _TUPLE and t is tuple or h is _LIST and t is list) or len(x) != len(children):
         return False
+    if not any(children):  # leaves only (a dict of parameters): checked and taken at C speed
+        if not _registry.keys().isdisjoint(map(type, x)) or any(map(isinstance, x, repeat(tuple))):
+            return False
+        leaves.extend(x)
+        return True
     for c, n in zip(x, children):
         if n is not _LEAF:
             if not _leaves_as(n, c, leaves):
