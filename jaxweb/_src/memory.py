@@ -157,13 +157,11 @@ def _taken_back(device: Any, sizes: list[int], prefer: list) -> list | None:
 
 
 def drain(device: Any) -> None:
-    """Free the noted memory of dead outputs (`Device.returned`) the ordinary way, in the order
-    they died."""
+    """Free the noted memory of dead outputs (`Device.returned`) the ordinary way (one at a time:
+    a Buffer dying meanwhile, in a collection, may note more)."""
     ret = device.returned
-    items = list(ret.items())
-    ret.clear()
-    for handle, nbytes in items:
-        free(device, handle, nbytes)
+    while ret:
+        free(device, *ret.popitem())
 
 
 def free(device: Any, handle: Any, nbytes: int) -> None:
