@@ -86,7 +86,7 @@ class _Jitted:
         """(the trace, its output structure, the flat arguments, their structure — None where a call
         of positional Arrays found its trace without flattening them)."""
         fast = not kwargs and not self._static_argnums and not self._static_argnames and \
-            all(type(a) is Array for a in args)
+            _ARRAY.issuperset(map(type, args))
         if fast:  # the common call: positional Arrays (no pytree to flatten)
             key = (tuple(a.aval for a in args), trace_context())
             hit = self._fast.get(key)
@@ -149,7 +149,7 @@ class _Jitted:
             return self._fun(*args, **kwargs)
         closed, out_tree, flat, in_tree = self._jaxpr(args, kwargs)
         donated = self._donated_of(in_tree, args, kwargs) if self._donate_argnums or self._donate_argnames else ()
-        if any(isinstance(c, core.Tracer) for c in closed.consts):  # closes over traced values
+        if closed.consts and any(isinstance(c, core.Tracer) for c in closed.consts):  # closes over traced values
             jaxpr, consts = convert_constvars_jaxpr(closed)
             closed, flat = ClosedJaxpr(jaxpr, []), [*consts, *flat]
             donated = (False,) * len(consts) + tuple(donated) if donated else ()
