@@ -75,7 +75,8 @@ def take_outputs(outs: list, sizes: list, aliases: list, had: dict, inputs: list
     """`memory_steps` for a schedule whose steps are only allocations (`outs`, of `sizes`
     bytes) and donations (`aliases`: (buffer, the input it takes)), as a steady replay's are
     once its temporaries are kept: one `many(sizes, preferences, what)` call (the device's
-    `memory.Allocator.many`) instead of one allocation each; the same result."""
+    `memory.Allocator.many`) instead of one allocation each; the same result, but for the bound
+    buffers being the live dict itself (callers adding to them add to a copy)."""
     prefer = list(map(had.get, outs, repeat(())))
     made = many(sizes, prefer, "a jitted program's outputs") if outs else []
     live: dict[int, Any] = dict(enumerate(inputs))
@@ -85,7 +86,7 @@ def take_outputs(outs: list, sizes: list, aliases: list, had: dict, inputs: list
     for b, src in aliases:
         live[b] = live[src]
         taken.add(b)
-    return live, dict(live), taken, made
+    return live, live, taken, made
 
 
 _LAST = operator.itemgetter(-1)
