@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import operator
 import weakref
 from typing import Any, Callable, Sequence
 
@@ -59,6 +60,7 @@ def clear_jit_caches() -> None:
 
 
 _ARRAY = {Array}
+_AVAL = operator.attrgetter("aval")
 
 
 class _Jitted:
@@ -116,7 +118,7 @@ class _Jitted:
                 not all(type(x) is Array or isinstance(x, core.Tracer) for x in flat):
             check_jit_args(self._fun, args, kwargs, self._static_argnums, self._static_argnames)
             flat = [as_array(x) for x in flat]
-        avals = tuple([x.aval for x in flat])
+        avals = tuple(map(_AVAL, flat))
         if last is not None and not static[0] and not static[1] and last[1] == avals \
                 and (last[0] is in_tree or last[0] == in_tree) and last[2] == trace_context():
             self._last = (in_tree, avals, last[2], last[3])  # the next call compares by identity
