@@ -399,3 +399,25 @@ def test_a_donated_adam_step_replays_as_the_undonated_one():
     for g, h, w in zip(got, held, want):
         np.testing.assert_array_equal(g, w)
         np.testing.assert_array_equal(h, w)
+
+
+def test_outputs_preferences_survive_switching_between_the_lean_and_the_stepwise_path():
+    """replay_steps: take_outputs keeps each output's last two handles as two lists (no pair per
+    buffer per call); memory_steps spreads them back into pairs first, so either path prefers
+    what the other one allocated."""
+    from jaxweb._src.backends import replay_steps as rs
+    had, outs, asked = {}, [5, 6], []
+
+    def many(sizes, older, old, what):
+        asked.append((list(older), list(old)))
+        return [f"h{len(asked)}{b}" for b in outs]
+    for _ in range(3):
+        rs.take_outputs(outs, [4, 4], [], had, [], many)
+    assert asked == [([None, None], [None, None]), ([None, None], ["h15", "h16"]),
+                     (["h15", "h16"], ["h25", "h26"])]
+    wanted = []
+    rs.memory_steps([(0, 5, 4, "x")], had, [], lambda n, what: "m5", lambda h, n: None, {5: 4},
+                    lambda was: wanted.append(was))
+    assert wanted == [("h25", "h35"), ()] and had[5] == ("h35", "m5") and had[6] == ("h26", "h36")
+    rs.take_outputs(outs, [4, 4], [], had, [], many)
+    assert asked[-1] == (["h35", "h26"], ["m5", "h36"])
