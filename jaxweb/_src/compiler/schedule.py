@@ -83,7 +83,8 @@ def schedule(outputs: Sequence[Node], caps: Capabilities = DEFAULT_CAPS,
             key = tuple(map(id, members))
             hit = lowered.get(key)
             if hit is None:
-                kl = KernelLowering(members[0].shape, members, realized, caps.nested_reduce, lifted)
+                kl = KernelLowering(members[0].shape, members, realized, caps.nested_reduce, lifted,
+                                    caps.inline_reduce)
                 k = kl.build()
                 hit = lowered[key] = (kl, k, {m[0] for m in kl.memo})
             kl, k, _ = hit
