@@ -282,10 +282,12 @@ class KernelLowering:
         one is kept inline only if it has at most `inline_reduce` terms and each of its
         values is recomputed at most `inline_reduce` times (a 10-class softmax's row max and
         sum in its elementwise kernel: 10 and 10; a 768-wide layer norm's row mean: kernel)."""
-        limit = self.inline_reduce
+        top = self._top
+        # a sum of products may become a GEMM routine, which computes no nested reduction (gemm.match)
+        limit = 0 if top is not None and top.arg[0] == "add" and top.src[0].op == "mul" else self.inline_reduce
         out = []
         for e in E.walk_all(outs):
-            if e.op != "reduce" or e is self._top:
+            if e.op != "reduce" or e is top:
                 continue
             node = self.reduces[id(e)]
             if prod(n for _, n in e.arg[1]) > limit or self.size > limit * max(node.size, 1):
