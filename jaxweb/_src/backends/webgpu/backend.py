@@ -170,7 +170,9 @@ class WebGPUBackend(GPUBackend):
                           # JAXWEB_GEMM_PROLOGUE=0: operands staged and packed as before (benchmarks compare)
                           prologue=tiling.kind == "shared" and os.environ.get("JAXWEB_GEMM_PROLOGUE", "1") != "0",
                           epilogue_outs=4, max_buffers=max_buffers,
-                          fold_bytes=tuner.fold_bytes(want) if tiling.kind == "shared" else 0,
+                          # JAXWEB_GEMM_FOLD=0: split sums always a pass of their own (A/B runs)
+                          fold_bytes=tuner.fold_bytes(want) if tiling.kind == "shared"
+                          and os.environ.get("JAXWEB_GEMM_FOLD", "1") != "0" else 0,
                           plan=self.planner))
 
     def warm_up(self, seconds: float = 2.0) -> list[float]:
