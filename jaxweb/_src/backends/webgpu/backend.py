@@ -161,7 +161,9 @@ class WebGPUBackend(GPUBackend):
         lim = self.rt.info["limits"]
         max_buffers = int(lim.get("maxStorageBuffersPerShaderStage", 8))
         self._caps = Capabilities(
-            nested_reduce=False, inline_reduce=codegen.INLINE_REDUCE, multi_output=True, max_buffers=max_buffers,
+            # a software adapter's invocations are CPU work: recomputing rows costs more there than a launch
+            nested_reduce=False, inline_reduce=0 if self.software else codegen.INLINE_REDUCE,
+            multi_output=True, max_buffers=max_buffers,
             # a GPU reads an aligned row-major B in place at full speed, and so does the quad
             # kernel (every load a gather): only the direct kernel gains from packing B first.
             # The quad kernel also takes thin products (an MLP's 10-class layer): as a generic
