@@ -1,6 +1,7 @@
 """A two-layer MLP's Adam step, run on a device with its parameters and both moments donated
 or not (tests/test_webgpu_replay.py, tests/test_wasm_replay.py): three donated arguments of the
-same shapes, whose in-place updates read their inputs from copies on webgpu."""
+same shapes, whose in-place updates read their inputs through their outputs' bindings on webgpu (or from
+copies, with the backend's `tie_in_place` off)."""
 import numpy as np
 
 import jaxweb

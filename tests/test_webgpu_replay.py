@@ -155,9 +155,13 @@ def test_outputs_taken_in_one_step_all_or_none(monkeypatch):
     assert len(be.pool) == pooled and size_class(1000) == a.cap
 
 
-def test_a_donated_adam_step_gives_the_undonated_values():
-    """The kernels' own temporaries (a donated input's copy) never reuse memory the call's memory
-    steps freed up front: it may still be read by a later kernel (the first layer's update)."""
+@pytest.mark.parametrize("tied", [True, False], ids=["in-place", "copies"])
+def test_a_donated_adam_step_gives_the_undonated_values(monkeypatch, tied):
+    """In place, an update reads its donated input through the binding of the buffer it writes
+    (codegen.tie). From a copy (`tie_in_place` off), the kernels' own temporaries (a donated
+    input's copy) never reuse memory the call's memory steps freed up front: it may still be read
+    by a later kernel (the first layer's update)."""
+    monkeypatch.setattr(GPU.backend, "tie_in_place", tied)
     want, _ = run_adam(GPU, False, 5)
     for hold in (False, True):
         got, _ = run_adam(GPU, True, 5, hold)
@@ -176,6 +180,25 @@ def test_a_donated_adam_step_replays():
         np.testing.assert_array_equal(g, w)
 
 
+def test_a_donated_adam_step_copies_nothing(monkeypatch):
+    """The step's elementwise updates write over their donated inputs (compiler/memory.py) and read
+    them through their outputs' bindings (codegen.tie): no copy, so the step's dispatches stay in one
+    compute pass. Reading from copies (`tie_in_place` off) takes one per input written over."""
+    be = GPU.backend
+    copies = []
+    copy = be.copy
+
+    def counted(dst, src, nbytes):
+        copies.append(nbytes)
+        copy(dst, src, nbytes)
+    monkeypatch.setattr(be, "copy", counted)
+    run_adam(GPU, True, 4)
+    assert copies == []
+    monkeypatch.setattr(be, "tie_in_place", False)
+    run_adam(GPU, True, 4)
+    assert len(copies) >= 4, copies  # the control: the same step does copy then
+
+
 def test_a_run_that_submits_midway_is_not_recorded(monkeypatch):
     """A run is recorded as the commands pending after its kernels; if something inside the run
     submitted what was pending (a copy the queue cannot do, which goes through the host: read,
@@ -189,6 +212,7 @@ def test_a_run_that_submits_midway_is_not_recorded(monkeypatch):
         copy(dst, src, nbytes)
         be.flush()
     monkeypatch.setattr(be, "copy", copy_then_flush)
+    monkeypatch.setattr(be, "tie_in_place", False)
     got, _ = run_adam(GPU, True, 10)  # a donated step: its in-place kernels read copies
     for g, w in zip(got, want):
         np.testing.assert_array_equal(g, w)
