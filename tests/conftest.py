@@ -26,8 +26,8 @@ def _available(platform: str) -> bool:
         return False
 
 
-# webgpu on a software adapter (lavapipe) is slow: its kernel tests are tests/test_webgpu.py
-# (trimmed sizes); JAXWEB_TEST_WEBGPU=1 runs every marked module on it as well.
+# webgpu on a software adapter (lavapipe) is slow: its kernel tests are tests/test_webgpu.py and
+# tests/test_webgpu_programs.py (trimmed sizes); JAXWEB_TEST_WEBGPU=1 runs every marked module on it as well.
 KERNEL_PLATFORMS = [p for p in ("cpu", "wasm") if _available(p)]
 if os.environ.get("JAXWEB_TEST_WEBGPU") == "1" and _available("webgpu"):
     KERNEL_PLATFORMS.append("webgpu")

@@ -149,6 +149,17 @@ def test_dtype_equality():
         jnp.dtype("floaty")
 
 
+def test_dtype_hashing():
+    """A dtype is one object per name and hashes by identity (as cheap as a C call: every scalar
+    made hashes one), consistently with the scalar type that equals it."""
+    import pickle
+    dt = jnp.zeros(2).dtype
+    assert {jnp.float32: "f"}[dt] == "f" and {dt: "f"}[jnp.float32] == "f"
+    assert pickle.loads(pickle.dumps(dt)) is dt
+    assert hash(jnp.dtype("float32")) == hash(dt) and len({dt, jnp.dtype("f4"), jnp.float32}) == 1
+    assert dt == "float32"
+
+
 def test_canonicalization_x64():
     assert jnp.zeros(2, jnp.float64).dtype == jnp.float32
     assert jnp.asarray(np.arange(3, dtype=np.int64)).dtype == jnp.int32

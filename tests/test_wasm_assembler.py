@@ -68,6 +68,36 @@ def test_module_runs():
     assert not rt.validate(b"\x00asm\x01\x00\x00\x00\x01")
 
 
+def test_replays_call_the_encoded_functions_on_their_thread_and_look_up_elsewhere():
+    """`encode` looks up each unsplit launch's `run` for `replay` to call directly; a replay on
+    another thread (a store is one thread's) or after an unload (stores may have closed) looks
+    each launch up as `call` does, and gets the same results."""
+    import struct
+    import threading
+    rt = WasmtimeRuntime(threads=1)
+
+    def store_end(shift: int) -> int:  # run(start, end, ptr): mem[ptr] = end << shift
+        f = Func(["i32", "i32", "i32"])
+        f.get(2).get(1).i32(shift).emit("i32.shl").mem("i32.store")
+        m = Module(memory_pages=1, shared=True, max_pages=65536)
+        m.add(f, export="run")
+        return rt.load(m.encode())
+    h, h2 = store_end(0), store_end(1)
+    enc = rt.encode([(h, 7, (256,), None), (h2, 5, (260,), None)])
+    assert all(direct is not None for _, _, direct in enc[2])
+    rt.replay(enc)
+    assert struct.unpack("<2i", rt.read(256, 8)) == (7, 10)
+    before = rt.instances()
+    other = rt.encode([(h, 9, (256,), None), (h2, 3, (260,), None)])
+    t = threading.Thread(target=rt.replay, args=(other,))
+    t.start()
+    t.join()
+    assert struct.unpack("<2i", rt.read(256, 8)) == (9, 6) and rt.instances() == before + 2
+    rt.unload(store_end(2))  # the epoch moves on
+    rt.replay(enc)
+    assert struct.unpack("<2i", rt.read(256, 8)) == (7, 10)
+
+
 def test_allocator_reuse_and_growth():
     rt = WasmtimeRuntime(initial_pages=1, threads=1)
     a = Allocator(rt)

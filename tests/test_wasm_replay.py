@@ -199,8 +199,8 @@ def test_a_kernel_that_fails_in_a_replay_is_named():
         assert recs
         trap = _module(["i32"] * 4, "unreachable")
         BE._name(trap, "the_trapping_kernel")
-        for r in recs:
-            r[1][:] = [(trap, chunks) for _, chunks in r[1]]
+        for r in recs:  # (epoch, (runtime's epoch, thread, [(handle, chunks, looked-up run)]))
+            r[1][2][:] = [(trap, chunks, BE.rt._direct(trap, chunks)) for _, chunks, _ in r[1][2]]
         import faulthandler
         on = faulthandler.is_enabled()
         faulthandler.disable()  # pytest's handler takes the trap's signal before wasmtime can

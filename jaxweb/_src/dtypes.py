@@ -27,8 +27,11 @@ class DType:
     def __str__(self) -> str:
         return self.name
 
-    def __hash__(self) -> int:
-        return hash(self.name)
+    #: identity hash, run in C: a DType is a singleton per name (`__reduce__` keeps it one), and
+    #: hashing one is on every scalar's path (graph keys, caches keyed by dtype) where a Python
+    #: `__hash__` cost a call each time. Like numpy's dtypes, a DType equals its name but does not
+    #: hash like it: `{"float32": v}[x.dtype]` is a KeyError, as with numpy (look up `x.dtype.name`)
+    __hash__ = object.__hash__
 
     def __eq__(self, other: Any) -> bool:
         if isinstance(other, DType):
@@ -170,7 +173,8 @@ def _lookup(x: Any) -> DType:
 
 def canonicalize_dtype(d: Any) -> DType:
     """Map 64-bit types to 32-bit ones unless x64 is enabled (JAX's `jax_enable_x64`)."""
-    d = _lookup(d)
+    if type(d) is not DType:  # a DType already (every scalar made): no _lookup call
+        d = _lookup(d)
     if not config.read("jax_enable_x64"):
         d = _X32.get(d, d)
     return d

@@ -26,28 +26,28 @@ def check_int_range(flat: list, dt: dtypes.DType) -> None:
             raise OverflowError(f"Python integer {v} out of bounds for {dt.name}")
 
 
-def scalar(a: Any, dt: dtypes.DType, weak: bool = False) -> Array:
-    """A 0-d constant Array (no device memory until it is needed)."""
-    if dt is dtypes.float0:
-        return Array.constant(core.ShapedArray((), dt), default_device(), False)
-    aval = _SCALAR_AVALS.get((id(dt), weak))
-    if aval is None or aval.dtype is not dt:
-        aval = _SCALAR_AVALS[(id(dt), weak)] = core.ShapedArray((), dt, weak)
-    return Array.constant(aval, default_device(), hostdata.coerce_scalar(a, dt))
-
-
-#: (id(dtype), weak) -> the 0-d aval of that type: avals never change, so every scalar of a type shares
-#: one (`jnp.float32(v)` is made every step of a training loop)
-_SCALAR_AVALS: dict = {}
-
-
 def from_python_scalar(a: Any, dtype: dtypes.DType | None) -> Array:
     """The 0-d Array of a Python bool/int/float/complex `a`, of canonical `dtype` (given: not
     weak) or of `a`'s own default (weak unless a bool). `jnp.float32(0.5)` comes straight here
-    (an optimizer's bias correction, every step), past `jnp.asarray`'s checks for other inputs."""
-    dt = dtype or core.get_aval(a).dtype
-    check_int_range([a], dt)
-    return scalar(a, dt, weak=dtype is None and not isinstance(a, bool))
+    (an optimizer's bias correction, every step), past `jnp.asarray`'s checks for other inputs:
+    a constant node, no device memory until it is needed."""
+    if dtype is None:
+        dt, weak = core.get_aval(a).dtype, type(a) is not bool
+    elif dtype is dtypes.float0:
+        return Array.constant(core.ShapedArray((), dtype), default_device(), False)
+    else:
+        dt, weak = dtype, False
+    if dt.kind in "iu":
+        check_int_range([a], dt)
+    aval = _SCALAR_AVALS.get((dt, weak))
+    if aval is None:
+        aval = _SCALAR_AVALS[(dt, weak)] = core.ShapedArray((), dt, weak)
+    return Array.constant(aval, default_device(), hostdata.coerce_scalar(a, dt))
+
+
+#: (dtype, weak) -> the 0-d aval of that type: avals never change, so every scalar of a type shares
+#: one (`jnp.float32(v)` is made every step of a training loop)
+_SCALAR_AVALS: dict = {}
 
 
 def leaves(a: Any) -> list:

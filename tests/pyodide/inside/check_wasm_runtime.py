@@ -29,6 +29,21 @@ def test_load_call_read_write(rt):
     rt.write(0, b"")
 
 
+def test_accesses_outside_the_memory_raise_value_error(rt):
+    """read, write, write_soon and copy check their range (not with `assert`, which `python -O`
+    drops) before touching anything, naming the operation and the range, as wasmtime's do."""
+    end = rt.memory_size()
+    rt.write(end - 4, b"abcd")
+    for bad, what in ((lambda: rt.read(end - 4, 8), "read of 8 bytes at"), (lambda: rt.read(-4, 4), "read"),
+                      (lambda: rt.write(end - 2, b"abcd"), "write of 4 bytes at"),
+                      (lambda: rt.write_soon(end, b"abcd"), "write of 4 bytes at"),
+                      (lambda: rt.copy(end - 4, 0, 8), "copy destination"),
+                      (lambda: rt.copy(0, end - 4, 8), "copy source")):
+        with pytest.raises(ValueError, match=f"wasm memory {what}.*outside the memory \\[0, {end}\\)"):
+            bad()
+    assert rt.read(end - 4, 4) == b"abcd" and rt._soon is None
+
+
 def test_validate_never_raises(rt):
     assert rt.validate(b"\x00asm") is False
     assert rt.validate(b"not wasm") is False

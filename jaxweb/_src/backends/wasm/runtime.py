@@ -27,6 +27,7 @@ Contract (all sizes in bytes; pages are 64 KiB):
   engine may still refuse earlier, which `grow` reports).
 - `read(ptr, nbytes) -> bytes` and `write(ptr, data)`: copy out of / into memory.
 - `copy(dst, src, nbytes)`: copy within memory (memmove semantics).
+  read, write and copy raise ValueError (`check_span`) for a range outside the memory.
 - `shared`: whether the memory is a shared one (modules then import it as shared,
   with maximum 65536 pages).
 
@@ -80,6 +81,14 @@ class Runtime(Protocol):
     def write(self, ptr: int, data: bytes) -> None: ...
     # optional (threads): workers: int; call_split(handle, total, args, align=1) -> None
     # optional (batches): batch() -> a context manager
+
+
+def check_span(what: str, ptr: int, nbytes: int, size: int) -> None:
+    """A ValueError unless [ptr, ptr + nbytes) lies in a memory of `size` bytes: a runtime's
+    read, write and copy check with this before touching the memory (under wasmtime an
+    unchecked access crashes the process; in Pyodide it is a JS RangeError naming nothing)."""
+    if ptr < 0 or nbytes < 0 or ptr + nbytes > size:
+        raise ValueError(f"wasm memory {what} of {nbytes} bytes at {ptr}: outside the memory [0, {size})")
 
 
 def split_bounds(total: int, workers: int, align: int) -> list[int] | None:

@@ -27,7 +27,7 @@ import contextlib
 from typing import Any, Iterator
 
 from ... import host
-from .runtime import MAX_PAGES, PAGE, GrowError, split_bounds  # shared memories: a maximum, 4 GiB (reserved)
+from .runtime import MAX_PAGES, PAGE, GrowError, check_span, split_bounds  # shared memories: a maximum, 4 GiB (reserved)
 
 _I32 = 1 << 32
 #: launches and copies queued before a batch runs regardless (bounds the queue of a long loop)
@@ -248,15 +248,16 @@ class PyodideRuntime:
         """A fresh copy of `nbytes` at `ptr`: one copy, straight from the Wasm memory into an
         uninitialized bytearray the shim fills whole (no zero-fill, no second copy to bytes);
         every caller reads it or copies it (webgpu's read returns the same kind)."""
+        check_span("read", ptr, nbytes, self.memory_size())
         self._run_batch()  # what is queued runs before the memory is touched
-        assert 0 <= ptr and ptr + nbytes <= self.memory_size()
         out = host.uninitialized(nbytes)
         if nbytes:
             self._shim.readInto(self._mem, ptr, out)
         return out
 
     def copy(self, dst: int, src: int, nbytes: int) -> None:
-        assert 0 <= min(dst, src) and max(dst, src) + nbytes <= self.memory_size()
+        check_span("copy source", src, nbytes, self.memory_size())
+        check_span("copy destination", dst, nbytes, self.memory_size())
         if nbytes and self._batch is not None:  # in order with the launches (a scan's slices)
             self._queue((None, None, (dst, src, nbytes)))
         elif nbytes:
@@ -264,10 +265,10 @@ class PyodideRuntime:
             self._shim.copyWithin(self._mem, dst, src, nbytes)
 
     def write(self, ptr: int, data) -> None:
-        self._run_batch()  # what is queued runs before the memory is touched
         data = memoryview(data).cast("B")
         n = len(data)
-        assert 0 <= ptr and ptr + n <= self.memory_size()
+        check_span("write", ptr, n, self.memory_size())
+        self._run_batch()  # what is queued runs before the memory is touched
         if _small(ptr, n):  # a jitted call's scalar argument
             self._shim.writeWords(self._mem, ptr, *data.cast("i"))
         elif n:
@@ -282,7 +283,7 @@ class PyodideRuntime:
         if not _small(ptr, n) or self._batch:  # launches queued read the old bytes: `write` runs them first
             self.write(ptr, data)
             return
-        assert 0 <= ptr and ptr + n <= self.memory_size()
+        check_span("write", ptr, n, self.memory_size())
         if self._soon is None:
             self._soon = array.array("i")
         self._soon.extend((-1, self._mem, ptr, n // 4))

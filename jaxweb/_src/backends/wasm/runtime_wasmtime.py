@@ -13,8 +13,8 @@ per launch instead of ~100 for wasmtime-py's `Func.__call__`, which asks the eng
 function's type and converts every argument on every call. The function's parameter count is
 read once per instance and compared with the packed array's length on every call (a len(): the
 unchecked call would read past a short array). `encode`/`replay` (backends/wasm/replay.py)
-keep a schedule's launches as those packed arrays, made once: a replay is a loop of ctypes
-calls. A store is never closed while a call or replay runs (unloads then wait: `_busy`),
+keep a schedule's launches as those packed arrays, made once, with each unsplit launch's
+function looked up and its argument count compared then: a replay is a loop of ctypes calls. A store is never closed while a call or replay runs (unloads then wait: `_busy`),
 since a raw call holds its context pointer.
 
 Bounds are checked in Python before anything touches the memory, because wasmtime 50 does
@@ -47,7 +47,7 @@ from concurrent.futures import ThreadPoolExecutor
 import wasmtime
 from wasmtime import _ffi as ffi
 
-from .runtime import MAX_PAGES, PAGE, GrowError, split_bounds  # shared memories: a maximum, 4 GiB (virtual)
+from .runtime import MAX_PAGES, PAGE, GrowError, check_span, split_bounds  # shared memories: a maximum, 4 GiB (virtual)
 
 _RAW = ffi.wasmtime_val_raw_t  # 16 bytes: an i32 argument is its first 4
 
@@ -237,12 +237,15 @@ class WasmtimeRuntime:
         ctx, fn, nparams, _, _ = self._func(handle)
         if len(raw) != nparams:  # the unchecked call would read past the array
             raise TypeError(f"wasm module {handle}: run takes {nparams} arguments, given {len(raw)}")
-        trap = ctypes.POINTER(ffi.wasm_trap_t)()
-        error = ffi.wasmtime_func_call_unchecked(ctx, fn, raw, len(raw), ctypes.byref(trap))
-        if error:
-            raise wasmtime.WasmtimeError._from_ptr(error)
-        if trap:
-            raise wasmtime.Trap._from_ptr(trap)
+        _invoke(ctx, fn, raw)
+
+    def _direct(self, handle: int, chunks: list) -> tuple | None:
+        """(context, `run`) of an unsplit launch on this thread, for `replay` to call without
+        looking them up (None: split, or the argument count is wrong and `_call_raw` says so)."""
+        if len(chunks) != 1:
+            return None
+        ctx, fn, nparams, _, _ = self._func(handle)
+        return (ctx, fn) if len(chunks[0]) == nparams else None
 
     def _enter(self) -> None:
         with self._count:
@@ -258,21 +261,34 @@ class WasmtimeRuntime:
         for handle in deferred:  # unloads that waited for the calls
             self.unload(handle)
 
-    def encode(self, launches: list) -> list:
-        """Launches `(handle, total, args, align)` as (handle, packed chunk arguments), made once
-        (and checked once: the memory never shrinks)."""
+    def encode(self, launches: list) -> tuple:
+        """Launches `(handle, total, args, align)` as (handle, packed chunk arguments, `_direct`),
+        made once (and checked once: the memory never shrinks), with the epoch and the thread
+        whose instances `_direct` looked up."""
         for handle, total, args, _ in launches:
             if max((total, *args)) > self._size:
                 self._refuse(handle, (total, *args))
-        return [(handle, self._chunks(total, args, align)) for handle, total, args, align in launches]
+        out = []
+        for handle, total, args, align in launches:
+            chunks = self._chunks(total, args, align)
+            out.append((handle, chunks, self._direct(handle, chunks)))
+        return self.epoch, threading.get_ident(), out
 
-    def replay(self, encoded: list) -> None:
-        """Run encoded launches in order; an error names the kernel."""
+    def replay(self, encoded: tuple) -> None:
+        """Run encoded launches in order; an error names the kernel. An unsplit launch calls the
+        `run` that `encode` looked up when nothing was unloaded since (the epoch: an unload may
+        close the stores; none can happen while a replay runs, `_enter` defers it) and on
+        the thread it was looked up for (a store is one thread's); else as `_launch` does."""
         self._enter()
         try:
-            for handle, chunks in encoded:
+            epoch, tid, launches = encoded
+            same = epoch == self.epoch and tid == threading.get_ident()
+            for handle, chunks, direct in launches:
                 try:
-                    self._launch(handle, chunks)
+                    if same and direct is not None:
+                        _invoke(*direct, chunks[0])
+                    else:
+                        self._launch(handle, chunks)
                 except Exception as e:
                     e.add_note(f"while running kernel '{self.names.get(handle, handle)}' on the wasm device")
                     raise
@@ -296,24 +312,18 @@ class WasmtimeRuntime:
     def _base(self) -> int:
         return ctypes.addressof(self.memory.data_ptr().contents)
 
-    def _check_span(self, what: str, ptr: int, nbytes: int) -> None:
-        """A ValueError unless [ptr, ptr + nbytes) lies in the memory (ctypes would crash)."""
-        if ptr < 0 or nbytes < 0 or ptr + nbytes > self._size:
-            raise ValueError(f"wasm memory {what} of {nbytes} bytes at {ptr}: outside the memory "
-                             f"[0, {self._size})")
-
     def read(self, ptr: int, nbytes: int) -> bytes:
-        self._check_span("read", ptr, nbytes)
+        check_span("read", ptr, nbytes, self._size)
         return ctypes.string_at(self._base() + ptr, nbytes)
 
     def write(self, ptr: int, data) -> None:
         data = bytes(data)
-        self._check_span("write", ptr, len(data))
+        check_span("write", ptr, len(data), self._size)
         ctypes.memmove(self._base() + ptr, data, len(data))
 
     def copy(self, dst: int, src: int, nbytes: int) -> None:
-        self._check_span("copy source", src, nbytes)
-        self._check_span("copy destination", dst, nbytes)
+        check_span("copy source", src, nbytes, self._size)
+        check_span("copy destination", dst, nbytes, self._size)
         base = self._base()
         ctypes.memmove(base + dst, base + src, nbytes)
 
@@ -338,6 +348,16 @@ class WasmtimeRuntime:
 def _raw(args: tuple) -> ctypes.Array:
     """i32 arguments (each taken modulo 2**32) packed as wasmtime_val_raw_t values."""
     return (_RAW * len(args)).from_buffer_copy(struct.pack(f"<{'I12x' * len(args)}", *[a & 0xFFFFFFFF for a in args]))
+
+
+def _invoke(ctx: object, fn: object, raw: ctypes.Array) -> None:
+    """Call `run` (its store context, the C struct) with packed arguments of the right count."""
+    trap = ctypes.POINTER(ffi.wasm_trap_t)()
+    error = ffi.wasmtime_func_call_unchecked(ctx, fn, raw, len(raw), ctypes.byref(trap))
+    if error:
+        raise wasmtime.WasmtimeError._from_ptr(error)
+    if trap:
+        raise wasmtime.Trap._from_ptr(trap)
 
 
 _LIVE: "weakref.WeakSet[WasmtimeRuntime]" = weakref.WeakSet()
