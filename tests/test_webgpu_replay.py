@@ -2,12 +2,15 @@
 a training loop's steps after the first two are replays, their values the same as the cpu
 backend's; recordings are dropped when a bind group or buffer they name goes; donated inputs,
 views and the profiler keep working."""
+from collections import OrderedDict
+
 import numpy as np
 import pytest
 
 import jaxweb
 import jaxweb.numpy as jnp
 from donated_steps import run_adam
+from jaxweb._src.backends.webgpu import codegen
 
 try:
     GPU = jaxweb.devices("webgpu")[0]
@@ -180,11 +183,8 @@ def test_a_donated_adam_step_replays():
         np.testing.assert_array_equal(g, w)
 
 
-def test_a_donated_adam_step_copies_nothing(monkeypatch):
-    """The step's elementwise updates write over their donated inputs (compiler/memory.py) and read
-    them through their outputs' bindings (codegen.tie): no copy, so the step's dispatches stay in one
-    compute pass. Reading from copies (`tie_in_place` off) takes one per input written over."""
-    be = GPU.backend
+def _copies(monkeypatch, be) -> list:
+    """The sizes of the copies `be` records from now on (the list grows as it does)."""
     copies = []
     copy = be.copy
 
@@ -192,11 +192,50 @@ def test_a_donated_adam_step_copies_nothing(monkeypatch):
         copies.append(nbytes)
         copy(dst, src, nbytes)
     monkeypatch.setattr(be, "copy", counted)
+    return copies
+
+
+def test_a_donated_adam_step_copies_nothing(monkeypatch):
+    """The step's elementwise updates write over their donated inputs (compiler/memory.py) and read
+    them through their outputs' bindings (codegen.tie): no copy, so the step's dispatches stay in one
+    compute pass. Reading from copies (`tie_in_place` off) takes one per input written over."""
+    be = GPU.backend
+    copies = _copies(monkeypatch, be)
     run_adam(GPU, True, 4)
     assert copies == []
     monkeypatch.setattr(be, "tie_in_place", False)
     run_adam(GPU, True, 4)
     assert len(copies) >= 4, copies  # the control: the same step does copy then
+
+
+def test_tie_reads_an_input_from_its_outputs_binding():
+    """codegen.tie: the input's declaration goes, its uses read the output, later bindings move
+    down one (`in1` is not `in10`); None where the two arrays' types differ."""
+    code = ("@group(0) @binding(0) var<storage, read_write> out0: array<u32>;\n"
+            "@group(0) @binding(1) var<storage, read> in0: array<vec4<u32>>;\n"
+            "@group(0) @binding(2) var<storage, read> in1: array<u32>;\n"
+            "@group(0) @binding(3) var<uniform> dims: vec4<u32>;\n"
+            "fn main() { _ = &in0; _ = &in1; out0[0] = in1[0] + in10; }\n")
+    shader = codegen.Shader(code, (1, 1, 1), 1, 2, dynamic=True)
+    tied = codegen.tie(shader, {1: 0})
+    assert tied.n_in == 1 and tied.code == code.replace(
+        "@group(0) @binding(2) var<storage, read> in1: array<u32>;\n", "").replace(
+        "@binding(3)", "@binding(2)").replace("in1;", "out0;").replace("in1[0]", "out0[0]")
+    assert codegen.tie(shader, {0: 0}) is None  # a vec4 input, a u32 output
+
+
+def test_an_untieable_in_place_kernel_reads_a_copy(monkeypatch):
+    """Where the shader cannot read the input through its output's binding, the input is copied
+    first, as before ties: values as undonated."""
+    monkeypatch.setattr(codegen, "tie", lambda shader, ties: None)
+    be = GPU.backend
+    monkeypatch.setattr(be, "_programs", OrderedDict())  # no tied variants made by earlier tests
+    copies = _copies(monkeypatch, be)
+    want, _ = run_adam(GPU, False, 5)
+    got, _ = run_adam(GPU, True, 5)
+    assert copies
+    for g, w in zip(got, want):
+        np.testing.assert_array_equal(g, w)
 
 
 def test_a_run_that_submits_midway_is_not_recorded(monkeypatch):
