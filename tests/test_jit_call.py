@@ -49,3 +49,20 @@ def test_donation_on_the_quick_path():
     assert x.is_deleted() and y.tolist() == [0.0, 2.0, 4.0, 6.0]
     z = f(y)
     assert y.is_deleted() and z.tolist() == [0.0, 4.0, 8.0, 12.0]
+
+
+def test_a_call_of_another_structure_with_the_same_leaves_retraces():
+    """The last call's structure is matched without flattening (tree_util.leaves_as): another
+    dict key, a list for a tuple, None for a leaf, a leaf that became a tuple, a subclass of dict
+    — each with the same leaves' avals — is another trace, as the full path says."""
+    f = jaxweb.jit(lambda t: jaxweb.tree.map(lambda v: v + 1, t))
+    x = jnp.zeros(2)
+    assert set(f({"a": x, "b": (x, [x])})) == {"a", "b"}
+    assert set(f({"a": x, "c": (x, [x])})) == {"a", "c"}
+    assert isinstance(f({"a": x, "c": [x, [x]]})["c"], list)
+    assert isinstance(f({"a": x, "c": [x, (x,)]})["c"][1], tuple)
+    assert f({"a": x, "c": [x, (x,)], "d": None})["d"] is None
+    assert f({"a": x, "c": [x, (x,)], "d": None})["a"].tolist() == [1.0, 1.0]
+    import collections
+    out = f(collections.OrderedDict([("c", [x, (x,)]), ("a", x), ("d", None)]))
+    assert type(out) is collections.OrderedDict and list(out) == ["c", "a", "d"]

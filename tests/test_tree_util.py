@@ -486,3 +486,18 @@ def test_broadcast_reduce_associative_and_one_level():
     with pytest.raises(ValueError, match="can't tree-flatten"):
         tu.flatten_one_level(1.0)
     assert tu.is_tree_node(None) and tu.is_tree_node((1,)) and not tu.is_tree_node(1)
+
+
+def test_leaves_as_matches_a_structure_or_says_none():
+    """`leaves_as(treedef, tree)`: the leaves where `tree` has exactly that structure of tuples,
+    lists, dicts and None; None where anything differs (a jitted call's quick path)."""
+    from jaxweb._src.tree_util import leaves_as
+    t = ({"b": 1, "a": (2, [3, None])}, [4])
+    _, td = tu.tree_flatten(t)
+    assert leaves_as(td, ({"a": (5, [6, None]), "b": 7}, [8])) == [5, 6, 7, 8]
+    for other in [({"b": 1, "c": (2, [3, None])}, [4]), ({"b": 1, "a": [2, [3, None]]}, [4]),
+                  ({"b": 1, "a": (2, [3, 9])}, [4]), ({"b": 1, "a": (2, [(3,), None])}, [4]),
+                  ({"b": 1, "a": (2, [3, None]), "z": 0}, [4]), ({"b": 1, "a": (2, [3, None])}, [4, 5]),
+                  (collections.OrderedDict(b=1, a=(2, [3, None])), [4]), ({"b": 1, "a": (2, [3, None])},)]:
+        assert leaves_as(td, other) is None, other
+    assert leaves_as(tu.tree_flatten(1)[1], 1) is None  # a leaf alone: flattened the ordinary way

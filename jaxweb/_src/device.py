@@ -24,6 +24,9 @@ class Device:
 
     def __init__(self, platform: str, id: int, backend: Any):
         self.platform, self.id, self.backend = platform, id, backend
+        #: memory of dead jitted-call outputs not handed back yet (handle -> bytes), where the backend
+        #: can take a whole call's outputs back at once (`reusable`): see memory.py, "Returned sets"
+        self.returned: dict | None = {} if hasattr(backend, "reusable") else None
 
     @property
     def device_kind(self) -> str:
@@ -48,7 +51,7 @@ class Buffer:
     Raises `ResourceExhaustedError` (RESOURCE_EXHAUSTED) when it does not fit,
     naming `dtype[size]` and `context` (the operation and its shape, say)."""
 
-    __slots__ = ("device", "handle", "dtype", "size", "nbytes", "_owned", "node_ref", "__weakref__")
+    __slots__ = ("device", "handle", "dtype", "size", "nbytes", "_owned", "_ret", "node_ref", "__weakref__")
     #: the lazy graph's node of this buffer is found through `node_ref` (a weak reference the
     #: graph sets: compiler.graph.buffer), not through the graph's cache of nodes
     keeps_node = True
@@ -58,7 +61,7 @@ class Buffer:
         self.device, self.dtype, self.size = device, dtype, size
         self.nbytes = size * dtype.itemsize
         self._owned = False
-        self.node_ref = None
+        self._ret = self.node_ref = None
         self.handle = _memory.alloc(device, self.nbytes, dtype, size, context) if handle is None else handle
         self._owned = True
 
@@ -69,6 +72,10 @@ class Buffer:
     def __del__(self) -> None:
         if self._owned:
             self._owned = False
+            ret = self._ret
+            if ret is not None:  # noted only: given back with the rest of its call's outputs (memory.py)
+                ret[self.handle] = self.nbytes
+                return
             try:
                 _memory.free(self.device, self.handle, self.nbytes)
             except Exception:  # interpreter shutdown: the runtime may be gone already
@@ -77,10 +84,11 @@ class Buffer:
     @staticmethod
     def adopt(device: Device, handle: Any, size: int, dtype: DType) -> "Buffer":
         """A Buffer owning memory a schedule allocated (through `memory.alloc`) for its output
-        (made directly: a jitted call makes one per output)."""
+        (made directly: a jitted call makes one per output). Where the device takes memory back
+        in sets (`Device.returned`), its death only notes the memory there (memory.py)."""
         b = Buffer.__new__(Buffer)
         b.device, b.handle, b.dtype, b.size, b.nbytes = device, handle, dtype, size, size * dtype.itemsize
-        b._owned, b.node_ref = True, None
+        b._owned, b._ret, b.node_ref = True, device.returned, None
         return b
 
     def write(self, data: bytes | memoryview) -> None:

@@ -22,7 +22,7 @@ from .executable import call_kept, device_for
 from .pjit import jit_call
 from .stages import Lowered
 from .shape_dtype_struct import ShapeDtypeStruct
-from .tree_util import tree_flatten, tree_unflatten
+from .tree_util import leaves_as, tree_flatten, tree_unflatten
 
 __all__ = ["jit", "clear_jit_caches", "MAX_TRACES"]
 
@@ -105,15 +105,20 @@ class _Jitted:
                 self._fun, args, kwargs, self._static_argnums, self._static_argnames)
         else:
             f_dyn, dyn_args, dyn_kwargs, static = self._fun, args, kwargs, ((), ())
-        flat, in_tree = tree_flatten((dyn_args, dyn_kwargs))
+        last = self._last  # a loop calls with what the last call had (its outputs' very avals)
+        flat = leaves_as(last[0], (dyn_args, dyn_kwargs)) if last is not None and not static[0] \
+            and not static[1] else None
+        if flat is not None:  # the last call's structure: no need to flatten and compare
+            in_tree = last[0]
+        else:
+            flat, in_tree = tree_flatten((dyn_args, dyn_kwargs))
         if not set(map(type, flat)) <= _ARRAY and \
                 not all(type(x) is Array or isinstance(x, core.Tracer) for x in flat):
             check_jit_args(self._fun, args, kwargs, self._static_argnums, self._static_argnames)
             flat = [as_array(x) for x in flat]
         avals = tuple([x.aval for x in flat])
-        last = self._last  # a loop calls with what the last call had (its outputs' very avals)
-        if last is not None and not static[0] and not static[1] and last[1] == avals and last[0] == in_tree \
-                and last[2] == trace_context():
+        if last is not None and not static[0] and not static[1] and last[1] == avals \
+                and (last[0] is in_tree or last[0] == in_tree) and last[2] == trace_context():
             self._last = (in_tree, avals, last[2], last[3])  # the next call compares by identity
             return last[3][0], last[3][1], flat, in_tree
         try:

@@ -8,6 +8,16 @@ the device stays usable. Backends raise it themselves when they know their
 ceiling (the wasm allocator); a host `MemoryError` (numpy on `cpu`) is turned
 into it here.
 
+Returned sets. A jitted call's outputs are made and dropped together, call after call (a training
+loop's step replaces its parameters by the ones it returns). Where the backend can say whether
+memory may be handed out again as it is (`reusable`: webgpu), a dead output Buffer only notes its
+memory in `Device.returned` (one dict store, no free path), and the next replayed call that asks
+for exactly those buffers again (`Allocator.many`, preferring what each output had one or two
+calls ago: backends/replay_steps.py) takes them straight back: no pool, no free, nothing counted
+twice. Anything else first hands the noted memory back the ordinary way (`drain`): every other
+allocation on the device, statistics, a call that wants other buffers. So the pool, the counts
+and the host-memory check see what they saw before, only later.
+
 Statistics use XLA's names. A backend that keeps its own (`memory_stats()`, or
 an `allocator` with `stats()`, as the wasm backend does: it also counts kernel
 temporaries) answers for itself; otherwise the counts are those of the Buffers
@@ -15,6 +25,7 @@ allocated here, with the host's physical memory as the limit.
 """
 from __future__ import annotations
 
+import operator
 import os
 import weakref
 from typing import Any
@@ -37,6 +48,8 @@ def alloc(device: Any, nbytes: int, dtype: Any = None, size: int | None = None,
           context: str | None = None) -> Any:
     """A backend handle of `nbytes` bytes on `device`. `dtype[size]` and `context`
     (the operation, its shape) describe the request if it does not fit."""
+    if device.returned:
+        drain(device)
     backend = device.backend
     check = getattr(backend, "check_dtype", None)  # devices without some dtypes (webgpu: no 64-bit)
     if check is not None and dtype is not None:
@@ -87,8 +100,14 @@ class Allocator:
         free(self.device, handle, nbytes)
 
     def many(self, sizes: list[int], prefer: list, what: str) -> list:
-        backend = self.device.backend
-        return _allocated(self.device, sizes, lambda: backend.alloc_many(sizes, prefer), what)
+        device = self.device
+        if device.returned:
+            made = _taken_back(device, sizes, prefer)
+            if made is not None:
+                return made
+            drain(device)
+        backend = device.backend
+        return _allocated(device, sizes, lambda: backend.alloc_many(sizes, prefer), what)
 
 
 def allocator(device: Any) -> Allocator:
@@ -110,6 +129,41 @@ def describe(dtype: Any, size: int | None, context: str | None) -> str:
     return what
 
 
+_FIRST = operator.itemgetter(0)
+_LAST = operator.itemgetter(-1)
+
+
+def _taken_back(device: Any, sizes: list[int], prefer: list) -> list | None:
+    """`Allocator.many`'s buffers as the noted memory of dead outputs (`Device.returned`): each
+    buffer's first preference (what it had two calls ago) where all of them are there, else each
+    one's last (one call ago); None where neither set is all there, or the backend says it cannot
+    be handed out as it is (`reusable`: made by a device since lost, a write queued for it)."""
+    ret = device.returned
+    if not all(prefer):
+        return None
+    for pick in (_FIRST, _LAST):
+        want = list(map(pick, prefer))
+        if all(map(ret.__contains__, want)):
+            break
+    else:
+        return None
+    if len(set(map(id, want))) != len(want) or not device.backend.reusable(want):
+        return None
+    counts = _counts(device)
+    counts[0] += sum(sizes) - sum(map(ret.pop, want))
+    counts[1] = max(counts[1], counts[0])
+    counts[2] += len(sizes)
+    return want
+
+
+def drain(device: Any) -> None:
+    """Free the noted memory of dead outputs (`Device.returned`) the ordinary way (one at a time:
+    a Buffer dying meanwhile, in a collection, may note more)."""
+    ret = device.returned
+    while ret:
+        free(device, *ret.popitem())
+
+
 def free(device: Any, handle: Any, nbytes: int) -> None:
     """Give a Buffer's memory back (its finalizer)."""
     device.backend.free(handle)
@@ -122,6 +176,8 @@ def stats(device: Any) -> dict[str, int]:
     """`Device.memory_stats()`: bytes_in_use, peak_bytes_in_use, bytes_limit, num_allocs,
     largest_alloc_size (and, where the backend knows them, bytes_reserved and
     largest_free_block_bytes)."""
+    if device.returned:
+        drain(device)
     backend = device.backend
     own = getattr(backend, "memory_stats", None)
     if own is not None:

@@ -18,6 +18,7 @@ from __future__ import annotations
 import collections
 import dataclasses
 import functools
+from itertools import repeat
 from typing import Any, Callable, Iterable
 
 _LEAF = None  # the node standing for one leaf inside a PyTreeDef
@@ -198,6 +199,38 @@ def _children(cs, leaves, is_leaf) -> tuple:
             leaves.append(c)
             out.append(_LEAF)
     return tuple(out)
+
+
+def _leaves_as(node, x, leaves) -> bool:
+    """Append `x`'s leaves to `leaves` where `x` has the structure `node` of tuples, lists, dicts
+    and leaves only (`leaves_as`); False where it differs or holds another kind of node."""
+    h, aux, children = node
+    t = type(x)
+    if h is _NONE:
+        return x is None
+    if h is _DICT:
+        if t is not dict or len(x) != len(aux):
+            return False
+        try:
+            x = [x[k] for k in aux]
+        except KeyError:
+            return False
+    elif not (h is _TUPLE and t is tuple or h is _LIST and t is list) or len(x) != len(children):
+        return False
+    if not any(children):  # leaves only (a dict of parameters): checked and taken at C speed
+        if not _registry.keys().isdisjoint(map(type, x)) or any(map(isinstance, x, repeat(tuple))):
+            return False
+        leaves.extend(x)
+        return True
+    for c, n in zip(x, children):
+        if n is not _LEAF:
+            if not _leaves_as(n, c, leaves):
+                return False
+        elif type(c) in _registry or isinstance(c, tuple):  # a node now where a leaf was
+            return False
+        else:
+            leaves.append(c)
+    return True
 
 
 def _flatten_with_path(x, path, out, is_leaf, takes_path):
@@ -429,6 +462,17 @@ def tree_flatten(tree, is_leaf: Callable[[Any], bool] | None = None):
     leaves: list = []
     node = _flatten(tree, leaves, is_leaf)
     return leaves, PyTreeDef(node, len(leaves))
+
+
+def leaves_as(treedef: PyTreeDef, tree) -> list | None:
+    """`tree_flatten(tree)[0]` where `tree`'s structure is `treedef`, made of tuples, lists, dicts
+    and leaves; else None. Cheaper than flattening and comparing: no node is made and no dict's
+    keys sorted (a jitted call's arguments have the last call's structure, every call)."""
+    leaves: list = []
+    node = treedef._node
+    if node is _LEAF or not _leaves_as(node, tree, leaves):
+        return None
+    return leaves
 
 
 def tree_unflatten(treedef: PyTreeDef, leaves: Iterable):

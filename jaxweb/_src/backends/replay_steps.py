@@ -9,6 +9,7 @@ kernels run the ordinary way when a run is recorded; and on failure the buffers 
 from __future__ import annotations
 
 import operator
+from itertools import repeat
 from typing import Any, Callable
 
 
@@ -75,7 +76,7 @@ def take_outputs(outs: list, sizes: list, aliases: list, had: dict, inputs: list
     bytes) and donations (`aliases`: (buffer, the input it takes)), as a steady replay's are
     once its temporaries are kept: one `many(sizes, preferences, what)` call (the device's
     `memory.Allocator.many`) instead of one allocation each; the same result."""
-    prefer = [had.get(b, ()) for b in outs]
+    prefer = list(map(had.get, outs, repeat(())))
     made = many(sizes, prefer, "a jitted program's outputs") if outs else []
     live: dict[int, Any] = dict(enumerate(inputs))
     live.update(zip(outs, made))

@@ -510,6 +510,28 @@ def walk(e: Expr, seen: set | None = None, stop=None):
                 stack.extend((s, False) for s in reversed(n.src))
 
 
+def free_indices(roots, free: dict | None = None) -> dict[int, frozenset]:
+    """id(node) -> names of the loop indices it depends on (a reduction binds its own);
+    `free`: a map of earlier roots' nodes to extend (those are not walked again)."""
+    free = {} if free is None else free
+    empty = frozenset()
+    for e in walk_all(roots, set(free)):
+        if e.op == "idx":
+            free[id(e)] = frozenset((e.arg[0],))
+        elif not e.src:
+            free[id(e)] = empty
+        elif e.op == "reduce":
+            free[id(e)] = free[id(e.src[0])] - {name for name, _ in e.arg[1]}
+        elif len(e.src) == 1:
+            free[id(e)] = free[id(e.src[0])]
+        else:
+            acc = free[id(e.src[0])]
+            for s in e.src[1:]:
+                acc = acc | free[id(s)]
+            free[id(e)] = acc
+    return free
+
+
 def rewrite(roots, fn) -> list[Expr]:
     """`roots` rebuilt bottom-up (shared nodes once): a node for which `fn(node, new_srcs)`
     returns an expression becomes it; the others are rebuilt over their new sources, or kept

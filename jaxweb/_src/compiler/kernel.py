@@ -181,7 +181,11 @@ class Capabilities:
     """What a backend's code generator supports, as data (the scheduler reads only this).
 
     nested_reduce: reductions computed inside another kernel's loops (a softmax's row sum
-    inside its elementwise kernel); a GPU generator without it gets them as kernels.
+    inside its elementwise kernel), once per iteration of the loops they depend on; a GPU
+    generator without it gets them as kernels, but for short ones: inline_reduce, the most
+    terms of a reduction that each invocation reading it computes itself (recomputing it per
+    output: allowed only if each of its values is computed at most that many times; 0: never);
+    on a GPU, a launch costs more than a short row recomputed (`lower.KernelLowering._not_inlined`).
     multi_output: kernels writing several buffers.
     max_buffers: storage buffers one kernel may bind (inputs + outputs), None if unbounded.
     gemm: the backend's GEMM routine (`gemm.GemmCaps`), or None: matmul kernels then stay
@@ -200,6 +204,7 @@ class Capabilities:
     """
 
     nested_reduce: bool = True
+    inline_reduce: int = 0
     multi_output: bool = True
     max_buffers: int | None = None
     gemm: Any = None  # a gemm.GemmCaps when the backend has a GEMM routine

@@ -22,6 +22,7 @@ from typing import Any, Sequence
 from .. import dtypes
 from . import expr as E
 from . import graph, params
+from .expr import free_indices
 from .graph import Node, reduce_index
 from .kernel import Kernel, gidx
 from .shapetracker import index_dtype, prod, unflatten
@@ -59,8 +60,9 @@ class KernelLowering:
     """Builds the kernel computing `members` (all of one shape) from the graph."""
 
     def __init__(self, shape: tuple[int, ...], members: Sequence[Node], stored: set[int],
-                 nested_reduce: bool = True, params: dict | None = None):
+                 nested_reduce: bool = True, params: dict | None = None, inline_reduce: int = 0):
         self.shape = shape
+        self.inline_reduce = inline_reduce  # without nested_reduce: Capabilities.inline_reduce
         self.params = params or {}  # id(node) -> its lifted values (`params.lift`)
         self._placed: dict[int, tuple[Node, list[int]]] | None = None  # id(node) -> (block, slots)
         self.nested_reduce = nested_reduce
@@ -265,14 +267,32 @@ class KernelLowering:
         if self.realize or self.split:
             return None
         k = self._canonical(outs, name)
-        if not self.nested_reduce:  # every reduction but the top-level one gets a kernel of its own
-            self.realize = [self.reduces[id(e)] for e in E.walk_all(outs)
-                            if e.op == "reduce" and e is not self._top]
+        if not self.nested_reduce:  # reductions but the top-level one get kernels of their own
+            self.realize = self._not_inlined(outs)
             self.split += [n for n in self.realize if id(n) in self._member_ids]  # to its own kernel
             self.realize = [n for n in self.realize if id(n) not in self._member_ids]
             if self.realize or self.split:
                 return None
         return k
+
+    def _not_inlined(self, outs: list[E.Expr]) -> list[Node]:
+        """The nested reductions (all but the top-level one) a backend without nested_reduce
+        computes in kernels of their own: each invocation of its kernels computes one output
+        (or four) and would recompute a nested reduction for every output that reads it, so
+        one is kept inline only if it has at most `inline_reduce` terms and each of its
+        values is recomputed at most `inline_reduce` times (a 10-class softmax's row max and
+        sum in its elementwise kernel: 10 and 10; a 768-wide layer norm's row mean: kernel)."""
+        top = self._top
+        # a sum of products may become a GEMM routine, which computes no nested reduction (gemm.match)
+        limit = 0 if top is not None and top.arg[0] == "add" and top.src[0].op == "mul" else self.inline_reduce
+        out = []
+        for e in E.walk_all(outs):
+            if e.op != "reduce" or e is top:
+                continue
+            node = self.reduces[id(e)]
+            if prod(n for _, n in e.arg[1]) > limit or self.size > limit * max(node.size, 1):
+                out.append(node)
+        return out
 
     def _check_reductions(self, outs: list[E.Expr]) -> None:
         free = free_indices(outs)
@@ -416,27 +436,6 @@ def _outer_reduces(roots: list[E.Expr]) -> list[E.Expr]:
         else:
             stack.extend(e.src)
     return out
-
-
-def free_indices(roots) -> dict[int, frozenset]:
-    """id(node) -> names of the loop indices it depends on (a reduction binds its own)."""
-    free: dict[int, frozenset] = {}
-    empty = frozenset()
-    for e in E.walk_all(roots):
-        if e.op == "idx":
-            free[id(e)] = frozenset((e.arg[0],))
-        elif not e.src:
-            free[id(e)] = empty
-        elif e.op == "reduce":
-            free[id(e)] = free[id(e.src[0])] - {name for name, _ in e.arg[1]}
-        elif len(e.src) == 1:
-            free[id(e)] = free[id(e.src[0])]
-        else:
-            acc = free[id(e.src[0])]
-            for s in e.src[1:]:
-                acc = acc | free[id(s)]
-            free[id(e)] = acc
-    return free
 
 
 def _builder(op: str, n: Node):

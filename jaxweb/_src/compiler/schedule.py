@@ -35,6 +35,7 @@ from .graph import Node, call_outputs, is_realized, toposort, whole_buffer
 from .kernel import DEFAULT_CAPS, Capabilities, Kernel, Schedule
 from .lower import KernelLowering
 from . import complex_pairs, conv, gemm, kernel_size, memory, params
+from . import expr as E
 from .cost import TRANSCENDENTAL
 
 
@@ -72,7 +73,31 @@ def schedule(outputs: Sequence[Node], caps: Capabilities = DEFAULT_CAPS,
             realized.update(id(s) for s in n.src if _call_arg(s) is s and s.op != "buffer")
     shareable = _shareable_transcendentals(order) if caps.share_transcendentals else set()
     alone: set[int] = set()
-    lowered: dict[tuple, tuple] = {}  # members -> (KernelLowering, kernel, nodes it touched)
+    lowered: dict[tuple, tuple] = {}  # members -> (KernelLowering, kernel, nodes it touched or reads)
+    pinned = set(realized)
+    kernels = _fixpoint(order, realized, alone, lowered, caps, lifted, shareable)
+    demoted = _demotable(kernels, pinned | alone, caps)
+    if demoted:  # one trial without them: kept if it has fewer kernels
+        trial = _fixpoint(order, realized - demoted, set(alone), {key: hit for key, hit in lowered.items()
+                          if not hit[2] & demoted}, caps, lifted, shareable)
+        if len(trial) < len(kernels):
+            kernels = trial
+    launches = []
+    for k, members, ins in kernels:
+        expanded = None
+        if caps.gemm is not None and isinstance(k, Kernel):
+            expanded = gemm.expand(k, ins, members, caps.gemm) or conv.expand(k, ins, members, caps.gemm)
+        launches.extend(expanded if expanded is not None else [(k, members, ins)])
+    sched = memory.plan(launches, outputs, [k for k, _, _ in kernels])
+    sched.complex_outputs = kinds
+    return sched
+
+
+def _fixpoint(order: list[Node], realized: set[int], alone: set[int], lowered: dict, caps: Capabilities,
+              lifted, shareable: set[int]) -> list[tuple]:
+    """The kernels, (kernel, members, inputs) in dependency order, once no lowering asks for more
+    buffers: `realized` (the nodes computed into buffers) and `alone` (those in kernels of their
+    own) grow until then; `lowered` caches the lowerings of member lists."""
     while True:
         groups = _groups(order, realized, alone if caps.multi_output else realized, caps.max_buffers)
         kernels, more, split = [], set(), set()
@@ -83,9 +108,10 @@ def schedule(outputs: Sequence[Node], caps: Capabilities = DEFAULT_CAPS,
             key = tuple(map(id, members))
             hit = lowered.get(key)
             if hit is None:
-                kl = KernelLowering(members[0].shape, members, realized, caps.nested_reduce, lifted)
+                kl = KernelLowering(members[0].shape, members, realized, caps.nested_reduce, lifted,
+                                    caps.inline_reduce)
                 k = kl.build()
-                hit = lowered[key] = (kl, k, {m[0] for m in kl.memo})
+                hit = lowered[key] = (kl, k, {m[0] for m in kl.memo} | {id(n) for n in kl.inputs})
             kl, k, _ = hit
             if k is None:
                 more.update(id(n) for n in kl.realize)
@@ -112,16 +138,41 @@ def schedule(outputs: Sequence[Node], caps: Capabilities = DEFAULT_CAPS,
             break
         realized |= more
         alone |= split
-        lowered = {key: hit for key, hit in lowered.items() if not hit[2] & more}
-    launches = []
+        for key in [key for key, hit in lowered.items() if hit[2] & more]:
+            del lowered[key]  # in place: the caller's trial reuses what stays valid
+    return kernels
+
+
+def _demotable(kernels: list[tuple], pinned: set[int], caps: Capabilities) -> set[int]:
+    """Reductions in kernels of their own that one elementwise kernel alone reads, per its own
+    output element (as a nested reduction it would compute, `inline_reduce` permitting): those
+    made buffers in an earlier pass only because what reads them was then fused elsewhere (a
+    softmax gradient's row sum of the labels' one-hot, realized while that gradient was still
+    fused into every product reading it). `schedule` tries once without them."""
+    if not caps.nested_reduce and not caps.inline_reduce:
+        return set()
+    own: dict[int, Node] = {}  # id(reduction) -> itself, where it is its kernel's one member
+    readers: dict[int, list] = {}  # id(node) -> [(reading kernel, slot)]
     for k, members, ins in kernels:
-        expanded = None
-        if caps.gemm is not None and isinstance(k, Kernel):
-            expanded = gemm.expand(k, ins, members, caps.gemm) or conv.expand(k, ins, members, caps.gemm)
-        launches.extend(expanded if expanded is not None else [(k, members, ins)])
-    sched = memory.plan(launches, outputs, [k for k, _, _ in kernels])
-    sched.complex_outputs = kinds
-    return sched
+        if len(members) == 1 and members[0].op == "reduce" and id(members[0]) not in pinned:
+            own[id(members[0])] = members[0]
+        if isinstance(k, Kernel):
+            for slot, n in enumerate(ins):
+                readers.setdefault(id(n), []).append((k, slot))
+    out = set()
+    for nid, r in own.items():
+        reads = readers.get(nid, [])
+        if len(reads) != 1 or reads[0][0].reduce_op is not None:
+            continue
+        k, slot = reads[0]
+        extent = r.src[0].size // max(r.size, 1)
+        if not caps.nested_reduce and (extent > caps.inline_reduce or k.size > caps.inline_reduce * r.size):
+            continue
+        loads = [e for e in E.walk_all(k.outs) if e.op == "load" and e.arg == slot]
+        free = E.free_indices([e.src[0] for e in loads])
+        if all(name.startswith("g") for e in loads for name in free[id(e.src[0])]):
+            out.add(nid)
+    return out
 
 
 def _size_cut(kl: KernelLowering, k: Kernel, caps: Capabilities) -> int | None:

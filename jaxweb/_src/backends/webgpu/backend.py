@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import array
 import dataclasses
+import operator
 import os
 from collections import OrderedDict
 from typing import Any
@@ -43,6 +44,8 @@ from ..gpu.device import GPUBackend, Handle, Pool, size_class
 from . import codegen, matmul, replay, tuner
 from .runtime import DeviceLostError, WGSLError, default_runtime
 from .wgsl import check_dtype
+
+_BUF = operator.attrgetter("buf")
 
 POOL_BYTES = 256 << 20  # free buffers kept for reuse at most (software adapters: the CPU's memory)
 HARDWARE_POOL = 16  # times as many on a GPU (4 GB): what a program frees is kept for its next call. At 4x, a
@@ -164,7 +167,7 @@ class WebGPUBackend(GPUBackend):
         lim = self.rt.info["limits"]
         max_buffers = int(lim.get("maxStorageBuffersPerShaderStage", 8))
         self._caps = Capabilities(
-            nested_reduce=False, multi_output=True, max_buffers=max_buffers,
+            nested_reduce=False, inline_reduce=codegen.INLINE_REDUCE, multi_output=True, max_buffers=max_buffers,
             # a GPU reads an aligned row-major B in place at full speed, and so does the quad
             # kernel (every load a gather): only the direct kernel gains from packing B first.
             # The quad kernel also takes thin products (an MLP's 10-class layer): as a generic
@@ -309,6 +312,17 @@ class WebGPUBackend(GPUBackend):
                     self.free(h)
             raise
         return out
+
+    def reusable(self, handles: list[Handle]) -> bool:
+        """Whether dead outputs' memory `handles` (one call's, noted in `Device.returned`) may be
+        handed out again as it is, not through `free` and the pool (memory.Allocator.many): made by
+        this device (one call's buffers are one device's), still alive, and no write queued for it."""
+        if handles[0].gen != self.gen:
+            return False
+        alive = self.rt.alive
+        if alive is not None and not all(map(alive, map(_BUF, handles))):
+            return False
+        return not self._writes or {w[0] for w in self._writes}.isdisjoint(map(_BUF, handles))
 
     def free(self, handle: Handle) -> None:
         if self._writes:  # a write queued for memory that may be handed out again: never issued

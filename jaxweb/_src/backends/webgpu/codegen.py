@@ -58,6 +58,8 @@ TREE_MIN = 256    # reduction length from which a workgroup reduces one output
 MAX_GRID = 65535  # workgroups per dimension (WebGPU's default limit)
 BLOCK = 32        # terms per block sum of a long float sum in one invocation
 SIZED_MAX_WORDS = 1 << 26  # a sized shader declares no binding past this (256 MB); larger stay runtime-sized
+INLINE_REDUCE = 64  # Capabilities.inline_reduce: a row of at most this many terms, each recomputed at
+                    # most this often, is reduced inside the kernel reading it (no launch of its own)
 QUAD_MAX_NODES = 64  # 4 lanes per invocation only for small (memory-bound) kernels: unrolled 4x,
                      # a random-normal kernel became 270 kB of WGSL that SwiftShader took minutes on
 
@@ -170,7 +172,7 @@ def routine_fns(in_dtypes: tuple, first_binding: int, **fns: Kernel | None) -> s
         acc = ["acc: f32"] if fname == "epi" else []
         params = ", ".join(acc + [f"{n}: i32" for n in names] + ["opq: u32"])
         for i, ex in enumerate(W.expand([o]) for o in k.outs):  # several outputs: `epi`, `epi1`, ..
-            em, lines = Emitter({}), []
+            em, lines = Emitter({}, nested=any(n.op == "reduce" for n in E.walk_all(ex))), []
             em.emit(list(E.walk_all(ex)), env, lines, "e")
             out += ([f"fn {fname}{i or ''}({params}) -> f32 {{"]
                     + [f"  let {name} = {text};" for name, text in em.consts.values()]
@@ -246,8 +248,51 @@ class Emitter(GPUEmitter):
     once per invocation: 4-byte ones as a vec4 `q{slot}` (lane `env["lane_no"]`), narrow
     ones as the u32 words `q{slot}_{j}` holding the 4 lanes' values."""
 
-    def __init__(self, consts: dict, vec: frozenset = frozenset()):
+    def __init__(self, consts: dict, vec: frozenset = frozenset(), nested: bool = False):
         super().__init__(W._W, consts, vec)  # consts: shared by the whole function
+        self.nested = nested  # the expressions hold nested reductions (`emit`)
+        self._free: dict = {}  # id(node) -> its loop indices (with nested reductions)
+        self._loops = 0
+
+    def emit(self, nodes, env, lines, tag):
+        """The shared emitter's statements, and nested reductions (a softmax's row max inside
+        its elementwise kernel: `Capabilities.inline_reduce`): each is a loop of its own,
+        emitted where the reduction is first needed; the nodes that depend on its indices are
+        emitted in that loop (and skipped where `nodes` lists them outside it)."""
+        if not self.nested:
+            return super().emit(nodes, env, lines, tag)
+        free = E.free_indices(nodes, self._free)
+        ready: list = []
+        for n in nodes:
+            if not free[id(n)] <= env.keys():
+                continue  # inside a nested reduction's loop
+            if n.op == "reduce" and id(n) not in self.name:
+                super().emit(ready, env, lines, tag)
+                ready = []
+                self._reduce(n, env, lines, tag)
+            else:
+                ready.append(n)
+        super().emit(ready, env, lines, tag)
+
+    def _reduce(self, r: E.Expr, env: dict, lines: list[str], tag: str) -> None:
+        """var a = identity; for each index of r's ranges: a = op(a, body)."""
+        op, ranges = r.arg
+        self._loops += 1
+        acc, inner_tag = f"a{self._loops}{tag}", f"{tag}q{self._loops}"
+        lines.append(f"var {acc}: {W.ty(r.dtype)} = {self.operand(identity(op, r.dtype), env)};")
+        inner_env, heads = dict(env), []
+        for name, extent in ranges:
+            v = f"{name}_{inner_tag}"
+            heads.append(f"for (var {v}: i32 = 0i; {v} < {extent}i; {v} += 1i) {{")
+            inner_env[name] = v
+        saved = dict(self.name)
+        body: list[str] = []
+        self.emit(list(E.walk(r.src[0])), inner_env, body, inner_tag)
+        combined = E.binary(op, E.acc(r.dtype), r.src[0])
+        body.append(f"{acc} = {W.op_text(combined, [acc, self.operand(r.src[0], inner_env)])};")
+        self.name = saved  # loop-local names do not leak
+        lines += heads + ["  " + s for s in body] + ["}"] * len(heads)
+        self.name[id(r)] = acc
 
     def load(self, n, a, env, lines, tag):
         if n.arg in self.vec and n.dtype.itemsize == 4:
@@ -275,7 +320,9 @@ class Plan:
         free: dict[int, int] = {}  # 0: outer, 1: in the reduction loop, 2: after it
         varies: dict[int, bool] = {}
         self.pre, self.loop, self.post, self.invariant = [], [], [], []
+        self.nested = False  # nested reductions (in a stored expression or the body)
         for n in E.walk_all(ex):
+            self.nested = self.nested or n.op == "reduce"
             if n.op == "idx":
                 lvl = 1 if n.arg[0].startswith("r") else 0
             elif n.op == "acc":
@@ -398,7 +445,7 @@ def _build_elementwise(kernel: Kernel, plan: Plan, max_groups: int, dynamic: boo
     vec_in = frozenset(i for i in vec_all if kernel.in_dtypes[i].itemsize == 4)  # bound as vec4s
     vec_out = quad and whole % 4 == 0
     words = -(-size // lanes)
-    em = Emitter({}, vec_all)
+    em = Emitter({}, vec_all, plan.nested)
     groups = min(-(-words // WG), max_groups)
     hoisted: list[str] = []  # once per invocation, before its loop over outputs
     em.emit(plan.invariant, {}, hoisted, "h")
@@ -471,7 +518,7 @@ def _build_tree(kernel: Kernel, plan: Plan, subgroups: str | None = None, dynami
     the axis, then combine them by a tree in workgroup memory (log2 wg barriers) — or, for sums
     on an adapter with subgroups, by `subgroupAdd` and one barrier between the subgroups."""
     acc_t = W.ty(plan.body.dtype)
-    em = Emitter({})
+    em = Emitter({}, nested=plan.nested)
     counts = _counts(kernel, plan, frozenset(), [kernel.size] * len(kernel.outs), 0) if sized else None
     lines = _header(kernel, dynamic=dynamic, counts=counts) + [f"var<workgroup> part: array<{acc_t}, {wg}>;", ""]
     if subgroups:
