@@ -9,7 +9,7 @@ import pytest
 
 import jaxweb
 import jaxweb.numpy as jnp
-from donated_steps import run_adam
+from donated_steps import run_adam, run_update
 from jaxweb._src.backends.webgpu import codegen
 
 try:
@@ -158,13 +158,9 @@ def test_outputs_taken_in_one_step_all_or_none(monkeypatch):
     assert len(be.pool) == pooled and size_class(1000) == a.cap
 
 
-@pytest.mark.parametrize("tied", [True, False], ids=["in-place", "copies"])
-def test_a_donated_adam_step_gives_the_undonated_values(monkeypatch, tied):
-    """In place, an update reads its donated input through the binding of the buffer it writes
-    (codegen.tie). From a copy (`tie_in_place` off), the kernels' own temporaries (a donated
-    input's copy) never reuse memory the call's memory steps freed up front: it may still be read
-    by a later kernel (the first layer's update)."""
-    monkeypatch.setattr(GPU.backend, "tie_in_place", tied)
+def test_a_donated_adam_step_gives_the_undonated_values():
+    """The kernels' own temporaries (a donated input's copy) never reuse memory the call's memory
+    steps freed up front: it may still be read by a later kernel (the first layer's update)."""
     want, _ = run_adam(GPU, False, 5)
     for hold in (False, True):
         got, _ = run_adam(GPU, True, 5, hold)
@@ -195,17 +191,20 @@ def _copies(monkeypatch, be) -> list:
     return copies
 
 
-def test_a_donated_adam_step_copies_nothing(monkeypatch):
-    """The step's elementwise updates write over their donated inputs (compiler/memory.py) and read
-    them through their outputs' bindings (codegen.tie): no copy, so the step's dispatches stay in one
-    compute pass. Reading from copies (`tie_in_place` off) takes one per input written over."""
+@pytest.mark.parametrize("tied", [True, False], ids=["in-place", "copies"])
+def test_a_donated_update_copies_nothing(monkeypatch, tied):
+    """Adam's elementwise updates write over their donated inputs (compiler/memory.py) and read
+    them through their outputs' bindings (codegen.tie): no copy, so a step's dispatches stay in one
+    compute pass. Reading from copies (`tie_in_place` off) takes one per input written over. The
+    values are the undonated update's either way."""
     be = GPU.backend
+    monkeypatch.setattr(be, "tie_in_place", tied)
+    want = run_update(GPU, False, 4)
     copies = _copies(monkeypatch, be)
-    run_adam(GPU, True, 4)
-    assert copies == []
-    monkeypatch.setattr(be, "tie_in_place", False)
-    run_adam(GPU, True, 4)
-    assert len(copies) >= 4, copies  # the control: the same step does copy then
+    got = run_update(GPU, True, 4)
+    assert (copies == []) if tied else len(copies) >= 9, copies  # 3 kernels x 3 inputs
+    for g, w in zip(got, want):
+        np.testing.assert_array_equal(g, w)
 
 
 def test_tie_reads_an_input_from_its_outputs_binding():
@@ -231,8 +230,8 @@ def test_an_untieable_in_place_kernel_reads_a_copy(monkeypatch):
     be = GPU.backend
     monkeypatch.setattr(be, "_programs", OrderedDict())  # no tied variants made by earlier tests
     copies = _copies(monkeypatch, be)
-    want, _ = run_adam(GPU, False, 5)
-    got, _ = run_adam(GPU, True, 5)
+    want = run_update(GPU, False, 5)
+    got = run_update(GPU, True, 5)
     assert copies
     for g, w in zip(got, want):
         np.testing.assert_array_equal(g, w)
@@ -244,7 +243,7 @@ def test_a_run_that_submits_midway_is_not_recorded(monkeypatch):
     then write, each flushing first), the recording would hold only the tail and its replays
     would skip the kernels before it. Such a run is not recorded: values stay right."""
     be = GPU.backend
-    want, _ = run_adam(GPU, False, 10)
+    want = run_update(GPU, False, 10)
     copy = be.copy
 
     def copy_then_flush(dst, src, nbytes):  # as the misaligned path does
@@ -252,6 +251,6 @@ def test_a_run_that_submits_midway_is_not_recorded(monkeypatch):
         be.flush()
     monkeypatch.setattr(be, "copy", copy_then_flush)
     monkeypatch.setattr(be, "tie_in_place", False)
-    got, _ = run_adam(GPU, True, 10)  # a donated step: its in-place kernels read copies
+    got = run_update(GPU, True, 10)  # donated updates: their in-place kernels read copies
     for g, w in zip(got, want):
         np.testing.assert_array_equal(g, w)
