@@ -54,18 +54,21 @@ def plan_of(name: str, rt):
 
 def as_hardware(be, plan: str = "h200") -> None:
     """Make `be` choose kernels as a hardware adapter with the H200's GEMM capabilities does (the
-    shared-memory GEMM kernel, its tile width, epilogues and prologues) under GEMM plan `plan`, so
-    that a step here launches what it launches on the H200."""
-    from jaxweb._src.backends.webgpu import matmul
+    shared-memory GEMM kernel, its tile width, epilogues and prologues, split sums folded into their
+    readers, a GPU's short rows reduced inline) under GEMM plan `plan`, so that a step here launches
+    what it launches on the H200."""
+    from jaxweb._src.backends.webgpu import codegen, matmul, tuner
     be.tiling = matmul.HARDWARE
     gemm = be.capabilities.gemm
     want = dict(nr=matmul.HARDWARE.BN, thin_dim=16, pack_min_bytes=1 << 62, epilogue=True,
                 prologue=os.environ.get("JAXWEB_GEMM_PROLOGUE", "1") != "0", epilogue_outs=4,
-                plan=plan_of(plan, be.rt))
+                plan=plan_of(plan, be.rt),
+                fold_bytes=tuner.fold_bytes(WANT) if os.environ.get("JAXWEB_GEMM_FOLD", "1") != "0" else 0)
     # fields an older jaxweb lacks are left out (bench_host_call.py compares with older wheels)
     have = {f.name for f in dataclasses.fields(gemm)}
+    caps = {"inline_reduce": codegen.INLINE_REDUCE} if hasattr(codegen, "INLINE_REDUCE") else {}
     be.capabilities = dataclasses.replace(be.capabilities, gemm=dataclasses.replace(
-        gemm, **{k: v for k, v in want.items() if k in have}))
+        gemm, **{k: v for k, v in want.items() if k in have}), **caps)
 
 
 def stage(kernel_name: str) -> str:

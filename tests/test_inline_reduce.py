@@ -8,6 +8,8 @@ values are checked on every device against numpy; the kernel counts on webgpu, a
 device that a reduction made a buffer only while its reader was fused elsewhere (the labels'
 one-hot row sum of a log-softmax gradient) is tried again inline (`schedule._demotable`).
 """
+import dataclasses
+
 import numpy as np
 import pytest
 
@@ -18,7 +20,7 @@ from jaxweb._src.compiler.kernel import Routine
 
 pytestmark = pytest.mark.on_every_device  # see conftest.py
 rng = np.random.default_rng(7)
-EXTENTS = (1, 3, 10, 33, 64, 65, 100)
+EXTENTS = (1, 3, 10, 32, 33, 64, 65, 100)
 
 
 def randn(*shape):
@@ -36,6 +38,29 @@ def kernels(f, *args) -> list:
 def _np_softmax(x):
     e = np.exp(x - x.max(-1, keepdims=True))
     return e / e.sum(-1, keepdims=True)
+
+
+@pytest.fixture(autouse=True)
+def gpu_rows_inline(kernel_platform):
+    """On webgpu, a GPU's inline_reduce (a software adapter here has none: its invocations are
+    CPU work), with the schedules and programs made under other capabilities dropped."""
+    if kernel_platform != "webgpu":
+        yield
+        return
+    from jaxweb._src import execution
+    from jaxweb._src.backends.webgpu import codegen
+    dev = _device.default_device()
+    be = dev.backend
+    saved = be.capabilities
+    be.capabilities = dataclasses.replace(saved, inline_reduce=codegen.INLINE_REDUCE)
+    execution._TEMPLATES.pop(id(dev), None)
+    be._programs.clear()
+    try:
+        yield
+    finally:
+        be.capabilities = saved
+        execution._TEMPLATES.pop(id(dev), None)
+        be._programs.clear()
 
 
 def _inline_limit() -> int:
@@ -114,10 +139,10 @@ def test_a_product_stays_a_gemm_beside_a_row_reduction():
 
 
 def test_short_softmax_is_one_kernel_where_inlined():
-    """Within the bound: one kernel. Past it (65 terms on webgpu): the row reductions are
+    """Within the bound: one kernel. Past it (33 terms on webgpu): the row reductions are
     kernels of their own (on wasm, nested loops: at most two kernels either way)."""
     limit = _inline_limit()
-    for n in (10, 64, 65):
+    for n in (10, 32, 33):
         ks = kernels(jax.nn.softmax, randn(40, n))
         if n <= limit:
             assert len(ks) <= (1 if limit < 1 << 30 else 2), (n, [k.name for k in ks])
@@ -126,7 +151,7 @@ def test_short_softmax_is_one_kernel_where_inlined():
 
 
 def test_a_row_reduction_read_far_more_often_than_its_extent_stays_a_kernel():
-    """A 4-term row sum broadcast over 300 elements per row: recomputed 300 times per value
+    """A 4-term row sum broadcast over 300 elements per row: recomputed 300 times per value,
     past the bound (webgpu): computed once, in a kernel of its own."""
     x = randn(16, 4)
     f = lambda x: x.sum(1)[:, None] * jnp.ones((16, 300))

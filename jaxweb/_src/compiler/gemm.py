@@ -82,6 +82,9 @@ class GemmCaps:
     #: and the number of K splits the backend wants for it (it may time the candidates on its
     #: device), or None: `nr` and no split for every product
     plan: Callable[["GemmSpec", int], tuple[int, int]] | None = None
+    #: a split product's partial sums added by the kernels reading its output, instead of by a
+    #: pass of their own, where that re-reads at most this many more bytes (`fold.py`; 0: never)
+    fold_bytes: int = 0
 
 
 @dataclass(frozen=True)

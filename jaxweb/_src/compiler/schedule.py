@@ -34,7 +34,7 @@ from typing import Sequence
 from .graph import Node, call_outputs, is_realized, toposort, whole_buffer
 from .kernel import DEFAULT_CAPS, Capabilities, Kernel, Schedule
 from .lower import KernelLowering
-from . import complex_pairs, conv, gemm, kernel_size, memory, params
+from . import complex_pairs, conv, fold, gemm, kernel_size, memory, params
 from . import expr as E
 from .cost import TRANSCENDENTAL
 
@@ -88,6 +88,8 @@ def schedule(outputs: Sequence[Node], caps: Capabilities = DEFAULT_CAPS,
         if caps.gemm is not None and isinstance(k, Kernel):
             expanded = gemm.expand(k, ins, members, caps.gemm) or conv.expand(k, ins, members, caps.gemm)
         launches.extend(expanded if expanded is not None else [(k, members, ins)])
+    if caps.gemm is not None:
+        launches = fold.split_sums(launches, outputs, caps.gemm.fold_bytes, caps.max_buffers)
     sched = memory.plan(launches, outputs, [k for k, _, _ in kernels])
     sched.complex_outputs = kinds
     return sched

@@ -167,7 +167,9 @@ class WebGPUBackend(GPUBackend):
         lim = self.rt.info["limits"]
         max_buffers = int(lim.get("maxStorageBuffersPerShaderStage", 8))
         self._caps = Capabilities(
-            nested_reduce=False, inline_reduce=codegen.INLINE_REDUCE, multi_output=True, max_buffers=max_buffers,
+            # a software adapter's invocations are CPU work: recomputing rows costs more there than a launch
+            nested_reduce=False, inline_reduce=0 if self.software else codegen.INLINE_REDUCE,
+            multi_output=True, max_buffers=max_buffers,
             # a GPU reads an aligned row-major B in place at full speed, and so does the quad
             # kernel (every load a gather): only the direct kernel gains from packing B first.
             # The quad kernel also takes thin products (an MLP's 10-class layer): as a generic
@@ -179,6 +181,9 @@ class WebGPUBackend(GPUBackend):
                           # JAXWEB_GEMM_PROLOGUE=0: operands staged and packed as before (benchmarks compare)
                           prologue=tiling.kind == "shared" and os.environ.get("JAXWEB_GEMM_PROLOGUE", "1") != "0",
                           epilogue_outs=4, max_buffers=max_buffers,
+                          # JAXWEB_GEMM_FOLD=0: split sums always a pass of their own (A/B runs)
+                          fold_bytes=tuner.fold_bytes(want) if tiling.kind == "shared"
+                          and os.environ.get("JAXWEB_GEMM_FOLD", "1") != "0" else 0,
                           plan=self.planner))
 
     def warm_up(self, seconds: float = 2.0) -> list[float]:

@@ -74,6 +74,14 @@ BIG_FILL = 4
 DISPATCH = 7.5e-6
 
 
+def fold_bytes(want: int | None) -> int:
+    """GemmCaps.fold_bytes of a GPU that `want` workgroups fill: the bytes a split product's
+    readers may re-read to add its partial sums themselves (a launch less). It grows with the
+    GPU: the H200's 256 give 32 MB, which its memory streams in ~7 us (4.8 TB/s), the host time
+    of the launch it saves; the re-reads mostly hit its 60 MB L2."""
+    return (want or 0) << 17
+
+
 def heuristic(big: matmul.Tiling, want: int, b: int, m: int, n: int, k: int) -> tuple[int, int]:
     """(nr, splits) of a (b, m, n, k) product by rule of thumb: big tiles where they make `want`
     workgroups; else small ones, K split to make up (each split >= MIN_KC, <= MAX_SPLITS)."""
