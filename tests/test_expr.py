@@ -47,3 +47,25 @@ def test_comparisons_are_bool_and_where_folds():
 def test_integer_constants_wrap_to_their_dtype():
     assert E.const(256 + 5, dtypes.uint8).arg == 5
     assert E.const(128, dtypes.int8).arg == -128
+
+
+def test_graph_nodes_are_hash_consed_while_they_live():
+    """Equal graph nodes are one object while one lives: -0.0 and 0.0 are two constants, a NaN
+    is one, complex parts keep their signs; a node's entry goes with it, and a dead node's late
+    callback leaves a newer node's entry alone (graph._mk)."""
+    import weakref
+
+    from jaxweb._src.compiler import graph
+    f32, c64 = dtypes.float32, dtypes.complex64
+    a = graph.const(1234.0625, f32)  # a value no other test's node holds (its entry must go with it)
+    assert graph.const(1234.0625, f32) is a and graph.const(1234.0625, f32, (2,)) is not a
+    zero, nan = graph.const(0.0, f32), graph.const(float("nan"), f32)
+    assert graph.const(-0.0, f32) is not zero and graph.const(0.0, f32) is zero
+    assert graph.const(float("nan"), f32) is nan
+    cz = graph.const(complex(0.0, 0.0), c64)
+    assert graph.const(complex(0.0, -0.0), c64) is not cz and graph.const(complex(0.0, 0.0), c64) is cz
+    (key,) = [k for k, r in graph._NODES.items() if r() is a]
+    graph._forget(graph._NODES, key, weakref.ref(a))  # another (older) reference's callback
+    assert graph._NODES[key]() is a
+    del a
+    assert key not in graph._NODES

@@ -14,6 +14,8 @@ from donated_steps import run_adam
 from test_memory import FakeRuntime  # pages only
 from jaxweb._src.backends.wasm import replay
 from jaxweb._src.backends.wasm.allocator import ALIGN, Allocator
+from jaxweb._src.backends.wasm.backend import WasmBackend
+from jaxweb._src.device import Device
 
 WASM = jaxweb.devices("wasm")[0]
 CPU = jaxweb.devices("cpu")[0]
@@ -391,11 +393,36 @@ def test_programs_that_allocate_nothing_replay(fn):
 def test_a_donated_adam_step_replays_as_the_undonated_one():
     """Parameters and both moments (same shapes) donated: each output takes its own input's
     memory (compiler/memory.py pairs them as JAX does), not a rotating other's, so the call binds
-    the same addresses each step and replays as the undonated step does, with the same values."""
-    want, plain = run_adam(WASM, False, 10)
-    got, donated = run_adam(WASM, True, 10)
+    the same addresses each step and replays as the undonated step does, with the same values.
+    On a wasm device of its own: the step at which a loop's addresses settle depends on how the
+    free memory lies, which the frees of earlier tests (and when collections ran) would decide."""
+    dev = Device("wasm", 31, WasmBackend())
+    want, plain = run_adam(dev, False, 10)
+    got, donated = run_adam(dev, True, 10)
     assert donated == plain and donated[4:] == [1] * 6, (donated, plain)
-    held, _ = run_adam(WASM, True, 10, hold=True)  # a second reference: the donation copies first
+    held, _ = run_adam(dev, True, 10, hold=True)  # a second reference: the donation copies first
     for g, h, w in zip(got, held, want):
         np.testing.assert_array_equal(g, w)
         np.testing.assert_array_equal(h, w)
+
+
+def test_outputs_preferences_survive_switching_between_the_lean_and_the_stepwise_path():
+    """replay_steps: take_outputs keeps each output's last two handles as two lists (no pair per
+    buffer per call); memory_steps spreads them back into pairs first, so either path prefers
+    what the other one allocated."""
+    from jaxweb._src.backends import replay_steps as rs
+    had, outs, asked = {}, [5, 6], []
+
+    def many(sizes, older, old, what):
+        asked.append((list(older), list(old)))
+        return [f"h{len(asked)}{b}" for b in outs]
+    for _ in range(3):
+        rs.take_outputs(outs, [4, 4], [], had, [], many)
+    assert asked == [([None, None], [None, None]), ([None, None], ["h15", "h16"]),
+                     (["h15", "h16"], ["h25", "h26"])]
+    wanted = []
+    rs.memory_steps([(0, 5, 4, "x")], had, [], lambda n, what: "m5", lambda h, n: None, {5: 4},
+                    lambda was: wanted.append(was))
+    assert wanted == [("h25", "h35"), ()] and had[5] == ("h35", "m5") and had[6] == ("h26", "h36")
+    rs.take_outputs(outs, [4, 4], [], had, [], many)
+    assert asked[-1] == (["h35", "h26"], ["m5", "h36"])

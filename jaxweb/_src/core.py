@@ -362,6 +362,11 @@ def is_python_scalar(x: Any) -> bool:
     return type(x) in _PY_SCALAR_KINDS
 
 
+def python_scalar_dtype(x: Any) -> DType:
+    """`get_aval(x).dtype` of a Python scalar without making the aval (`jnp.asarray(0.5)`)."""
+    return _PY_SCALAR_KINDS[type(x)]()
+
+
 def valid_jaxtype(x: Any) -> bool:
     try:
         get_aval(x)

@@ -75,13 +75,16 @@ class Executable:
             if all(isinstance(a, (Input, Buffer)) for a in leaves) else None
         if self._leaves is not None and all(j >= 0 for j, _ in self._leaves):
             self._leaves = tuple(j for j, _ in self._leaves)
+            if self._leaves == tuple(range(len(self.in_avals))):  # the arguments, in order
+                self._leaves = _SAME
 
     def __call__(self, args: Sequence[Any]) -> list[Array]:
         dev, own = self.device, self._own
         bufs = held_buffers(args, dev)
-        for i, b in enumerate(bufs):
-            if b is None:
-                bufs[i] = self._param(i, args[i]) if i in own else _arg_buffer(args[i], dev)
+        if None in bufs:
+            for i, b in enumerate(bufs):
+                if b is None:
+                    bufs[i] = self._param(i, args[i]) if i in own else _arg_buffer(args[i], dev)
         taken = self.taken
         if taken:  # the program writes over these: only if no other array, nor another argument, reads them
             again = _bound_twice(bufs)
@@ -91,7 +94,7 @@ class Executable:
                         again[id(bufs[i])] -= 1
                     bufs[i] = _copy_buffer(bufs[i])
         leaves = self._leaves
-        bound = execution.bind_inputs(self.schedule, bufs) if leaves is None else \
+        bound = execution.bind_inputs(self.schedule, bufs) if leaves is None else bufs if leaves is _SAME else \
             list(map(bufs.__getitem__, leaves)) if type(leaves) is tuple else \
             [bufs[j] if j >= 0 else b for j, b in leaves]
         if profiler.active() is None:
@@ -101,9 +104,10 @@ class Executable:
                 nodes = execution.run_schedule(self.device, self.schedule, bound, self.prepared, self._outs)
         for i in self.taken:  # their memory now belongs to this call's buffers
             bufs[i].release()
-        for a, d in zip(args, self.donated):
-            if d and isinstance(a, Array):
-                a.delete()
+        if self.donated:
+            for a, d in zip(args, self.donated):
+                if d and isinstance(a, Array):
+                    a.delete()
         return Array.realized_all(self.out_avals, dev, nodes)
 
     def _param(self, i: int, x: Any) -> Any:
@@ -145,6 +149,9 @@ class Executable:
                 parts.append(source(k))
         return "\n\n".join(parts)
 
+
+#: `Executable._leaves` where the schedule's inputs are the arguments themselves, in order
+_SAME = ("the arguments, in order",)
 
 _SCALAR_ARG = 64  # elements of a constant argument written into the executable's own buffer
 

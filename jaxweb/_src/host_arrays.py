@@ -32,7 +32,7 @@ def from_python_scalar(a: Any, dtype: dtypes.DType | None) -> Array:
     (an optimizer's bias correction, every step), past `jnp.asarray`'s checks for other inputs:
     a constant node, no device memory until it is needed."""
     if dtype is None:
-        dt, weak = core.get_aval(a).dtype, type(a) is not bool
+        dt, weak = core.python_scalar_dtype(a), type(a) is not bool
     elif dtype is dtypes.float0:
         return Array.constant(core.ShapedArray((), dtype), default_device(), False)
     else:

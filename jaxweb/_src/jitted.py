@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import operator
 import weakref
 from typing import Any, Callable, Sequence
 
@@ -59,6 +60,7 @@ def clear_jit_caches() -> None:
 
 
 _ARRAY = {Array}
+_AVAL = operator.attrgetter("aval")
 
 
 class _Jitted:
@@ -86,7 +88,7 @@ class _Jitted:
         """(the trace, its output structure, the flat arguments, their structure — None where a call
         of positional Arrays found its trace without flattening them)."""
         fast = not kwargs and not self._static_argnums and not self._static_argnames and \
-            all(type(a) is Array for a in args)
+            _ARRAY.issuperset(map(type, args))
         if fast:  # the common call: positional Arrays (no pytree to flatten)
             key = (tuple(a.aval for a in args), trace_context())
             hit = self._fast.get(key)
@@ -116,7 +118,7 @@ class _Jitted:
                 not all(type(x) is Array or isinstance(x, core.Tracer) for x in flat):
             check_jit_args(self._fun, args, kwargs, self._static_argnums, self._static_argnames)
             flat = [as_array(x) for x in flat]
-        avals = tuple([x.aval for x in flat])
+        avals = tuple(map(_AVAL, flat))
         if last is not None and not static[0] and not static[1] and last[1] == avals \
                 and (last[0] is in_tree or last[0] == in_tree) and last[2] == trace_context():
             self._last = (in_tree, avals, last[2], last[3])  # the next call compares by identity
@@ -149,7 +151,7 @@ class _Jitted:
             return self._fun(*args, **kwargs)
         closed, out_tree, flat, in_tree = self._jaxpr(args, kwargs)
         donated = self._donated_of(in_tree, args, kwargs) if self._donate_argnums or self._donate_argnames else ()
-        if any(isinstance(c, core.Tracer) for c in closed.consts):  # closes over traced values
+        if closed.consts and any(isinstance(c, core.Tracer) for c in closed.consts):  # closes over traced values
             jaxpr, consts = convert_constvars_jaxpr(closed)
             closed, flat = ClosedJaxpr(jaxpr, []), [*consts, *flat]
             donated = (False,) * len(consts) + tuple(donated) if donated else ()

@@ -25,7 +25,6 @@ allocated here, with the host's physical memory as the limit.
 """
 from __future__ import annotations
 
-import operator
 import os
 import weakref
 from typing import Any
@@ -99,15 +98,24 @@ class Allocator:
     def free(self, handle: Any, nbytes: int) -> None:
         free(self.device, handle, nbytes)
 
-    def many(self, sizes: list[int], prefer: list, what: str) -> list:
+    def many(self, sizes: list[int], older: list, old: list, what: str) -> list:
+        """Buffers of `sizes` bytes, each taking first the handle it had two calls ago (`older`),
+        then one call ago (`old`; None: none)."""
         device = self.device
         if device.returned:
-            made = _taken_back(device, sizes, prefer)
+            made = _taken_back(device, sizes, older, old)
             if made is not None:
                 return made
             drain(device)
         backend = device.backend
+        prefer = list(map(_preferences, older, old))
         return _allocated(device, sizes, lambda: backend.alloc_many(sizes, prefer), what)
+
+
+def _preferences(older: Any, old: Any) -> tuple:
+    """What a buffer takes first (the backends' `alloc_many`), from its handles of two calls ago
+    and of one call ago."""
+    return () if old is None else (old,) if older is None else (older, old)
 
 
 def allocator(device: Any) -> Allocator:
@@ -129,25 +137,18 @@ def describe(dtype: Any, size: int | None, context: str | None) -> str:
     return what
 
 
-_FIRST = operator.itemgetter(0)
-_LAST = operator.itemgetter(-1)
-
-
-def _taken_back(device: Any, sizes: list[int], prefer: list) -> list | None:
-    """`Allocator.many`'s buffers as the noted memory of dead outputs (`Device.returned`): each
-    buffer's first preference (what it had two calls ago) where all of them are there, else each
-    one's last (one call ago); None where neither set is all there, or the backend says it cannot
-    be handed out as it is (`reusable`: made by a device since lost, a write queued for it)."""
+def _taken_back(device: Any, sizes: list[int], older: list, old: list) -> list | None:
+    """`Allocator.many`'s buffers as the noted memory of dead outputs (`Device.returned`): what
+    each had two calls ago (`older`) where all of them are there, else one call ago (`old`);
+    None where neither set is all there, or the backend says it cannot be handed out as it is
+    (`reusable`: made by a device since lost, a write queued for it)."""
     ret = device.returned
-    if not all(prefer):
-        return None
-    for pick in (_FIRST, _LAST):
-        want = list(map(pick, prefer))
-        if all(map(ret.__contains__, want)):
+    for want in (older, old):
+        if None not in want and all(map(ret.__contains__, want)):
             break
     else:
         return None
-    if len(set(map(id, want))) != len(want) or not device.backend.reusable(want):
+    if not device.backend.reusable(want):  # (one call's buffers: no two outputs had the same)
         return None
     counts = _counts(device)
     counts[0] += sum(sizes) - sum(map(ret.pop, want))

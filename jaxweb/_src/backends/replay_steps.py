@@ -41,6 +41,7 @@ def memory_steps(memory: list, had: dict, inputs: list, alloc: Callable, free: C
     memory, the handles allocated, in order). `prefer(candidates)` sets what the backend's
     next allocations take first (`()`: nothing); `had` (buffer -> its last two handles) is
     updated."""
+    _spread(had)
     live: dict[int, Any] = dict(enumerate(inputs))
     bound = dict(live)  # every buffer a kernel binds, freed ones too
     taken: set[int] = set()
@@ -74,21 +75,45 @@ def take_outputs(outs: list, sizes: list, aliases: list, had: dict, inputs: list
                  many: Callable) -> tuple[dict, dict, set, list]:
     """`memory_steps` for a schedule whose steps are only allocations (`outs`, of `sizes`
     bytes) and donations (`aliases`: (buffer, the input it takes)), as a steady replay's are
-    once its temporaries are kept: one `many(sizes, preferences, what)` call (the device's
-    `memory.Allocator.many`) instead of one allocation each; the same result."""
-    prefer = list(map(had.get, outs, repeat(())))
-    made = many(sizes, prefer, "a jitted program's outputs") if outs else []
+    once its temporaries are kept: one `many(sizes, older, old, what)` call (the device's
+    `memory.Allocator.many`: each buffer prefers its handle of two runs ago, `older`, then of one
+    run ago, `old`) instead of one allocation each; the same result, but for the bound buffers
+    being the live dict itself (callers adding to them add to a copy). `had` keeps those two lists
+    as they are (`_RECENT`): a steady call makes no pair per buffer."""
+    older, old = _recent(had, outs)
+    made = many(sizes, older, old, "a jitted program's outputs") if outs else []
+    had[_RECENT] = (outs, old, made)
     live: dict[int, Any] = dict(enumerate(inputs))
     live.update(zip(outs, made))
-    remember(had, outs, prefer, made)
     taken = set()
     for b, src in aliases:
         live[b] = live[src]
         taken.add(b)
-    return live, dict(live), taken, made
+    return live, live, taken, made
 
 
 _LAST = operator.itemgetter(-1)
+#: `had`'s entry for `take_outputs`: (its buffers, their handles two runs ago, one run ago), the
+#: lists in the buffers' order (None: none); `memory_steps` spreads it back into per-buffer pairs
+_RECENT = "recent outputs"
+
+
+def _recent(had: dict, outs: list) -> tuple[list, list]:
+    """The handles `outs` had two runs ago and one run ago (None where none)."""
+    r = had.get(_RECENT)
+    if r is not None and r[0] is outs:
+        return r[1], r[2]
+    _spread(had)
+    pairs = list(map(had.get, outs, repeat(())))
+    return [p[0] if len(p) == 2 else None for p in pairs], [p[-1] if p else None for p in pairs]
+
+
+def _spread(had: dict) -> None:
+    """`had[_RECENT]` (take_outputs' lists) back into one pair per buffer."""
+    r = had.pop(_RECENT, None)
+    if r is not None:
+        for b, older, old in zip(*r):
+            had[b] = (old,) if older is None else (older, old)
 
 
 def remember(had: dict, bufs: list, was: list, now: list) -> None:

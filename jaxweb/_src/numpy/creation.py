@@ -52,6 +52,8 @@ def asarray(a: Any, dtype: Any = None, order: str | None = None, *, copy: bool |
     through `host_arrays.from_host`; here are the cases that need array operations."""
     if dtype is not None:
         dtype = dtypes.canonicalize_dtype(dtypes.dtype(dtype))
+    if core.is_python_scalar(a):  # `jnp.asarray(0.5)`: straight to its 0-d constant
+        return host_arrays.from_python_scalar(a, dtype)
     if a is None:
         raise ValueError("None is not a valid value for jnp.array")
     if hasattr(a, "__jax_array__"):

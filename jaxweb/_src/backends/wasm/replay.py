@@ -118,8 +118,8 @@ def submit(backend: Any, prepared: Any, inputs: list, alloc: Any, free: Any) -> 
     else:
         live, bound, taken, made = memory_steps(plan.memory, plan.had, inputs, alloc, free, nbytes,
                                                 backend.prefer)
-    if plan.scratch is not None:
-        bound.update(plan.scratch)
+    if plan.scratch is not None:  # (a copy: take_outputs' bound buffers are its live ones)
+        bound = {**bound, **plan.scratch}
     key = (*inputs, *made)
     try:
         rec = plan.recordings.get(key)

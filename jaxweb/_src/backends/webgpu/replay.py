@@ -239,8 +239,8 @@ def submit(backend: Any, prepared: Any, inputs: list, alloc: Any, free: Any) -> 
                 if own is None and plan.hits == OWN_AFTER:
                     plan.keep_temps(backend, alloc, free, nbytes)
                 return live
-            if lean:  # the kept temporaries are bound too
-                bound.update(own)
+            if lean:  # the kept temporaries are bound too (`bound` is `live` here: take_outputs)
+                bound = {**bound, **own}
             backend._renew_if_lost()  # (a replay's own runtime call may report it: WebGPUBackend.submit)
             if backend.gen != gen:
                 return _lost(live, inputs, taken, free, nbytes)
