@@ -21,7 +21,9 @@ Two shapes of program:
 
 Nodes are emitted once, at the shallowest place where their indices exist: before
 the reduction loop (index arithmetic, per-output loads), inside it, or after it
-(the epilogue over `acc`). Grids larger than 65535 workgroups per dimension are
+(the epilogue over `acc`). A nested reduction (a short row the scheduler left inline:
+`Capabilities.inline_reduce`) is a loop of its own where it is first needed, each
+invocation computing it for its outputs (`Emitter.emit`). Grids larger than 65535 workgroups per dimension are
 dispatched as 2D grids and linearized in the shader.
 
 A *dynamic* shader (`build(..., dynamic=True)`, for a kernel whose leading extent was
