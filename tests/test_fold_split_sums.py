@@ -96,3 +96,40 @@ def test_not_folded_past_the_budget_for_outputs_or_products():
         chain = lambda x, w, w2: jnp.tanh((x @ w) @ w2)
         assert any(n.endswith("_split_sum") for n in launches(chain, x, w, w2))
         close(run(chain, x, w, w2), np.tanh((x @ w) @ w2), 1e-3)
+
+
+def test_attention_block_under_a_gpu_configuration():
+    """All of it at once, as on a GPU: hardware GEMM kernels, every K split (products read by
+    products keep their sums pass), short rows inline (the softmax's row sum of exp in its row-max
+    kernel; its 16-key rows feed a product, which computes no nested reduction; a 48-wide layer
+    norm past the bound: kernels)."""
+    from jaxweb._src import execution
+    from jaxweb._src.backends.webgpu import codegen
+    B, T, D = 2, 16, 48
+    x, wq, wk, wv, wo = randn(B, T, D), randn(D, D), randn(D, D), randn(D, D), randn(D, D)
+
+    def block(x, wq, wk, wv, wo):
+        q, k, v = x @ wq, x @ wk, x @ wv
+        a = jax_softmax(q @ k.transpose(0, 2, 1) / np.sqrt(D).astype(np.float32))
+        h = x + (a @ v) @ wo
+        mu = h.mean(-1, keepdims=True)
+        return (h - mu) / jnp.sqrt(((h - mu) ** 2).mean(-1, keepdims=True) + 1e-5)
+
+    def ref(x, wq, wk, wv, wo):
+        s = (x @ wq) @ (x @ wk).transpose(0, 2, 1) / np.sqrt(D)
+        e = np.exp(s - s.max(-1, keepdims=True))
+        h = x + ((e / e.sum(-1, keepdims=True)) @ (x @ wv)) @ wo
+        return (h - h.mean(-1, keepdims=True)) / np.sqrt(h.var(-1, keepdims=True) + 1e-5)
+    with folding() as be:
+        saved = be.capabilities
+        be.capabilities = dataclasses.replace(saved, inline_reduce=codegen.INLINE_REDUCE)
+        execution._TEMPLATES.pop(id(GPU), None)
+        try:
+            got = run(block, x, wq, wk, wv, wo)
+        finally:
+            be.capabilities = saved
+    close(got, ref(x, wq, wk, wv, wo), 1e-3)
+
+
+def jax_softmax(s):
+    return jaxweb.nn.softmax(s, axis=-1)

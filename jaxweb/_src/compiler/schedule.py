@@ -16,12 +16,19 @@ and cuts the rest into kernels, by analysis of the graph:
   steeply with length) or binding limit;
 - everything else fuses: elementwise chains into one kernel, elementwise producers
   into a reduction's body, consumers into its epilogue (`relu(x @ W + b)` is one
-  kernel), a row reduction into the elementwise kernel that uses it per row.
+  kernel), a row reduction into the elementwise kernel that uses it per row (on a
+  backend without nested reductions only a short one: `Capabilities.inline_reduce`).
+
+Realizing is decided pass by pass and never undone within the passes, so a reduction made
+a buffer early (while what reads it was still fused into several kernels) can end up read
+by one elementwise kernel alone: once the passes settle, one trial without such reductions
+(`_demotable`) is kept if it has fewer kernels.
 
 Realized nodes of one shape that feed each other or read the same inputs share one
 multi-output kernel (an Adam update: m, v and the parameter in one loop). Kernels
 run in dependency order; a matrix multiply becomes staging kernels around the
-backend's GEMM routine where it has one (`gemm.py`); `memory.plan` then frees each
+backend's GEMM routine where it has one (`gemm.py`; a K-split product's sums pass folded
+into the kernels reading it where the backend allows: `fold.py`); `memory.plan` then frees each
 buffer after its last use and reuses freed memory. The result is a `Schedule` of Alloc / Run / Free steps
 over schedule-local buffer ids: inputs first (the graph's buffer leaves), then the
 buffers the program allocates.
@@ -158,13 +165,12 @@ def _demotable(kernels: list[tuple], pinned: set[int], caps: Capabilities) -> se
     for k, members, ins in kernels:
         if len(members) == 1 and members[0].op == "reduce" and id(members[0]) not in pinned:
             own[id(members[0])] = members[0]
-        if isinstance(k, Kernel):
-            for slot, n in enumerate(ins):
-                readers.setdefault(id(n), []).append((k, slot))
+        for slot, n in enumerate(ins):
+            readers.setdefault(id(n), []).append((k, slot))
     out = set()
     for nid, r in own.items():
         reads = readers.get(nid, [])
-        if len(reads) != 1 or reads[0][0].reduce_op is not None:
+        if len(reads) != 1 or not isinstance(reads[0][0], Kernel) or reads[0][0].reduce_op is not None:
             continue
         k, slot = reads[0]
         extent = r.src[0].size // max(r.size, 1)
