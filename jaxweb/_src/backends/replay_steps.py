@@ -89,7 +89,7 @@ def take_outputs(outs: list, sizes: list, aliases: list, had: dict, inputs: list
     if runs is None:
         runs = had[_RUNS] = {}
     hit = runs.get(id(made))
-    if hit is not None and hit[0] is made and hit[1] == inputs:  # as two calls ago: its very dicts
+    if hit is not None and hit[0] is made and hit[1] == inputs and hit[4] is aliases:  # as two calls ago
         return hit[2], hit[2], hit[3], made
     live: dict[int, Any] = dict(enumerate(inputs))
     live.update(zip(outs, made))
@@ -97,7 +97,7 @@ def take_outputs(outs: list, sizes: list, aliases: list, had: dict, inputs: list
     for b, src in aliases:
         live[b] = live[src]
         taken.add(b)
-    runs[id(made)] = (made, inputs, live, taken)
+    runs[id(made)] = (made, inputs, live, taken, aliases)
     if len(runs) > 2:
         del runs[next(iter(runs))]
     return live, live, taken, made
@@ -108,7 +108,7 @@ _LAST = operator.itemgetter(-1)
 #: lists in the buffers' order (None: none); `memory_steps` spreads it back into per-buffer pairs
 _RECENT = "recent outputs"
 #: `had`'s entry for `take_outputs`' last two results: id(outputs list) -> (that list, the inputs,
-#: the live buffers, the donated ones)
+#: the live buffers, the donated ones, the aliases)
 _RUNS = "recent runs"
 
 
