@@ -17,8 +17,9 @@ dispatch; a miss runs the schedule's kernels as before and records them.
 A schedule that has replayed twice keeps its temporaries (buffers it allocates and frees
 within the call) as its own, at most OWN_BYTES of them (OWN_TOTAL per backend), as an XLA
 executable keeps its temp buffer: a replay then allocates only its outputs, all in one step
-(replay_steps.take_outputs: one pool pass, no call per buffer). They go back to the pool when the
-prepared schedule goes.
+(replay_steps.take_outputs: the memory its outputs had two calls ago taken straight back where
+those have died since, memory.py's returned sets, else one pool pass; no call per buffer). They go
+back to the pool when the prepared schedule goes.
 
 A run is recorded as the commands pending after its kernels, so only if nothing inside it
 submitted what was pending (the recording would hold the tail alone): a copy that goes through
