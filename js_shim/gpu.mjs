@@ -236,25 +236,32 @@ function decode(cmds) {
  * Record decoded commands (`decode`) into encoder `enc`. Consecutive dispatches share one
  * compute pass, except when `querySet` is given: then each dispatch gets its own pass
  * writing its begin and end timestamps at 2k and 2k+1.
+ *
+ * Each pass call crosses into Dawn (~0.6-1 µs apiece in Node, a step's largest host cost after
+ * Python), so a pass sets the pipeline and the bind group only where they change (both stay set
+ * across dispatches of a pass), and a one-dimensional grid is dispatched with one number.
  */
 function encode(enc, list, querySet = null) {
   let pass = null;
+  let pipeline = null;
+  let group = null;
   let k = 0;
   for (const c of list) {
     if (c[0] === OP.DISPATCH) {
       if (querySet) {
         pass = enc.beginComputePass({ timestampWrites: { querySet, beginningOfPassWriteIndex: 2 * k, endOfPassWriteIndex: 2 * k + 1 } });
-      } else {
-        pass ??= enc.beginComputePass();
+      } else if (pass === null) {
+        pass = enc.beginComputePass();
       }
-      pass.setPipeline(c[1]);
-      pass.setBindGroup(0, c[2]);
-      pass.dispatchWorkgroups(c[3], c[4], c[5]);
+      if (c[1] !== pipeline) { pass.setPipeline(c[1]); pipeline = c[1]; }
+      if (c[2] !== group) { pass.setBindGroup(0, c[2]); group = c[2]; }
+      if (c[4] === 1 && c[5] === 1) pass.dispatchWorkgroups(c[3]);
+      else pass.dispatchWorkgroups(c[3], c[4], c[5]);
       k++;
-      if (querySet) { pass.end(); pass = null; }
+      if (querySet) { pass.end(); pass = pipeline = group = null; }
       continue;
     }
-    if (pass) { pass.end(); pass = null; }
+    if (pass) { pass.end(); pass = pipeline = group = null; }
     if (c[0] === OP.COPY) enc.copyBufferToBuffer(c[1], c[2], c[3], c[4], c[5]);
     else enc.clearBuffer(c[1], c[2], c[3]);
   }
@@ -285,6 +292,10 @@ export function forget(id) {
   if (id > 0 && id < recordings.length) recordings[id] = null;
 }
 
+// A replay's write words, copied here and handed to writeBuffer, which copies them at once: no typed
+// array made per write (a replay's scalar arguments: a few words each).
+let words = new Int32Array(64);
+
 /**
  * Run recording `id` in one command buffer and one submit, after the queue writes in `writes`
  * (int32s: per write the buffer, byte offset and word count, then the words): a jitted call's
@@ -295,16 +306,18 @@ export function forget(id) {
 export function replay(id, gen, ...writes) {
   if (losses[gen] !== undefined) return `the device was lost (${losses[gen]})`;
   const d = need();
+  const queue = d.queue;
   for (let w = 0; w < writes.length;) {
     const n = writes[w + 2];
-    const words = Int32Array.from(writes.slice(w + 3, w + 3 + n));
-    d.queue.writeBuffer(get(buffers, writes[w], 'buffer'), writes[w + 1], words);
+    if (n > words.length) words = new Int32Array(n);
+    for (let i = 0; i < n; i++) words[i] = writes[w + 3 + i];
+    queue.writeBuffer(get(buffers, writes[w], 'buffer'), writes[w + 1], words, 0, n);
     w += 3 + n;
   }
   const list = get(recordings, id, 'recording');
   const enc = d.createCommandEncoder();
   encode(enc, list);
-  d.queue.submit([enc.finish()]);
+  queue.submit([enc.finish()]);
   return takeError();
 }
 

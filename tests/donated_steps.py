@@ -1,6 +1,8 @@
 """A two-layer MLP's Adam step, run on a device with its parameters and both moments donated
 or not (tests/test_webgpu_replay.py, tests/test_wasm_replay.py): three donated arguments of the
-same shapes, whose in-place updates read their inputs from copies on webgpu."""
+same shapes; and Adam's update alone (`run_update`), whose elementwise kernels write over their donated
+inputs, reading them through their outputs' bindings on webgpu (or from copies, with the backend's
+`tie_in_place` off)."""
 import numpy as np
 
 import jaxweb
@@ -39,3 +41,27 @@ def run_adam(device, donate: bool, steps: int, hold: bool = False) -> tuple[list
         for a, want in kept:
             np.testing.assert_array_equal(np.asarray(a).reshape(want.shape), want)
         return [np.asarray(a) for a in jaxweb.tree.leaves((p, m, v))], replays
+
+
+def _adam_update(p, m, v, g, t):
+    m = jaxweb.tree.map(lambda m, g: 0.9 * m + 0.1 * g, m, g)
+    v = jaxweb.tree.map(lambda v, g: 0.999 * v + 0.001 * g * g, v, g)
+    c1, c2 = 1 - 0.9 ** t, 1 - 0.999 ** t
+    return jaxweb.tree.map(lambda w, m, v: w - 1e-2 * (m / c1) / (jnp.sqrt(v / c2) + 1e-8), p, m, v), m, v
+
+
+def run_update(device, donate: bool, steps: int) -> list:
+    """The final parameters and moments (numpy) of `steps` Adam updates with given gradients, the
+    parameters and moments donated or not: one elementwise kernel per parameter, which (donated)
+    writes over its parameter and both moments."""
+    r = np.random.default_rng(5)
+    shapes = {"w0": (32, 16), "b0": (16,), "w1": (16, 10)}
+    with jaxweb.default_device(device):
+        update = jaxweb.jit(_adam_update, donate_argnums=(0, 1, 2) if donate else ())
+        p = {k: jnp.asarray(r.standard_normal(s).astype(np.float32)) for k, s in shapes.items()}
+        m = {k: jnp.zeros(s) for k, s in shapes.items()}
+        v = {k: jnp.zeros(s) for k, s in shapes.items()}
+        g = {k: jnp.asarray(r.standard_normal(s).astype(np.float32)) for k, s in shapes.items()}
+        for t in range(1, steps + 1):
+            p, m, v = update(p, m, v, g, float(t))
+        return [np.asarray(a) for a in jaxweb.tree.leaves((p, m, v))]

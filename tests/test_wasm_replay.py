@@ -426,3 +426,21 @@ def test_outputs_preferences_survive_switching_between_the_lean_and_the_stepwise
     assert wanted == [("h25", "h35"), ()] and had[5] == ("h35", "m5") and had[6] == ("h26", "h36")
     rs.take_outputs(outs, [4, 4], [], had, [], many)
     assert asked[-1] == (["h35", "h26"], ["m5", "h36"])
+
+
+def test_outputs_taken_back_as_two_calls_ago_reuse_that_calls_dicts_only_with_the_same_inputs():
+    """take_outputs: the very outputs list of two calls ago (what `Allocator.many` hands back in a
+    steady loop) with equal inputs gets that call's live dict again; other inputs, a new one."""
+    from jaxweb._src.backends import replay_steps as rs
+    had, outs, sets = {}, [2, 3], [["a2", "a3"], ["b2", "b3"]]
+    turn = iter(range(100))
+
+    def many(sizes, older, old, what):
+        return sets[next(turn) % 2]
+    first = rs.take_outputs(outs, [4, 4], [(3, 0)], had, ["x", "y"], many)
+    second = rs.take_outputs(outs, [4, 4], [(3, 0)], had, ["x", "y"], many)
+    third = rs.take_outputs(outs, [4, 4], [(3, 0)], had, ["x", "y"], many)
+    assert third[0] is first[0] and second[0] is not first[0]
+    assert first[0] == {0: "x", 1: "y", 2: "a2", 3: "x"} and first[2] == {3}
+    other = rs.take_outputs(outs, [4, 4], [(3, 0)], had, ["z", "y"], many)
+    assert other[0] is not second[0] and other[0] == {0: "z", 1: "y", 2: "b2", 3: "z"}

@@ -2,12 +2,15 @@
 a training loop's steps after the first two are replays, their values the same as the cpu
 backend's; recordings are dropped when a bind group or buffer they name goes; donated inputs,
 views and the profiler keep working."""
+from collections import OrderedDict
+
 import numpy as np
 import pytest
 
 import jaxweb
 import jaxweb.numpy as jnp
-from donated_steps import run_adam
+from donated_steps import run_adam, run_update
+from jaxweb._src.backends.webgpu import codegen
 
 try:
     GPU = jaxweb.devices("webgpu")[0]
@@ -176,19 +179,78 @@ def test_a_donated_adam_step_replays():
         np.testing.assert_array_equal(g, w)
 
 
+def _copies(monkeypatch, be) -> list:
+    """The sizes of the copies `be` records from now on (the list grows as it does)."""
+    copies = []
+    copy = be.copy
+
+    def counted(dst, src, nbytes):
+        copies.append(nbytes)
+        copy(dst, src, nbytes)
+    monkeypatch.setattr(be, "copy", counted)
+    return copies
+
+
+@pytest.mark.parametrize("tied", [True, False], ids=["in-place", "copies"])
+def test_a_donated_update_copies_nothing(monkeypatch, tied):
+    """Adam's elementwise updates write over their donated inputs (compiler/memory.py) and read
+    them through their outputs' bindings (codegen.tie): no copy, so a step's dispatches stay in one
+    compute pass. Reading from copies (`tie_in_place` off) takes one per input written over. The
+    values are the undonated update's either way."""
+    be = GPU.backend
+    monkeypatch.setattr(be, "tie_in_place", tied)
+    want = run_update(GPU, False, 4)
+    copies = _copies(monkeypatch, be)
+    got = run_update(GPU, True, 4)
+    assert (copies == []) if tied else len(copies) >= 9, copies  # 3 kernels x 3 inputs
+    for g, w in zip(got, want):
+        np.testing.assert_array_equal(g, w)
+
+
+def test_tie_reads_an_input_from_its_outputs_binding():
+    """codegen.tie: the input's declaration goes, its uses read the output, later bindings move
+    down one (`in1` is not `in10`); None where the two arrays' types differ."""
+    code = ("@group(0) @binding(0) var<storage, read_write> out0: array<u32>;\n"
+            "@group(0) @binding(1) var<storage, read> in0: array<vec4<u32>>;\n"
+            "@group(0) @binding(2) var<storage, read> in1: array<u32>;\n"
+            "@group(0) @binding(3) var<uniform> dims: vec4<u32>;\n"
+            "fn main() { _ = &in0; _ = &in1; out0[0] = in1[0] + in10; }\n")
+    shader = codegen.Shader(code, (1, 1, 1), 1, 2, dynamic=True)
+    tied = codegen.tie(shader, {1: 0})
+    assert tied.n_in == 1 and tied.code == code.replace(
+        "@group(0) @binding(2) var<storage, read> in1: array<u32>;\n", "").replace(
+        "@binding(3)", "@binding(2)").replace("in1;", "out0;").replace("in1[0]", "out0[0]")
+    assert codegen.tie(shader, {0: 0}) is None  # a vec4 input, a u32 output
+
+
+def test_an_untieable_in_place_kernel_reads_a_copy(monkeypatch):
+    """Where the shader cannot read the input through its output's binding, the input is copied
+    first, as before ties: values as undonated."""
+    monkeypatch.setattr(codegen, "tie", lambda shader, ties: None)
+    be = GPU.backend
+    monkeypatch.setattr(be, "_programs", OrderedDict())  # no tied variants made by earlier tests
+    copies = _copies(monkeypatch, be)
+    want = run_update(GPU, False, 5)
+    got = run_update(GPU, True, 5)
+    assert copies
+    for g, w in zip(got, want):
+        np.testing.assert_array_equal(g, w)
+
+
 def test_a_run_that_submits_midway_is_not_recorded(monkeypatch):
     """A run is recorded as the commands pending after its kernels; if something inside the run
     submitted what was pending (a copy the queue cannot do, which goes through the host: read,
     then write, each flushing first), the recording would hold only the tail and its replays
     would skip the kernels before it. Such a run is not recorded: values stay right."""
     be = GPU.backend
-    want, _ = run_adam(GPU, False, 10)
+    want = run_update(GPU, False, 10)
     copy = be.copy
 
     def copy_then_flush(dst, src, nbytes):  # as the misaligned path does
         copy(dst, src, nbytes)
         be.flush()
     monkeypatch.setattr(be, "copy", copy_then_flush)
-    got, _ = run_adam(GPU, True, 10)  # a donated step: its in-place kernels read copies
+    monkeypatch.setattr(be, "tie_in_place", False)
+    got = run_update(GPU, True, 10)  # donated updates: their in-place kernels read copies
     for g, w in zip(got, want):
         np.testing.assert_array_equal(g, w)

@@ -7,6 +7,7 @@ and `result_type` implements JAX's type promotion lattice with weak types.
 from __future__ import annotations
 
 import builtins
+import functools
 from typing import Any
 
 from . import config
@@ -479,3 +480,11 @@ class iinfo:
 
     def __repr__(self) -> str:
         return f"iinfo(min={self.min}, max={self.max}, dtype={self.dtype})"
+
+
+@functools.cache
+def int_range(d: DType) -> tuple[int, int]:
+    """(min, max) of integer DType `d`: `iinfo`'s, computed once per dtype (a Python int made into
+    a scalar of `d` is checked against them, every time: `jnp.int32(i)`)."""
+    info = iinfo(d)
+    return info.min, info.max

@@ -121,10 +121,12 @@ class Executable:
         if node is None or node.op != "const" or not 0 < aval.size <= _SCALAR_ARG or not aval.dtype.itemsize:
             return x.contiguous_buffer()
         slot = self._params.get(i)
-        if slot is not None and slot[2] is node and not _stale(slot[0]):
+        if slot is not None and (slot[0].size != aval.size or slot[0].dtype != aval.dtype or _stale(slot[0])):
+            slot = None
+        if slot is not None and slot[2] is node:
             return slot[0]
         data = x._host_bytes()
-        if slot is None or slot[0].size != aval.size or slot[0].dtype != aval.dtype or _stale(slot[0]):
+        if slot is None:
             slot = self._params[i] = [Buffer(self.device, aval.size, aval.dtype, "jit scalar argument"), None, None]
         if slot[1] != data:
             soon = getattr(self.device.backend, "write_soon", None)

@@ -20,9 +20,9 @@ def check_int_range(flat: list, dt: dtypes.DType) -> None:
     """numpy's and JAX's OverflowError for a Python int that does not fit `dt`."""
     if dt.kind not in "iu":
         return
-    info = dtypes.iinfo(dt)
+    lo, hi = dtypes.int_range(dt)
     for v in flat:
-        if isinstance(v, int) and not isinstance(v, bool) and not info.min <= v <= info.max:
+        if isinstance(v, int) and not isinstance(v, bool) and not lo <= v <= hi:
             raise OverflowError(f"Python integer {v} out of bounds for {dt.name}")
 
 

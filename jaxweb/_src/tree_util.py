@@ -212,13 +212,14 @@ def _leaves_as(node, x, leaves) -> bool:
         if t is not dict or len(x) != len(aux):
             return False
         try:
-            x = [x[k] for k in aux]
+            x = list(map(x.__getitem__, aux))
         except KeyError:
             return False
     elif not (h is _TUPLE and t is tuple or h is _LIST and t is list) or len(x) != len(children):
         return False
     if not any(children):  # leaves only (a dict of parameters): checked and taken at C speed
-        if not _registry.keys().isdisjoint(map(type, x)) or any(map(isinstance, x, repeat(tuple))):
+        types = set(map(type, x))
+        if not _registry.keys().isdisjoint(types) or any(map(issubclass, types, repeat(tuple))):
             return False
         leaves.extend(x)
         return True

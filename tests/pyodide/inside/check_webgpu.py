@@ -122,6 +122,38 @@ def test_jitted_loop_replays_on_dawn():
     _close(out["webgpu"], out["wasm"], 1e-4)
 
 
+def test_donated_update_reads_in_place_on_dawn():
+    """A donated Adam update writes over its three inputs and reads each through its output's
+    binding (codegen.tie), with no copy: Dawn rejects a buffer bound read-only and writable, or
+    writable twice, in one dispatch (wgpu-py lets the latter through). Values as undonated."""
+    be = _gpu().backend
+    copies = []
+    copy = be.copy
+
+    def counted(dst, src, nbytes):
+        copies.append(nbytes)
+        copy(dst, src, nbytes)
+
+    def adam(p, m, v, g, t):
+        m = 0.9 * m + 0.1 * g
+        v = 0.999 * v + 0.001 * g * g
+        return p - 0.01 * (m / (1 - 0.9 ** t)) / (jnp.sqrt(v / (1 - 0.999 ** t)) + 1e-8), m, v
+    out = {}
+    be.copy = counted
+    try:
+        for donate in (False, True):
+            with jaxweb.default_device(_gpu()):
+                f = jaxweb.jit(adam, donate_argnums=(0, 1, 2) if donate else ())
+                p, m, v = jnp.arange(1000, dtype=jnp.float32) / 1000, jnp.zeros(1000), jnp.zeros(1000)
+                g = jnp.sin(jnp.arange(1000, dtype=jnp.float32))
+                for t in range(1, 6):
+                    p, m, v = f(p, m, v, g * t, float(t))
+                out[donate] = [p.tolist(), m.tolist(), v.tolist()]
+    finally:
+        del be.copy
+    assert copies == [] and out[True] == out[False], copies
+
+
 def test_profiler_traces_both_devices_inside_pyodide():
     import glob, gzip, json  # noqa: E401
     gpu, wasm = _gpu(), jaxweb.devices("wasm")[0]

@@ -60,13 +60,18 @@ class Program:
     a lost device in caches and prepared schedules; `execute` remakes its pipeline then).
     `dims`: the uniform values a dynamic shader runs with (None for a static one).
     `unsized`: a sized shader's runtime-sized twin, for buffers smaller than it declares
-    (made on first need from `kernel`)."""
-    __slots__ = ("pipeline", "shader", "name", "gen", "dims", "kernel", "unsized")
+    (made on first need from `kernel`).
+    `in_place`: an elementwise kernel's shader, whose invocations read an element before they write
+    it (codegen): an output may be the buffer of an input the memory plan lets it write over (a
+    donated input read only at the element written, compiler/memory.py), the input then read
+    through the output's binding (`codegen.tie`; `tied`: those variants by ties) instead of from a
+    copy, which would also end the compute pass."""
+    __slots__ = ("pipeline", "shader", "name", "gen", "dims", "kernel", "unsized", "in_place", "tied")
 
     def __init__(self, pipeline: Any, shader: codegen.Shader, name: str, gen: int, dims: tuple | None = None,
                  kernel: Kernel | None = None):
         self.pipeline, self.shader, self.name, self.gen, self.dims = pipeline, shader, name, gen, dims
-        self.kernel, self.unsized = kernel, None
+        self.kernel, self.unsized, self.in_place, self.tied = kernel, None, False, None
 
 
 class Soon:
@@ -95,6 +100,7 @@ class WebGPUBackend(GPUBackend):
     dtype_check = staticmethod(check_dtype)
     max_dims = 512  # `dims` uniform buffers kept (one per extent a dynamic shader ran at)
     max_seen = 4096  # widened kernels whose first leading extent is remembered
+    tie_in_place = True  # in-place kernels read their input through their output's binding (False: a copy)
 
     def __init__(self, runtime: Any = None, adapter: str | None = None):
         super().__init__()
@@ -381,6 +387,9 @@ class WebGPUBackend(GPUBackend):
             wide = widen_leading(kernel)
             if wide is not kernel and self._another_extent(wide.key, kernel.shape[0]):
                 return self._sized(self._dynamic(wide), kernel)
+            program = self._compile_shader(kernel)
+            program.in_place = kernel.reduce_op is None
+            return program
         return self._compile_shader(kernel)
 
     def _another_extent(self, wide_key: str, extent: int) -> bool:
@@ -571,23 +580,29 @@ class WebGPUBackend(GPUBackend):
         for h in outs:
             if h.gen != gen:
                 self._live(h)
-        out_bufs = {id(h.buf) for h in outs}
-        ins = []
-        for h in inputs:  # views and inputs aliasing an output are read from a copy
+        out_bufs = {id(h.buf): k for k, h in enumerate(outs)}
+        ins, ties = [], {}
+        for i, h in enumerate(inputs):  # views and inputs aliasing an output are read from a copy
             if h.gen != gen:
                 self._live(h)
             if h.off or id(h.buf) in out_bufs:
-                n = h.cap - h.off
-                t = self._temp(n)
-                self.copy(t, h, n & ~3)
-                h = t
+                k = out_bufs.get(id(h.buf))
+                if k is not None and not h.off and not outs[k].off and program.in_place and self.tie_in_place:
+                    ties[i] = k  # or, in place, through the output's binding: no copy
+                else:
+                    h = self._copy_of(h)
             ins.append(h)
         targets = [self._temp(h.cap - h.off) if h.off else h for h in outs]
         if sh.min_bytes is not None and any(h.cap < n for h, n in zip(targets + ins, sh.min_bytes)):
             if program.unsized is None:  # a buffer holds less than the shader declares
                 program.unsized = self._compile_shader(program.kernel, sized=False)
+                program.unsized.in_place = program.in_place
             program = program.unsized
             sh = program.shader
+        if ties:
+            program = self._tied(program, ties, ins)
+            sh = program.shader
+            ins = [h for i, h in enumerate(ins) if i not in ties]
         bufs = [h.buf for h in targets] + [h.buf for h in ins]
         if program.dims is not None:
             bufs.append(self._dims_buffer(program.dims))
@@ -602,6 +617,30 @@ class WebGPUBackend(GPUBackend):
         for t, h, n in zip(targets, outs, sh.out_nbytes):
             if t is not h:
                 self.copy(h, t, n)
+
+    def _tied(self, program: Program, ties: dict, ins: list) -> Program:
+        """`program` reading each input `i` of `ties` from output `ties[i]`'s binding (the same buffer):
+        made once per set of ties. Where the shader cannot (`codegen.tie`), those inputs are copied
+        here, into `ins`, and `program` runs as it is."""
+        key = tuple(ties.items())
+        got = (program.tied or {}).get(key)
+        if got is None or got.gen != self.gen:
+            shader = codegen.tie(program.shader, ties)
+            got = program if shader is None else Program(self._pipeline(shader.code, program.name), shader,
+                                                         program.name, self.gen, program.dims)
+            program.tied = {**(program.tied or {}), key: got}
+        if got is program:
+            for i in ties:
+                ins[i] = self._copy_of(ins[i])
+            ties.clear()
+        return got
+
+    def _copy_of(self, h: Handle) -> Handle:
+        """A temporary (freed after the submit) holding `h`'s bytes from its offset on."""
+        n = h.cap - h.off
+        t = self._temp(n)
+        self.copy(t, h, n & ~3)
+        return t
 
     def traced_execute(self, trace, program, outs, inputs, name) -> None:
         """`execute`, labelling the commands it records: `flush` times them (jaxweb.profiler)."""

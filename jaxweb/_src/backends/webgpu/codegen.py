@@ -39,6 +39,8 @@ bound buffer must hold; the backend runs the unsized shader where one holds less
 """
 from __future__ import annotations
 
+import dataclasses
+import re
 from dataclasses import dataclass
 
 from ...compiler import expr as E
@@ -105,6 +107,25 @@ def bindings(n_out: int, in_count: int, vec_in: frozenset = frozenset(), vec_out
     lines += [f"@group(0) @binding({n_out + i}) var<storage, read> in{i}: {ty(i in vec_in, counts[n_out + i])};"
               for i in range(in_count)]
     return "\n".join(lines)
+
+
+def tie(shader: Shader, ties: dict) -> Shader | None:
+    """`shader` (an elementwise kernel's: every invocation reads an element before it writes it)
+    with input `i` read from output `k`'s binding for each `i: k` of `ties`: the input and the
+    output are one buffer (a donated input the output writes over in place, compiler/memory.py),
+    which WebGPU lets no dispatch bind both read-only and writable, nor writable twice. The input's
+    binding goes and the later ones move down one each. None where an input's array type is not
+    its output's (a vec4 input, a scalar output): the caller then reads a copy."""
+    n_out, code = shader.n_out, shader.code
+    for i, k in sorted(ties.items(), reverse=True):
+        decl = re.search(rf"@group\(0\) @binding\({n_out + i}\) var<storage, read> in{i}: (array<[^;]*>);\n", code)
+        out = re.search(rf"@binding\({k}\) var<storage, read_write> out{k}: (array<[^;]*>);", code)
+        if decl is None or out is None or decl.group(1) != out.group(1):
+            return None
+        code = code[:decl.start()] + code[decl.end():]
+        code = re.sub(rf"\bin{i}\b", f"out{k}", code)
+        code = re.sub(r"@binding\((\d+)\)", lambda m: f"@binding({int(m[1]) - (int(m[1]) > n_out + i)})", code)
+    return dataclasses.replace(shader, code=code, n_in=shader.n_in - len(ties), min_bytes=None)
 
 
 def _counts(kernel: Kernel, plan: "Plan", vec_in: frozenset, out_elems: list[int], vec_words: int) -> tuple:
@@ -451,17 +472,20 @@ def _build_elementwise(kernel: Kernel, plan: Plan, max_groups: int, dynamic: boo
         if kernel.reduce_op:
             _reduce_loop(kernel, plan, em, env, inner, f"l{lane}", "0i", "1i")
             em.emit(plan.post, env, inner, f"l{lane}p")
+        late = []  # this lane's stores, after all its loads: an output may share an input's buffer
         for k, (o, dt) in enumerate(zip(plan.outs, kernel.out_dtypes)):
             bits = W.store_bits(em.operand(o, env), dt)
             if vec_out:
                 inner.append(f"s{k}_{lane} = {bits};")
                 stored[k].append(f"s{k}_{lane}")
             elif dt.itemsize == 4:
-                inner.append(f"out{k}[u32(f_l{lane})] = {bits};")
+                inner.append(f"let o{k}_l{lane} = {bits};")
+                late.append(f"out{k}[u32(f_l{lane})] = o{k}_l{lane};")
             else:
                 per = 4 // dt.itemsize
                 w = packed[k][lane // per]
                 inner.append(f"{w} = {w} | ({bits} << {(lane % per) * 8 * dt.itemsize}u);")
+        inner += late
         guard = whole % lanes != 0 and lane > 0
         bound = "i32(dims.y)" if dynamic else f"{size}i"
         body += ([f"if (i32(t) * {lanes}i + {lane}i < {bound}) {{"] + ["  " + s for s in inner] + ["}"]

@@ -73,7 +73,7 @@ class Recording:
 class Plan:
     """A prepared schedule's memory steps and its recordings (`Prepared.cache`)."""
     __slots__ = ("ok", "memory", "runs", "recordings", "had", "temps", "hits", "owned", "release", "order",
-                 "live_order", "rest", "outs", "sizes", "aliases", "scratch", "scratch_of")
+                 "live_order", "keys", "rest", "outs", "sizes", "aliases", "scratch", "scratch_of")
 
     def __init__(self, steps: list):
         self.had: dict[int, tuple] = {}  # schedule buffer -> the handles it had the last two runs
@@ -84,6 +84,7 @@ class Plan:
         self.release: Any = None  # (backend, free, nbytes) to give them back
         self.order: list | None = None  # the schedule buffers a run binds, sorted (the recordings' key)
         self.live_order: list | None = None  # ... those a run hands back, once the temporaries are kept
+        self.keys: dict = {}  # id(live buffers) -> (them, their key): the last two lean runs
         self.rest = self.memory  # the memory steps of buffers other than the kept temporaries
         # with the temporaries kept, a run's memory steps are only allocations (its outputs: `outs`,
         # of `sizes` bytes), taken in one step, and donated inputs' memory (`aliases`); None if not
@@ -218,7 +219,15 @@ def submit(backend: Any, prepared: Any, inputs: list, alloc: Any, free: Any) -> 
             if lean:  # kept temporaries (the same while kept), the rest allocations: keyed by the latter
                 if plan.live_order is None:
                     plan.live_order = sorted(live)
-                key = _key(live, plan.live_order)
+                keys = plan.keys  # (take_outputs gives a steady loop's call the live dict of two calls ago)
+                known = keys.get(id(live))
+                if known is not None and known[0] is live:
+                    key = known[1]
+                else:
+                    key = _key(live, plan.live_order)
+                    keys[id(live)] = (live, key)
+                    if len(keys) > 2:
+                        del keys[next(iter(keys))]
             else:
                 if own is not None:  # kept temporaries: neither allocated nor freed
                     bound.update(own)

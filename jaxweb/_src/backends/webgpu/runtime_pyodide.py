@@ -36,6 +36,7 @@ class PyodideGpuRuntime:
         if text is None:
             raise RuntimeError("navigator.gpu.requestAdapter() found no adapter")
         self._gen = int(self._shim.deviceGeneration())  # the shim's device this runtime uses
+        self._replay = self._shim.replay  # looked up once: a JS module's attribute costs ~2 µs a call
         d = json.loads(str(text))
         limits = {k: d["limits"][k] for k in LIMITS if k in d["limits"]}
         self.info = {"vendor": d["vendor"], "architecture": d["architecture"],
@@ -145,14 +146,14 @@ class PyodideGpuRuntime:
         jitted call's scalar arguments, passed as plain ints): one crossing, which also brings
         back the device's errors — a lost device among them (`reports_loss`: nothing runs then)."""
         if not writes:
-            err = self._shim.replay(recording, self._gen)
+            err = self._replay(recording, self._gen)
         else:
             flat = [recording, self._gen]
             for buf, off, data in writes:
                 words = array.array("i", data)
                 flat += (buf, off, len(words))
                 flat += words
-            err = self._shim.replay(*flat)
+            err = self._replay(*flat)
         if err:
             self._check("a submitted schedule", err=str(err))
 
