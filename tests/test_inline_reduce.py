@@ -182,3 +182,27 @@ def test_one_hot_row_sum_of_a_log_softmax_gradient_is_not_a_kernel():
     oh = np.eye(10, dtype=np.float32)[y]
     close(lv, -(np.log(p) * oh).sum() / 50, 1e-5)
     close(g, x.T @ (p - oh) / 50, 1e-4)
+
+
+def test_rows_of_bool_narrow_and_nan_values():
+    """any / all rows, an int8 row sum (wrapping), a uint8 row max, a float16 row max, a row
+    product, a row max meeting NaN (it propagates), each read per element."""
+    x = randn(13, 9)
+    k8 = rng.integers(-50, 50, (13, 9)).astype(np.int8)
+    u8 = rng.integers(0, 200, (13, 9)).astype(np.uint8)
+    h = x.astype(np.float16)
+
+    def f(x, k8, u8, h):
+        return (jnp.any(x > 1, axis=1, keepdims=True) & (x > 0), jnp.all(x > -2, axis=1, keepdims=True) | (x > 0),
+                k8 - k8.sum(1, keepdims=True, dtype=jnp.int8), u8.max(1, keepdims=True) - u8,
+                h - h.max(1, keepdims=True), x * jnp.prod(x, axis=1, keepdims=True),
+                x - jnp.max(jnp.where(x > 1.5, jnp.nan, x), axis=1, keepdims=True))
+    got = jax.jit(f)(x, k8, u8, h)
+    nan_max = np.where(x > 1.5, np.nan, x).max(1, keepdims=True)
+    want = (np.any(x > 1, 1, keepdims=True) & (x > 0), np.all(x > -2, 1, keepdims=True) | (x > 0),
+            k8 - k8.sum(1, keepdims=True, dtype=np.int8), u8.max(1, keepdims=True) - u8,
+            h - h.max(1, keepdims=True), x * np.prod(x, 1, keepdims=True), x - nan_max)
+    for g, w in zip(got[:5], want[:5]):
+        np.testing.assert_array_equal(np.asarray(g), w)
+    close(got[5], want[5], 1e-5)
+    np.testing.assert_array_equal(np.isnan(np.asarray(got[6])), np.isnan(want[6]))
