@@ -203,7 +203,7 @@ def _children(cs, leaves, is_leaf) -> tuple:
 
 def _leaves_as(node, x, leaves) -> bool:
     """Append `x`'s leaves to `leaves` where `x` has the structure `node` of tuples, lists, dicts
-    and leaves only (`leaves_as`); False where it differs or holds another kind of node."""
+    and leaves only (`leaves_as`, which then checks that no leaf is a node); False where it differs."""
     h, aux, children = node
     t = type(x)
     if h is _NONE:
@@ -212,25 +212,22 @@ def _leaves_as(node, x, leaves) -> bool:
         if t is not dict or len(x) != len(aux):
             return False
         try:
-            x = list(map(x.__getitem__, aux))
+            if not any(children):  # leaves only (a dict of parameters)
+                leaves += map(x.__getitem__, aux)
+                return True
+            x = [x[k] for k in aux]
         except KeyError:
             return False
     elif not (h is _TUPLE and t is tuple or h is _LIST and t is list) or len(x) != len(children):
         return False
-    if not any(children):  # leaves only (a dict of parameters): checked and taken at C speed
-        types = set(map(type, x))
-        if not _registry.keys().isdisjoint(types) or any(map(issubclass, types, repeat(tuple))):
-            return False
-        leaves.extend(x)
+    if not any(children):  # leaves only (a dict of parameters)
+        leaves += x
         return True
     for c, n in zip(x, children):
-        if n is not _LEAF:
-            if not _leaves_as(n, c, leaves):
-                return False
-        elif type(c) in _registry or isinstance(c, tuple):  # a node now where a leaf was
-            return False
-        else:
+        if n is _LEAF:
             leaves.append(c)
+        elif not _leaves_as(n, c, leaves):
+            return False
     return True
 
 
@@ -474,6 +471,9 @@ def leaves_as(treedef: PyTreeDef, tree) -> list | None:
     leaves: list = []
     node = treedef._node
     if node is _LEAF or not _leaves_as(node, tree, leaves):
+        return None
+    types = set(map(type, leaves))  # a node now where a leaf was: another structure
+    if not _registry.keys().isdisjoint(types) or any(map(issubclass, types, repeat(tuple))):
         return None
     return leaves
 
