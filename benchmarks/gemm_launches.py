@@ -63,7 +63,8 @@ def as_hardware(be, plan: str = "h200") -> None:
     want = dict(nr=matmul.HARDWARE.BN, thin_dim=16, pack_min_bytes=1 << 62, epilogue=True,
                 prologue=os.environ.get("JAXWEB_GEMM_PROLOGUE", "1") != "0", epilogue_outs=4,
                 plan=plan_of(plan, be.rt),
-                fold_bytes=tuner.fold_bytes(WANT) if os.environ.get("JAXWEB_GEMM_FOLD", "1") != "0" else 0)
+                fold_bytes=0 if os.environ.get("JAXWEB_GEMM_FOLD", "1") == "0" or not hasattr(tuner, "fold_bytes")
+                else tuner.fold_bytes(WANT))
     # fields an older jaxweb lacks are left out (bench_host_call.py compares with older wheels)
     have = {f.name for f in dataclasses.fields(gemm)}
     caps = {"inline_reduce": codegen.INLINE_REDUCE} if hasattr(codegen, "INLINE_REDUCE") else {}
