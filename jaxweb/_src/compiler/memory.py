@@ -69,9 +69,10 @@ def plan(launches: list, outputs: Sequence[Node], kernels: list) -> Schedule:
             for v in outs:
                 b = bid[id(v)]
                 take = partner.get(b)
-                if take not in donated or not _may_take(take, i, k, ins, bid, last):
+                width = v.dtype.itemsize
+                if take not in donated or not _may_take(take, i, k, ins, bid, last, width):
                     take = next((d for d, n in donated.items() if n == nbytes[b] and d not in paired
-                                 and _may_take(d, i, k, ins, bid, last)), None)
+                                 and _may_take(d, i, k, ins, bid, last, width)), None)
                 if take is not None:
                     del donated[take]
                     reused.add(take)
@@ -105,9 +106,11 @@ def _partners(out_specs: list, inputs: list, donated: dict, nbytes: dict) -> dic
     return pairs
 
 
-def _may_take(d: int, i: int, k, ins: list, bid: dict, last: dict) -> bool:
-    """Whether launch i may write over donated input d: d is not read from launch i on,
-    or launch i is an elementwise kernel reading d only at the element it writes."""
+def _may_take(d: int, i: int, k, ins: list, bid: dict, last: dict, width: int) -> bool:
+    """Whether launch i may write its output of `width` bytes per element over donated input d:
+    d is not read from launch i on, or launch i is an elementwise kernel reading d only at the
+    element it writes, and d's elements are as wide (a float32 output over an int8 input of the
+    same bytes would write element j over the bytes of elements 4j..4j+3, still to be read)."""
     end = last.get(d, -1)
     if end < i:
         return True
@@ -115,6 +118,8 @@ def _may_take(d: int, i: int, k, ins: list, bid: dict, last: dict) -> bool:
         return False
     here = flat_index(gidx(k.shape), k.shape)
     slots = [s for s, v in enumerate(ins) if bid[id(v)] == d]
+    if any(ins[s].dtype.itemsize != width for s in slots):
+        return False
     nodes = list(E.walk_all(k.outs))
     loads = [e for e in nodes if e.op == "load" and e.arg in slots]
     return all(len(e.src) == 1 and e.src[0] is here for e in loads) and not any(e.op == "reduce" for e in nodes)
