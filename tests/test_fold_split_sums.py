@@ -80,6 +80,33 @@ def test_values_equal_the_split_sum_pass():
         np.testing.assert_array_equal(a, s)
 
 
+def _gathers(x, w, ids, y, labels):
+    """Readers of h = x @ w at positions loaded from other inputs: a clipped take, h[ids] and a
+    cross-entropy's label pick (take_along_axis)."""
+    h = x @ w
+    picked = jnp.take_along_axis(h[:50], labels[:, None], axis=1)[:, 0]
+    return (jnp.tanh(jnp.take(jnp.tanh(h), ids, axis=0, mode="clip") + h[:50] * y).sum(0),
+            (h[ids] * y).sum(1), picked)
+
+
+def test_readers_that_gather_read_their_indices_from_the_right_inputs():
+    """Final read of 2026-12-05, FINDING 1: a folded reader's gather index loaded another input
+    through the reader's old input numbering (wrong buffer: errors of 14-724)."""
+    x, w, y = randn(96, 256), randn(256, 80), randn(50, 80)
+    ids = rng.integers(0, 96, (50,)).astype(np.int32)
+    labels = rng.integers(0, 80, (50,)).astype(np.int32)
+    with folding():
+        folded = run(_gathers, x, w, ids, y, labels)
+    with folding(0):
+        summed = run(_gathers, x, w, ids, y, labels)
+    h = x.astype(np.float64) @ w
+    want = (np.tanh(np.tanh(h[ids]) + h[:50] * y).sum(0), (h[ids] * y).sum(1),
+            np.take_along_axis(h[:50], labels[:, None], axis=1)[:, 0])
+    for a, s, ref in zip(folded, summed, want):
+        np.testing.assert_array_equal(a, s)
+        close(a, ref, 1e-3)
+
+
 def test_not_folded_past_the_budget_for_outputs_or_products():
     x, w, v, b = randn(96, 256), randn(256, 80), randn(80, 10), randn(80)
     with folding(1000):  # the readers re-read far more than 1000 bytes

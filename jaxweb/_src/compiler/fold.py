@@ -83,7 +83,8 @@ def _fold(launches: list, i: int, max_bytes: int, max_buffers: int | None) -> di
 
 def _fold_into(rk: Kernel, r_ins: list, which: dict, sk: Kernel, s_ins: list) -> tuple | None:
     """(reader kernel `rk` computing the split-sum kernel's outputs itself where it loads them,
-    its inputs, the loads of them it evaluates), or None where a load is masked (a gather)."""
+    its inputs, the loads of them it evaluates), or None where a load of the split product is
+    masked or reads it at a position computed from the split product itself."""
     ins = [v for v in r_ins if id(v) not in which]
     at = {id(v): n for n, v in enumerate(ins)}
     for v in s_ins:
@@ -99,9 +100,11 @@ def _fold_into(rk: Kernel, r_ins: list, which: dict, sk: Kernel, s_ins: list) ->
     for e in E.walk_all(roots):
         if e.op != "load" or e.arg not in out_of:
             continue
-        if len(e.src) > 1:
+        if len(e.src) > 1 or any(n.op == "load" and n.arg in out_of for n in E.walk(e.src[0])):
             return None
-        subst[id(e)] = _sum_at(sk, out_of[e.arg], e.src[0], from_sum)
+        # the position read may itself load other inputs (a gather: h[ids]): renumbered here, as
+        # remap_loads below does not renumber inside what it substitutes
+        subst[id(e)] = _sum_at(sk, out_of[e.arg], remap_loads(e.src[0], old), from_sum)
         loops = prod(rk.reduce_shape) if rk.reduce_op and any(x[0] == "r" for x in free[id(e)]) else 1
         reads += rk.size * loops
     outs = tuple(remap_loads(o, old, subst) for o in rk.outs)
