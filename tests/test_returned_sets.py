@@ -100,15 +100,18 @@ def test_other_allocations_hand_noted_memory_back_first():
     assert CPU.returned is None
 
 
-def test_reusable_refuses_lost_dead_or_written_memory():
-    """`reusable`: a call's buffers made by a device since lost, or with a write queued for
-    them (that write would land in memory handed out again), go back through `free` instead."""
+def test_reusable_refuses_lost_dead_or_written_memory(monkeypatch):
+    """`reusable`: a call's buffers made by a device since lost, gone from the runtime, or with a
+    write queued for them (that write would land in memory handed out again), go back through `free` instead."""
     be = GPU.backend
     a, b = be.alloc(1000), be.alloc(1000)
     try:
         assert be.reusable([a, b])
         old = Handle(a.buf, a.cap, gen=be.gen - 1)
         assert not be.reusable([old, b])
+        monkeypatch.setattr(be.rt, "alive", lambda buf: buf is not a.buf)  # gone from the runtime
+        assert not be.reusable([a, b]) and be.reusable([b])
+        monkeypatch.undo()
         be.write_soon(b, b"\0\0\0\0")
         assert not be.reusable([a, b]) and be.reusable([a])
     finally:

@@ -152,7 +152,8 @@ def _taken_back(device: Any, sizes: list[int], older: list, old: list) -> list |
         return None
     counts = _counts(device)
     counts[0] += sum(sizes) - sum(map(ret.pop, want))
-    counts[1] = max(counts[1], counts[0])
+    # the peak leaves out dead outputs still noted (bytes_in_use counts them until drained)
+    counts[1] = max(counts[1], counts[0] - (sum(ret.values()) if ret else 0))
     counts[2] += len(sizes)
     return want
 

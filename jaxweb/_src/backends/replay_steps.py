@@ -77,11 +77,11 @@ def take_outputs(outs: list, sizes: list, aliases: list, had: dict, inputs: list
     bytes) and donations (`aliases`: (buffer, the input it takes)), as a steady replay's are
     once its temporaries are kept: one `many(sizes, older, old, what)` call (the device's
     `memory.Allocator.many`: each buffer prefers its handle of two runs ago, `older`, then of one
-    run ago, `old`) instead of one allocation each; the same result, but for the bound buffers
-    being the live dict itself (callers add to a copy, and change none: a call that gets the very
-    outputs list of two calls ago (a steady loop's, `Allocator.many` taking back `older`) with
-    the same inputs gets that call's dicts again, `_RUNS`). `had` keeps those two lists as they
-    are (`_RECENT`): a steady call makes no pair per buffer."""
+    run ago, `old`) instead of one allocation each. The same result, except that the bound dict
+    IS the live dict: callers must change neither (they add to a copy). A call that gets the very
+    outputs list of one of the last two calls (a steady loop's: `Allocator.many` took back
+    `older`), with the same inputs and aliases, gets that call's dicts again (`_RUNS`). `had`
+    keeps those two lists as they are (`_RECENT`): a steady call makes no pair per buffer."""
     older, old = _recent(had, outs)
     made = many(sizes, older, old, "a jitted program's outputs") if outs else []
     had[_RECENT] = (outs, old, made)

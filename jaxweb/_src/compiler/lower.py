@@ -22,7 +22,6 @@ from typing import Any, Sequence
 from .. import dtypes
 from . import expr as E
 from . import graph, params
-from .expr import free_indices
 from .graph import Node, reduce_index
 from .kernel import Kernel, gidx
 from .shapetracker import index_dtype, prod, unflatten
@@ -295,7 +294,7 @@ class KernelLowering:
         return out
 
     def _check_reductions(self, outs: list[E.Expr]) -> None:
-        free = free_indices(outs)
+        free = E.free_indices(outs)
         level_of = {f"g{i}": i + 1 for i in range(len(self.shape))}
         for e in E.walk_all(outs):
             if e.op != "reduce":
@@ -364,7 +363,7 @@ class KernelLowering:
     def _canonical(self, outs: list[E.Expr], name: str) -> Kernel:
         """A kernel whose one reduction over the full index space is its top-level one (the
         form the fast backend paths know); other reductions stay nested expressions."""
-        free = free_indices(outs)
+        free = E.free_indices(outs)
         level_of = {f"g{i}": i + 1 for i in range(len(self.shape))}
         top = [o for o in outs if o.op == "reduce"]  # an output that is a reduction
         for e in _outer_reduces(outs):
@@ -404,7 +403,7 @@ def _trip_counts(roots, shape: Sequence[int]) -> dict[int, int]:
     """id(expr) -> how often a loop nest evaluates it when every value is computed at the
     shallowest loop its indices allow: the product of the loops down to its deepest index
     (a nested reduction's indices run inside the loop it is computed in)."""
-    free = free_indices(roots)
+    free = E.free_indices(roots)
     g_level = {f"g{i}": i for i in range(len(shape))}
     ranges: dict[str, int] = {}
     for e in E.walk_all(roots):

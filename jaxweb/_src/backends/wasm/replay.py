@@ -56,7 +56,7 @@ class Plan:
         self.ok, self.memory, self.runs, self.temps = split_steps(steps)
         self.recordings: OrderedDict[tuple, tuple] = OrderedDict()  # addresses -> (epoch, encoded)
         self.seen = 0
-        self.had: dict[int, tuple] = {}  # schedule buffer -> its addresses the last two runs
+        self.had: dict = {}  # schedule buffer -> its addresses the last two runs (+ replay_steps' _RECENT, _RUNS)
         self.scratch: dict[int, int] | None = None  # temporaries kept: schedule buffer -> address
         self.outs = self.sizes = self.aliases = None  # memory steps that are one allocation step
         self._lean()

@@ -14,8 +14,9 @@ function's type and converts every argument on every call. The function's parame
 read once per instance and compared with the packed array's length on every call (a len(): the
 unchecked call would read past a short array). `encode`/`replay` (backends/wasm/replay.py)
 keep a schedule's launches as those packed arrays, made once, with each unsplit launch's
-function looked up and its argument count compared then: a replay is a loop of ctypes calls. A store is never closed while a call or replay runs (unloads then wait: `_busy`),
-since a raw call holds its context pointer.
+function looked up and its argument count compared then: a replay is a loop of ctypes calls.
+A store is never closed while a call or replay runs (unloads then wait: `_busy`), since a raw
+call holds its context pointer.
 
 Bounds are checked in Python before anything touches the memory, because wasmtime 50 does
 not trap on an out-of-bounds access to a shared memory once its store holds more than one

@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import array
 import dataclasses
-import operator
 import os
 from collections import OrderedDict
 from typing import Any
@@ -45,7 +44,6 @@ from . import codegen, matmul, replay, tuner
 from .runtime import DeviceLostError, WGSLError, default_runtime
 from .wgsl import check_dtype
 
-_BUF = operator.attrgetter("buf")
 
 POOL_BYTES = 256 << 20  # free buffers kept for reuse at most (software adapters: the CPU's memory)
 HARDWARE_POOL = 16  # times as many on a GPU (4 GB): what a program frees is kept for its next call. At 4x, a
@@ -325,9 +323,9 @@ class WebGPUBackend(GPUBackend):
         if handles[0].gen != self.gen:
             return False
         alive = self.rt.alive
-        if alive is not None and not all(map(alive, map(_BUF, handles))):
+        if alive is not None and not all(map(alive, map(replay._buf, handles))):
             return False
-        return not self._writes or {w[0] for w in self._writes}.isdisjoint(map(_BUF, handles))
+        return not self._writes or {w[0] for w in self._writes}.isdisjoint(map(replay._buf, handles))
 
     def free(self, handle: Handle) -> None:
         if self._writes:  # a write queued for memory that may be handed out again: never issued

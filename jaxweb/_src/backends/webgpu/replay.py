@@ -77,7 +77,7 @@ class Plan:
                  "live_order", "keys", "rest", "outs", "sizes", "aliases", "scratch", "scratch_of")
 
     def __init__(self, steps: list):
-        self.had: dict[int, tuple] = {}  # schedule buffer -> the handles it had the last two runs
+        self.had: dict = {}  # schedule buffer -> the handles it had the last two runs (+ replay_steps' _RECENT, _RUNS)
         self.ok, self.memory, self.runs, self.temps = split_steps(steps)
         self.recordings: OrderedDict[tuple, Recording] = OrderedDict()
         self.hits = 0
