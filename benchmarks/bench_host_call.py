@@ -3,7 +3,7 @@ target (<= 0.3 ms per call in Pyodide) measured without a GPU.
 
     JAXWEB_DAWN_FLAGS=backend=null node js_shim/node_run.mjs --pyodide .cache/pyodide-314.0.7 \\
         --wheel .cache/wheels/jaxweb-0.1.0-py3-none-any.whl --webgpu .cache/npm/node_modules/webgpu \\
-        benchmarks/bench_host_call.py [--batch 1000] [--calls 200] [--rounds 7] [--plan h200|off|rule]
+        benchmarks/bench_host_call.py [--batch 1000] [--calls 200] [--rounds 7] [--plan h200|rule|off|native]
     PYTHONPATH=$PWD python benchmarks/bench_host_call.py      (natively: wgpu-py, lavapipe)
 
 Dawn's null backend (`backend=null`) is a WebGPU device that validates and records every command

@@ -158,6 +158,9 @@ def test_dtype_hashing():
     assert pickle.loads(pickle.dumps(dt)) is dt
     assert hash(jnp.dtype("float32")) == hash(dt) and len({dt, jnp.dtype("f4"), jnp.float32}) == 1
     assert dt == "float32"
+    assert type(dt).__hash__ is object.__hash__  # identity, in C
+    with pytest.raises(KeyError):  # equal to its name but not hashed like it, as numpy's dtypes
+        {"float32": 1}[dt]
 
 
 def test_canonicalization_x64():

@@ -53,8 +53,8 @@ def test_donation_on_the_quick_path():
 
 def test_a_call_of_another_structure_with_the_same_leaves_retraces():
     """The last call's structure is matched without flattening (tree_util.leaves_as): another
-    dict key, a list for a tuple, None for a leaf, a leaf that became a tuple, a subclass of dict
-    — each with the same leaves' avals — is another trace, as the full path says."""
+    dict key, a list for a tuple, an OrderedDict for a dict, and a leaf that became None, a list,
+    a namedtuple — each with the same leaves' avals — is another trace, as the full path says."""
     f = jaxweb.jit(lambda t: jaxweb.tree.map(lambda v: v + 1, t))
     x = jnp.zeros(2)
     assert set(f({"a": x, "b": (x, [x])})) == {"a", "b"}
@@ -66,3 +66,12 @@ def test_a_call_of_another_structure_with_the_same_leaves_retraces():
     import collections
     out = f(collections.OrderedDict([("c", [x, (x,)]), ("a", x), ("d", None)]))
     assert type(out) is collections.OrderedDict and list(out) == ["c", "a", "d"]
+    # a leaf that became a node, right after a call with the leaf (the quick path's leaf check)
+    nt = collections.namedtuple("NT", "u v")
+    assert f({"a": x, "b": x})["b"].tolist() == [1.0, 1.0]
+    out = f({"a": x, "b": [x]})
+    assert isinstance(out["b"], list) and out["b"][0].tolist() == [1.0, 1.0]
+    f({"a": x, "b": x})
+    assert f({"a": x, "b": None})["b"] is None
+    f({"a": x, "b": x})
+    assert type(f({"a": x, "b": nt(x, x)})["b"]) is nt

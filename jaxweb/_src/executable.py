@@ -118,10 +118,11 @@ class Executable:
         if type(x) is not Array or x._device is not self.device:
             x = device_put(x, self.device)
         node, aval = x._node, x.aval
-        if node is None or node.op != "const" or not 0 < aval.size <= _SCALAR_ARG or not aval.dtype.itemsize:
+        size = aval.size
+        if node is None or node.op != "const" or not 0 < size <= _SCALAR_ARG or not aval.dtype.itemsize:
             return x.contiguous_buffer()
         slot = self._params.get(i)
-        if slot is not None and (slot[0].size != aval.size or slot[0].dtype != aval.dtype or _stale(slot[0])):
+        if slot is not None and (slot[0].size != size or slot[0].dtype is not aval.dtype or _stale(slot[0])):
             slot = None
         if slot is not None and slot[2] is node:
             return slot[0]

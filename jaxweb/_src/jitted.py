@@ -90,7 +90,7 @@ class _Jitted:
         fast = not kwargs and not self._static_argnums and not self._static_argnames and \
             _ARRAY.issuperset(map(type, args))
         if fast:  # the common call: positional Arrays (no pytree to flatten)
-            key = (tuple(a.aval for a in args), trace_context())
+            key = (tuple(map(_AVAL, args)), trace_context())
             hit = self._fast.get(key)
             if hit is not None:
                 return hit[0], hit[1], list(args), None

@@ -21,6 +21,9 @@ import functools
 from itertools import islice, repeat
 from typing import Any, Callable, Iterable
 
+from .tree_keys import (DictKey, FlattenedIndexKey, GetAttrKey, KeyEntry, KeyPath,  # noqa: F401  (re-exported)
+                        SequenceKey, keystr)
+
 _LEAF = None  # the node standing for one leaf inside a PyTreeDef
 
 
@@ -41,70 +44,6 @@ class _NodeType:
 
 
 _registry: dict[type, _NodeType] = {}
-
-
-# ----------------------------------------------------------------------------- key paths
-
-@dataclasses.dataclass(frozen=True)
-class SequenceKey:
-    """Path entry for the `idx`-th element of a tuple or list; prints as `[idx]`."""
-    idx: int
-
-    def __str__(self):
-        return f"[{self.idx!r}]"
-
-    def _simple(self):
-        return str(self.idx)
-
-
-@dataclasses.dataclass(frozen=True)
-class DictKey:
-    """Path entry for a dict value; prints as `['key']` (repr of the key)."""
-    key: Any
-
-    def __str__(self):
-        return f"[{self.key!r}]"
-
-    def _simple(self):
-        return str(self.key)
-
-
-@dataclasses.dataclass(frozen=True)
-class GetAttrKey:
-    """Path entry for an attribute (namedtuple field, dataclass field); prints as `.name`."""
-    name: str
-
-    def __str__(self):
-        return f".{self.name}"
-
-    def _simple(self):
-        return str(self.name)
-
-
-@dataclasses.dataclass(frozen=True)
-class FlattenedIndexKey:
-    """Path entry for the `key`-th child of a custom node registered without keys."""
-    key: int
-
-    def __str__(self):
-        return f"[<flat index {self.key}>]"
-
-    def _simple(self):
-        return str(self.key)
-
-
-KeyEntry = Any
-KeyPath = tuple
-
-
-def keystr(keys, *, simple: bool = False, separator: str = "") -> str:
-    """Format a key path like JAX: `keystr((SequenceKey(0), DictKey('a'))) == "[0]['a']"`.
-
-    With `simple=True` each key prints bare (`0`, `a`), joined by `separator`.
-    """
-    if simple:
-        return separator.join([k._simple() if hasattr(k, "_simple") else str(k) for k in keys])
-    return separator.join([str(k) for k in keys])
 
 
 # ----------------------------------------------------------------------------- built-ins
@@ -220,7 +159,7 @@ def _leaves_as(node, x, leaves) -> bool:
             return False
     elif not (h is _TUPLE and t is tuple or h is _LIST and t is list) or len(x) != len(children):
         return False
-    if not any(children):  # leaves only (a dict of parameters)
+    if not any(children):  # leaves only: taken whole (C speed)
         leaves += x
         return True
     for c, n in zip(x, children):

@@ -6,9 +6,9 @@ round to nearest even. The value to convert is on the stack; so is the result.
 """
 from __future__ import annotations
 
-from ...dtypes import DType
+from ...dtypes import DType, int_range
 from . import numerics as N
-from .types import bits, int_range, signed, vt
+from .types import bits, signed, vt
 
 
 def emit_cast(em, src: DType, dst: DType) -> None:

@@ -13,10 +13,10 @@ from __future__ import annotations
 import math
 
 from ...compiler import expr as E
-from ...dtypes import DType
+from ...dtypes import DType, int_range
 from .assembler import Func
 from . import numerics as N
-from .types import HALF, LOAD, NORMALIZE, bits, int_range, signed, vt
+from .types import HALF, LOAD, NORMALIZE, bits, signed, vt
 
 _ARITH = {"add": "add", "sub": "sub", "mul": "mul"}
 _FLOAT_BIN = {"add": "add", "sub": "sub", "mul": "mul", "div": "div", "max": "max", "min": "min"}

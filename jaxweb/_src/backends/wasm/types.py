@@ -6,7 +6,6 @@ fix-ups; float16/bfloat16 compute in f32 and are rounded after every op.
 """
 from __future__ import annotations
 
-from ... import dtypes
 from ...dtypes import DType
 
 VALTYPE = {
@@ -53,6 +52,3 @@ def bits(dt: DType) -> int:
     return 1 if dt.kind == "b" else dt.itemsize * 8
 
 
-def int_range(dt: DType) -> tuple[int, int]:
-    info = dtypes.iinfo(dt)
-    return int(info.min), int(info.max)
