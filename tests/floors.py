@@ -15,8 +15,8 @@ from __future__ import annotations
 #: (floor name, module prefixes), bottom first.
 FLOORS: list[tuple[str, tuple[str, ...]]] = [
     ("base", ("jaxweb._src.config", "jaxweb._src.errors", "jaxweb._src.profiler", "jaxweb._src.memory",
-              "jaxweb._src.dtypes", "jaxweb._src.tree_util", "jaxweb._src.hostdata", "jaxweb._src.shim_loader",
-              "jaxweb._src.host", "jaxweb._src.version", "jaxweb.tree_util", "jaxweb.tree")),
+              "jaxweb._src.dtypes", "jaxweb._src.tree_util", "jaxweb._src.tree_keys", "jaxweb._src.hostdata",
+              "jaxweb._src.shim_loader", "jaxweb._src.host", "jaxweb._src.version", "jaxweb.tree_util", "jaxweb.tree")),
     ("compiler", ("jaxweb._src.compiler",)),
     ("backends", ("jaxweb._src.backends", "jaxweb._src.device")),
     ("core", ("jaxweb._src.core", "jaxweb._src.jaxpr", "jaxweb._src.interpreters",
