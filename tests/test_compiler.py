@@ -211,7 +211,9 @@ def test_reused_eager_schedules_hold_no_buffers():
 
 def test_shared_reduction_is_computed_once():
     """A row sum used by two kernels of different shapes is its own kernel, not recomputed."""
-    x = randn(30, 40)
+    # rows summing far from 0 (x / s is ill-conditioned where a row of normal draws sums near 0:
+    # which draws this test gets depends on the tests run before it in its process)
+    x = np.abs(randn(30, 40)) + 0.5
 
     def f(x):
         s = x.sum(1)
