@@ -108,8 +108,9 @@ class _Jitted:
         else:
             f_dyn, dyn_args, dyn_kwargs, static = self._fun, args, kwargs, ((), ())
         last = self._last  # a loop calls with what the last call had (its outputs' very avals)
-        flat = leaves_as(last[0], (dyn_args, dyn_kwargs)) if last is not None and not static[0] \
-            and not static[1] else None
+        if static[0] or static[1]:
+            last = None  # (static arguments are part of the trace's key: the full path compares them)
+        flat = leaves_as(last[0], (dyn_args, dyn_kwargs)) if last is not None else None
         if flat is not None:  # the last call's structure: no need to flatten and compare
             in_tree = last[0]
         else:
@@ -119,7 +120,7 @@ class _Jitted:
             check_jit_args(self._fun, args, kwargs, self._static_argnums, self._static_argnames)
             flat = [as_array(x) for x in flat]
         avals = tuple(map(_AVAL, flat))
-        if last is not None and not static[0] and not static[1] and last[1] == avals \
+        if last is not None and last[1] == avals \
                 and (last[0] is in_tree or last[0] == in_tree) and last[2] == trace_context():
             self._last = (in_tree, avals, last[2], last[3])  # the next call compares by identity
             return last[3][0], last[3][1], flat, in_tree

@@ -289,7 +289,7 @@ class KernelLowering:
             if e.op != "reduce" or e is top:
                 continue
             node = self.reduces[id(e)]
-            if prod(n for _, n in e.arg[1]) > limit or self.size > limit * max(node.size, 1):
+            if not inline_fits(prod(n for _, n in e.arg[1]), self.size, node.size, limit):
                 out.append(node)
         return out
 
@@ -435,6 +435,13 @@ def _outer_reduces(roots: list[E.Expr]) -> list[E.Expr]:
         else:
             stack.extend(e.src)
     return out
+
+
+def inline_fits(terms: int, size: int, reduced: int, bound: int) -> bool:
+    """Whether a nested reduction of `terms` terms per value, `reduced` values, read by a kernel of
+    `size` outputs, is computed inline under `bound` (Capabilities.inline_reduce): at most `bound`
+    terms, and each value recomputed at most `bound` times (once per output reading it)."""
+    return terms <= bound and size <= bound * max(reduced, 1)
 
 
 def _builder(op: str, n: Node):

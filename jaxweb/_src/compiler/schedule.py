@@ -40,7 +40,7 @@ from typing import Sequence
 
 from .graph import Node, call_outputs, is_realized, toposort, whole_buffer
 from .kernel import DEFAULT_CAPS, Capabilities, Kernel, Schedule
-from .lower import KernelLowering
+from .lower import KernelLowering, inline_fits
 from . import complex_pairs, conv, fold, gemm, kernel_size, memory, params
 from . import expr as E
 from .cost import TRANSCENDENTAL
@@ -174,7 +174,7 @@ def _demotable(kernels: list[tuple], pinned: set[int], caps: Capabilities) -> se
             continue
         k, slot = reads[0]
         extent = r.src[0].size // max(r.size, 1)
-        if not caps.nested_reduce and (extent > caps.inline_reduce or k.size > caps.inline_reduce * r.size):
+        if not caps.nested_reduce and not inline_fits(extent, k.size, r.size, caps.inline_reduce):
             continue
         loads = [e for e in E.walk_all(k.outs) if e.op == "load" and e.arg == slot]
         free = E.free_indices([e.src[0] for e in loads])
